@@ -1,0 +1,55 @@
+import type { Address, MessageFilter, MessageRecord } from './types.js'
+
+export type RecordPredicate = (record: MessageRecord) => boolean
+
+/** `Name <address>`, or the bare address when there is no name: the form `to`/`from` filters search. */
+export function formatAddress({ name, address }: Address): string {
+  if (!name) return address
+  // A name with specials is quoted, as it would be in a header.
+  const shown = /[(),.:;<>@[\]\\"]/.test(name) ? `"${name.replace(/(["\\])/g, '\\$1')}"` : name
+  return `${shown} <${address}>`
+}
+
+/**
+ * Turns a filter into a predicate. Compiling once per query means a scan over thousands of
+ * records lower-cases and parses the filter once, not once per record. `limit`/`offset` are
+ * paging, not matching, and are ignored here.
+ */
+export function compileFilter(filter: MessageFilter = {}): RecordPredicate {
+  const to = needle(filter.to)
+  const from = needle(filter.from)
+  const template = needle(filter.template)
+  const subject = needle(filter.subject)
+  const project = filter.project || undefined
+  // An unparseable `since` is the HTTP layer's to reject; here it simply filters nothing.
+  const since = filter.since ? Date.parse(filter.since) : Number.NaN
+  const hasSince = !Number.isNaN(since)
+
+  return (record) =>
+    (project === undefined || record.project === project) &&
+    (template === undefined || contains(record.template, template)) &&
+    (subject === undefined || contains(record.subject, subject)) &&
+    (from === undefined || (record.from != null && contains(formatAddress(record.from), from))) &&
+    (to === undefined || (record.to ?? []).some((a) => contains(formatAddress(a), to))) &&
+    (!hasSince || Date.parse(record.createdAt) >= since)
+}
+
+/** Whether a record passes a filter (see `compileFilter`). Pure. */
+export function matchesFilter(record: MessageRecord, filter: MessageFilter): boolean {
+  return compileFilter(filter)(record)
+}
+
+/** True when the filter selects every record (no criteria, or only empty ones). */
+export function isEmptyFilter(filter: MessageFilter | undefined): boolean {
+  if (!filter) return true
+  const { to, from, template, subject, project, since } = filter
+  return !to && !from && !template && !subject && !project && (!since || Number.isNaN(Date.parse(since)))
+}
+
+function needle(value: string | undefined): string | undefined {
+  return value ? value.toLowerCase() : undefined
+}
+
+function contains(haystack: string | undefined, lowerNeedle: string): boolean {
+  return (haystack ?? '').toLowerCase().includes(lowerNeedle)
+}

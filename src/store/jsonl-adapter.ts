@@ -1,0 +1,360 @@
+import { randomBytes } from 'node:crypto'
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
+import type { Adapter } from 'lowdb'
+import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import type { MessageRecord } from './types.js'
+
+/**
+ * A lowdb Adapter over an append-only JSON Lines file.
+ *
+ *   line 1   {"sendbox":"log","version":1}
+ *   then     a message record (has `id` and `status`), or a tombstone:
+ *            {"op":"delete","id":"…"}        one message deleted
+ *            {"op":"delete","ids":["…",…]}   a filtered clear: one line, so it lands whole or not at all
+ *            {"op":"clear"}                  everything before it is gone
+ *
+ * `read` replays the file; `write` is compaction (temp file, fsync, rename); `append` is the
+ * per-send path, which writes lines and never rewrites the file. Every file operation goes
+ * through one queue, so appends issued during a compaction land in the new file, in order.
+ */
+
+export const LOG_HEADER = '{"sendbox":"log","version":1}'
+
+export type Tombstone = { op: 'delete'; id: string } | { op: 'delete'; ids: string[] } | { op: 'clear' }
+export type LogEntry = MessageRecord | Tombstone
+
+/** lowdb's data: the live records in arrival order. */
+export interface LogData {
+  records: MessageRecord[]
+}
+
+export interface JsonlAdapter extends Adapter<LogData> {
+  readonly file: string
+  /** Resolves once the entries' lines were handed to the OS (write(2) returned). */
+  append(entries: readonly LogEntry[]): Promise<void>
+  /** Opens the append handle (done by compaction otherwise); surfaces errors at open, not at the first send. */
+  open(): Promise<void>
+  /** Lines after the header that the file holds once everything queued has landed. */
+  lines(): number
+  /** After read(): the file must be rewritten before appending (missing, empty, torn or unterminated tail). */
+  needsRewrite(): boolean
+  /** Records read() dropped to honour `maxRecords`. */
+  droppedAtRead(): number
+  /** Waits for everything queued, then closes the handle. Later calls to append/write reject. */
+  close(): Promise<void>
+}
+
+/** Compaction writes in slices of about this many characters, to bound memory. */
+const WRITE_SLICE = 1 << 20
+
+interface Batch {
+  text: string
+  count: number
+  written: Promise<void>
+}
+
+export interface JsonlAdapterOptions {
+  warn: (message: string) => void
+  /** Replay keeps at most this many records, dropping the oldest as the log did when it ran. */
+  maxRecords?: number
+}
+
+export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
+  let handle: FileHandle | null = null
+  /** Bytes in the file, so a failed append can be cut back off instead of leaving half a line. */
+  let size = 0
+  let lineCount = 0
+  let rewrite = false
+  let droppedAtRead = 0
+  let closed = false
+  /** The batch still taking lines; detached when its write starts (group commit). */
+  let filling: Batch | null = null
+  let queue: Promise<unknown> = Promise.resolve()
+
+  function serial<T>(op: () => Promise<T>): Promise<T> {
+    const result = queue.then(op)
+    queue = result.catch(() => {})
+    return result
+  }
+
+  function assertOpen(): void {
+    if (closed) throw new Error(`The message log ${file} is closed.`)
+  }
+
+  async function read(): Promise<LogData> {
+    let input: FileHandle
+    try {
+      input = await open(file, 'r')
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
+      return fresh()
+    }
+    let bytes: Buffer
+    try {
+      const { size: total } = await input.stat()
+      if (total === 0) return fresh()
+      // Look at the start first, so a large file that is not a log is refused without reading it all.
+      const start = Buffer.alloc(Math.min(total, 4096))
+      await input.read(start, 0, start.length, 0)
+      checkHeader(file, start.toString('utf8').split('\n', 1)[0]!)
+      bytes = await input.readFile()
+    } catch (error) {
+      throw error instanceof LogOpenError ? error : unreadable(file, 'read', error)
+    } finally {
+      await input.close().catch(() => {})
+    }
+    size = bytes.length
+    const replayed = replay(file, bytes.toString('utf8'), options.maxRecords ?? Infinity, options.warn)
+    lineCount = replayed.lines
+    rewrite = replayed.rewrite
+    droppedAtRead = replayed.dropped
+    return { records: replayed.records }
+  }
+
+  function fresh(): LogData {
+    rewrite = true
+    lineCount = 0
+    return { records: [] }
+  }
+
+  function append(entries: readonly LogEntry[]): Promise<void> {
+    assertOpen()
+    let text = ''
+    for (const entry of entries) text += `${JSON.stringify(entry)}\n`
+    // Lines arriving while a write is in flight join the next batch: one write(2) for all of them.
+    let batch = filling
+    if (!batch) {
+      const b: Batch = { text: '', count: 0, written: Promise.resolve() }
+      b.written = serial(() => flush(b))
+      batch = filling = b
+    }
+    batch.text += text
+    batch.count += entries.length
+    lineCount += entries.length
+    return batch.written
+  }
+
+  async function flush(batch: Batch): Promise<void> {
+    if (filling === batch) filling = null
+    handle ??= await open(file, 'a')
+    const before = size
+    try {
+      size += await writeAll(handle, batch.text)
+    } catch (error) {
+      lineCount -= batch.count
+      // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
+      await handle.truncate(before).catch(() => {})
+      throw error
+    }
+  }
+
+  /** Compaction. The records are captured now, so lines appended after this call go after it. */
+  function write(data: LogData): Promise<void> {
+    assertOpen()
+    const records = data.records.slice()
+    // Lines already batched were in memory before this snapshot: they go to the old file,
+    // which the rename then replaces. Anything appended from here on must follow the rename.
+    filling = null
+    const linesBefore = lineCount
+    lineCount = records.length
+    return serial(() => compact(records)).catch((error: unknown) => {
+      lineCount += linesBefore - records.length
+      throw error
+    })
+  }
+
+  async function compact(records: MessageRecord[]): Promise<void> {
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+    // Opened for appending: after the rename this same handle is the log's append handle,
+    // so there is no window in which the log has no handle or a handle on the old inode.
+    const next = await open(temp, 'ax')
+    let written = 0
+    try {
+      let slice = `${LOG_HEADER}\n`
+      for (const record of records) {
+        slice += `${JSON.stringify(record)}\n`
+        if (slice.length >= WRITE_SLICE) {
+          written += await writeAll(next, slice)
+          slice = ''
+        }
+      }
+      written += await writeAll(next, slice)
+      await next.sync()
+      await rename(temp, file)
+    } catch (error) {
+      await next.close().catch(() => {})
+      await unlink(temp).catch(() => {})
+      throw error
+    }
+    await syncDirectory(path.dirname(file))
+    const previous = handle
+    handle = next
+    size = written
+    rewrite = false
+    await previous?.close().catch(() => {})
+  }
+
+  return {
+    file,
+    read,
+    write,
+    append,
+    open: () =>
+      serial(async () => {
+        handle ??= await open(file, 'a')
+      }),
+    lines: () => lineCount,
+    needsRewrite: () => rewrite,
+    droppedAtRead: () => droppedAtRead,
+    close() {
+      if (closed) return queue.then(() => {})
+      closed = true
+      filling = null
+      return serial(async () => {
+        await handle?.close()
+        handle = null
+      })
+    },
+  }
+}
+
+function checkHeader(file: string, firstLine: string): void {
+  let parsed: unknown = null
+  try {
+    parsed = JSON.parse(firstLine)
+  } catch {
+    // not JSON: not ours
+  }
+  const header = (parsed ?? {}) as { sendbox?: unknown; version?: unknown }
+  if (header.sendbox !== 'log') {
+    throw new LogOpenError(
+      'log_invalid',
+      file,
+      `${file} is not a sendbox message log: its first line must be ${LOG_HEADER}. ` +
+        'The file was left untouched; point --db at another file (or move this one away), or use --memory.',
+    )
+  }
+  if (header.version !== 1) {
+    throw new LogOpenError(
+      'log_invalid',
+      file,
+      `${file} is a sendbox log of version ${JSON.stringify(header.version)}, which this sendbox cannot read (it reads version 1). ` +
+        'The file was left untouched; upgrade sendbox, or use another --db file.',
+    )
+  }
+}
+
+interface Replayed {
+  records: MessageRecord[]
+  lines: number
+  rewrite: boolean
+  dropped: number
+}
+
+/** Replays the lines after the header. A bad line in the middle refuses the log; a torn last line is dropped. */
+function replay(file: string, text: string, maxRecords: number, warn: (message: string) => void): Replayed {
+  const parts = text.split('\n')
+  // After a final newline split() yields one empty part, which is not a line. Without a final
+  // newline the last part is a line cut short by a crash, or complete but unterminated: either
+  // way the file is rewritten before the next append, which must start on a fresh line.
+  const terminated = text.endsWith('\n')
+  const end = terminated ? parts.length - 1 : parts.length
+  const rewrite = !terminated
+  // Records in arrival order; one is live while `live` maps its id to it. A repeated id
+  // replaces the earlier record, at the new place. The oldest are dropped as they were while the
+  // log ran (at every append past maxRecords), so a record deleted after that drop cannot
+  // bring the dropped one back. `head` skips the dropped prefix: O(1) amortised per drop.
+  let order: MessageRecord[] = []
+  let head = 0
+  const live = new Map<string, MessageRecord>()
+  let lines = 0
+  let dropped = 0
+
+  for (let i = 1; i < end; i++) {
+    const raw = parts[i]!
+    const isTail = !terminated && i === end - 1
+    if (raw.trim() === '') {
+      lines++ // harmless, but dead: compaction drops it
+      continue
+    }
+    const decoded = decode(raw)
+    if (typeof decoded === 'string') {
+      if (isTail) {
+        warn(`${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`)
+        break
+      }
+      throw new LogOpenError(
+        'log_invalid',
+        file,
+        `${file}, line ${i + 1}: ${decoded}. The file was left untouched; fix or delete that line, or use another --db file.`,
+      )
+    }
+    lines++
+    if (!('op' in decoded)) {
+      live.set(decoded.id, decoded)
+      order.push(decoded)
+      if (live.size > maxRecords) {
+        while (live.get(order[head]!.id) !== order[head]) head++
+        live.delete(order[head++]!.id)
+        dropped++
+      }
+    } else if (decoded.op === 'clear') {
+      live.clear()
+      order = []
+      head = 0
+    } else if ('ids' in decoded) {
+      for (const id of decoded.ids) live.delete(id)
+    } else {
+      live.delete(decoded.id)
+    }
+  }
+  const records: MessageRecord[] = []
+  for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
+  return { records, lines, rewrite, dropped }
+}
+
+/** A log entry, or why the line is not one. */
+function decode(raw: string): LogEntry | string {
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch (error) {
+    return `not valid JSON (${(error as Error).message})`
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object'
+  const entry = value as Record<string, unknown>
+  if ('op' in entry) {
+    if (entry.op === 'clear') return { op: 'clear' }
+    if (entry.op === 'delete' && typeof entry.id === 'string') return { op: 'delete', id: entry.id }
+    if (entry.op === 'delete' && Array.isArray(entry.ids) && entry.ids.every((id) => typeof id === 'string'))
+      return { op: 'delete', ids: entry.ids as string[] }
+    return `unknown log operation ${JSON.stringify(entry.op)}`
+  }
+  if (typeof entry.id !== 'string' || typeof entry.status !== 'string') return 'neither a message (id, status) nor a tombstone (op)'
+  return entry as unknown as MessageRecord
+}
+
+/** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
+async function writeAll(handle: FileHandle, text: string): Promise<number> {
+  const bytes = Buffer.from(text, 'utf8')
+  let offset = 0
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null)
+    offset += bytesWritten
+  }
+  return bytes.length
+}
+
+/** Makes a rename durable. Best effort: some platforms (Windows) cannot open a directory. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined
+  try {
+    handle = await open(dir, 'r')
+    await handle.sync()
+  } catch {
+    // the rename itself is atomic; only its durability across a power cut is at stake
+  } finally {
+    await handle?.close().catch(() => {})
+  }
+}

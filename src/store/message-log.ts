@@ -1,0 +1,242 @@
+import { mkdir, readdir, unlink } from 'node:fs/promises'
+import path from 'node:path'
+import { Low } from 'lowdb'
+import { LogOpenError, unreadable } from './errors.js'
+import { compileFilter, isEmptyFilter } from './filter.js'
+import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
+import { acquireLock, type LogLock } from './lock.js'
+import type { MessageFilter, MessageLog, MessageLogOptions, MessagePage, MessageRecord } from './types.js'
+
+export const DEFAULT_MAX_MESSAGES = 5000
+/** Runtime compaction waits for this many dead lines, so a small log does not churn. */
+export const MIN_DEAD_LINES = 100
+
+interface Backing {
+  adapter: JsonlAdapter
+  db: Low<LogData>
+  lock: LogLock
+}
+
+/**
+ * Opens the log: takes the lock, replays the file, drops what exceeds `maxMessages`, and
+ * compacts when the file holds anything dead or needs repair. Throws `LogOpenError` (file
+ * untouched, lock released) when the file is not a sendbox log, is locked, or cannot be read.
+ */
+export async function openMessageLog(options: MessageLogOptions): Promise<MessageLog> {
+  const maxMessages = options.maxMessages ?? DEFAULT_MAX_MESSAGES
+  if (!(maxMessages >= 1)) throw new RangeError(`maxMessages must be at least 1, got ${maxMessages}`)
+  const warn = options.warn ?? ((message: string) => console.warn(message))
+  if (options.file === null) return createLog(null, { records: [] }, maxMessages, 0, warn)
+
+  const file = path.resolve(options.file)
+  try {
+    await mkdir(path.dirname(file), { recursive: true })
+  } catch (error) {
+    throw unreadable(file, 'create the folder of', error)
+  }
+  const lock = await acquireLock(file, warn)
+  try {
+    await removeStaleTempFiles(file)
+    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages })
+    const db = new Low<LogData>(adapter, { records: [] })
+    await db.read()
+    const log = createLog({ adapter, db, lock }, db.data, maxMessages, adapter.droppedAtRead(), warn)
+    if (adapter.needsRewrite() || adapter.lines() > log.count()) {
+      try {
+        await db.write()
+      } catch (error) {
+        throw unreadable(file, 'rewrite', error)
+      }
+    } else {
+      await adapter.open().catch((error: unknown) => {
+        throw unreadable(file, 'open for writing', error)
+      })
+    }
+    return log
+  } catch (error) {
+    await lock.release()
+    throw error instanceof LogOpenError ? error : unreadable(file, 'open', error)
+  }
+}
+
+function createLog(
+  backing: Backing | null,
+  data: LogData,
+  maxMessages: number,
+  droppedAtOpen: number,
+  warn: (message: string) => void,
+): MessageLog {
+  const adapter = backing?.adapter ?? null
+  // data.records is in arrival order. Records before `head` were dropped by maxMessages and
+  // are cut off in bulk later, so dropping the oldest costs O(1) amortised, not a shift().
+  let head = 0
+  const byId = new Map<string, MessageRecord>()
+  for (const record of data.records) byId.set(record.id, record)
+  let dropped = droppedAtOpen
+  let closing: Promise<void> | null = null
+
+  const live = () => data.records.length - head
+  const dead = () => (adapter ? adapter.lines() - live() : 0)
+
+  function dropOverflow(): void {
+    while (live() > maxMessages) {
+      byId.delete(data.records[head]!.id)
+      head++
+      dropped++
+    }
+    if (head >= 64 && head * 8 >= live()) normalise()
+  }
+
+  function normalise(): void {
+    if (head === 0) return
+    data.records.splice(0, head)
+    head = 0
+  }
+
+  function remove(record: MessageRecord): void {
+    byId.delete(record.id)
+    // Newest first: deletes mostly concern recent messages.
+    const index = data.records.lastIndexOf(record)
+    if (index >= head) data.records.splice(index, 1)
+  }
+
+  function assertOpen(): void {
+    if (closing) throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
+  }
+
+  /** Compaction, serialised by the adapter behind whatever is already queued. */
+  function compact(): Promise<void> {
+    normalise()
+    return backing!.db.write()
+  }
+
+  /** Rewrite once dead lines outweigh live ones: each rewrite is paid for by as many appends. */
+  function compactIfWorthwhile(): void {
+    if (!adapter || closing) return
+    if (dead() >= MIN_DEAD_LINES && dead() > live()) {
+      compact().catch((error: unknown) => warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`))
+    }
+  }
+
+
+  return {
+    file: adapter?.file ?? null,
+
+    async append(record) {
+      assertOpen()
+      // Serialise and queue the line before touching memory: memory and file change in the same order.
+      const written = adapter?.append([record])
+      const previous = byId.get(record.id)
+      if (previous) remove(previous)
+      data.records.push(record)
+      byId.set(record.id, record)
+      dropOverflow()
+      if (!written) return
+      try {
+        await written
+      } catch (error) {
+        // Not on disk, so not acknowledged: it must not show up in the inbox either.
+        if (byId.get(record.id) === record) remove(record)
+        throw error
+      }
+      compactIfWorthwhile()
+    },
+
+    list(filter: MessageFilter = {}): MessagePage {
+      const match = compileFilter(filter)
+      const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
+      const limit = filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
+      const messages: MessageRecord[] = []
+      let total = 0
+      for (let i = data.records.length - 1; i >= head; i--) {
+        const record = data.records[i]!
+        if (!match(record)) continue
+        if (total >= offset && messages.length < limit) messages.push(record)
+        total++
+      }
+      return { messages, total }
+    },
+
+    get: (id) => byId.get(id),
+
+    latest(filter: MessageFilter = {}) {
+      const match = compileFilter(filter)
+      for (let i = data.records.length - 1; i >= head; i--) {
+        const record = data.records[i]!
+        if (match(record)) return record
+      }
+      return undefined
+    },
+
+    async delete(id) {
+      assertOpen()
+      const record = byId.get(id)
+      if (!record) return false
+      const written = adapter?.append([{ op: 'delete', id }])
+      remove(record)
+      await written
+      compactIfWorthwhile()
+      return true
+    },
+
+    async clear(filter?: MessageFilter) {
+      assertOpen()
+      let written: Promise<void> | undefined
+      let count: number
+      if (isEmptyFilter(filter)) {
+        count = live()
+        if (count === 0) return 0
+        written = adapter?.append([{ op: 'clear' }])
+        data.records = []
+        head = 0
+        byId.clear()
+      } else {
+        const match = compileFilter(filter)
+        const kept: MessageRecord[] = []
+        const ids: string[] = []
+        for (let i = head; i < data.records.length; i++) {
+          const record = data.records[i]!
+          if (match(record)) ids.push(record.id)
+          else kept.push(record)
+        }
+        count = ids.length
+        if (count === 0) return 0
+        // One line for the whole clear: a crash keeps all of it or none of it.
+        written = adapter?.append([{ op: 'delete', ids }])
+        for (const id of ids) byId.delete(id)
+        data.records = kept
+        head = 0
+      }
+      await written
+      compactIfWorthwhile()
+      return count
+    },
+
+    count: live,
+
+    dropped: () => dropped,
+
+    close() {
+      return (closing ??= (async () => {
+        if (!backing) return
+        try {
+          // The next open would rewrite a file with dead lines anyway; doing it now keeps starts fast.
+          if (dead() > 0) await compact().catch((error: unknown) => warn(`Could not compact the message log ${backing.adapter.file}: ${(error as Error).message}`))
+          await backing.adapter.close()
+        } finally {
+          await backing.lock.release()
+        }
+      })())
+    },
+  }
+}
+
+/** Temp files of a compaction killed mid-way (`<name>.<pid>.<hex>.tmp`); we hold the lock, so none is live. */
+async function removeStaleTempFiles(file: string): Promise<void> {
+  const base = path.basename(file)
+  const names = await readdir(path.dirname(file)).catch(() => [] as string[])
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length))) continue
+    await unlink(path.join(path.dirname(file), name)).catch(() => {})
+  }
+}

@@ -1,0 +1,111 @@
+import { open, readFile, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createJsonlAdapter } from '../../src/store/jsonl-adapter.js'
+import { openMessageLog } from '../../src/store/index.js'
+import { HEADER, makeRecord, tempDir } from './helpers.js'
+
+/** FileHandle's prototype, to watch every write(2) the store makes. */
+async function fileHandlePrototype(dir: string): Promise<FileHandle> {
+  const handle = await open(path.join(dir, 'probe'), 'w')
+  await handle.close()
+  return Object.getPrototypeOf(handle) as FileHandle
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('appending', () => {
+  it('batches appends that arrive while a write is in flight into one write', async () => {
+    const dir = await tempDir()
+    const proto = await fileHandlePrototype(dir)
+    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
+    const original = proto.write
+    const write = vi.spyOn(proto, 'write').mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
+      await sleep(30) // a slow disk: the next appends pile up meanwhile
+      return (original as (...a: unknown[]) => Promise<never>).apply(this, args)
+    })
+    const settled: string[] = []
+    const first = log.append(makeRecord({ id: 'first' })).then(() => settled.push('first'))
+    await sleep(10) // the first write is now in flight
+    const rest = Array.from({ length: 50 }, (_, i) => log.append(makeRecord({ id: `r${i}` })).then(() => settled.push(`r${i}`)))
+    await first
+    expect(settled).toEqual(['first']) // the batch behind it is not acknowledged yet
+    await Promise.all(rest)
+    expect(write).toHaveBeenCalledTimes(2)
+    write.mockRestore()
+    const lines = (await readFile(log.file!, 'utf8')).trimEnd().split('\n')
+    expect(lines.map((l) => (JSON.parse(l) as { id?: string }).id)).toEqual([undefined, 'first', ...Array.from({ length: 50 }, (_, i) => `r${i}`)])
+    await log.close()
+  })
+
+  it('writes only the new line, however large the log is', async () => {
+    const dir = await tempDir()
+    const proto = await fileHandlePrototype(dir)
+    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
+    await Promise.all(Array.from({ length: 2000 }, () => log.append(makeRecord({ html: 'x'.repeat(500) }))))
+    const write = vi.spyOn(proto, 'write')
+    const record = makeRecord()
+    await log.append(record)
+    expect(write).toHaveBeenCalledTimes(1)
+    expect(write.mock.calls[0]![2]).toBe(Buffer.byteLength(`${JSON.stringify(record)}\n`))
+    await log.close()
+  })
+
+  it('cuts off a failed partial write and forgets the unacknowledged record', async () => {
+    const dir = await tempDir()
+    const proto = await fileHandlePrototype(dir)
+    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
+    await log.append(makeRecord({ id: 'a' }))
+    const original = proto.write as (...a: unknown[]) => Promise<{ bytesWritten: number }>
+    vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: FileHandle, ...args: unknown[]) {
+      const [buffer, offset, length] = args as [Buffer, number, number]
+      await original.call(this, buffer, offset, Math.floor(length / 2), null) // half a line lands…
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }) // …then the disk is full
+    })
+    await expect(log.append(makeRecord({ id: 'b' }))).rejects.toThrow(/ENOSPC/)
+    expect(log.get('b')).toBeUndefined()
+    await log.append(makeRecord({ id: 'c' }))
+    await log.close()
+    const reopened = await openMessageLog({ file: log.file! })
+    expect(reopened.list().messages.map((m) => m.id)).toEqual(['c', 'a'])
+    await reopened.close()
+  })
+})
+
+describe('compaction (write)', () => {
+  it('keeps appends issued while it is queued or running, in order', async () => {
+    const file = path.join(await tempDir(), 'messages.jsonl')
+    const adapter = createJsonlAdapter(file, { warn: () => {} })
+    await adapter.read()
+    const [a, b, c, d] = [makeRecord(), makeRecord(), makeRecord(), makeRecord()]
+    const appendedBefore = adapter.append([a]) // lands in the old file; the snapshot has it too
+    const compaction = adapter.write({ records: [a, b] })
+    const appendedDuring = adapter.append([c, { op: 'delete', id: b.id }, d])
+    await Promise.all([appendedBefore, compaction, appendedDuring])
+    expect(adapter.lines()).toBe(5)
+    await adapter.close()
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toEqual([
+      HEADER,
+      JSON.stringify(a),
+      JSON.stringify(b),
+      JSON.stringify(c),
+      JSON.stringify({ op: 'delete', id: b.id }),
+      JSON.stringify(d),
+    ])
+    const replayed = createJsonlAdapter(file, { warn: () => {} })
+    expect((await replayed.read())!.records.map((r) => r.id)).toEqual([a.id, c.id, d.id])
+  })
+
+  it('rejects use after close', async () => {
+    const file = path.join(await tempDir(), 'messages.jsonl')
+    const adapter = createJsonlAdapter(file, { warn: () => {} })
+    await adapter.read()
+    await adapter.write({ records: [] })
+    await adapter.close()
+    await adapter.close()
+    expect(() => adapter.append([makeRecord()])).toThrow(/closed/)
+  })
+})

@@ -1,0 +1,87 @@
+import { appendFile, copyFile } from 'node:fs/promises'
+import path from 'node:path'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { openMessageLog, type MessageLog } from '../../src/store/index.js'
+import { makeRecord, tempDir } from './helpers.js'
+
+type Op =
+  | { kind: 'append'; id: number; template: 'a' | 'b' }
+  | { kind: 'delete'; id: number }
+  | { kind: 'clear'; template?: 'a' | 'b' }
+  | { kind: 'reopen' } // close() then open
+  | { kind: 'crash'; torn: boolean } // what is on disk right now, opened elsewhere, maybe with a torn tail
+
+const template = fc.constantFrom<'a' | 'b'>('a', 'b')
+// A small id pool makes re-appended ids (a replacement) common.
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ kind: fc.constant('append' as const), id: fc.nat(24), template }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), id: fc.nat(24) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('clear' as const), template: fc.option(template, { nil: undefined }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reopen' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), torn: fc.boolean() }) },
+)
+
+describe('replay (property)', () => {
+  it('a reopened log lists exactly what the in-memory model says', async () => {
+    const MAX = 6
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 250, size: 'max' }), async (ops) => {
+        const dir = await tempDir()
+        let generation = 0
+        let file = path.join(dir, `log${generation}.jsonl`)
+        let log: MessageLog = await openMessageLog({ file, maxMessages: MAX, warn: () => {} })
+        // The model: ids with their template, oldest first.
+        let model: { id: string; template: string }[] = []
+        const check = () => expect(log.list().messages.map((m) => m.id)).toEqual(model.map((m) => m.id).reverse())
+        try {
+          for (const step of ops) {
+            switch (step.kind) {
+              case 'append': {
+                const id = `m${step.id}`
+                model = model.filter((m) => m.id !== id)
+                model.push({ id, template: step.template })
+                if (model.length > MAX) model.shift()
+                await log.append(makeRecord({ id, template: step.template }))
+                break
+              }
+              case 'delete': {
+                const id = `m${step.id}`
+                const known = model.some((m) => m.id === id)
+                model = model.filter((m) => m.id !== id)
+                expect(await log.delete(id)).toBe(known)
+                break
+              }
+              case 'clear': {
+                const before = model.length
+                model = step.template ? model.filter((m) => m.template !== step.template) : []
+                expect(await log.clear(step.template ? { template: step.template } : undefined)).toBe(before - model.length)
+                break
+              }
+              case 'reopen':
+                await log.close()
+                log = await openMessageLog({ file, maxMessages: MAX, warn: () => {} })
+                check()
+                break
+              case 'crash': {
+                // Every append was acknowledged, so the bytes on disk now are what a SIGKILL leaves.
+                const copy = path.join(dir, `log${++generation}.jsonl`)
+                await copyFile(file, copy)
+                if (step.torn) await appendFile(copy, '{"id":"torn","status":"se')
+                await log.close()
+                file = copy
+                log = await openMessageLog({ file, maxMessages: MAX, warn: () => {} })
+                check()
+                break
+              }
+            }
+          }
+          check()
+        } finally {
+          await log.close()
+        }
+      }),
+      { numRuns: 40 },
+    )
+  }, 60_000)
+})
