@@ -1,0 +1,159 @@
+/**
+ * One template file, in two steps:
+ * - `compileTemplate`: front matter + `liquid.parse`, once per version of the file;
+ * - `analyzeCompiled`: variables, partials used, validity; redone when a partial changes.
+ * Both run at load/change time so that a request only looks things up.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Template as LiquidTemplate } from 'liquidjs'
+import { analyzeTemplate, resolveVariables } from './analyze.js'
+import { isInside, type Engine } from './engine.js'
+import { locateError, relativeFile } from './errors.js'
+import { parseFrontMatter } from './frontmatter.js'
+import type { DeclaredVariable, Template, TemplateParseError, TemplateSummary } from './types.js'
+
+export interface Compiled {
+  slug: string
+  /** Absolute path. */
+  file: string
+  mtimeMs: number
+  body: string
+  lineOffset: number
+  description: string | null
+  declared: Record<string, DeclaredVariable>
+  /** Present when the front matter and the Liquid parse succeeded. */
+  parsed?: LiquidTemplate[]
+  /** Present when they did not. */
+  error?: TemplateParseError
+}
+
+/** A compiled template after analysis: what the catalog serves. */
+export interface Entry {
+  compiled: Compiled
+  /** Present when valid. */
+  template?: Template
+  /** Present when invalid (the file, or a partial it uses, does not parse or is missing). */
+  error?: TemplateParseError
+  /** Absolute files of the partials and layouts it uses by static name. */
+  deps: string[]
+  /** Uses a partial whose name is computed at render time. */
+  dynamic: boolean
+  summary: TemplateSummary
+}
+
+/** Read a template file. Null when it is gone (a delete raced the scan). */
+export async function compileFile(engine: Engine, slug: string, file: string): Promise<Compiled | null> {
+  let source: string
+  let mtimeMs: number
+  try {
+    const real = await fs.promises.realpath(file)
+    const stat = await fs.promises.stat(real)
+    mtimeMs = stat.mtimeMs
+    if (!isInside(await realRoot(engine.root), real)) {
+      return failed(engine, slug, file, mtimeMs, 'The file is a link to a file outside the templates folder.')
+    }
+    source = await fs.promises.readFile(real, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    return failed(engine, slug, file, Date.now(), `Cannot read the file: ${(err as Error).message}`)
+  }
+  return compileTemplate(engine, slug, file, source, mtimeMs)
+}
+
+/** Front matter and Liquid parse of a template's source. Never throws. */
+export function compileTemplate(
+  engine: Engine,
+  slug: string,
+  file: string,
+  source: string,
+  mtimeMs: number,
+): Compiled {
+  const front = parseFrontMatter(source)
+  const base = { slug, file, mtimeMs, body: front.body, lineOffset: front.lineOffset }
+  if (!front.ok) {
+    const error = { file: relativeFile(engine.root, file), ...front.error }
+    return { ...base, description: null, declared: {}, error }
+  }
+  const compiled: Compiled = { ...base, description: front.description, declared: front.declared }
+  try {
+    compiled.parsed = engine.liquid.parse(front.body, file)
+  } catch (err) {
+    compiled.error = locateError(err, { root: engine.root, file, lineOffset: front.lineOffset })
+  }
+  return compiled
+}
+
+/**
+ * Analyse a compiled template. `mtimeOf` gives the mtime of a partial file (the catalog caches
+ * stats for one refresh). Never throws.
+ */
+export function analyzeCompiled(
+  engine: Engine,
+  compiled: Compiled,
+  mtimeOf: (file: string) => number | undefined,
+): Entry {
+  const summaryOf = (variables: string[], updatedAt: string, error?: TemplateParseError): TemplateSummary => ({
+    slug: compiled.slug,
+    description: compiled.description,
+    variables,
+    updatedAt,
+    ...(error ? { error } : {}),
+  })
+  const ownTime = new Date(compiled.mtimeMs).toISOString()
+  const declaredNames = [...new Set(Object.keys(compiled.declared).map((n) => n.split('.')[0]!))].sort()
+  if (!compiled.parsed) {
+    const error = compiled.error!
+    return { compiled, error, deps: [], dynamic: false, summary: summaryOf(declaredNames, ownTime, error) }
+  }
+  let analysis
+  try {
+    analysis = analyzeTemplate(engine, compiled.parsed)
+  } catch (err) {
+    const error = locateError(err, { root: engine.root, file: compiled.file, lineOffset: compiled.lineOffset })
+    return { compiled, error, deps: [], dynamic: false, summary: summaryOf(declaredNames, ownTime, error) }
+  }
+  const { variables, requiredPaths } = resolveVariables(analysis, compiled.declared)
+  let newest = compiled.mtimeMs
+  for (const dep of analysis.deps) newest = Math.max(newest, mtimeOf(dep) ?? 0)
+  const updatedAt = new Date(newest).toISOString()
+  const template: Template = Object.freeze({
+    slug: compiled.slug,
+    file: compiled.file,
+    body: compiled.body,
+    description: compiled.description,
+    variables: Object.freeze(variables) as string[],
+    requiredPaths: Object.freeze(requiredPaths) as string[],
+    declared: compiled.declared,
+    updatedAt,
+  })
+  return {
+    compiled,
+    template,
+    deps: analysis.deps,
+    dynamic: analysis.dynamic,
+    summary: summaryOf(template.variables, updatedAt),
+  }
+}
+
+function failed(engine: Engine, slug: string, file: string, mtimeMs: number, message: string): Compiled {
+  return {
+    slug,
+    file,
+    mtimeMs,
+    body: '',
+    lineOffset: 0,
+    description: null,
+    declared: {},
+    error: { file: relativeFile(engine.root, file), line: 1, column: 1, message },
+  }
+}
+
+async function realRoot(root: string): Promise<string> {
+  try {
+    return await fs.promises.realpath(root)
+  } catch {
+    return path.resolve(root)
+  }
+}

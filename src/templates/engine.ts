@@ -1,0 +1,182 @@
+/**
+ * The liquidjs instance of a catalog, with its file system and its partial cache.
+ *
+ * - The file system is ours, not liquidjs's default one: it confines every `render`, `include`
+ *   and `layout` to the templates folder (no absolute paths, no `..` out of it, no symlink
+ *   pointing outside), tries `.liquid` then `.html` for names without an extension (liquidjs
+ *   supports a single `extname`), has no `fallback` (the default one calls require.resolve),
+ *   and counts reads so tests can prove a render does no I/O.
+ * - The cache is a plain Map we can clear when a partial or layout changes on disk.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { Liquid, type FS, type Template as LiquidTemplate } from 'liquidjs'
+import { TEMPLATE_EXTENSIONS, hasTemplateExtension } from './slug.js'
+
+/**
+ * The bounds on every parse and render. The parse limit is per file (liquidjs counts per
+ * `parse` call); 500 ms of render blocks the event loop at worst that long, and 64M units of
+ * memory (characters, array items) is far above any real email.
+ */
+export const LIMITS = {
+  parseLimit: 1_000_000,
+  renderLimit: 500,
+  memoryLimit: 64_000_000,
+} as const
+
+/** A partial path that leaves the templates folder. */
+export class OutsideTemplatesError extends Error {
+  readonly code = 'EOUTSIDE'
+  constructor() {
+    super('Partials and layouts must be inside the templates folder.')
+    this.name = 'OutsideTemplatesError'
+  }
+}
+
+export interface SandboxFs extends FS {
+  /** Files read so far (tests assert renders read nothing). */
+  readonly stats: { reads: number }
+  /** The last file read: the cache ties it to the templates it parses to. */
+  readonly lastRead: string | undefined
+}
+
+type CachedTemplates = LiquidTemplate[] | Promise<LiquidTemplate[]>
+
+export interface PartialCache {
+  read(key: string): CachedTemplates | undefined
+  write(key: string, value: CachedTemplates): void
+  remove(key: string): void
+  clear(): void
+  /** The absolute file a cached partial was parsed from. */
+  fileOf(templates: LiquidTemplate[]): string | undefined
+  readonly size: number
+}
+
+export interface Engine {
+  /** Absolute templates folder. */
+  readonly root: string
+  readonly liquid: Liquid
+  readonly fs: SandboxFs
+  readonly cache: PartialCache
+}
+
+export function createEngine(templatesDir: string): Engine {
+  const root = path.resolve(templatesDir)
+  const sandboxFs = createSandboxFs(root)
+  const cache = createPartialCache(() => sandboxFs.lastRead)
+  const liquid = new Liquid({
+    root,
+    partials: root,
+    layouts: root,
+    fs: sandboxFs,
+    relativeReference: true,
+    cache,
+    outputEscape: 'escape',
+    strictFilters: true,
+    strictVariables: false,
+    ownPropertyOnly: true,
+    dynamicPartials: true,
+    ...LIMITS,
+  })
+  return { root, liquid, fs: sandboxFs, cache }
+}
+
+/** True when `file` is strictly inside `dir` (both absolute, compared lexically). */
+export function isInside(dir: string, file: string): boolean {
+  const rel = path.relative(dir, file)
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
+export function createSandboxFs(root: string): SandboxFs {
+  const stats = { reads: 0 }
+  let lastRead: string | undefined
+
+  // Resolved lazily: the folder may not exist yet when the catalog starts.
+  const realRoot = (): string => {
+    try {
+      return fs.realpathSync(root)
+    } catch {
+      return root
+    }
+  }
+
+  const checkInside = (file: string): true => {
+    if (!isInside(root, file)) throw new OutsideTemplatesError()
+    let real: string
+    try {
+      real = fs.realpathSync(file)
+    } catch {
+      return true // missing: the existence check reports it as not found
+    }
+    if (!isInside(realRoot(), real)) throw new OutsideTemplatesError()
+    return true
+  }
+
+  const read = (file: string): string => {
+    stats.reads += 1
+    lastRead = file
+    return fs.readFileSync(file, 'utf8')
+  }
+
+  return {
+    stats,
+    get lastRead() {
+      return lastRead
+    },
+    sep: path.sep,
+    dirname: (file) => path.dirname(file),
+    resolve(dir, file) {
+      const base = path.resolve(dir, file)
+      // Never probe the disk outside the folder; containsSync rejects the path right after.
+      if (!isInside(root, base) || hasTemplateExtension(file)) return base
+      for (const ext of TEMPLATE_EXTENSIONS) {
+        if (isFile(base + ext)) return base + ext
+      }
+      return base
+    },
+    containsSync: (_dir, file) => checkInside(file),
+    contains: async (_dir, file) => checkInside(file),
+    existsSync: (file) => isFile(file),
+    exists: async (file) => isFile(file),
+    readFileSync: (file) => read(file),
+    readFile: async (file) => read(file),
+  }
+}
+
+/**
+ * liquidjs keys its cache by lookup type (`partials:x`, `layouts:x`): the analysis loads a
+ * layout as a partial while rendering loads it as a layout. Every lookup type resolves in the
+ * same folder here, so the prefix is dropped and each file is read and parsed once.
+ */
+function cacheKey(key: string): string {
+  return key.replace(/^(?:root|partials|layouts):/, '')
+}
+
+export function createPartialCache(lastRead: () => string | undefined): PartialCache {
+  const entries = new Map<string, CachedTemplates>()
+  // liquidjs reads a file and writes its parse to the cache right after, with no other read in
+  // between (partial names are only loaded at analysis/render time, never while parsing).
+  const files = new WeakMap<object, string>()
+  return {
+    read: (key) => entries.get(cacheKey(key)),
+    write(key, value) {
+      entries.set(cacheKey(key), value)
+      const file = lastRead()
+      if (file !== undefined && Array.isArray(value)) files.set(value, file)
+    },
+    remove: (key) => void entries.delete(cacheKey(key)),
+    clear: () => entries.clear(),
+    fileOf: (templates) => files.get(templates),
+    get size() {
+      return entries.size
+    },
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The template layer: file-based Liquid templates with front matter, fixtures and hot reload.
+ * Other layers use only what is exported here.
+ */
+export type * from './types.js'
+export { createTemplateCatalog } from './catalog.js'
+export { isValidSlug } from './slug.js'
+export { missingVariables, unusedVariables } from './analyze.js'

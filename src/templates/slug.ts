@@ -1,0 +1,42 @@
+/**
+ * Slugs and the file names that carry them. A slug ends up in URLs and in file paths, so the
+ * rule is deliberately narrow: it can never name a path outside the templates folder.
+ */
+
+const SLUG = /^[A-Za-z0-9._-]{1,128}$/
+
+/** Letters, digits, `-`, `_`, `.`; 1 to 128 characters; not `.` or `..`. */
+export function isValidSlug(slug: string): boolean {
+  return typeof slug === 'string' && SLUG.test(slug) && slug !== '.' && slug !== '..'
+}
+
+/**
+ * Template extensions, in order of precedence: when both `x.liquid` and `x.html` exist, the
+ * `.liquid` file is the template `x` (Liquid is the primary format; `.html` is a convenience for
+ * editors that only highlight HTML). Partials are looked up in the same order.
+ */
+export const TEMPLATE_EXTENSIONS = ['.liquid', '.html'] as const
+
+/** `true` for names that end in one of TEMPLATE_EXTENSIONS. */
+export function hasTemplateExtension(name: string): boolean {
+  return TEMPLATE_EXTENSIONS.some((ext) => name.endsWith(ext))
+}
+
+/**
+ * The slug of a file directly in the templates folder, or null when that file is not a template:
+ * wrong extension, a partial (`_` prefix), a hidden or editor file (`.` prefix), or a name that is
+ * not a valid slug.
+ */
+export function slugOfFileName(fileName: string): string | null {
+  if (fileName.startsWith('_') || fileName.startsWith('.')) return null
+  const ext = TEMPLATE_EXTENSIONS.find((e) => fileName.endsWith(e))
+  if (!ext) return null
+  const slug = fileName.slice(0, -ext.length)
+  return isValidSlug(slug) ? slug : null
+}
+
+/** Rank of an extension in TEMPLATE_EXTENSIONS (lower wins). */
+export function extensionRank(fileName: string): number {
+  const i = TEMPLATE_EXTENSIONS.findIndex((e) => fileName.endsWith(e))
+  return i === -1 ? TEMPLATE_EXTENSIONS.length : i
+}

@@ -1,0 +1,138 @@
+/**
+ * Watch folders with chokidar and hand over changed paths in small batches.
+ *
+ * - No `awaitWriteFinish`: it delays every event by its stability threshold. Editors write a
+ *   file in one go or save atomically (temp file + rename), and chokidar's `atomic` handling
+ *   (on by default) turns a delete+re-create into a change. A short debounce groups the events
+ *   of one save (and of a rename: unlink + add) into one batch.
+ * - Editor droppings (`x~`, `.x.swp`, vim's `4913` probe, emacs `.#x`/`#x#`, hidden files) are
+ *   ignored.
+ * - chokidar does not notice a folder created after the watch started, nor one deleted and
+ *   created again (it keeps the handle of the old one). So a missing folder is polled for, and
+ *   when one of the folders appears or disappears the chokidar watcher is started afresh.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { watch, type FSWatcher } from 'chokidar'
+
+export interface FolderWatcher {
+  close(): Promise<void>
+}
+
+export interface WatchOptions {
+  /** Absolute folders. */
+  folders: string[]
+  /** Called with the absolute paths that changed (a folder that came or went counts as one). */
+  onBatch: (paths: string[]) => void
+  warn: (message: string) => void
+  debounceMs?: number
+  pollMs?: number
+}
+
+/** Files editors create next to the one being saved. */
+export function isEditorArtifact(file: string): boolean {
+  const name = path.basename(file)
+  return (
+    name.startsWith('.') || // hidden files, `.x.swp`, emacs `.#x`, atomic-save temp files
+    name.endsWith('~') ||
+    name === '4913' ||
+    (name.startsWith('#') && name.endsWith('#')) ||
+    /\.sw[a-px]$/.test(name) ||
+    /___jb_(?:tmp|old)___$/.test(name)
+  )
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+export async function watchFolders(options: WatchOptions): Promise<FolderWatcher> {
+  const { onBatch, warn } = options
+  const debounceMs = options.debounceMs ?? 25
+  const pollMs = options.pollMs ?? 500
+  const roots = [...new Set(options.folders.map((f) => path.resolve(f)))]
+  const pending = new Set<string>()
+  let timer: NodeJS.Timeout | undefined
+  let closed = false
+
+  const flush = () => {
+    timer = undefined
+    if (closed || pending.size === 0) return
+    const paths = [...pending]
+    pending.clear()
+    try {
+      onBatch(paths)
+    } catch (err) {
+      warn(`Template watcher: ${(err as Error).message}`)
+    }
+  }
+  const push = (file: string) => {
+    pending.add(file)
+    if (timer) clearTimeout(timer)
+    timer = setTimeout(flush, debounceMs)
+  }
+
+  let watcher: FSWatcher | undefined
+  /** The roots watched by the current chokidar watcher. */
+  let watched = new Set<string>()
+
+  const start = async () => {
+    await watcher?.close()
+    watched = new Set(roots.filter(isDirectory))
+    const current = watch([...watched], {
+      ignoreInitial: true,
+      // The roots themselves may be hidden folders; only what is inside them is filtered.
+      ignored: (file: string) => !roots.includes(path.resolve(file)) && isEditorArtifact(file),
+      depth: 16,
+    })
+    watcher = current
+    current.on('all', (event, file) => {
+      if (closed || watcher !== current) return
+      const absolute = path.resolve(file)
+      push(absolute)
+      if (event === 'unlinkDir' && roots.includes(absolute)) restart()
+    })
+    current.on('error', (err) => warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`))
+    // chokidar never reports "ready" for an empty list of paths.
+    if (watched.size > 0) await new Promise<void>((resolve) => current.once('ready', () => resolve()))
+  }
+
+  // Restarts run one after the other.
+  let restarting: Promise<void> = Promise.resolve()
+  const restart = () => {
+    restarting = restarting
+      .then(() => (closed ? undefined : start()))
+      .catch((err: unknown) => warn(`Template watcher: ${(err as Error).message}`))
+    return restarting
+  }
+
+  await restart()
+
+  // Roots that come or go (checked cheaply: one stat per folder).
+  const poll = setInterval(() => {
+    for (const root of roots) {
+      if (isDirectory(root) !== watched.has(root)) {
+        // Report it once the new watch is in place, so the rescan misses no file.
+        void restart().then(() => push(root))
+        return
+      }
+    }
+  }, pollMs)
+  poll.unref()
+
+  return {
+    async close() {
+      if (closed) return
+      closed = true
+      clearInterval(poll)
+      if (timer) clearTimeout(timer)
+      pending.clear()
+      await restarting
+      await watcher?.close()
+    },
+  }
+}
