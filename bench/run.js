@@ -1,0 +1,101 @@
+// npm run bench: sendbox against its two floors, side by side, in one run.
+// Every server runs in its own child process; autocannon (32 connections) runs here.
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const templates = join(root, 'templates')
+const SLUG = 'order-receipt'
+const DURATION = Number(process.env.BENCH_DURATION ?? 10)
+const CONNECTIONS = 32
+const TOKEN = 'sandbox_bench_0123456789'
+
+const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
+const body = JSON.stringify({ template: SLUG, from: 'Acme Shop <shop@acme.test>', to: ['Ada Lovelace <ada@example.com>'], subject: 'Your receipt', templateVariables: variables })
+const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
+
+function startChild(args, readyPattern) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      const m = readyPattern.exec(out)
+      if (m) resolve({ child, url: m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}` })
+    })
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${out}`)))
+  })
+}
+
+const stop = (child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })
+
+function rssOf(pid) {
+  return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024)
+}
+
+function load(url, connections = CONNECTIONS, duration = DURATION) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url: `${url}/messages`, method: 'POST', headers, body, connections, duration }, (error, result) => {
+      if (error) return reject(error)
+      if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx answers from ${url}`))
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 })
+    })
+  })
+}
+
+async function sequential(url, n) {
+  const times = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    const res = await fetch(`${url}/messages`, { method: 'POST', headers, body })
+    await res.arrayBuffer()
+    if (res.status !== 201) throw new Error(`status ${res.status}`)
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.floor(n / 2)]
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-'))
+const results = {}
+try {
+  for (const kind of ['http', 'work']) {
+    const { child, url } = await startChild(['bench/floor.js', kind, templates, SLUG, join(dir, `${kind}.jsonl`)], /floor ready (\d+)/)
+    await load(url, CONNECTIONS, 2) // warm-up
+    results[kind] = await load(url)
+    await stop(child)
+  }
+
+  const db = join(dir, 'messages.jsonl')
+  const sendbox = await startChild(['bin/sendbox.js', '--port', '0', '--db', db, '--templates', templates, '--fixtures', join(root, 'fixtures'), '--no-open', '--max-messages', '5000'], /sendbox ready (\S+)/)
+  await fetch(`${sendbox.url}/_sandbox/api/messages`, { method: 'DELETE' })
+  const emptyP50 = await sequential(sendbox.url, 300)
+  await load(sendbox.url, CONNECTIONS, 2) // warm-up
+  results.sendbox = await load(sendbox.url)
+  // Fill the log to the 5000-message cap, then measure the same sequential sends.
+  let { messages } = await (await fetch(`${sendbox.url}/_sandbox/api/health`)).json()
+  while (messages < 5000) {
+    await Promise.all(Array.from({ length: Math.min(32, 5000 - messages) }, () => fetch(`${sendbox.url}/messages`, { method: 'POST', headers, body }).then((r) => r.arrayBuffer())))
+    ;({ messages } = await (await fetch(`${sendbox.url}/_sandbox/api/health`)).json())
+  }
+  const fullP50 = await sequential(sendbox.url, 300)
+  globalThis.gc?.()
+  const rss = await rssOf(sendbox.child.pid)
+  await stop(sendbox.child)
+
+  const r = (x) => x.toFixed(0)
+  console.log(`\nsendbox bench: POST /messages, "${SLUG}" (layout + partial + loop), ${CONNECTIONS} connections, ${DURATION} s each\n`)
+  console.log('server        sends/s   p50 ms   p99 ms')
+  for (const [name, x] of Object.entries(results)) console.log(`${name.padEnd(12)} ${r(x.rps).padStart(8)} ${String(x.p50).padStart(8)} ${String(x.p99).padStart(8)}`)
+  console.log('')
+  console.log(`sendbox / HTTP floor:  ${(results.sendbox.rps / results.http.rps).toFixed(2)}`)
+  console.log(`sendbox / work floor:  ${(results.sendbox.rps / results.work.rps).toFixed(2)}   (target >= 0.8)`)
+  console.log(`sequential p50, empty log: ${emptyP50.toFixed(2)} ms; with 5000 messages: ${fullP50.toFixed(2)} ms; ratio ${(fullP50 / emptyP50).toFixed(2)}   (target <= 1.5)`)
+  console.log(`RSS with 5000 receipts stored: ${(rss / 1024 / 1024).toFixed(0)} MB   (target < 200)`)
+} finally {
+  await rm(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+import { main } from '../dist/cli/index.js'
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  },
+)

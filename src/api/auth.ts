@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto'
+import { apiError } from '../errors/index.js'
+
+export interface TokenPolicy {
+  /** Exact tokens; when non-empty, the only ones accepted. */
+  tokens: string[]
+  /** Accepted prefixes (`sandbox_` first). */
+  tokenPrefixes: string[]
+}
+
+/** Who sent a request. The full token stays in memory only for the length of the request. */
+export interface Caller {
+  /** First 8 hex chars of the token's SHA-256: groups messages by token without storing it. */
+  project: string
+  /** `sandbox_…f3a9`: enough to recognise a token, never enough to use it. */
+  tokenHint: string
+  token: string
+}
+
+const EXPECTED = 'Authorization: token <API_TOKEN>'
+const SCHEME = /^token[ \t]+(\S+)[ \t]*$/i
+
+export function projectOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 8)
+}
+
+export function tokenHint(token: string, prefix = ''): string {
+  const rest = token.slice(prefix.length)
+  // Show the last 4 characters only when they are a small part of the secret.
+  return `${prefix}…${rest.length >= 12 ? rest.slice(-4) : ''}`
+}
+
+/** Checks the Authorization header against the sandbox policy (CONTRACT §1). Throws 401/403. */
+export function authenticate(header: string | null | undefined, policy: TokenPolicy): Caller {
+  const match = header ? SCHEME.exec(header.trim()) : null
+  if (!match) {
+    const got = !header ? 'no Authorization header was sent' : /^token\s*$/i.test(header.trim()) ? 'the token is missing' : 'the scheme is not "token"'
+    throw apiError(401, 'unauthorized', `Authenticate with the header "${EXPECTED}" (${got}); any token starting with "${policy.tokenPrefixes[0]}" works here.`, {
+      headers: { 'www-authenticate': 'Token' },
+    })
+  }
+  const token = match[1]!
+  if (policy.tokens.length > 0) {
+    if (!policy.tokens.includes(token)) {
+      throw apiError(403, 'sandbox_token_required', `This is a local sandbox started with --token: it accepts only those exact tokens, and this is not one of them (while --token is set, the "${policy.tokenPrefixes[0]}" prefix alone is not enough).`)
+    }
+    return { project: projectOf(token), tokenHint: tokenHint(token), token }
+  }
+  const prefix = policy.tokenPrefixes.find((p) => token.startsWith(p))
+  if (prefix === undefined) {
+    const accepted = policy.tokenPrefixes.map((p) => `"${p}"`).join(' or ')
+    throw apiError(403, 'sandbox_token_required', `This is a local sandbox: it accepts only sandbox tokens, which start with ${accepted}. Never send a live token here; use one like ${policy.tokenPrefixes[0]}dev.`)
+  }
+  return { project: projectOf(token), tokenHint: tokenHint(token, prefix), token }
+}

@@ -1,0 +1,85 @@
+import type { H3Event } from 'h3'
+import { apiError } from '../errors/index.js'
+
+/** Steps 2 and 3 of the send checks: media type, size, then JSON syntax. */
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i
+
+export function assertJsonContentType(event: H3Event): void {
+  const type = event.req.headers.get('content-type')
+  if (!type || !JSON_TYPE.test(type.trim())) {
+    throw apiError(415, 'unsupported_media_type', `Send the body as JSON with "Content-Type: application/json" (got ${type ? JSON.stringify(type) : 'no Content-Type'}).`)
+  }
+}
+
+function tooLarge(limit: number) {
+  return apiError(413, 'payload_too_large', `The body is larger than the ${limit} byte limit; send less, or raise it with --max-body.`)
+}
+
+/** Reads the body as text, refusing more than `limit` bytes without buffering them. */
+export async function readBodyText(event: H3Event, limit: number): Promise<string> {
+  const declared = Number(event.req.headers.get('content-length'))
+  if (declared > limit) throw tooLarge(limit)
+  const body = event.req.body
+  if (!body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
+}
+
+/** Node's JSON.parse messages don't always give a position; this finds the first bad byte. */
+function errorOffset(text: string): number {
+  // A prefix of valid JSON fails only as "incomplete"; the shortest prefix that fails
+  // otherwise ends at the offending character. Binary search keeps it O(n log n), error path only.
+  const bad = (end: number) => {
+    try {
+      JSON.parse(text.slice(0, end))
+      return false
+    } catch (error) {
+      const message = (error as Error).message
+      const at = /at position (\d+)/.exec(message)
+      if (at) return Number(at[1]) < end
+      return !/end of JSON input|Unterminated string/.test(message)
+    }
+  }
+  let lo = 0
+  let hi = text.length
+  if (!bad(hi)) return text.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (bad(mid)) hi = mid
+    else lo = mid + 1
+  }
+  return Math.max(0, lo - 1)
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1
+  let lastBreak = -1
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++
+      lastBreak = i
+    }
+  }
+  return { line, column: offset - lastBreak }
+}
+
+export function parseJsonBody(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    if (text.trim() === '') throw apiError(400, 'invalid_json', 'The body is empty; send a JSON object (position 0).', { details: [{ position: 0, line: 1, column: 1 }] })
+    const position = errorOffset(text)
+    const { line, column } = lineColumn(text, position)
+    const found = position >= text.length ? 'the body ends too early' : `unexpected ${JSON.stringify(text[position])}`
+    throw apiError(400, 'invalid_json', `The body is not valid JSON: ${found} at line ${line}, column ${column} (position ${position}).`, {
+      details: [{ position, line, column }],
+    })
+  }
+}

@@ -1,0 +1,67 @@
+import type { H3, H3Event } from 'h3'
+import { apiError } from '../errors/index.js'
+import type { AppContext } from '../server/context.js'
+import { route } from '../server/routes.js'
+import { isValidSlug } from '../templates/index.js'
+import { authenticate } from './auth.js'
+import { templateNotFound } from './render.js'
+
+const PREFIX = '/templates/'
+
+function invalidSlug(shown: string) {
+  return apiError(400, 'invalid_slug', `${JSON.stringify(shown.slice(0, 140))} is not a template slug: use letters, digits, "-", "_" and "." (at most 128 characters, no "/" or "..").`)
+}
+
+/** The slug exactly as the client wrote it: URL parsing would already have resolved `..`. */
+function rawSlug(event: H3Event): string {
+  const raw = event.runtime?.node?.req?.url ?? `${event.url.pathname}${event.url.search}`
+  return raw.split('?')[0]!.slice(PREFIX.length)
+}
+
+function decodeSlug(raw: string): string | null {
+  if (/%2f|%5c/i.test(raw)) return null
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return null
+  }
+}
+
+function templateInfo(event: H3Event, ctx: AppContext) {
+  authenticate(event.req.headers.get('authorization'), ctx.config)
+  const raw = rawSlug(event)
+  const slug = decodeSlug(raw)
+  if (slug === null || !isValidSlug(slug)) throw invalidSlug(slug ?? raw)
+  const lookup = ctx.catalog.lookup(slug)
+  if (!lookup.ok && lookup.reason === 'not_found') {
+    const hint = templateNotFound(slug, lookup.suggestions)
+    throw apiError(404, 'template_not_found', hint.message, { details: hint.data?.details ?? [] })
+  }
+  if (!lookup.ok) {
+    const { file, line, column, message } = lookup.error
+    throw apiError(422, 'template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`, { details: [lookup.error] })
+  }
+  const { template } = lookup
+  return { slug: template.slug, body: template.body, variables: template.variables, description: template.description, updatedAt: template.updatedAt }
+}
+
+/** GET /templates and GET /templates/:slug (CONTRACT §1). */
+export function registerTemplateRoutes(app: H3, ctx: AppContext): void {
+  // A path like /templates/.. or /templates/%2e%2e is resolved away by URL parsing before
+  // routing; catch it on the raw request line so it is refused, not silently redirected.
+  app.use((event, next) => {
+    const raw = event.runtime?.node?.req?.url
+    if (raw && raw.startsWith(PREFIX) && !event.url.pathname.startsWith(PREFIX)) return templateInfo(event, ctx)
+    return next()
+  })
+  route(app, '/templates', {
+    GET: (event) => {
+      authenticate(event.req.headers.get('authorization'), ctx.config)
+      return { templates: ctx.catalog.list() }
+    },
+  })
+  const one = { GET: (event: H3Event) => templateInfo(event, ctx) }
+  route(app, '/templates/:slug', one)
+  // More than one segment (`a/b`) is an invalid slug, not an unknown route.
+  route(app, '/templates/**', one)
+}

@@ -1,0 +1,112 @@
+import { parseArgs } from 'node:util'
+import { distance } from 'fastest-levenshtein'
+import { ConfigError, DEFAULTS, type SendboxOptions } from '../config.js'
+
+/**
+ * Every `serve` flag, once: its environment variable, default and help line. The parser, the
+ * environment reader and `--help` are all derived from this table.
+ */
+export interface FlagSpec {
+  type: 'string' | 'boolean'
+  env: string
+  description: string
+  /** Shown in --help. */
+  default?: string
+  multiple?: boolean
+  valueHint?: string
+}
+
+export const serveFlags = {
+  port: { type: 'string', env: 'SENDBOX_PORT', default: String(DEFAULTS.port), valueHint: 'n', description: 'Port to listen on; 0 picks a free one' },
+  host: { type: 'string', env: 'SENDBOX_HOST', default: DEFAULTS.host, valueHint: 'addr', description: 'Interface to bind' },
+  templates: { type: 'string', env: 'SENDBOX_TEMPLATES', default: DEFAULTS.templates, valueHint: 'dir', description: 'Templates folder (<slug>.liquid / <slug>.html)' },
+  fixtures: { type: 'string', env: 'SENDBOX_FIXTURES', default: DEFAULTS.fixtures, valueHint: 'dir', description: 'Sample variables: <slug>.json or <slug>/<case>.json' },
+  db: { type: 'string', env: 'SENDBOX_DB', default: DEFAULTS.db, valueHint: 'file', description: 'Message log (JSON Lines)' },
+  memory: { type: 'boolean', env: 'SENDBOX_MEMORY', default: 'false', description: 'Keep messages in memory only (no log file)' },
+  'max-messages': { type: 'string', env: 'SENDBOX_MAX_MESSAGES', default: String(DEFAULTS.maxMessages), valueHint: 'n', description: 'Keep at most this many messages; the oldest are dropped' },
+  token: { type: 'string', env: 'SENDBOX_TOKEN', multiple: true, valueHint: 'token', description: 'Accept exactly this token (repeatable; then only these are accepted)' },
+  'token-prefix': { type: 'string', env: 'SENDBOX_TOKEN_PREFIX', multiple: true, valueHint: 'prefix', description: `Also accept tokens starting with this (repeatable; "${DEFAULTS.tokenPrefix}" always is)` },
+  lenient: { type: 'boolean', env: 'SENDBOX_LENIENT', default: 'false', description: 'Allow unknown fields; render missing variables empty, as warnings' },
+  'max-body': { type: 'string', env: 'SENDBOX_MAX_BODY', default: '1mb', valueHint: 'size', description: 'Largest request body (bytes, or 512kb, 2mb)' },
+  open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
+} as const satisfies Record<string, FlagSpec>
+
+export type ServeFlag = keyof typeof serveFlags
+
+const TRUE = new Set(['1', 'true', 'yes', 'on'])
+const FALSE = new Set(['0', 'false', 'no', 'off', ''])
+
+function envBoolean(name: string, value: string, flag: string): boolean {
+  const v = value.trim().toLowerCase()
+  if (TRUE.has(v)) return true
+  if (FALSE.has(v)) return false
+  throw new ConfigError(flag, `${name} must be true or false, got ${JSON.stringify(value)}`)
+}
+
+function suggestFlag(unknown: string, known: string[]): string {
+  const name = unknown.replace(/^-+/, '').split('=')[0]!
+  const near = known.map((k) => [k, distance(k, name)] as const).sort((a, b) => a[1] - b[1])[0]
+  return near && near[1] <= 2 ? ` Did you mean --${near[0]}?` : ''
+}
+
+/** Parses argv strictly (an unknown flag is an error, with a did-you-mean). */
+export function parseFlags<T extends Record<string, FlagSpec>>(argv: string[], specs: T, extra: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {}) {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { ...extra }
+  for (const [name, spec] of Object.entries(specs)) {
+    options[name] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }
+    if (spec.type === 'boolean') options[`no-${name}`] = { type: 'boolean' }
+  }
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true })
+  } catch (error) {
+    const message = (error as Error).message
+    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1]
+    if (unknown) throw new ConfigError(unknown, `unknown option.${suggestFlag(unknown, Object.keys(options))} See --help.`)
+    const missing = /Option '(?:-\w, )?(--[\w-]+)/.exec(message)?.[1]
+    throw new ConfigError(missing ?? 'arguments', message.replace(/^Option '[^']+' /, ''))
+  }
+}
+
+/**
+ * argv + environment → options for `startSendbox`. A flag wins over its variable. Values stay
+ * strings here; `resolveConfig` validates them and names the flag when one is wrong.
+ */
+export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { options: SendboxOptions; positionals: string[] } {
+  const { values, positionals } = parseFlags(argv, serveFlags)
+  const pick = (flag: ServeFlag): string | string[] | boolean | undefined => {
+    const spec: FlagSpec = serveFlags[flag]
+    if (spec.type === 'boolean') {
+      if (values[`no-${flag}`]) return false
+      if (values[flag] !== undefined) return values[flag] as boolean
+      const raw = env[spec.env]
+      return raw === undefined ? undefined : envBoolean(spec.env, raw, `--${flag}`)
+    }
+    if (values[flag] !== undefined) return values[flag] as string | string[]
+    const raw = env[spec.env]
+    if (raw === undefined) return undefined
+    return spec.multiple ? raw.split(',') : raw
+  }
+  const num = (flag: ServeFlag) => {
+    const v = pick(flag) as string | undefined
+    if (v === undefined) return undefined
+    const n = v.trim() === '' ? NaN : Number(v)
+    if (!Number.isFinite(n)) throw new ConfigError(`--${flag}`, `expected a number, got ${JSON.stringify(v)}`)
+    return n
+  }
+  const options: SendboxOptions = {
+    port: num('port'),
+    host: pick('host') as string | undefined,
+    templates: pick('templates') as string | undefined,
+    fixtures: pick('fixtures') as string | undefined,
+    db: pick('db') as string | undefined,
+    memory: pick('memory') as boolean | undefined,
+    maxMessages: num('max-messages'),
+    token: pick('token') as string[] | undefined,
+    tokenPrefix: pick('token-prefix') as string[] | undefined,
+    lenient: pick('lenient') as boolean | undefined,
+    maxBody: pick('max-body') as string | undefined,
+    open: pick('open') as boolean | undefined,
+  }
+  for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]
+  return { options, positionals }
+}

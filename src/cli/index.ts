@@ -1,0 +1,92 @@
+import { ConfigError } from '../config.js'
+import { SAMPLE_TOKEN, StartError, startSendbox } from '../server/index.js'
+import { version } from '../version.js'
+import { serveFlags, serveOptionsFrom } from './flags.js'
+import { usage } from './usage.js'
+
+const COMMANDS = ['serve', 'check', 'render'] as const
+type Command = (typeof COMMANDS)[number]
+
+const mainHelp = () => `sendbox ${version} — a local sandbox of the message-sending API
+
+Usage: sendbox [serve] [flags]      start the API and the inbox (the default)
+       sendbox check [flags]        parse and render every template with its fixtures
+       sendbox render <slug> [flags] print a rendered template
+       sendbox <command> --help     flags of a command
+       sendbox --version
+`
+
+/** Exit codes: 0 ok, 1 could not run (busy port, locked log, check found problems), 2 bad usage. */
+export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    process.stdout.write(`${version}\n`)
+    return 0
+  }
+  const command: Command = COMMANDS.includes(argv[0] as Command) ? (argv.shift() as Command) : 'serve'
+  const wantsHelp = argv.includes('--help') || argv.includes('-h')
+  try {
+    switch (command) {
+      case 'serve':
+        if (wantsHelp) {
+          process.stdout.write(`${mainHelp()}\n${await usage('sendbox serve', 'Start the sandbox API and the inbox.', serveFlags)}\n`)
+          return 0
+        }
+        return await serve(argv, env)
+      case 'check':
+        return (await import('./check.js')).check(argv, env, wantsHelp)
+      case 'render':
+        return (await import('./render.js')).render(argv, env, wantsHelp)
+    }
+  } catch (error) {
+    return fail(error)
+  }
+}
+
+function fail(error: unknown): number {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`sendbox: ${error.message}\n`)
+    return 2
+  }
+  const code = (error as { code?: unknown }).code
+  if (error instanceof StartError || typeof code === 'string') {
+    process.stderr.write(`sendbox: ${(error as Error).message}\n`)
+    return 1
+  }
+  process.stderr.write(`sendbox: ${(error as Error)?.stack ?? String(error)}\n`)
+  return 1
+}
+
+async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { options, positionals } = serveOptionsFrom(argv, env)
+  if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
+  // Listen for the signals before anything starts, so one that comes early is not fatal.
+  const stopped = new Promise<void>((resolve) => {
+    process.on('SIGINT', () => resolve())
+    process.on('SIGTERM', () => resolve())
+  })
+  const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
+  const { config } = sandbox
+  const token = config.tokens.length ? `one of the ${config.tokens.length} --token values` : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
+  process.stdout.write(
+    [
+      '',
+      `  sendbox ${version}`,
+      '',
+      `  API        ${sandbox.url}   (POST /messages, GET /templates/:slug)`,
+      `  Inbox      ${sandbox.inboxUrl}`,
+      `  Token      ${token}`,
+      `  Templates  ${config.templatesDir}`,
+      `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
+      '',
+      `sendbox ready ${sandbox.url}`,
+      '',
+    ].join('\n'),
+  )
+  if (config.open) {
+    const { default: open } = await import('open')
+    open(sandbox.inboxUrl).catch(() => {})
+  }
+  await stopped
+  await sandbox.close()
+  return 0
+}

@@ -1,0 +1,137 @@
+import { existsSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import bytes from 'bytes'
+
+/**
+ * Options of `startSendbox` — they mirror the command-line flags, camelCased. The CLI turns
+ * flags and `SENDBOX_*` variables into these; `resolveConfig` validates them into one
+ * `SendboxConfig` that the rest of sendbox reads.
+ */
+export interface SendboxOptions {
+  /** Port to listen on; `0` picks a free one. Default 5025. */
+  port?: number
+  /** Interface to bind. Default `127.0.0.1`. */
+  host?: string
+  /** Templates folder. Default `./templates`. */
+  templates?: string
+  /** Fixtures folder (sample variables for previews and `check`). Default `./fixtures`. */
+  fixtures?: string
+  /** Log file. Default `.sendbox/messages.jsonl`. */
+  db?: string
+  /** Keep messages in memory only (no file, no lock). Default false. */
+  memory?: boolean
+  /** Oldest messages are dropped past this many. Default 5000. */
+  maxMessages?: number
+  /** Exact tokens to accept; when any is given, only these are accepted. */
+  token?: string | string[]
+  /** Extra accepted token prefixes, beside `sandbox_`. */
+  tokenPrefix?: string | string[]
+  /** Accept unknown fields; render missing variables empty, as warnings. Default false. */
+  lenient?: boolean
+  /** Largest accepted request body: bytes, or a size like `512kb`, `2mb`. Default 1 MiB. */
+  maxBody?: number | string
+  /** Open the inbox in a browser once listening. CLI default: yes unless `CI`; API default: no. */
+  open?: boolean
+  /** Print the start banner and request problems. CLI default: yes; API default: no. */
+  logs?: boolean
+  /** Working folder the relative paths resolve against. Default `process.cwd()`. */
+  cwd?: string
+}
+
+export interface SendboxConfig {
+  port: number
+  host: string
+  templatesDir: string
+  fixturesDir: string
+  /** null with `memory`. */
+  dbFile: string | null
+  maxMessages: number
+  /** Exact tokens; when non-empty, the only ones accepted. */
+  tokens: string[]
+  /** Accepted prefixes, `sandbox_` first. */
+  tokenPrefixes: string[]
+  lenient: boolean
+  maxBody: number
+  open: boolean
+  logs: boolean
+}
+
+export const DEFAULTS = {
+  port: 5025,
+  host: '127.0.0.1',
+  templates: './templates',
+  fixtures: './fixtures',
+  db: '.sendbox/messages.jsonl',
+  maxMessages: 5000,
+  tokenPrefix: 'sandbox_',
+  maxBody: 1024 * 1024,
+} as const
+
+/** A bad option value. `flag` is the command-line spelling, so the CLI can name it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  constructor(
+    readonly flag: string,
+    message: string,
+  ) {
+    super(`${flag}: ${message}`)
+  }
+}
+
+function list(value: string | string[] | undefined): string[] {
+  if (value === undefined) return []
+  return (Array.isArray(value) ? value : [value]).map((v) => v.trim()).filter(Boolean)
+}
+
+function integer(flag: string, value: unknown, min: number, max: number, what: string): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(flag, `expected ${what}, got ${JSON.stringify(value)}`)
+  }
+  return n
+}
+
+/** `1048576`, `512kb`, `2mb`, `1MiB` → bytes. */
+export function parseSize(value: number | string): number | null {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : null
+  const normalized = value.trim().replace(/([kmgt])i?b$/i, '$1b')
+  if (!/^\d+(\.\d+)?\s*([kmgt]?b)?$/i.test(normalized)) return null
+  const n = bytes.parse(normalized)
+  return n === null || !Number.isFinite(n) ? null : Math.floor(n)
+}
+
+function folder(flag: string, value: string | undefined, fallback: string, cwd: string, mustExist: boolean): string {
+  const dir = resolve(cwd, value ?? fallback)
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new ConfigError(flag, `${dir} is not a folder`)
+  } else if (mustExist && value !== undefined) {
+    throw new ConfigError(flag, `the folder ${dir} does not exist`)
+  }
+  return dir
+}
+
+/** Validates options into the config every layer reads. Throws `ConfigError`. */
+export function resolveConfig(options: SendboxOptions = {}, defaults: { open: boolean; logs: boolean } = { open: false, logs: false }): SendboxConfig {
+  const cwd = options.cwd ?? process.cwd()
+  const maxBody = parseSize(options.maxBody ?? DEFAULTS.maxBody)
+  if (maxBody === null || maxBody < 1) {
+    throw new ConfigError('--max-body', `expected a size in bytes such as 1048576, 512kb or 2mb, got ${JSON.stringify(options.maxBody)}`)
+  }
+  const host = (options.host ?? DEFAULTS.host).trim()
+  if (host === '') throw new ConfigError('--host', 'expected a host name or IP address, got an empty value')
+  const tokenPrefixes = [DEFAULTS.tokenPrefix, ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix)]
+  return {
+    port: integer('--port', options.port ?? DEFAULTS.port, 0, 65535, 'a port number from 0 to 65535'),
+    host,
+    templatesDir: folder('--templates', options.templates, DEFAULTS.templates, cwd, true),
+    fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd, false),
+    dbFile: options.memory ? null : resolve(cwd, options.db ?? DEFAULTS.db),
+    maxMessages: integer('--max-messages', options.maxMessages ?? DEFAULTS.maxMessages, 1, 10_000_000, 'a whole number of at least 1'),
+    tokens: list(options.token),
+    tokenPrefixes,
+    lenient: options.lenient ?? false,
+    maxBody,
+    open: options.open ?? defaults.open,
+    logs: options.logs ?? defaults.logs,
+  }
+}

@@ -1,0 +1,78 @@
+import { HTTPError } from 'h3'
+
+/**
+ * The one error model. Every route throws `apiError(...)`; `toErrorResponse` turns anything
+ * thrown (ours, h3's, or a bug) into the contract's JSON shape:
+ *
+ *   { "error": { "code": "snake_case", "message": "A sentence.", "details": [] } }
+ */
+
+export interface ErrorBody {
+  error: { code: string; message: string; details: unknown[] }
+}
+
+export interface ApiErrorData {
+  code: string
+  details: unknown[]
+}
+
+export interface ApiErrorInit {
+  details?: unknown[]
+  headers?: Record<string, string>
+  cause?: unknown
+}
+
+/** An error a client caused or should see, with its contract code. */
+export function apiError(status: number, code: string, message: string, init: ApiErrorInit = {}): HTTPError<ApiErrorData> {
+  return new HTTPError<ApiErrorData>({
+    status,
+    message,
+    data: { code, details: init.details ?? [] },
+    ...(init.headers ? { headers: init.headers } : {}),
+    ...(init.cause !== undefined ? { cause: init.cause } : {}),
+  })
+}
+
+/** Codes for errors h3 itself raises before our handlers run (no route, malformed URL, …). */
+const codeForStatus: Record<number, [code: string, message: string]> = {
+  400: ['bad_request', 'The request could not be understood; check the URL and headers.'],
+  404: ['not_found', 'No such route. The API serves POST /messages and GET /templates/:slug; the inspector lives under /_sandbox/api.'],
+  405: ['method_not_allowed', 'This route does not accept that method.'],
+  413: ['payload_too_large', 'The request body is too large.'],
+  415: ['unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.'],
+}
+
+function isApiErrorData(data: unknown): data is ApiErrorData {
+  return typeof data === 'object' && data !== null && typeof (data as ApiErrorData).code === 'string'
+}
+
+export function errorBody(code: string, message: string, details: unknown[] = []): ErrorBody {
+  return { error: { code, message, details } }
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  })
+}
+
+/**
+ * Anything thrown → the contract's error response. Unexpected errors become a bare 500 (the
+ * stack goes to `report`, never to the client).
+ */
+export function toErrorResponse(error: unknown, report: (error: unknown) => void): Response {
+  if (HTTPError.isError(error) && !error.unhandled) {
+    const headers: Record<string, string> = {}
+    error.headers?.forEach((value, key) => {
+      headers[key] = value
+    })
+    if (isApiErrorData(error.data)) {
+      return jsonResponse(error.status, errorBody(error.data.code, error.message, error.data.details), headers)
+    }
+    const known = codeForStatus[error.status]
+    if (known) return jsonResponse(error.status, errorBody(known[0], known[1]), headers)
+  }
+  report(HTTPError.isError(error) ? (error.cause ?? error) : error)
+  return jsonResponse(500, errorBody('internal_error', 'sendbox hit an unexpected error; the details are in its console.'))
+}

@@ -1,0 +1,37 @@
+import type { MessageRecord } from './store/types.js'
+import type { TemplateChange } from './templates/types.js'
+
+/** What the SSE stream, `wait` and the programmatic API listen to. */
+export type SandboxEvent =
+  | { type: 'message'; record: MessageRecord }
+  | { type: 'deleted'; id: string }
+  | { type: 'cleared'; count: number }
+  | { type: 'template'; change: TemplateChange }
+
+export interface EventBus {
+  emit(event: SandboxEvent): void
+  /** Returns the unsubscribe function. */
+  subscribe(listener: (event: SandboxEvent) => void): () => void
+  size(): number
+}
+
+/** A synchronous fan-out. A listener that throws is reported and never breaks a send. */
+export function createEventBus(report: (error: unknown) => void = () => {}): EventBus {
+  const listeners = new Set<(event: SandboxEvent) => void>()
+  return {
+    emit(event) {
+      for (const listener of listeners) {
+        try {
+          listener(event)
+        } catch (error) {
+          report(error)
+        }
+      }
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    size: () => listeners.size,
+  }
+}

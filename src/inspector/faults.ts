@@ -1,0 +1,100 @@
+/**
+ * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
+ * can, so an application's retry and error paths can be tested. Faulted sends are not stored.
+ */
+
+export const FAULT_STATUSES = [429, 500, 502, 503] as const
+export type FaultStatus = (typeof FAULT_STATUSES)[number]
+
+export interface FaultMatch {
+  /** Exact template slug. */
+  template?: string
+  /** Case-insensitive substring of any recipient, like the inspector's `to` filter. */
+  to?: string
+}
+
+export interface FaultInput {
+  status: FaultStatus
+  /** How many matching sends fail. Default 1. */
+  count?: number
+  match?: FaultMatch
+  /** Seconds for `Retry-After` on a 429. Default 1. */
+  retryAfter?: number
+}
+
+export interface Fault {
+  id: string
+  status: FaultStatus
+  /** Sends still to fail. */
+  remaining: number
+  match: FaultMatch
+  retryAfter: number
+  createdAt: string
+}
+
+export interface SendFacts {
+  template: string
+  /** Recipients as given (`Name <a@b.c>` or bare). */
+  to: string[]
+}
+
+export interface FaultRegistry {
+  arm(input: FaultInput): Fault
+  list(): Fault[]
+  /** Disarms all; returns how many were armed. */
+  clear(): number
+  /** The first armed fault matching this send, counted down (and removed at zero). */
+  take(send: SendFacts): Fault | undefined
+}
+
+export function isFaultStatus(value: unknown): value is FaultStatus {
+  return FAULT_STATUSES.includes(value as FaultStatus)
+}
+
+/** `sandbox_fault_503…` → 503: lets an environment variable alone arm a fault. */
+export function faultFromToken(token: string): FaultStatus | undefined {
+  const match = /^sandbox_fault_(\d{3})/.exec(token)
+  const status = match ? Number(match[1]) : undefined
+  return isFaultStatus(status) ? status : undefined
+}
+
+function matches(fault: Fault, send: SendFacts): boolean {
+  if (fault.match.template !== undefined && fault.match.template !== send.template) return false
+  if (fault.match.to !== undefined) {
+    const needle = fault.match.to.toLowerCase()
+    if (!send.to.some((to) => to.toLowerCase().includes(needle))) return false
+  }
+  return true
+}
+
+export function createFaultRegistry(): FaultRegistry {
+  let faults: Fault[] = []
+  let seq = 0
+  return {
+    arm(input) {
+      const fault: Fault = {
+        id: `fault_${++seq}`,
+        status: input.status,
+        remaining: input.count ?? 1,
+        match: { ...input.match },
+        retryAfter: input.retryAfter ?? 1,
+        createdAt: new Date().toISOString(),
+      }
+      faults.push(fault)
+      return { ...fault }
+    },
+    list: () => faults.map((f) => ({ ...f, match: { ...f.match } })),
+    clear() {
+      const n = faults.length
+      faults = []
+      return n
+    },
+    take(send) {
+      const fault = faults.find((f) => matches(f, send))
+      if (!fault) return undefined
+      fault.remaining -= 1
+      if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault)
+      return { ...fault }
+    },
+  }
+}

@@ -1,0 +1,26 @@
+import type { H3 } from 'h3'
+import type { AppContext } from '../server/context.js'
+import { route } from '../server/routes.js'
+import { registerEventRoutes } from './events.js'
+import { registerFaultRoutes } from './fault-routes.js'
+import { registerMessageRoutes } from './messages.js'
+import { registerTemplatePreviewRoutes } from './templates.js'
+
+/** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
+export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
+  route(app, '/_sandbox/api/health', {
+    GET: () => ({
+      status: 'ok',
+      version: ctx.version,
+      templates: ctx.catalog.count(),
+      messages: ctx.log.count(),
+      dropped: ctx.log.dropped(),
+      // Open event streams and pending waits: a leak shows up here.
+      subscribers: ctx.events.size(),
+    }),
+  })
+  registerMessageRoutes(app, ctx)
+  registerEventRoutes(app, ctx)
+  registerFaultRoutes(app, ctx)
+  registerTemplatePreviewRoutes(app, ctx)
+}

@@ -1,0 +1,93 @@
+import MailComposer from 'nodemailer/lib/mail-composer/index.js'
+import { getRouterParam, type H3, type H3Event } from 'h3'
+import { apiError } from '../errors/index.js'
+import type { AppContext } from '../server/context.js'
+import { route } from '../server/routes.js'
+import type { MessageFilter, MessageRecord } from '../store/types.js'
+import { parseFilter, parseTimeout } from './query.js'
+import { waitForMessage, WaitTimeoutError } from './wait.js'
+
+/**
+ * The rendered HTML runs in an opaque origin with no scripts; it may load images, styles and
+ * fonts from anywhere, like a mail client with images on.
+ */
+export const MESSAGE_HTML_CSP = "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src * data: blob:; style-src * 'unsafe-inline'; font-src * data:; base-uri 'none'; form-action 'none'"
+
+/** Clears the log (or the filtered part) and tells the event stream. */
+export async function clearMessages(ctx: AppContext, filter?: MessageFilter): Promise<number> {
+  const count = await ctx.log.clear(filter)
+  ctx.events.emit({ type: 'cleared', count })
+  return count
+}
+
+function findMessage(event: H3Event, ctx: AppContext): MessageRecord {
+  const id = getRouterParam(event, 'id') ?? ''
+  const record = ctx.log.get(id)
+  if (!record) throw apiError(404, 'message_not_found', `There is no message "${id}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`)
+  return record
+}
+
+export function toEml(record: MessageRecord): Promise<Buffer> {
+  const mail = new MailComposer({
+    from: { name: record.from.name ?? '', address: record.from.address },
+    to: record.to.map((to) => ({ name: to.name ?? '', address: to.address })),
+    subject: record.subject,
+    date: new Date(record.createdAt),
+    messageId: `<${record.id}@sendbox.local>`,
+    text: record.text,
+    html: record.html,
+    headers: { 'X-Sendbox-Template': record.template, 'X-Sendbox-Project': record.project },
+  })
+  return mail.compile().build()
+}
+
+const textResponse = (body: string | Buffer, headers: Record<string, string>) => new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
+
+export function registerMessageRoutes(app: H3, ctx: AppContext): void {
+  route(app, '/_sandbox/api/messages', {
+    GET: (event) => ctx.log.list(parseFilter(event, { paging: true })),
+    DELETE: async (event) => {
+      await clearMessages(ctx, parseFilter(event, { paging: false }))
+      return new Response(null, { status: 204 })
+    },
+  })
+  route(app, '/_sandbox/api/messages/wait', {
+    GET: async (event) => {
+      const filter = parseFilter(event, { paging: false })
+      const timeout = parseTimeout(event)
+      // A client that hangs up stops waiting at once: no listener or timer outlives it.
+      const abort = new AbortController()
+      event.runtime?.node?.res?.once('close', () => abort.abort())
+      try {
+        return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal })
+      } catch (error) {
+        if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
+        throw error
+      }
+    },
+  })
+  route(app, '/_sandbox/api/messages/:id', {
+    GET: (event) => findMessage(event, ctx),
+    DELETE: async (event) => {
+      const record = findMessage(event, ctx)
+      await ctx.log.delete(record.id)
+      ctx.events.emit({ type: 'deleted', id: record.id })
+      return new Response(null, { status: 204 })
+    },
+  })
+  route(app, '/_sandbox/api/messages/:id/html', {
+    GET: (event) => textResponse(findMessage(event, ctx).html, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MESSAGE_HTML_CSP }),
+  })
+  route(app, '/_sandbox/api/messages/:id/text', {
+    GET: (event) => textResponse(findMessage(event, ctx).text, { 'content-type': 'text/plain; charset=utf-8' }),
+  })
+  route(app, '/_sandbox/api/messages/:id/eml', {
+    GET: async (event) => {
+      const record = findMessage(event, ctx)
+      return textResponse(await toEml(record), {
+        'content-type': 'message/rfc822',
+        'content-disposition': `attachment; filename="${record.id}.eml"`,
+      })
+    },
+  })
+}

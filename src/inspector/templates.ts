@@ -1,0 +1,99 @@
+import { getRouterParam, type H3, type H3Event } from 'h3'
+import { parseJsonBody, readBodyText } from '../api/body.js'
+import { renderMessage, templateNotFound } from '../api/render.js'
+import { apiError } from '../errors/index.js'
+import type { AppContext } from '../server/context.js'
+import { route } from '../server/routes.js'
+import { missingVariables } from '../templates/index.js'
+import type { FixtureCase, Template } from '../templates/types.js'
+import { MESSAGE_HTML_CSP } from './messages.js'
+
+/**
+ * Template previews for the inbox (and anyone styling templates): the catalog with fixture
+ * cases, and renders by slug with a fixture case or posted variables. Previews never store
+ * anything and, unlike POST /messages, render even when variables are missing (reported).
+ */
+
+function slugOf(event: H3Event): string {
+  return getRouterParam(event, 'slug', { decode: true }) ?? ''
+}
+
+function templateOf(ctx: AppContext, slug: string): Template {
+  const lookup = ctx.catalog.lookup(slug)
+  if (lookup.ok) return lookup.template
+  if (lookup.reason === 'not_found') {
+    const error = templateNotFound(slug, lookup.suggestions)
+    throw apiError(404, 'template_not_found', error.message, { details: error.data?.details ?? [] })
+  }
+  const { file, line, column, message } = lookup.error
+  throw apiError(422, 'template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`, { details: [lookup.error] })
+}
+
+const caseInfo = (c: FixtureCase) => ({ name: c.name, ...(c.error ? { error: c.error } : {}) })
+
+/** Variables for a preview: a named fixture case, else the first case, else front-matter examples. */
+export function previewVariables(ctx: AppContext, template: Template, caseName?: string | null): Record<string, unknown> {
+  const cases = ctx.catalog.fixtures(template.slug)
+  if (caseName) {
+    const found = cases.find((c) => c.name === caseName)
+    if (!found) throw apiError(404, 'fixture_not_found', `The template "${template.slug}" has no fixture case "${caseName}"; it has ${cases.map((c) => `"${c.name}"`).join(', ') || 'none'}.`)
+    if (!found.variables) throw apiError(422, 'fixture_invalid', `The fixture ${found.file} is not usable: ${found.error}.`)
+    return found.variables
+  }
+  const first = cases.find((c) => c.variables)
+  if (first?.variables) return first.variables
+  const examples: Record<string, unknown> = {}
+  for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
+  return examples
+}
+
+function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>) {
+  // Lenient: a preview shows what renders and lists what is missing, instead of refusing.
+  const rendered = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
+  return { slug: template.slug, html: rendered.html, text: rendered.text, warnings: rendered.warnings, missing: missingVariables(template, variables), variables }
+}
+
+export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
+  route(app, '/_sandbox/api/templates', {
+    GET: () => ({
+      templates: ctx.catalog.list().map((t) => ({ ...t, fixtures: ctx.catalog.fixtures(t.slug).map(caseInfo) })),
+    }),
+  })
+  route(app, '/_sandbox/api/templates/:slug', {
+    GET: (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      return {
+        slug: template.slug,
+        description: template.description,
+        body: template.body,
+        variables: template.variables,
+        required: template.requiredPaths,
+        declared: template.declared,
+        updatedAt: template.updatedAt,
+        fixtures: ctx.catalog.fixtures(template.slug).map(caseInfo),
+      }
+    },
+  })
+  route(app, '/_sandbox/api/templates/:slug/render', {
+    GET: (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      return preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
+    },
+    POST: async (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { variables?: unknown }
+      const variables = body && typeof body === 'object' && !Array.isArray(body) ? body.variables : undefined
+      if (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables))) {
+        throw apiError(422, 'validation_failed', 'variables must be an object.', { details: [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] })
+      }
+      return preview(ctx, template, (variables as Record<string, unknown> | undefined) ?? {})
+    },
+  })
+  route(app, '/_sandbox/api/templates/:slug/preview', {
+    GET: (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      const { html } = preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
+      return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MESSAGE_HTML_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } })
+    },
+  })
+}

@@ -1,0 +1,21 @@
+import { H3, redirect } from 'h3'
+import { toErrorResponse } from '../errors/index.js'
+import { registerApiRoutes } from '../api/index.js'
+import { registerInspectorRoutes } from '../inspector/index.js'
+import { registerInboxRoutes } from '../inbox/index.js'
+import type { AppContext } from './context.js'
+import { route } from './routes.js'
+
+/** Wires the emulated API, the inspector and the inbox page into one h3 app. */
+export function createApp(ctx: AppContext): H3 {
+  const app = new H3({
+    // We report unexpected errors ourselves, once, through the logger.
+    silent: true,
+    onError: (error) => toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause)),
+  })
+  route(app, '/', { GET: (event) => redirect('/_sandbox/', 302) })
+  registerApiRoutes(app, ctx)
+  registerInspectorRoutes(app, ctx)
+  registerInboxRoutes(app, ctx)
+  return app
+}

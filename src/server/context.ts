@@ -1,0 +1,24 @@
+import type { SendboxConfig } from '../config.js'
+import type { EventBus } from '../events.js'
+import type { MessageLog } from '../store/types.js'
+import type { TemplateCatalog } from '../templates/types.js'
+import type { FaultRegistry } from '../inspector/faults.js'
+
+export interface Logger {
+  info(message: string): void
+  warn(message: string): void
+  error(message: string, error?: unknown): void
+}
+
+/** Everything a route may use. Built once by `startSendbox`, passed down, never reached back up. */
+export interface AppContext {
+  config: SendboxConfig
+  version: string
+  catalog: TemplateCatalog
+  log: MessageLog
+  events: EventBus
+  faults: FaultRegistry
+  logger: Logger
+  /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
+  onClose(fn: () => void): () => void
+}

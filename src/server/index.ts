@@ -1,0 +1,170 @@
+import { toNodeHandler } from 'h3'
+import { listen, type Listener } from 'listhen'
+import { consola } from 'consola'
+import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../config.js'
+import { errorBody } from '../errors/index.js'
+import { createEventBus } from '../events.js'
+import { parseFaultInput } from '../inspector/fault-routes.js'
+import { createFaultRegistry, type Fault, type FaultInput } from '../inspector/faults.js'
+import { clearMessages } from '../inspector/messages.js'
+import { waitForMessage, type WaitOptions } from '../inspector/wait.js'
+import { openMessageLog } from '../store/index.js'
+import type { MessageFilter, MessageRecord } from '../store/types.js'
+import { createTemplateCatalog } from '../templates/index.js'
+import { version } from '../version.js'
+import { createApp } from './app.js'
+import type { AppContext, Logger } from './context.js'
+
+/** A running sandbox, as `startSendbox` hands it to a test suite or the CLI. */
+export interface Sendbox {
+  /** API base URL, e.g. `http://127.0.0.1:54321`. */
+  readonly url: string
+  /** The inbox page. */
+  readonly inboxUrl: string
+  readonly port: number
+  /** A token this sandbox accepts. */
+  readonly token: string
+  readonly config: SendboxConfig
+  /** Stored messages, newest first (all of them unless `limit` is given). */
+  messages(filter?: MessageFilter): Promise<MessageRecord[]>
+  /** The newest message matching, waiting for one to arrive; rejects naming the filter on timeout. */
+  waitForMessage(filter?: WaitOptions): Promise<MessageRecord>
+  /** Clears the log, or only the messages matching the filter. */
+  clear(filter?: MessageFilter): Promise<void>
+  /** Arms a fault: the next `count` matching sends fail with `status`. */
+  fail(fault: FaultInput): Promise<Fault>
+  /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
+  close(): Promise<void>
+}
+
+/** Why the server could not start; the CLI prints the message and exits 1. */
+export class StartError extends Error {
+  override name = 'StartError'
+  constructor(
+    readonly code: 'port_in_use' | 'listen_failed',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export const SAMPLE_TOKEN = 'sandbox_local_dev_token'
+
+function createLogger(logs: boolean): Logger {
+  const logger = consola.withTag('sendbox')
+  return {
+    info: (message) => logs && logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (message, error) => (error === undefined ? logger.error(message) : logger.error(message, error)),
+  }
+}
+
+async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: SendboxConfig): Promise<Listener> {
+  const where = `port ${config.port} on ${config.host}`
+  const busy = () => new StartError('port_in_use', `Port ${config.port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`)
+  let listener: Listener
+  try {
+    listener = await listen(handler, {
+      // A fixed port must be that port or an error: never listhen's quiet fallback to another.
+      port: config.port === 0 ? 0 : ({ port: config.port, random: false, ports: [], portRange: [], alternativePortRange: [] } as unknown as number),
+      hostname: config.host,
+      public: false,
+      showURL: false,
+      open: false,
+      qr: false,
+      clipboard: false,
+      autoClose: false,
+      isTest: true,
+    })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE' || (error as Error).name === 'GetPortError') throw busy()
+    throw new StartError('listen_failed', `Could not listen on ${where}: ${(error as Error).message}`)
+  }
+  // Requests Node itself cannot parse never reach h3; answer them in the same JSON shape.
+  listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
+    const body = JSON.stringify(errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'))
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  })
+  const port = (listener.address as { port: number }).port
+  if (config.port !== 0 && port !== config.port) {
+    await listener.close()
+    throw new StartError('listen_failed', `Could not listen on ${where}: the port is reserved or unsafe; choose another with --port.`)
+  }
+  return listener
+}
+
+function urlFor(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
+  return `http://${shown}:${port}`
+}
+
+/**
+ * Starts a sandbox: loads the templates, opens the log, listens. Resolves once the server
+ * answers requests.
+ */
+export async function startSendbox(options: SendboxOptions = {}, defaults?: { open: boolean; logs: boolean }): Promise<Sendbox> {
+  const config = resolveConfig(options, defaults)
+  const logger = createLogger(config.logs)
+  const events = createEventBus((error) => logger.error('An event listener failed', error))
+  const catalog = await createTemplateCatalog({ templatesDir: config.templatesDir, fixturesDir: config.fixturesDir, watch: true, warn: logger.warn })
+  let log
+  try {
+    log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, warn: logger.warn })
+  } catch (error) {
+    await catalog.close()
+    throw error
+  }
+  const closers = new Set<() => void>()
+  const ctx: AppContext = {
+    config,
+    version,
+    catalog,
+    log,
+    events,
+    faults: createFaultRegistry(),
+    logger,
+    onClose(fn) {
+      closers.add(fn)
+      return () => closers.delete(fn)
+    },
+  }
+  const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
+  let listener: Listener
+  try {
+    listener = await listenOn(toNodeHandler(createApp(ctx)), config)
+  } catch (error) {
+    stopTemplateEvents()
+    await Promise.all([catalog.close(), log.close()])
+    throw error
+  }
+  const port = (listener.address as { port: number }).port
+  const url = urlFor(config.host, port)
+  const token = config.tokens[0] ?? SAMPLE_TOKEN
+
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= (async () => {
+      for (const fn of closers) fn()
+      closers.clear()
+      stopTemplateEvents()
+      await listener.close()
+      await Promise.all([catalog.close(), log.close()])
+    })())
+
+  return {
+    url,
+    inboxUrl: `${url}/_sandbox/`,
+    port,
+    token,
+    config,
+    messages: async (filter = {}) => log.list(filter).messages,
+    waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
+    clear: async (filter) => {
+      await clearMessages(ctx, filter)
+    },
+    fail: async (fault) => ctx.faults.arm(parseFaultInput(fault)),
+    close,
+  }
+}
