@@ -1,3 +1,4 @@
+import { getRandomValues } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import type { H3Event } from 'h3'
 import { apiError } from '../errors/index.js'
@@ -10,7 +11,18 @@ import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
 import { renderMessage } from './render.js'
 import { validateSendRequest } from './validate.js'
 
-const ulid = monotonicFactory()
+// ulid's default PRNG asks the OS for one random byte per character; a pooled buffer keeps
+// ids just as unpredictable at a fraction of the cost on the hot path.
+const pool = new Uint8Array(4096)
+let next = pool.length
+function pooledRandom(): number {
+  if (next >= pool.length) {
+    getRandomValues(pool)
+    next = 0
+  }
+  return pool[next++]! / 256
+}
+const ulid = monotonicFactory(pooledRandom)
 
 /** Unique, and sorts by creation time (ULID, monotonic within a millisecond). */
 export const newMessageId = () => `msg_${ulid()}`
@@ -26,7 +38,7 @@ export function simulatedFault(status: FaultStatus, retryAfter = 1) {
  * auth → media type and size → JSON → shape → template → variables → render.
  * Then the record is stored (201 only once its line reached the OS) and published.
  */
-export async function sendMessage(event: H3Event, ctx: AppContext): Promise<Response> {
+export async function sendMessage(event: H3Event, ctx: AppContext) {
   const { config } = ctx
   const caller = authenticate(event.req.headers.get('authorization'), config)
   const tokenFault = faultFromToken(caller.token)
@@ -56,18 +68,17 @@ export async function sendMessage(event: H3Event, ctx: AppContext): Promise<Resp
   }
   await ctx.log.append(record)
   ctx.events.emit({ type: 'message', record })
-  const location = `/_sandbox/api/messages/${record.id}`
-  return new Response(
-    JSON.stringify({
-      id: record.id,
-      status: record.status,
-      sandbox: true,
-      createdAt: record.createdAt,
-      template: record.template,
-      to,
-      subject: record.subject,
-      warnings: record.warnings,
-    }),
-    { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', location } },
-  )
+  // A plain object (not a Response) lets h3 hand srvx a ready string: no web stream per send.
+  event.res.status = 201
+  event.res.headers.set('location', `/_sandbox/api/messages/${record.id}`)
+  return {
+    id: record.id,
+    status: record.status,
+    sandbox: true,
+    createdAt: record.createdAt,
+    template: record.template,
+    to,
+    subject: record.subject,
+    warnings: record.warnings,
+  }
 }

@@ -6,7 +6,10 @@ import type { TemplateCatalog } from '../templates/types.js'
 
 /** Steps 5–7 of the send checks: template, variables, render. Also used by previews. */
 
-/** One compiled converter: links kept as `text [url]`, images dropped, 78-column wrap. */
+/**
+ * One compiled converter: links kept as `text [url]`, images dropped, 78-column wrap. Email
+ * tables are layout, not data, so they stay html-to-text's plain blocks.
+ */
 export const toPlainText = compile({
   wordwrap: 78,
   selectors: [
@@ -15,7 +18,6 @@ export const toPlainText = compile({
     { selector: 'h1', options: { uppercase: false } },
     { selector: 'h2', options: { uppercase: false } },
     { selector: 'h3', options: { uppercase: false } },
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
   ],
 })
 
