@@ -1,5 +1,6 @@
 import MailComposer from 'nodemailer/lib/mail-composer/index.js'
 import { getRouterParam, type H3, type H3Event } from 'h3'
+import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
@@ -80,6 +81,12 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
   })
   route(app, '/_sandbox/api/messages/:id/text', {
     GET: (event) => textResponse(findMessage(event, ctx).text, { 'content-type': 'text/plain; charset=utf-8' }),
+  })
+  route(app, '/_sandbox/api/messages/:id/checks', {
+    GET: (event) => {
+      const record = findMessage(event, ctx)
+      return checkEmail({ html: record.html, text: record.text })
+    },
   })
   route(app, '/_sandbox/api/messages/:id/eml', {
     GET: async (event) => {

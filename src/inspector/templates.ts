@@ -1,6 +1,7 @@
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { parseJsonBody, readBodyText } from '../api/body.js'
 import { renderMessage, templateNotFound } from '../api/render.js'
+import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
@@ -47,6 +48,16 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
   return examples
 }
 
+/** `{ "variables": { … } }` from a POST body. */
+async function postedVariables(event: H3Event, ctx: AppContext): Promise<Record<string, unknown>> {
+  const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { variables?: unknown }
+  const variables = body && typeof body === 'object' && !Array.isArray(body) ? body.variables : undefined
+  if (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables))) {
+    throw apiError(422, 'validation_failed', 'variables must be an object.', { details: [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] })
+  }
+  return (variables as Record<string, unknown> | undefined) ?? {}
+}
+
 function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>) {
   // Lenient: a preview shows what renders and lists what is missing, instead of refusing.
   const rendered = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
@@ -81,12 +92,19 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
     },
     POST: async (event) => {
       const template = templateOf(ctx, slugOf(event))
-      const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { variables?: unknown }
-      const variables = body && typeof body === 'object' && !Array.isArray(body) ? body.variables : undefined
-      if (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables))) {
-        throw apiError(422, 'validation_failed', 'variables must be an object.', { details: [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] })
-      }
-      return preview(ctx, template, (variables as Record<string, unknown> | undefined) ?? {})
+      return preview(ctx, template, await postedVariables(event, ctx))
+    },
+  })
+  route(app, '/_sandbox/api/templates/:slug/checks', {
+    GET: (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      const { html, text } = preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
+      return checkEmail({ html, text })
+    },
+    POST: async (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      const { html, text } = preview(ctx, template, await postedVariables(event, ctx))
+      return checkEmail({ html, text })
     },
   })
   route(app, '/_sandbox/api/templates/:slug/preview', {

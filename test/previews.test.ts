@@ -1,0 +1,71 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorOf, startTestSandbox, writeFiles, type TestSandbox } from './helpers/sandbox.js'
+
+let sandbox: TestSandbox
+beforeAll(async () => {
+  sandbox = await startTestSandbox({
+    'welcome.liquid': '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
+    'broken.liquid': 'ok\n{% for %}',
+    'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
+  })
+  await writeFiles(join(sandbox.dir, 'fixtures'), { 'welcome/ada.json': '{"name":"Ada"}', 'welcome/bob.json': '{"name":"Bob"}', 'welcome/bad.json': '{nope' })
+})
+afterAll(() => sandbox?.close())
+
+const get = async (path: string) => fetch(`${sandbox.url}/_sandbox/api${path}`)
+
+describe('template previews (inspector)', () => {
+  it('lists templates with their fixture cases', async () => {
+    const body = await (await get('/templates')).json()
+    const welcome = body.templates.find((t: { slug: string }) => t.slug === 'welcome')
+    expect(welcome.fixtures.map((f: { name: string }) => f.name).sort()).toEqual(['ada', 'bad', 'bob'])
+    expect(body.templates.find((t: { slug: string }) => t.slug === 'broken').error).toMatchObject({ line: 2 })
+  })
+
+  it('renders with a named case, the first usable case, or posted variables', async () => {
+    expect((await (await get('/templates/welcome/render?case=bob')).json()).html).toContain('Hi Bob')
+    expect((await (await get('/templates/welcome/render')).json()).html).toContain('Hi Ada')
+    const posted = await fetch(`${sandbox.url}/_sandbox/api/templates/welcome/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variables: {} }) })
+    const body = await posted.json()
+    expect(body.missing).toEqual(['name'])
+    expect(body.html).toContain('<p>Hi </p>')
+  })
+
+  it('reports a broken fixture, a missing case, a broken template and a runaway render as JSON errors', async () => {
+    expect((await errorOf(await get('/templates/welcome/render?case=bad'))).code).toBe('fixture_invalid')
+    expect((await errorOf(await get('/templates/welcome/render?case=zed'))).code).toBe('fixture_not_found')
+    const broken = await errorOf(await get('/templates/broken/render'))
+    expect(broken.code).toBe('template_invalid')
+    expect(broken.details[0]).toMatchObject({ file: 'broken.liquid', line: 2 })
+    expect((await errorOf(await get('/templates/runaway/render'))).code).toBe('render_failed')
+    expect((await errorOf(await get('/templates/nope/render'))).code).toBe('template_not_found')
+  })
+
+  it('serves the preview HTML with the sandboxing CSP', async () => {
+    const response = await get('/templates/welcome/preview?case=ada')
+    expect(response.headers.get('content-security-policy')).toMatch(/(^|; )sandbox/)
+    expect(await response.text()).toContain('Hi Ada')
+  })
+
+  it('checks a template preview and a stored message', async () => {
+    const report = await (await get('/templates/welcome/checks?case=ada')).json()
+    expect(report.findings.map((f: { code: string }) => f.code)).toContain('localhost_link')
+    const sent = await sandbox.send({ template: 'welcome', from: 'a@acme.test', to: 'b@example.com', subject: 's', templateVariables: { name: 'Ada' } })
+    const checks = await (await fetch(`${sandbox.url}${sent.headers.get('location')}/checks`)).json()
+    expect(checks.findings.find((f: { code: string }) => f.code === 'localhost_link')).toMatchObject({ severity: 'error', line: 1, fix: expect.any(String) })
+    expect(checks.clients.length).toBeGreaterThan(5)
+  })
+
+  it('sees a fixture change on disk', async () => {
+    await writeFile(join(sandbox.dir, 'fixtures/welcome/bob.json'), '{"name":"Robert"}')
+    const deadline = Date.now() + 5000
+    let html = ''
+    while (!html.includes('Robert') && Date.now() < deadline) {
+      html = (await (await get('/templates/welcome/render?case=bob')).json()).html
+      await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(html).toContain('Hi Robert')
+  })
+})
