@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, startTestSandbox, writeFiles, type TestSandbox } from './helpers/sandbox.js'
+import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 
 let sandbox: TestSandbox
 beforeAll(async () => {
@@ -9,8 +9,7 @@ beforeAll(async () => {
     'welcome.liquid': '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
     'broken.liquid': 'ok\n{% for %}',
     'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
-  })
-  await writeFiles(join(sandbox.dir, 'fixtures'), { 'welcome/ada.json': '{"name":"Ada"}', 'welcome/bob.json': '{"name":"Bob"}', 'welcome/bad.json': '{nope' })
+  }, {}, { 'welcome/ada.json': '{"name":"Ada"}', 'welcome/bob.json': '{"name":"Bob"}', 'welcome/bad.json': '{nope' })
 })
 afterAll(() => sandbox?.close())
 

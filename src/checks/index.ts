@@ -1,5 +1,4 @@
 import type { Element } from 'domhandler'
-import { checkClients } from './clients.js'
 import { parseHtml } from './html.js'
 import type { CheckInput, CheckReport, Finding } from './types.js'
 
@@ -17,8 +16,11 @@ const MARKETING_WORDS = /\b(newsletter|unsubscribe|sale|% off|discount|offer|pro
 const attr = (el: Element, name: string) => el.attribs[name]
 const isHidden = (el: Element) => /display\s*:\s*none|mso-hide\s*:\s*all|visibility\s*:\s*hidden|max-height\s*:\s*0/i.test(attr(el, 'style') ?? '') || /preheader|preview/i.test(attr(el, 'class') ?? '')
 
-/** Runs every check on one rendered email. Pure and synchronous. */
-export function checkEmail(input: CheckInput): CheckReport {
+/**
+ * Runs every check on one rendered email. Async only because the caniemail data (15 MB in
+ * memory) is loaded on first use, not at start.
+ */
+export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   const { html, text } = input
   const parsed = parseHtml(html)
   const lineOf = (el: Element) => parsed.lineOf(el.startIndex)
@@ -66,6 +68,7 @@ export function checkEmail(input: CheckInput): CheckReport {
   if (!firstBlocks.some(isHidden)) add({ check: 'text', code: 'missing_preheader', severity: 'warning', line: body ? lineOf(body) : null, message: 'There is no preheader: inbox lists will preview whatever text comes first.', fix: 'Add a hidden preheader right after <body>, e.g. <div style="display:none;max-height:0;overflow:hidden">A one-line summary</div>.' })
 
   // Client support
+  const { checkClients } = await import('./clients.js')
   const clients = checkClients(html, (index) => parsed.lineOf(index))
   findings.push(...clients.findings)
 

@@ -1,4 +1,3 @@
-import MailComposer from 'nodemailer/lib/mail-composer/index.js'
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
@@ -28,7 +27,9 @@ function findMessage(event: H3Event, ctx: AppContext): MessageRecord {
   return record
 }
 
-export function toEml(record: MessageRecord): Promise<Buffer> {
+/** RFC 5322 via nodemailer's composer, loaded on first use to keep start-up memory down. */
+export async function toEml(record: MessageRecord): Promise<Buffer> {
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js')
   const mail = new MailComposer({
     from: { name: record.from.name ?? '', address: record.from.address },
     to: record.to.map((to) => ({ name: to.name ?? '', address: to.address })),
@@ -83,7 +84,7 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
     GET: (event) => textResponse(findMessage(event, ctx).text, { 'content-type': 'text/plain; charset=utf-8' }),
   })
   route(app, '/_sandbox/api/messages/:id/checks', {
-    GET: (event) => {
+    GET: async (event) => {
       const record = findMessage(event, ctx)
       return checkEmail({ html: record.html, text: record.text })
     },

@@ -96,7 +96,7 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
     },
   })
   route(app, '/_sandbox/api/templates/:slug/checks', {
-    GET: (event) => {
+    GET: async (event) => {
       const template = templateOf(ctx, slugOf(event))
       const { html, text } = preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
       return checkEmail({ html, text })

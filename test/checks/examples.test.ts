@@ -6,14 +6,14 @@ import { createTemplateCatalog } from '../../src/templates/index.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
-describe('the example templates', () => {
+describe('the example templates', async () => {
   it('come out clean: no errors, no warnings', async () => {
     const catalog = await createTemplateCatalog({ templatesDir: `${root}/templates`, fixturesDir: `${root}/fixtures`, watch: false })
     try {
       for (const template of catalog.list()) {
         for (const fixture of catalog.fixtures(template.slug)) {
           const rendered = renderMessage(catalog, template.slug, fixture.variables!, { lenient: false })
-          const report = checkEmail({ html: rendered.html, text: rendered.text })
+          const report = await checkEmail({ html: rendered.html, text: rendered.text })
           const problems = report.findings.filter((f) => f.severity !== 'info').map((f) => `${template.slug}/${fixture.name}: ${f.code} ${f.message}`)
           expect(problems).toEqual([])
         }

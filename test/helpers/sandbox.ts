@@ -27,11 +27,12 @@ export interface TestSandbox extends Sendbox {
 }
 
 /** A real server on port 0 over a temp templates folder. */
-export async function startTestSandbox(templates: Record<string, string> = {}, options: SendboxOptions = {}): Promise<TestSandbox> {
+export async function startTestSandbox(templates: Record<string, string> = {}, options: SendboxOptions = {}, fixtures: Record<string, string> = {}): Promise<TestSandbox> {
   const dir = await tempDir()
   const templatesDir = join(dir, 'templates')
   await mkdir(templatesDir, { recursive: true })
   await writeFiles(templatesDir, templates)
+  await writeFiles(join(dir, 'fixtures'), fixtures)
   const sandbox = await startSendbox({ port: 0, memory: true, templates: templatesDir, fixtures: join(dir, 'fixtures'), ...options })
   const api: TestSandbox['api'] = (path, init = {}) => {
     const { auth, json, ...rest } = init
