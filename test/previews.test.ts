@@ -68,3 +68,48 @@ describe('template previews (inspector)', () => {
     expect(html).toContain('Hi Robert')
   })
 })
+
+describe('live previews and fixture cases (for the variables editor)', () => {
+  const post = (path: string, body: unknown) => fetch(`${sandbox.url}/_sandbox/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+  it('renders posted variables into a sandboxed preview by id, reporting what is missing', async () => {
+    const created = await post('/previews', { template: 'welcome', variables: { name: 'Live' } })
+    expect(created.status).toBe(201)
+    const body = await created.json()
+    expect(body.missing).toEqual([])
+    const page = await fetch(`${sandbox.url}${body.url}`)
+    expect(page.headers.get('content-security-policy')).toMatch(/(^|; )sandbox/)
+    expect(await page.text()).toContain('Hi Live')
+    const empty = await (await post('/previews', { template: 'welcome', variables: {} })).json()
+    expect(empty.missing).toEqual(['name'])
+    expect((await errorOf(await post('/previews', { variables: {} }))).code).toBe('validation_failed')
+    expect((await errorOf(await fetch(`${sandbox.url}/_sandbox/api/previews/pv_nope`))).code).toBe('preview_not_found')
+  })
+
+  it('?images=off blocks images through the CSP', async () => {
+    const csp = (await get('/templates/welcome/preview?case=ada&images=off')).headers.get('content-security-policy')
+    expect(csp).toContain("img-src 'none'")
+    expect((await get('/templates/welcome/preview?case=ada')).headers.get('content-security-policy')).not.toContain("img-src 'none'")
+  })
+
+  it('saves the current values as a new fixture case, refusing to overwrite by accident', async () => {
+    const saved = await post('/templates/welcome/fixtures', { name: 'carol', variables: { name: 'Carol' } })
+    expect(saved.status).toBe(201)
+    const deadline = Date.now() + 5000
+    let cases: string[] = []
+    while (!cases.includes('carol') && Date.now() < deadline) {
+      cases = (await (await get('/templates/welcome')).json()).fixtures.map((f: { name: string }) => f.name)
+      await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(cases).toContain('carol')
+    expect((await (await get('/templates/welcome/render?case=carol')).json()).html).toContain('Hi Carol')
+    expect((await post('/templates/welcome/fixtures', { name: 'carol', variables: {} })).status).toBe(409)
+    expect((await post('/templates/welcome/fixtures', { name: 'carol', variables: { name: 'C2' }, overwrite: true })).status).toBe(201)
+    expect((await errorOf(await post('/templates/welcome/fixtures', { name: '../evil', variables: {} }))).code).toBe('validation_failed')
+  })
+
+  it('offers a skeleton of the variables from examples and the analysis', async () => {
+    const body = await (await get('/templates/welcome')).json()
+    expect(body.skeleton).toEqual({ name: 'Example' })
+  })
+})

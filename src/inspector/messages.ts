@@ -13,6 +13,17 @@ import { waitForMessage, WaitTimeoutError } from './wait.js'
  */
 export const MESSAGE_HTML_CSP = "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src * data: blob:; style-src * 'unsafe-inline'; font-src * data:; base-uri 'none'; form-action 'none'"
 
+/** The same, with images blocked: `?images=off` shows what a reader with images off sees. */
+export function htmlHeaders(event: H3Event): Record<string, string> {
+  const imagesOff = event.url.searchParams.get('images') === 'off'
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': imagesOff ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'") : MESSAGE_HTML_CSP,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  }
+}
+
 /** Clears the log (or the filtered part) and tells the event stream. */
 export async function clearMessages(ctx: AppContext, filter?: MessageFilter): Promise<number> {
   const count = await ctx.log.clear(filter)
@@ -78,7 +89,7 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
     },
   })
   route(app, '/_sandbox/api/messages/:id/html', {
-    GET: (event) => textResponse(findMessage(event, ctx).html, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MESSAGE_HTML_CSP }),
+    GET: (event) => new Response(findMessage(event, ctx).html, { headers: htmlHeaders(event) }),
   })
   route(app, '/_sandbox/api/messages/:id/text', {
     GET: (event) => textResponse(findMessage(event, ctx).text, { 'content-type': 'text/plain; charset=utf-8' }),

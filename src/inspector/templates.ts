@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { parseJsonBody, readBodyText } from '../api/body.js'
 import { renderMessage, templateNotFound } from '../api/render.js'
@@ -5,9 +7,9 @@ import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
-import { missingVariables } from '../templates/index.js'
+import { isValidSlug, missingVariables } from '../templates/index.js'
 import type { FixtureCase, Template } from '../templates/types.js'
-import { MESSAGE_HTML_CSP } from './messages.js'
+import { htmlHeaders } from './messages.js'
 
 /**
  * Template previews for the inbox (and anyone styling templates): the catalog with fixture
@@ -82,6 +84,7 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
         declared: template.declared,
         updatedAt: template.updatedAt,
         fixtures: ctx.catalog.fixtures(template.slug).map(caseInfo),
+        skeleton: variableSkeleton(template),
       }
     },
   })
@@ -111,7 +114,92 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
     GET: (event) => {
       const template = templateOf(ctx, slugOf(event))
       const { html } = preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
-      return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': MESSAGE_HTML_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } })
+      return new Response(html, { headers: htmlHeaders(event) })
+    },
+  })
+  registerLivePreviewRoutes(app, ctx)
+}
+
+/**
+ * Starting values for a variables editor when a template has no fixture: front-matter
+ * examples, then every required path the analysis found, as a placeholder string.
+ */
+export function variableSkeleton(template: Template): Record<string, unknown> {
+  const skeleton: Record<string, unknown> = {}
+  for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) skeleton[name] = declared.example
+  for (const path of template.requiredPaths) {
+    const segments = path.split('.')
+    let node: Record<string, unknown> = skeleton
+    segments.forEach((segment, i) => {
+      const last = i === segments.length - 1
+      const existing = Object.hasOwn(node, segment) ? node[segment] : undefined
+      if (last) {
+        if (existing === undefined) node[segment] = `<${path}>`
+      } else {
+        if (typeof existing !== 'object' || existing === null) node[segment] = {}
+        node = node[segment] as Record<string, unknown>
+      }
+    })
+  }
+  for (const name of template.variables) if (!Object.hasOwn(skeleton, name)) skeleton[name] = ''
+  return skeleton
+}
+
+const MAX_LIVE_PREVIEWS = 50
+
+/**
+ * Live previews for the variables editor: POST variables, get an id, point a sandboxed frame
+ * at it. Kept in memory (the newest 50), so the inbox page never needs inline HTML.
+ */
+function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
+  const previews = new Map<string, string>()
+  let seq = 0
+  route(app, '/_sandbox/api/previews', {
+    POST: async (event) => {
+      const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { template?: unknown; variables?: unknown }
+      const slug = body && typeof body === 'object' && typeof body.template === 'string' ? body.template : ''
+      const variables = body && typeof body === 'object' ? body.variables : undefined
+      if (!slug || (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables)))) {
+        throw apiError(422, 'validation_failed', 'A preview takes { "template": "<slug>", "variables": { … } }.', {
+          details: [...(!slug ? [{ field: 'template', code: 'required', message: 'template is required.' }] : []), ...(slug ? [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] : [])],
+        })
+      }
+      const result = preview(ctx, templateOf(ctx, slug), (variables as Record<string, unknown> | undefined) ?? {})
+      const id = `pv_${(++seq).toString(36)}_${Date.now().toString(36)}`
+      previews.set(id, result.html)
+      if (previews.size > MAX_LIVE_PREVIEWS) previews.delete(previews.keys().next().value!)
+      event.res.status = 201
+      return { id, url: `/_sandbox/api/previews/${id}`, text: result.text, warnings: result.warnings, missing: result.missing }
+    },
+  })
+  route(app, '/_sandbox/api/previews/:id', {
+    GET: (event) => {
+      const html = previews.get(getRouterParam(event, 'id') ?? '')
+      if (html === undefined) throw apiError(404, 'preview_not_found', 'That preview has expired (only the newest 50 are kept); render it again.')
+      return new Response(html, { headers: htmlHeaders(event) })
+    },
+  })
+  route(app, '/_sandbox/api/templates/:slug/fixtures', {
+    POST: async (event) => {
+      const template = templateOf(ctx, slugOf(event))
+      const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { name?: unknown; variables?: unknown; overwrite?: unknown }
+      const name = body && typeof body === 'object' ? body.name : undefined
+      const variables = body && typeof body === 'object' ? body.variables : undefined
+      const problems = [
+        ...(typeof name !== 'string' || !isValidSlug(name) || name === 'default' ? [{ field: 'name', code: 'invalid_value', message: 'name must be a case name: letters, digits, "-", "_" and "." (not "default").' }] : []),
+        ...(typeof variables !== 'object' || variables === null || Array.isArray(variables) ? [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] : []),
+      ]
+      if (problems.length) throw apiError(422, 'validation_failed', 'The fixture case is not valid.', { details: problems })
+      const file = join(ctx.catalog.fixturesDir, template.slug, `${name as string}.json`)
+      await mkdir(dirname(file), { recursive: true })
+      try {
+        await writeFile(file, `${JSON.stringify(variables, null, 2)}\n`, { flag: body.overwrite === true ? 'w' : 'wx' })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw apiError(409, 'fixture_exists', `The case "${name as string}" already exists (${file}); pick another name or send "overwrite": true.`)
+        throw error
+      }
+      event.res.status = 201
+      return { name, file }
     },
   })
 }
