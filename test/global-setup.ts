@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process'
 
-/** The CLI tests run bin/sendbox.js, which runs dist/: build it from the current sources first. */
+/**
+ * The CLI tests run bin/sendbox.js, which runs dist/, and the inbox serves its client from
+ * dist/inbox/client/: build both from the current sources first.
+ */
 export default function setup(): void {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
+  for (const project of ['tsconfig.build.json', 'tsconfig.inbox.json']) {
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' })
+  }
 }

@@ -1,10 +1,69 @@
-import type { H3 } from 'h3'
+import { readFile } from 'node:fs/promises'
+import { getRouterParam, redirect, type H3 } from 'h3'
+import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
+import { FAVICON_SVG, INBOX_HTML } from './shell.js'
+import { INBOX_CSS } from './styles.js'
+
+/**
+ * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
+ * in dist/) and the client modules compiled by tsconfig.inbox.json into dist/inbox/client/.
+ * The page talks to nothing but the inspector API.
+ */
+
+/** Both src/inbox/ and dist/inbox/ sit two levels below the package root. */
+export const CLIENT_DIR = new URL('../../dist/inbox/client/', import.meta.url)
+
+/** What the page may do: its own scripts, styles and API, and frames of its own origin. */
+export const INBOX_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const COMMON_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  // Always revalidate: the page changes with every build, and it is served from localhost.
+  'cache-control': 'no-cache',
+  'referrer-policy': 'no-referrer',
+}
+
+const CLIENT_FILE = /^[a-z0-9][a-z0-9-]*\.js$/
+
+function asset(body: string, type: string, extra: Record<string, string> = {}): Response {
+  return new Response(body, { headers: { 'content-type': type, ...COMMON_HEADERS, ...extra } })
+}
 
 export function registerInboxRoutes(app: H3, ctx: AppContext): void {
   void ctx
   route(app, '/_sandbox/', {
-    GET: () => new Response('<!doctype html><title>sendbox</title><h1>sendbox inbox</h1>', { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+    GET: (event) => {
+      // The router matches /_sandbox and /_sandbox/ alike; relative URLs need the slash.
+      if (event.url.pathname === '/_sandbox') return redirect('/_sandbox/', 301)
+      return asset(INBOX_HTML, 'text/html; charset=utf-8', { 'content-security-policy': INBOX_CSP, 'x-frame-options': 'DENY' })
+    },
+  })
+  route(app, '/_sandbox/app.css', { GET: () => asset(INBOX_CSS, 'text/css; charset=utf-8') })
+  route(app, '/_sandbox/favicon.svg', { GET: () => asset(FAVICON_SVG, 'image/svg+xml') })
+  route(app, '/_sandbox/:file', {
+    GET: async (event) => {
+      const file = getRouterParam(event, 'file') ?? ''
+      if (!CLIENT_FILE.test(file)) throw apiError(404, 'not_found', `There is no inbox file "${file}". The inbox is /_sandbox/; the inspector API lives under /_sandbox/api.`)
+      let source: string
+      try {
+        source = await readFile(new URL(file, CLIENT_DIR), 'utf8')
+      } catch {
+        if (file === 'app.js') throw apiError(503, 'inbox_not_built', 'The inbox script is missing from dist/inbox/client/; build it with `npm run build`.')
+        throw apiError(404, 'not_found', `There is no inbox file "${file}".`)
+      }
+      return asset(source, 'text/javascript; charset=utf-8')
+    },
   })
 }

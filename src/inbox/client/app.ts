@@ -1,0 +1,127 @@
+import { API, type MessageRecord, type TemplateChange } from './api.js'
+import { $, isTyping } from './dom.js'
+import { timeAgo } from './format.js'
+import { MessagesView } from './messages.js'
+import { currentRoute } from './router.js'
+import { TemplatesView } from './templates.js'
+
+/**
+ * The inbox page: two views (messages, templates) behind hash routes, kept live by the
+ * inspector's event stream, usable from the keyboard alone.
+ */
+
+const messages = new MessagesView()
+const templates = new TemplatesView()
+
+function route(): void {
+  const current = currentRoute()
+  const onTemplates = current.view === 'templates'
+  messages.root.hidden = onTemplates
+  templates.root.hidden = !onTemplates
+  for (const [id, on] of [['nav-messages', !onTemplates], ['nav-templates', onTemplates]] as const) {
+    const link = $(`#${id}`)
+    if (on) link.setAttribute('aria-current', 'page')
+    else link.removeAttribute('aria-current')
+  }
+  if (current.view === 'templates') templates.show(current)
+  else messages.show(current)
+}
+
+// ---- live updates ------------------------------------------------------------------------
+
+function setStatus(state: 'connecting' | 'live' | 'offline'): void {
+  const status = $('#status')
+  status.dataset.state = state
+  $('#status-text').textContent = { connecting: 'Connecting…', live: 'Live', offline: 'Reconnecting…' }[state]
+  status.title = state === 'live' ? 'New messages and template changes show up by themselves' : 'Waiting for sendbox; the page catches up when it is back'
+}
+
+function connect(): void {
+  const source = new EventSource(`${API}/events`)
+  let opened = false
+  source.addEventListener('open', () => {
+    setStatus('live')
+    // Whatever happened before this stream was open (or while it was down) is fetched once.
+    messages.resync()
+    if (opened) templates.resync()
+    opened = true
+  })
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED) {
+      // The browser gave up (e.g. a non-stream answer): start over a bit later.
+      setStatus('offline')
+      window.setTimeout(connect, 3000)
+    } else setStatus(opened ? 'offline' : 'connecting')
+  })
+  const data = <T>(event: Event): T => JSON.parse((event as MessageEvent<string>).data) as T
+  source.addEventListener('message', (event) => messages.onMessage(data<MessageRecord>(event)))
+  source.addEventListener('deleted', (event) => messages.onDeleted(data<{ id: string }>(event).id))
+  source.addEventListener('cleared', () => messages.onCleared())
+  source.addEventListener('template', (event) => templates.onTemplateChange(data<TemplateChange>(event)))
+  window.addEventListener('pagehide', () => source.close(), { once: true })
+}
+
+// ---- keyboard ----------------------------------------------------------------------------
+
+function activeView(): MessagesView | TemplatesView {
+  return currentRoute().view === 'templates' ? templates : messages
+}
+
+function onKeydown(event: KeyboardEvent): void {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return
+  if (document.querySelector('dialog[open]')) return
+  const view = activeView()
+  if (isTyping(event.target)) {
+    if (event.target !== view.search) return
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      view.escapeSearch()
+    } else if (event.key === 'ArrowDown') {
+      // From the search box straight into the results.
+      event.preventDefault()
+      view.focusItem(0)
+    }
+    return
+  }
+  const target = event.target as HTMLElement
+  const inList = view.list.contains(target)
+  const arrowsFree = inList || target === document.body || target.id === 'main'
+  switch (event.key) {
+    case '/':
+      event.preventDefault()
+      view.focusSearch()
+      return
+    case 'j':
+    case 'ArrowDown':
+      if (event.key === 'ArrowDown' && !arrowsFree) return
+      event.preventDefault()
+      view.move(1)
+      return
+    case 'k':
+    case 'ArrowUp':
+      if (event.key === 'ArrowUp' && !arrowsFree) return
+      event.preventDefault()
+      view.move(-1)
+      return
+    case 'Escape':
+      if (view.back()) event.preventDefault()
+      return
+  }
+}
+
+// ---- start -------------------------------------------------------------------------------
+
+const main = $('#main')
+main.append(messages.root, templates.root)
+$('#skip-link').addEventListener('click', (event) => {
+  // The hash belongs to the router: move the focus without touching it.
+  event.preventDefault()
+  main.focus()
+})
+document.addEventListener('keydown', onKeydown)
+window.addEventListener('hashchange', route)
+window.setInterval(() => {
+  for (const time of document.querySelectorAll<HTMLTimeElement>('time[data-relative]')) time.textContent = timeAgo(time.dateTime)
+}, 30_000)
+route()
+connect()

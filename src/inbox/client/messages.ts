@@ -1,0 +1,530 @@
+import { api, ApiError, messagePath, type Address, type MessageRecord } from './api.js'
+import { applyWidth, confirmDialog, jsonBlock, normalizeWidth, sandboxedFrame, selectTab, selectWidth, tabList, widthPresets } from './components.js'
+import { $, announce, h, replace, toast } from './dom.js'
+import { fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from './format.js'
+import { formatHash, goHash, replaceParams, type Route } from './router.js'
+import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
+
+const PAGE = 100
+const MAX_LIMIT = 1000
+const TABS = [
+  { id: 'html', label: 'HTML' },
+  { id: 'text', label: 'Text' },
+  { id: 'source', label: 'Source' },
+  { id: 'details', label: 'Details' },
+]
+const normalizeTab = (tab: string | null): string => (TABS.some((t) => t.id === tab) ? tab! : 'html')
+
+/** The message list (live, searchable) and the open message, side by side or one at a time. */
+export class MessagesView {
+  readonly root: HTMLElement
+  readonly list: HTMLUListElement
+  readonly search: HTMLInputElement
+  private readonly detail: HTMLElement
+  private readonly count: HTMLElement
+  private readonly dropped: HTMLElement
+  private readonly clearButton: HTMLButtonElement
+  private readonly more: HTMLButtonElement
+  private readonly empty: HTMLElement
+
+  private items: MessageRecord[] = []
+  private total = 0
+  private limit = PAGE
+  private loaded = false
+  private query = ''
+  private filter: SearchFilter = {}
+  private openId: string | null = null
+  private record: MessageRecord | null = null
+  private tab = 'html'
+  private width = ''
+  private loadSeq = 0
+  private reloadTimer = 0
+  private searchTimer = 0
+  private readonly fresh = new Set<string>()
+  private focusAfterRoute: string | null = null
+  private searchAfterRoute = false
+  private frame: HTMLIFrameElement | null = null
+  private panel: HTMLElement | null = null
+  private tabs: HTMLElement | null = null
+  private widths: HTMLElement | null = null
+
+  constructor() {
+    this.search = h('input', {
+      id: 'search',
+      type: 'search',
+      class: 'search-input',
+      placeholder: 'Search messages',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      'aria-describedby': 'search-help',
+      'aria-keyshortcuts': '/',
+      oninput: () => this.onSearchInput(),
+    })
+    this.count = h('span', { class: 'count', id: 'message-count' })
+    this.dropped = h('p', { class: 'dropped', id: 'dropped', hidden: true })
+    this.clearButton = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'clear-all', onclick: () => void this.clearAll() }, 'Clear all')
+    this.list = h('ul', { class: 'items', id: 'message-list', 'aria-labelledby': 'messages-title' })
+    this.more = h('button', { type: 'button', class: 'btn more', hidden: true, onclick: () => this.showMore() }, 'Show more')
+    this.empty = h('div', { class: 'empty', hidden: true })
+    this.detail = h('section', { class: 'pane detail-pane', id: 'message-pane', 'aria-label': 'Message' })
+    const listPane = h(
+      'section',
+      { class: 'pane list-pane', 'aria-labelledby': 'messages-title' },
+      h(
+        'div',
+        { class: 'pane-head' },
+        h('div', { class: 'title-row' }, h('h2', { id: 'messages-title' }, 'Messages'), this.count, h('span', { class: 'spacer' }), this.clearButton),
+        h(
+          'div',
+          { class: 'search', role: 'search' },
+          h('label', { for: 'search', class: 'visually-hidden' }, 'Search messages'),
+          this.search,
+          h('kbd', { class: 'search-key', 'aria-hidden': 'true' }, '/'),
+        ),
+        h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:')),
+        this.dropped,
+      ),
+      this.list,
+      this.empty,
+      this.more,
+    )
+    this.root = h('div', { class: 'split', id: 'view-messages', 'data-open': 'false' }, listPane, this.detail)
+    this.renderPlaceholder()
+  }
+
+  // ---- routing -------------------------------------------------------------------------
+
+  show(route: Extract<Route, { view: 'messages' }>): void {
+    const q = route.params.get('q') ?? ''
+    if (q !== this.query) {
+      this.query = q
+      this.filter = parseSearch(q)
+      if (this.search.value !== q) this.search.value = q
+      void this.reload()
+    } else if (!this.loaded) void this.reload()
+    // Tab and width carry over from one message to the next, and always show in the URL.
+    if (route.params.has('tab')) this.tab = normalizeTab(route.params.get('tab'))
+    if (route.params.has('width')) this.width = normalizeWidth(route.params.get('width'))
+    if (route.id) replaceParams({ tab: this.tab === 'html' ? null : this.tab, width: this.width || null })
+    this.root.dataset.open = String(!!route.id)
+    if (route.id !== this.openId || !this.record) void this.open(route.id)
+    else this.syncDetail()
+    this.markCurrent()
+    if (!route.id && this.searchAfterRoute) {
+      this.searchAfterRoute = false
+      this.focusAfterRoute = null
+      this.search.focus()
+    }
+    if (!route.id && this.focusAfterRoute) {
+      this.list.querySelector<HTMLElement>(`[data-id="${CSS.escape(this.focusAfterRoute)}"]`)?.focus()
+      this.focusAfterRoute = null
+    }
+  }
+
+  private hrefFor(id: string | null): string {
+    const params = new URLSearchParams()
+    if (this.query) params.set('q', this.query)
+    if (id && this.tab !== 'html') params.set('tab', this.tab)
+    if (id && this.width) params.set('width', this.width)
+    return formatHash({ view: 'messages', id, params })
+  }
+
+  // ---- the list ------------------------------------------------------------------------
+
+  async reload(): Promise<void> {
+    const seq = ++this.loadSeq
+    const query = filterToQuery(this.filter)
+    query.set('limit', String(this.limit))
+    try {
+      const [page, health] = await Promise.all([api.messages(query), api.health()])
+      if (seq !== this.loadSeq) return
+      this.items = page.messages
+      this.total = page.total
+      this.loaded = true
+      this.showDropped(health.dropped ?? 0)
+      this.renderList()
+      // The open message went away while we were not looking (a clear, a trim).
+      if (this.openId && this.record && !this.items.some((m) => m.id === this.openId) && !isFiltered(this.filter) && this.items.length === this.total) this.renderGone()
+    } catch (error) {
+      if (seq === this.loadSeq) toast(`Could not load the messages: ${(error as Error).message}`)
+    }
+  }
+
+  private scheduleReload(delay = 400): void {
+    window.clearTimeout(this.reloadTimer)
+    this.reloadTimer = window.setTimeout(() => void this.reload(), delay)
+  }
+
+  private showDropped(dropped: number): void {
+    this.dropped.hidden = dropped === 0
+    this.dropped.textContent = dropped ? `${plural(dropped, 'older message')} dropped by --max-messages` : ''
+  }
+
+  private renderList(): void {
+    const focusedId = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('#message-list [data-id]')?.dataset.id
+    const filtered = isFiltered(this.filter)
+    this.count.textContent = this.loaded ? String(this.total) : ''
+    this.count.setAttribute('aria-label', filtered ? `${plural(this.total, 'matching message')}` : plural(this.total, 'message'))
+    this.count.title = this.count.getAttribute('aria-label')!
+    this.clearButton.textContent = filtered ? 'Delete matching' : 'Clear all'
+    this.clearButton.disabled = this.total === 0
+    replace(this.list, ...this.items.map((m) => this.renderItem(m)))
+    this.more.hidden = this.items.length >= this.total || this.limit >= MAX_LIMIT
+    this.renderEmpty(filtered)
+    this.markCurrent()
+    if (focusedId) this.list.querySelector<HTMLElement>(`[data-id="${CSS.escape(focusedId)}"]`)?.focus()
+  }
+
+  private renderItem(m: MessageRecord): HTMLElement {
+    const to = recipients(m.to)
+    return h(
+      'li',
+      null,
+      h(
+        'a',
+        { class: `item${this.fresh.has(m.id) ? ' is-new' : ''}`, href: this.hrefFor(m.id), 'data-id': m.id },
+        h('span', { class: 'item-top' }, h('span', { class: 'item-from', title: fullAddress(m.from) }, shortAddress(m.from)), h('time', { class: 'item-time', datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' }, timeAgo(m.createdAt))),
+        h('span', { class: 'item-subject' }, m.subject),
+        h('span', { class: 'item-meta' }, h('span', { class: 'item-to', title: m.to.map(fullAddress).join(', ') }, h('span', { class: 'visually-hidden' }, 'to '), to), h('span', { class: 'tag' }, h('span', { class: 'visually-hidden' }, 'template '), m.template)),
+      ),
+    )
+  }
+
+  private renderEmpty(filtered: boolean): void {
+    this.empty.hidden = !this.loaded || this.items.length > 0
+    if (this.empty.hidden) return
+    if (filtered) {
+      replace(this.empty, h('p', { class: 'empty-title' }, 'No message matches'), h('p', null, describeFilter(this.filter)))
+      return
+    }
+    const curl = [
+      `curl ${location.origin}/messages \\`,
+      `  -H 'Authorization: token sandbox_local_dev_token' \\`,
+      `  -H 'Content-Type: application/json' \\`,
+      `  -d '{"template":"welcome","from":"Acme <hello@acme.test>",`,
+      `       "to":"Ada <ada@example.com>","subject":"Hello",`,
+      `       "templateVariables":{"name":"Ada"}}'`,
+    ].join('\n')
+    replace(this.empty, h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl))
+  }
+
+  private markCurrent(): void {
+    for (const item of this.list.querySelectorAll<HTMLElement>('[data-id]')) {
+      if (item.dataset.id === this.openId) item.setAttribute('aria-current', 'true')
+      else item.removeAttribute('aria-current')
+    }
+  }
+
+  private showMore(): void {
+    this.limit = Math.min(MAX_LIMIT, this.limit + PAGE)
+    void this.reload()
+  }
+
+  private onSearchInput(): void {
+    window.clearTimeout(this.searchTimer)
+    this.searchTimer = window.setTimeout(() => {
+      const q = this.search.value.trim()
+      if (q === this.query) return
+      this.query = q
+      this.filter = parseSearch(q)
+      this.limit = PAGE
+      replaceParams({ q: q || null })
+      void this.reload()
+    }, 150)
+  }
+
+  /** Escape in the search box: clear it first, then leave it. */
+  /** `/`: the search box, coming back to the list first when it is not on screen. */
+  focusSearch(): void {
+    if (this.search.getClientRects().length > 0) {
+      this.search.focus()
+      this.search.select()
+    } else {
+      this.searchAfterRoute = true
+      this.back()
+    }
+  }
+
+  escapeSearch(): void {
+    if (this.search.value) {
+      this.search.value = ''
+      this.onSearchInput()
+    } else this.focusItem(0)
+  }
+
+  private async clearAll(): Promise<void> {
+    const filtered = isFiltered(this.filter)
+    const ok = await confirmDialog(
+      filtered
+        ? { title: 'Delete the matching messages?', text: `${plural(this.total, 'message')} matching ${describeFilter(this.filter)} will be deleted. This cannot be undone.`, confirm: 'Delete matching' }
+        : { title: 'Delete all messages?', text: `All ${plural(this.total, 'message')} will be deleted. This cannot be undone.`, confirm: 'Delete all' },
+    )
+    if (!ok) return
+    try {
+      await api.clearMessages(filterToQuery(this.filter))
+      announce(filtered ? 'The matching messages were deleted' : 'All messages were deleted')
+      await this.reload()
+    } catch (error) {
+      toast(`Could not delete: ${(error as Error).message}`)
+    }
+  }
+
+  // ---- live events ---------------------------------------------------------------------
+
+  onMessage(record: MessageRecord): void {
+    announce(`New message from ${shortAddress(record.from)}: ${record.subject}`)
+    this.fresh.add(record.id)
+    window.setTimeout(() => this.fresh.delete(record.id), 3000)
+    if (!this.loaded || isFiltered(this.filter)) return this.scheduleReload(100)
+    if (!this.items.some((m) => m.id === record.id)) {
+      this.items.unshift(record)
+      this.total += 1
+      if (this.items.length > this.limit) this.items.pop()
+      this.renderList()
+    }
+    // Catch up with what the event does not say: trims by --max-messages, the dropped count.
+    this.scheduleReload()
+  }
+
+  onDeleted(id: string): void {
+    const before = this.items.length
+    this.items = this.items.filter((m) => m.id !== id)
+    if (this.items.length !== before) {
+      this.total = Math.max(0, this.total - 1)
+      this.renderList()
+    }
+    if (id === this.openId) this.renderGone()
+    this.scheduleReload()
+  }
+
+  onCleared(): void {
+    this.scheduleReload(50)
+  }
+
+  /** After a reconnection: whatever happened meanwhile. */
+  resync(): void {
+    void this.reload()
+  }
+
+  // ---- keyboard ------------------------------------------------------------------------
+
+  private links(): HTMLElement[] {
+    return [...this.list.querySelectorAll<HTMLElement>('a[data-id]')]
+  }
+
+  focusItem(index: number): void {
+    const links = this.links()
+    links[Math.max(0, Math.min(index, links.length - 1))]?.focus()
+  }
+
+  /** j/k: the next or previous message in the list; opens it when the list is not on screen. */
+  move(delta: number): void {
+    const links = this.links()
+    if (!links.length) return
+    const listShown = this.list.getClientRects().length > 0
+    const active = links.indexOf(document.activeElement as HTMLElement)
+    const current = active !== -1 ? active : links.findIndex((l) => l.dataset.id === this.openId)
+    const next = current === -1 ? (delta > 0 ? 0 : links.length - 1) : Math.max(0, Math.min(links.length - 1, current + delta))
+    const link = links[next]!
+    if (listShown) link.focus()
+    else if (link.dataset.id !== this.openId) goHash(this.hrefFor(link.dataset.id!))
+  }
+
+  /** Escape: from a message back to the list, with the keyboard on that message. */
+  back(): boolean {
+    if (!this.openId) return false
+    this.focusAfterRoute = this.openId
+    goHash(this.hrefFor(null))
+    return true
+  }
+
+  // ---- the open message ----------------------------------------------------------------
+
+  private async open(id: string | null): Promise<void> {
+    this.openId = id
+    this.record = null
+    this.frame = null
+    if (!id) return this.renderPlaceholder()
+    let record = this.items.find((m) => m.id === id)
+    if (!record) {
+      replace(this.detail, h('p', { class: 'placeholder' }, 'Loading…'))
+      try {
+        record = await api.message(id)
+      } catch (error) {
+        if (this.openId !== id) return
+        if (error instanceof ApiError && error.status === 404) return this.renderGone()
+        replace(this.detail, h('p', { class: 'placeholder' }, `Could not load the message: ${(error as Error).message}`))
+        return
+      }
+      if (this.openId !== id) return
+    }
+    this.record = record
+    this.renderDetail(record)
+    document.title = `${record.subject} · sendbox`
+    // On a narrow screen the message replaces the list: take the keyboard along.
+    if (this.list.getClientRects().length === 0) $('#message-subject', this.detail).focus({ preventScroll: true })
+  }
+
+  private renderPlaceholder(): void {
+    document.title = 'sendbox'
+    replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'Select a message to read it.'), h('p', { class: 'hint' }, h('kbd', null, 'j'), ' ', h('kbd', null, 'k'), ' move · ', h('kbd', null, 'Enter'), ' opens · ', h('kbd', null, 'Esc'), ' goes back · ', h('kbd', null, '/'), ' searches')))
+  }
+
+  private renderGone(): void {
+    this.record = null
+    this.frame = null
+    replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'This message was deleted, or dropped by --max-messages.'), h('p', null, h('a', { href: this.hrefFor(null) }, 'Back to the messages'))))
+  }
+
+  private renderDetail(m: MessageRecord): void {
+    const base = messagePath(m.id)
+    this.tabs = tabList('message', 'Message views', TABS, this.tab, (tab) => this.setTab(tab))
+    this.widths = widthPresets(this.width, (width) => this.setWidth(width))
+    this.panel = h('div', { class: 'panel', id: 'message-panel', role: 'tabpanel', 'aria-labelledby': `message-tab-${this.tab}` })
+    const warnings = m.warnings.length
+      ? h('div', { class: 'note note-warn', role: 'note' }, h('strong', null, plural(m.warnings.length, 'warning')), h('ul', null, m.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))))
+      : null
+    replace(
+      this.detail,
+      h(
+        'article',
+        { class: 'message', 'aria-labelledby': 'message-subject' },
+        h(
+          'header',
+          { class: 'message-head' },
+          h('a', { class: 'back', href: this.hrefFor(null) }, h('span', { 'aria-hidden': 'true' }, '← '), 'Messages'),
+          h('h2', { id: 'message-subject', tabindex: '-1' }, m.subject),
+          h(
+            'dl',
+            { class: 'meta' },
+            h('div', null, h('dt', null, 'From'), h('dd', null, addressNode(m.from))),
+            h('div', null, h('dt', null, 'To'), h('dd', null, recipientList(m.to))),
+            h('div', null, h('dt', null, 'Sent'), h('dd', null, h('time', { datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' }, timeAgo(m.createdAt)))),
+            h('div', null, h('dt', null, 'Template'), h('dd', null, h('a', { href: formatHash({ view: 'templates', slug: m.template, params: new URLSearchParams() }) }, m.template))),
+          ),
+          h(
+            'div',
+            { class: 'actions' },
+            h('a', { class: 'btn', href: `${base}/eml`, download: `${m.id}.eml`, id: 'download-eml' }, 'Download .eml'),
+            h('a', { class: 'btn', href: `${base}/html`, target: '_blank', rel: 'noopener noreferrer' }, 'Open HTML', h('span', { class: 'visually-hidden' }, ' (new tab)')),
+            h('button', { type: 'button', class: 'btn btn-danger-text', id: 'delete-message', onclick: () => void this.deleteOpen() }, 'Delete'),
+          ),
+          warnings,
+        ),
+        h('div', { class: 'toolbar' }, this.tabs, this.widths),
+        this.panel,
+      ),
+    )
+    this.renderPanel()
+  }
+
+  /** Route changed only in tab or width: update in place, the frame keeps its document. */
+  private syncDetail(): void {
+    if (!this.record || !this.tabs) return
+    const tabChanged = this.panel?.getAttribute('aria-labelledby') !== `message-tab-${this.tab}`
+    selectTab(this.tabs, this.tab)
+    selectWidth(this.widths, this.width)
+    applyWidth(this.frame, this.width)
+    if (tabChanged) this.renderPanel()
+  }
+
+  private setTab(tab: string): void {
+    this.tab = normalizeTab(tab)
+    replaceParams({ tab: this.tab === 'html' ? null : this.tab })
+    this.syncDetail()
+    this.renderList()
+  }
+
+  private setWidth(width: string): void {
+    this.width = normalizeWidth(width)
+    replaceParams({ width: this.width || null })
+    this.syncDetail()
+    this.renderList()
+  }
+
+  private renderPanel(): void {
+    const m = this.record
+    const panel = this.panel
+    if (!m || !panel) return
+    panel.setAttribute('aria-labelledby', `message-tab-${this.tab}`)
+    this.widths?.toggleAttribute('hidden', this.tab !== 'html')
+    this.frame = null
+    switch (this.tab) {
+      case 'html': {
+        const { canvas, frame } = sandboxedFrame(`${messagePath(m.id)}/html`, `The message as HTML: ${m.subject}`, this.width)
+        this.frame = frame
+        replace(panel, canvas)
+        break
+      }
+      case 'text':
+        replace(panel, h('pre', { class: 'text-body', id: 'message-text', tabindex: '0' }, m.text))
+        break
+      case 'source':
+        replace(panel, h('pre', { class: 'code source', tabindex: '0' }, m.html))
+        break
+      default:
+        replace(panel, details(m))
+    }
+  }
+
+  private async deleteOpen(): Promise<void> {
+    const m = this.record
+    if (!m) return
+    const links = this.links()
+    const at = links.findIndex((l) => l.dataset.id === m.id)
+    const next = links[at + 1] ?? links[at - 1]
+    try {
+      await api.deleteMessage(m.id)
+    } catch (error) {
+      toast(`Could not delete the message: ${(error as Error).message}`)
+      return
+    }
+    announce('Message deleted')
+    this.items = this.items.filter((x) => x.id !== m.id)
+    this.total = Math.max(0, this.total - 1)
+    this.renderList()
+    // The deleted message leaves no history entry to come back to.
+    history.replaceState(history.state, '', this.hrefFor(next?.dataset.id ?? null))
+    window.dispatchEvent(new HashChangeEvent('hashchange'))
+  }
+}
+
+/** The first few recipients, and a button for the rest (all of them are in Details too). */
+function recipientList(to: Address[], shown = 3): HTMLElement {
+  const box = h('span', { class: 'recipients' })
+  const render = (count: number) => {
+    replace(box, to.slice(0, count).map((a, i) => [i ? ', ' : '', addressNode(a)]))
+    if (to.length > count) {
+      box.append(' ', h('button', { type: 'button', class: 'link-button', onclick: () => render(to.length) }, `and ${to.length - count} more`))
+    }
+  }
+  render(shown)
+  return box
+}
+
+function addressNode(a: { name: string | null; address: string }): (Node | string)[] {
+  return a.name ? [h('span', { class: 'addr-name' }, a.name), ' ', h('span', { class: 'addr' }, `<${a.address}>`)] : [h('span', { class: 'addr-name' }, a.address)]
+}
+
+function details(m: MessageRecord): HTMLElement {
+  const row = (label: string, ...value: (Node | string)[]) => h('div', null, h('dt', null, label), h('dd', null, value))
+  return h(
+    'div',
+    { class: 'details' },
+    h(
+      'dl',
+      { class: 'facts' },
+      row('ID', h('code', null, m.id)),
+      row('Sent', fullTime(m.createdAt)),
+      row('From', fullAddress(m.from)),
+      row('To', ...m.to.flatMap((a, i) => (i ? [h('br'), fullAddress(a)] : [fullAddress(a)]))),
+      row('Subject', m.subject),
+      row('Template', h('a', { href: formatHash({ view: 'templates', slug: m.template, params: new URLSearchParams() }) }, m.template)),
+      row('Project', h('code', null, m.project)),
+      row('Token', h('code', null, m.tokenHint)),
+      row('Warnings', m.warnings.length ? h('ul', { class: 'plain' }, m.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))) : 'None'),
+    ),
+    h('h3', null, 'Variables'),
+    jsonBlock(m.templateVariables),
+  )
+}

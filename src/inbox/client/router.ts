@@ -1,0 +1,61 @@
+/**
+ * Hash routes, so every view (and its tab, width and case) is a URL that survives a reload:
+ *
+ *   #/                                      the message list (with ?q=search)
+ *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | details)
+ *   #/templates                             the templates
+ *   #/templates/<slug>?case=x&width=375     a template preview (tab: preview | text | variables)
+ */
+
+export type Route =
+  | { view: 'messages'; id: string | null; params: URLSearchParams }
+  | { view: 'templates'; slug: string | null; params: URLSearchParams }
+
+function decode(segment: string | undefined): string | null {
+  if (!segment) return null
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return null
+  }
+}
+
+export function parseHash(hash: string): Route {
+  const raw = hash.replace(/^#/, '')
+  const queryAt = raw.indexOf('?')
+  const path = queryAt === -1 ? raw : raw.slice(0, queryAt)
+  const params = new URLSearchParams(queryAt === -1 ? '' : raw.slice(queryAt + 1))
+  const [, section, name] = path.split('/')
+  if (section === 'templates') return { view: 'templates', slug: decode(name), params }
+  if (section === 'messages') return { view: 'messages', id: decode(name), params }
+  return { view: 'messages', id: null, params }
+}
+
+export function formatHash(route: Route): string {
+  const name = route.view === 'messages' ? route.id : route.slug
+  let path = route.view === 'messages' ? (name ? `#/messages/${encodeURIComponent(name)}` : '#/') : `#/templates${name ? `/${encodeURIComponent(name)}` : ''}`
+  const query = route.params.toString()
+  if (query) path += `?${query}`
+  return path
+}
+
+export function currentRoute(): Route {
+  return parseHash(window.location.hash)
+}
+
+/** Changes a parameter of the current view without adding a history entry. */
+export function replaceParams(update: Record<string, string | null>): void {
+  const route = currentRoute()
+  for (const [key, value] of Object.entries(update)) {
+    if (value === null || value === '') route.params.delete(key)
+    else route.params.set(key, value)
+  }
+  const next = formatHash(route)
+  if (next !== window.location.hash) history.replaceState(history.state, '', next)
+}
+
+/** Goes to a view, as a new history entry (fires hashchange). */
+export function goHash(next: string): void {
+  if (next === window.location.hash || (next === '#/' && window.location.hash === '')) window.dispatchEvent(new HashChangeEvent('hashchange'))
+  else window.location.hash = next
+}

@@ -1,0 +1,243 @@
+/**
+ * The inbox stylesheet, served as /_sandbox/app.css. A string constant so that it ships in
+ * dist/ (src/ is not in the package). System fonts, light and dark following the system.
+ */
+export const INBOX_CSS = String.raw`
+:root {
+  color-scheme: light dark;
+  --bg: #f4f5f7;
+  --surface: #ffffff;
+  --surface-2: #f0f2f5;
+  --text: #1c2430;
+  --muted: #5c6878;
+  --border: #e1e5ea;
+  --accent: #3b5bdb;
+  --accent-soft: #e9eeff;
+  --accent-text: #2f4ac0;
+  --danger: #c92a2a;
+  --danger-soft: #fff1f1;
+  --danger-border: #f1b8b8;
+  --warn-soft: #fff8e5;
+  --warn-border: #edd38a;
+  --warn-text: #7a5600;
+  --live: #2f9e44;
+  --shadow: 0 1px 2px rgb(16 24 40 / 0.06), 0 4px 14px rgb(16 24 40 / 0.06);
+  --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 14px;
+  line-height: 1.45;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0e1115;
+    --surface: #161a20;
+    --surface-2: #1e232b;
+    --text: #e3e7ed;
+    --muted: #98a3b2;
+    --border: #2a3039;
+    --accent: #8ea2ff;
+    --accent-soft: #1f2849;
+    --accent-text: #aebcff;
+    --danger: #ff8f8f;
+    --danger-soft: #2c1618;
+    --danger-border: #6b2a2e;
+    --warn-soft: #2a2310;
+    --warn-border: #5e4b17;
+    --warn-text: #f2cf75;
+    --live: #51cf66;
+    --shadow: 0 1px 2px rgb(0 0 0 / 0.4), 0 4px 14px rgb(0 0 0 / 0.3);
+  }
+}
+
+*, *::before, *::after { box-sizing: border-box; }
+[hidden] { display: none !important; }
+html, body { margin: 0; }
+body { background: var(--bg); color: var(--text); min-height: 100vh; display: flex; flex-direction: column; -webkit-font-smoothing: antialiased; }
+a { color: var(--accent-text); }
+code, kbd, pre { font-family: var(--mono); }
+h2, h3 { font-weight: 650; }
+:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; border-radius: 4px; }
+.visually-hidden { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.skip-link { position: absolute; left: 8px; top: -48px; z-index: 30; padding: 8px 12px; background: var(--surface); border: 1px solid var(--border); border-radius: 6px; }
+.skip-link:focus { top: 8px; }
+.noscript { margin: 40px auto; max-width: 40em; padding: 0 16px; }
+kbd { display: inline-block; min-width: 1.6em; padding: 0 5px; font-size: 11px; line-height: 18px; text-align: center; color: var(--muted); background: var(--surface); border: 1px solid var(--border); border-bottom-width: 2px; border-radius: 4px; }
+
+/* ---- top bar ---- */
+.topbar { flex: none; display: flex; align-items: center; gap: 20px; height: 52px; padding: 0 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.brand { margin: 0; font-size: 16px; font-weight: 700; letter-spacing: -0.01em; }
+.brand a { display: flex; align-items: center; gap: 8px; color: var(--text); text-decoration: none; }
+.brand-mark { width: 22px; height: 22px; border-radius: 6px; background: url("/_sandbox/favicon.svg") center / cover no-repeat; }
+.sections ul { display: flex; gap: 2px; margin: 0; padding: 0; list-style: none; }
+.sections a { display: block; padding: 6px 10px; border-radius: 6px; color: var(--muted); font-weight: 500; text-decoration: none; }
+.sections a:hover { color: var(--text); background: var(--surface-2); }
+.sections a[aria-current="page"] { color: var(--text); background: var(--surface-2); }
+.status { display: flex; align-items: center; gap: 7px; margin: 0 0 0 auto; color: var(--muted); font-size: 12.5px; white-space: nowrap; }
+.status-dot { width: 8px; height: 8px; border-radius: 50%; background: var(--muted); }
+.status[data-state="live"] .status-dot { background: var(--live); box-shadow: 0 0 0 3px color-mix(in srgb, var(--live) 22%, transparent); }
+.status[data-state="offline"] .status-dot { background: #e8590c; }
+
+/* ---- two panes ---- */
+main { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+main:focus { outline: none; }
+.split { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(300px, 400px) minmax(0, 1fr); }
+.pane { min-width: 0; min-height: 0; overflow: auto; }
+.list-pane { display: flex; flex-direction: column; background: var(--surface); border-right: 1px solid var(--border); }
+.detail-pane { display: flex; flex-direction: column; }
+.pane-head { position: sticky; top: 0; z-index: 2; padding: 14px 16px 12px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.title-row { display: flex; align-items: center; gap: 8px; min-height: 28px; }
+.title-row h2 { margin: 0; font-size: 15px; }
+.spacer { flex: 1; }
+.count { padding: 0 8px; border-radius: 999px; background: var(--surface-2); color: var(--muted); font-size: 12px; line-height: 20px; font-variant-numeric: tabular-nums; }
+.count:empty { display: none; }
+.search { position: relative; margin-top: 10px; }
+.search-input { width: 100%; height: 34px; padding: 0 34px 0 10px; font: inherit; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 7px; }
+.search-input::placeholder { color: var(--muted); }
+.search-input:focus-visible { outline-offset: 0; border-color: var(--accent); }
+.search-key { position: absolute; right: 8px; top: 50%; transform: translateY(-50%); pointer-events: none; }
+.search-input:focus + .search-key { display: none; }
+.hint { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
+.hint code { font-size: 11.5px; color: var(--text); }
+.dropped { margin: 8px 0 0; padding: 4px 8px; font-size: 12px; color: var(--warn-text); background: var(--warn-soft); border: 1px solid var(--warn-border); border-radius: 6px; }
+
+/* ---- list items ---- */
+.items { margin: 0; padding: 0; list-style: none; }
+.item { display: block; padding: 10px 16px 11px 13px; color: inherit; text-decoration: none; border-left: 3px solid transparent; border-bottom: 1px solid var(--border); }
+.item:hover { background: var(--surface-2); }
+.item[aria-current="true"] { background: var(--accent-soft); border-left-color: var(--accent); }
+.item:focus-visible { outline-offset: -2px; border-radius: 0; }
+.item-top { display: flex; align-items: baseline; justify-content: space-between; gap: 8px; }
+.item-from { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-weight: 600; }
+.item-time { flex: none; color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
+.item-subject { display: block; margin-top: 1px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.item-slug { font-family: var(--mono); font-size: 13px; font-weight: 600; margin: 0; }
+.item-meta { display: flex; align-items: center; gap: 8px; margin-top: 4px; color: var(--muted); font-size: 12px; }
+.item-to { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.item-desc { display: block; margin-top: 2px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); font-size: 12.5px; }
+.item-vars { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 6px; }
+.tag, .chip { flex: none; max-width: 100%; overflow: hidden; text-overflow: ellipsis; padding: 0 6px; font-family: var(--mono); font-size: 11px; line-height: 18px; color: var(--muted); background: var(--surface-2); border: 1px solid var(--border); border-radius: 4px; white-space: nowrap; }
+.item[aria-current="true"] .tag, .item[aria-current="true"] .chip { background: var(--surface); }
+.is-new { animation: arrive 2.4s ease-out; }
+@keyframes arrive { from { background: color-mix(in srgb, var(--accent) 22%, transparent); } to { background: transparent; } }
+@media (prefers-reduced-motion: reduce) { .is-new { animation: none; } }
+.badge { flex: none; padding: 0 7px; border-radius: 999px; font-size: 11px; font-weight: 600; line-height: 18px; }
+.badge-error { color: var(--danger); background: var(--danger-soft); border: 1px solid var(--danger-border); }
+.more { align-self: center; margin: 14px auto; }
+.empty { padding: 36px 20px; color: var(--muted); text-align: center; }
+.empty-title { margin: 0 0 6px; color: var(--text); font-size: 15px; font-weight: 600; }
+.empty .code { margin-top: 14px; text-align: left; font-size: 11.5px; }
+.muted { color: var(--muted); }
+
+/* ---- buttons ---- */
+.btn { display: inline-flex; align-items: center; gap: 6px; height: 32px; padding: 0 12px; font: inherit; font-size: 13px; font-weight: 500; color: var(--text); text-decoration: none; white-space: nowrap; background: var(--surface); border: 1px solid var(--border); border-radius: 7px; cursor: pointer; }
+.btn:hover { background: var(--surface-2); }
+.btn:disabled { opacity: 0.45; cursor: default; background: transparent; }
+.btn-quiet { height: 28px; padding: 0 8px; background: transparent; border-color: transparent; }
+.btn-danger-text { color: var(--danger); }
+.btn-danger { color: #fff; background: #c92a2a; border-color: #c92a2a; }
+.btn-danger:hover { background: #a61e1e; }
+
+/* ---- the open message / template ---- */
+.placeholder { margin: auto; padding: 40px 24px; max-width: 32em; color: var(--muted); text-align: center; }
+.placeholder .hint { margin-top: 10px; line-height: 2; }
+.message { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+.message-head { padding: 20px 24px 4px; background: var(--surface); }
+.back { display: none; align-items: center; gap: 4px; margin-bottom: 10px; font-weight: 500; text-decoration: none; }
+.message-head h2 { margin: 0 0 10px; font-size: 20px; line-height: 1.3; overflow-wrap: anywhere; }
+.message-head h2:focus { outline: none; }
+.lede { margin: -4px 0 10px; color: var(--muted); }
+.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 3px 14px; margin: 0; font-size: 13px; }
+.meta > div { display: contents; }
+.meta dt { color: var(--muted); }
+.meta dd { margin: 0; overflow-wrap: anywhere; }
+.addr { color: var(--muted); }
+.link-button { padding: 0; font: inherit; color: var(--accent-text); background: none; border: 0; text-decoration: underline; cursor: pointer; }
+.chips { display: flex; flex-wrap: wrap; gap: 4px; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; margin: 14px 0 6px; }
+.message-head .note { margin: 10px 0 6px; }
+.toolbar { display: flex; flex-wrap: wrap; align-items: flex-end; justify-content: space-between; gap: 6px 16px; padding: 8px 24px 0; background: var(--surface); border-bottom: 1px solid var(--border); }
+.message-head .toolbar { margin: 6px -24px 0; }
+.toolbar-end { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; margin-bottom: 7px; }
+.tabs { display: flex; gap: 2px; }
+[role="tab"] { margin-bottom: -1px; padding: 8px 12px 9px; font: inherit; font-weight: 500; color: var(--muted); background: none; border: 0; border-bottom: 2px solid transparent; cursor: pointer; }
+[role="tab"]:hover { color: var(--text); }
+[role="tab"][aria-selected="true"] { color: var(--text); border-bottom-color: var(--accent); }
+[role="tab"]:focus-visible { outline-offset: -3px; }
+.toolbar > .widths { margin-bottom: 7px; }
+.widths { display: inline-flex; border: 1px solid var(--border); border-radius: 7px; overflow: hidden; }
+.width { padding: 4px 10px; font: inherit; font-size: 12px; color: var(--muted); background: var(--surface); border: 0; border-left: 1px solid var(--border); cursor: pointer; white-space: nowrap; }
+.width:first-child { border-left: 0; }
+.width:hover { color: var(--text); }
+.width[aria-pressed="true"] { color: var(--accent-text); background: var(--accent-soft); font-weight: 600; }
+.width:focus-visible { outline-offset: -2px; border-radius: 0; }
+.width-px { opacity: 0.7; font-variant-numeric: tabular-nums; }
+.field { display: flex; align-items: center; gap: 6px; font-size: 13px; }
+.field label { color: var(--muted); }
+.field select { height: 28px; padding: 0 6px; font: inherit; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 6px; }
+.field-static { margin: 0; color: var(--muted); font-size: 13px; }
+.panel { flex: 1; min-height: 0; display: flex; flex-direction: column; overflow: auto; }
+.template-body { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+.canvas { flex: 1; min-height: 0; display: flex; justify-content: safe center; padding: 16px; overflow: auto; }
+.frame { flex: none; width: 100%; height: 100%; min-height: 420px; background: #fff; border: 0; border-radius: 8px; box-shadow: var(--shadow); }
+.text-body { flex: 1; margin: 0; padding: 20px 24px; font-size: 13px; line-height: 1.6; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--surface); }
+.code { margin: 0; padding: 12px 14px; font-size: 12.5px; line-height: 1.55; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--surface-2); border: 1px solid var(--border); border-radius: 7px; }
+.source { margin: 16px 24px 24px; }
+.details { padding: 16px 24px 28px; }
+.details h3 { margin: 22px 0 8px; font-size: 12px; letter-spacing: 0.04em; text-transform: uppercase; color: var(--muted); }
+.details h3:first-child { margin-top: 4px; }
+.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 8px 18px; margin: 0; font-size: 13px; }
+.facts > div { display: contents; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; overflow-wrap: anywhere; }
+.plain { margin: 0; padding: 0; list-style: none; }
+.vars { width: 100%; border-collapse: collapse; font-size: 13px; }
+.vars th, .vars td { padding: 6px 10px 6px 0; text-align: left; vertical-align: top; border-bottom: 1px solid var(--border); overflow-wrap: anywhere; }
+.vars th { color: var(--muted); font-weight: 500; }
+.notes:empty { display: none; }
+.notes { padding: 12px 24px 0; }
+.notes .note + .note { margin-top: 8px; }
+.note { padding: 8px 12px; font-size: 13px; background: var(--surface-2); border: 1px solid var(--border); border-radius: 7px; overflow-wrap: anywhere; }
+.note-warn { color: var(--warn-text); background: var(--warn-soft); border-color: var(--warn-border); }
+.note ul { margin: 4px 0 0; padding-left: 18px; }
+.error-panel { margin: 20px 24px; padding: 16px 18px; background: var(--danger-soft); border: 1px solid var(--danger-border); border-left: 4px solid var(--danger); border-radius: 8px; overflow-wrap: anywhere; }
+.error-panel h3 { margin: 0 0 6px; font-size: 15px; color: var(--danger); }
+.error-message { margin: 4px 0 10px; }
+.error-places li + li { margin-top: 8px; }
+.error-location { font-weight: 600; }
+.error-linecol { color: var(--muted); }
+
+/* ---- dialog, toast ---- */
+dialog { width: min(420px, calc(100vw - 32px)); padding: 20px 22px; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 12px; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); }
+dialog::backdrop { background: rgb(10 14 20 / 0.45); }
+dialog h2 { margin: 0 0 8px; font-size: 17px; }
+dialog p { margin: 0; color: var(--muted); }
+.dialog-actions { display: flex; justify-content: flex-end; gap: 8px; margin-top: 20px; }
+.toast { position: fixed; left: 50%; bottom: 16px; z-index: 40; max-width: calc(100vw - 32px); padding: 10px 14px; color: var(--bg); background: var(--text); border-radius: 8px; box-shadow: var(--shadow); transform: translateX(-50%); }
+
+/* ---- wide: two panes that scroll on their own ---- */
+@media (min-width: 761px) {
+  body { height: 100vh; height: 100dvh; overflow: hidden; }
+}
+
+/* ---- narrow: one column, the list or the message ---- */
+@media (max-width: 760px) {
+  .topbar { gap: 10px; padding: 0 12px; }
+  .sections a { padding: 6px 8px; }
+  .split { display: block; }
+  .split[data-open="true"] > .list-pane, .split[data-open="false"] > .detail-pane { display: none; }
+  .pane { overflow: visible; }
+  .list-pane { min-height: calc(100vh - 52px); border-right: 0; }
+  .back { display: inline-flex; }
+  .message-head { padding: 14px 16px 4px; }
+  .message-head .toolbar { margin: 6px -16px 0; }
+  .toolbar { padding: 6px 16px 0; }
+  .notes { padding: 12px 16px 0; }
+  .canvas { padding: 8px; }
+  .frame { height: 72vh; }
+  .width-px { display: none; }
+  .text-body { padding: 16px; }
+  .source { margin: 12px 16px 16px; }
+  .details { padding: 14px 16px 24px; }
+  .error-panel { margin: 16px; }
+}
+`

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
+
+/** How the inbox page is served (no browser needed). */
+
+let sandbox: TestSandbox
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ 'hello.liquid': '<p>Hello</p>' })
+})
+afterAll(() => sandbox?.close())
+
+const get = (path: string, init?: RequestInit) => fetch(`${sandbox.url}${path}`, { redirect: 'manual', ...init })
+
+describe('the inbox page, as served', () => {
+  it('serves the shell with a strict CSP, nosniff and no-cache', async () => {
+    const response = await get('/_sandbox/')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    const csp = response.headers.get('content-security-policy') ?? ''
+    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'", "frame-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]) {
+      expect(csp).toContain(directive)
+    }
+    expect(csp).not.toContain('unsafe')
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(response.headers.get('cache-control')).toBe('no-cache')
+    const html = await response.text()
+    // Nothing inline: every script has a src, no style element or attribute.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
+    expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i)
+    expect(html).toContain('<script type="module" src="/_sandbox/app.js"></script>')
+    expect(html).toContain('aria-live="polite"')
+  })
+
+  it('redirects /_sandbox to /_sandbox/, and / too', async () => {
+    for (const path of ['/_sandbox', '/']) {
+      const response = await get(path)
+      expect([301, 302]).toContain(response.status)
+      expect(response.headers.get('location')).toBe('/_sandbox/')
+    }
+  })
+
+  it('serves the compiled client and the stylesheet, nosniff', async () => {
+    const script = await get('/_sandbox/app.js')
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff')
+    const source = await script.text()
+    // Every module app.js imports is served as well.
+    for (const [, file] of source.matchAll(/from '\.\/([a-z-]+\.js)'/g)) expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
+    expect(source).not.toContain('innerHTML')
+
+    const css = await get('/_sandbox/app.css')
+    expect(css.status).toBe(200)
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
+    expect(await css.text()).toContain('prefers-color-scheme: dark')
+    expect((await get('/_sandbox/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml')
+  })
+
+  it('answers unknown inbox files with the JSON 404, and never serves files outside the client folder', async () => {
+    for (const path of ['/_sandbox/nope.js', '/_sandbox/..%2Fpackage.json', '/_sandbox/index.js.map', '/_sandbox/%2e%2e%2findex.js']) {
+      const response = await get(path)
+      expect(response.status, path).toBe(404)
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found')
+    }
+    expect((await get('/_sandbox/app.js', { method: 'POST' })).status).toBe(405)
+  })
+})
