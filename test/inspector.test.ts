@@ -211,3 +211,16 @@ async function openStream() {
     close: () => controller.abort(),
   }
 }
+
+describe('?fields=summary', () => {
+  it('lists messages without their bodies', async () => {
+    await send('ada@example.com')
+    const page = await list('?fields=summary')
+    expect(page.total).toBe(1)
+    expect(page.messages[0]).toMatchObject({ subject: 'Welcome aboard', to: [{ address: 'ada@example.com' }] })
+    expect(page.messages[0]).not.toHaveProperty('html')
+    expect(page.messages[0]).not.toHaveProperty('text')
+    expect(page.messages[0]).not.toHaveProperty('templateVariables')
+    expect((await list()).messages[0]).toHaveProperty('html')
+  })
+})

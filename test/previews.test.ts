@@ -113,3 +113,16 @@ describe('live previews and fixture cases (for the variables editor)', () => {
     expect(body.skeleton).toEqual({ name: 'Example' })
   })
 })
+
+describe('?soft=1', () => {
+  it('answers 200 with ok:false and the error instead of a 4xx', async () => {
+    const broken = await get('/templates/broken/render?soft=1')
+    expect(broken.status).toBe(200)
+    const body = await broken.json()
+    expect(body).toMatchObject({ ok: false, error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] } })
+    const runaway = await (await get('/templates/runaway/render?soft=1')).json()
+    expect(runaway).toMatchObject({ ok: false, error: { code: 'render_failed' } })
+    const fine = await (await get('/templates/welcome/render?soft=1&case=ada')).json()
+    expect(fine).toMatchObject({ ok: true, html: expect.stringContaining('Hi Ada') })
+  })
+})

@@ -50,6 +50,21 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
   return examples
 }
 
+/**
+ * With `?soft=1` a preview that cannot render answers 200 `{ ok: false, error }` instead of a
+ * 4xx: a page showing the error inline then logs no failed request in the browser console.
+ */
+function soft<T extends object>(event: H3Event, render: () => T): (T & { ok: true }) | { ok: false; error: unknown } {
+  if (event.url.searchParams.get('soft') !== '1') return { ok: true, ...render() }
+  try {
+    return { ok: true, ...render() }
+  } catch (error) {
+    const data = (error as { data?: { code?: string; details?: unknown[] }; status?: number; message?: string }).data
+    if (!data?.code) throw error
+    return { ok: false, error: { code: data.code, message: (error as Error).message, details: data.details ?? [] } }
+  }
+}
+
 /** `{ "variables": { … } }` from a POST body. */
 async function postedVariables(event: H3Event, ctx: AppContext): Promise<Record<string, unknown>> {
   const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { variables?: unknown }
@@ -89,13 +104,14 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
     },
   })
   route(app, '/_sandbox/api/templates/:slug/render', {
-    GET: (event) => {
-      const template = templateOf(ctx, slugOf(event))
-      return preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
-    },
+    GET: (event) =>
+      soft(event, () => {
+        const template = templateOf(ctx, slugOf(event))
+        return preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
+      }),
     POST: async (event) => {
-      const template = templateOf(ctx, slugOf(event))
-      return preview(ctx, template, await postedVariables(event, ctx))
+      const variables = await postedVariables(event, ctx)
+      return soft(event, () => preview(ctx, templateOf(ctx, slugOf(event)), variables))
     },
   })
   route(app, '/_sandbox/api/templates/:slug/checks', {
