@@ -2,6 +2,7 @@ import { distance } from 'fastest-levenshtein'
 import { apiError } from '../errors/index.js'
 import type { Address, Warning } from '../store/types.js'
 import { parseAddress } from './address.js'
+import { SEND_FIELDS, SEND_REQUEST_FIELDS, type SendField, type SendFieldDefinition } from './schema.js'
 
 /** Step 4 of the send checks: the shape of the body, every problem reported at once. */
 
@@ -21,9 +22,7 @@ export interface SendRequest {
   warnings: Warning[]
 }
 
-export const SEND_FIELDS = ['template', 'from', 'to', 'subject', 'templateVariables'] as const
-export const MAX_RECIPIENTS = 50
-export const MAX_SUBJECT = 998
+export { SEND_FIELDS, MAX_RECIPIENTS, MAX_SUBJECT } from './schema.js'
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -51,6 +50,77 @@ function didYouMean(field: string): string {
   return near ? ` Did you mean "${best.name}"?` : ` Allowed fields: ${SEND_FIELDS.join(', ')}.`
 }
 
+type Problem = (field: string, code: string, message: string) => void
+
+const ADDRESS_HINT = '"Ada Lovelace <ada@example.com>" or "ada@example.com"'
+
+function addressOf(field: string, raw: string, problem: Problem): Address | undefined {
+  const parsed = parseAddress(raw)
+  if (!parsed) problem(field, 'invalid_address', `${field} must be an address like ${ADDRESS_HINT}; got ${JSON.stringify(raw)}.`)
+  return parsed ?? undefined
+}
+
+function stringOf(field: string, value: unknown, problem: Problem): string | undefined {
+  if (typeof value === 'string') return value
+  problem(field, 'invalid_type', `${field} must be a string, not ${typeName(value)}.`)
+  return undefined
+}
+
+/**
+ * One field checked by its kind, required flag and limits from SEND_REQUEST_FIELDS. Returns the
+ * parsed value, or undefined after reporting what is wrong (or when an optional field is absent).
+ */
+function checkField(field: string, definition: SendFieldDefinition, value: unknown, problem: Problem): unknown {
+  if (value === undefined) {
+    if (!definition.required) return undefined
+    const hint = definition.kind === 'addresses' ? `: one address, or an array of ${definition.minItems ?? 1} to ${definition.maxItems}` : ''
+    return problem(field, 'required', `${field} is required${hint}.`)
+  }
+  switch (definition.kind) {
+    case 'slug': {
+      const slug = stringOf(field, value, problem)
+      if (slug !== undefined && slug.trim() === '') problem(field, 'required', `${field} must name a template slug, e.g. ${JSON.stringify(definition.example)}.`)
+      return slug
+    }
+    case 'address': {
+      const raw = stringOf(field, value, problem)
+      return raw === undefined ? undefined : addressOf(field, raw, problem)
+    }
+    case 'addresses': {
+      const min = definition.minItems ?? 1
+      const max = definition.maxItems ?? Infinity
+      if (typeof value === 'string') {
+        const parsed = addressOf(field, value, problem)
+        return parsed ? [parsed] : []
+      }
+      if (!Array.isArray(value)) return problem(field, 'invalid_type', `${field} must be a string or an array of strings, not ${typeName(value)}.`)
+      if (value.length < min) problem(field, 'too_few', min === 1 ? `${field} needs at least one recipient.` : `${field} needs at least ${min} recipients.`)
+      if (value.length > max) problem(field, 'too_many', `${field} has ${value.length} recipients; the limit is ${max}.`)
+      const list: Address[] = []
+      value.forEach((item, i) => {
+        if (typeof item !== 'string') return problem(`${field}[${i}]`, 'invalid_type', `${field}[${i}] must be a string, not ${typeName(item)}.`)
+        const parsed = addressOf(`${field}[${i}]`, item, problem)
+        if (parsed) list.push(parsed)
+      })
+      return list
+    }
+    case 'line': {
+      const line = stringOf(field, value, problem)
+      if (line === undefined) return undefined
+      const min = definition.minLength ?? 0
+      const max = definition.maxLength ?? Infinity
+      if (line.length < min) problem(field, 'too_short', min === 1 ? `${field} must not be empty.` : `${field} has ${line.length} characters; the minimum is ${min}.`)
+      else if (line.length > max) problem(field, 'too_long', `${field} has ${line.length} characters; the limit is ${max}.`)
+      if (/[\r\n]/.test(line)) problem(field, 'invalid_characters', `${field} must be one line: no CR or LF characters.`)
+      return line
+    }
+    case 'object': {
+      if (!isPlainObject(value)) return problem(field, 'invalid_type', `${field} must be an object of variable names to values, not ${typeName(value)}.`)
+      return value
+    }
+  }
+}
+
 export function validateSendRequest(body: unknown, options: { lenient: boolean }): SendRequest {
   if (!isPlainObject(body)) {
     throw apiError(422, 'validation_failed', `The body must be a JSON object, not ${typeName(body)}.`, {
@@ -59,55 +129,12 @@ export function validateSendRequest(body: unknown, options: { lenient: boolean }
   }
   const problems: FieldProblem[] = []
   const warnings: Warning[] = []
-  const problem = (field: string, code: string, message: string) => problems.push({ field, code, message })
-
-  const requiredString = (field: string): string | undefined => {
-    const value = body[field]
-    if (value === undefined) problem(field, 'required', `${field} is required.`)
-    else if (typeof value !== 'string') problem(field, 'invalid_type', `${field} must be a string, not ${typeName(value)}.`)
-    else return value
-    return undefined
+  const problem: Problem = (field, code, message) => {
+    problems.push({ field, code, message })
   }
 
-  const template = requiredString('template')
-  if (template !== undefined && template.trim() === '') problem('template', 'required', 'template must name a template slug, e.g. "welcome".')
-
-  const address = (field: string, value: string): Address | undefined => {
-    const parsed = parseAddress(value)
-    if (!parsed) problem(field, 'invalid_address', `${field} must be an address like "Ada Lovelace <ada@example.com>" or "ada@example.com"; got ${JSON.stringify(value)}.`)
-    return parsed ?? undefined
-  }
-
-  const fromRaw = requiredString('from')
-  const from = fromRaw === undefined ? undefined : address('from', fromRaw)
-
-  const to: Address[] = []
-  const toRaw = body.to
-  if (toRaw === undefined) problem('to', 'required', 'to is required: one address, or an array of 1 to 50.')
-  else if (typeof toRaw === 'string') {
-    const parsed = address('to', toRaw)
-    if (parsed) to.push(parsed)
-  } else if (Array.isArray(toRaw)) {
-    if (toRaw.length === 0) problem('to', 'too_few', 'to needs at least one recipient.')
-    if (toRaw.length > MAX_RECIPIENTS) problem('to', 'too_many', `to has ${toRaw.length} recipients; the limit is ${MAX_RECIPIENTS}.`)
-    toRaw.forEach((item, i) => {
-      if (typeof item !== 'string') return problem(`to[${i}]`, 'invalid_type', `to[${i}] must be a string, not ${typeName(item)}.`)
-      const parsed = address(`to[${i}]`, item)
-      if (parsed) to.push(parsed)
-    })
-  } else problem('to', 'invalid_type', `to must be a string or an array of strings, not ${typeName(toRaw)}.`)
-
-  const subject = requiredString('subject')
-  if (subject !== undefined) {
-    if (subject.length === 0) problem('subject', 'too_short', 'subject must not be empty.')
-    else if (subject.length > MAX_SUBJECT) problem('subject', 'too_long', `subject has ${subject.length} characters; the limit is ${MAX_SUBJECT}.`)
-    if (/[\r\n]/.test(subject)) problem('subject', 'invalid_characters', 'subject must be one line: no CR or LF characters.')
-  }
-
-  const variables = body.templateVariables
-  if (variables !== undefined && !isPlainObject(variables)) {
-    problem('templateVariables', 'invalid_type', `templateVariables must be an object of variable names to values, not ${typeName(variables)}.`)
-  }
+  const values: Partial<Record<SendField, unknown>> = {}
+  for (const field of SEND_FIELDS) values[field] = checkField(field, SEND_REQUEST_FIELDS[field], body[field], problem)
 
   for (const field of Object.keys(body)) {
     if ((SEND_FIELDS as readonly string[]).includes(field)) continue
@@ -120,11 +147,11 @@ export function validateSendRequest(body: unknown, options: { lenient: boolean }
     throw apiError(422, 'validation_failed', `The message is not valid: check ${fields}.`, { details: problems })
   }
   return {
-    template: template!,
-    from: from!,
-    to,
-    subject: subject!,
-    templateVariables: (variables as Record<string, unknown> | undefined) ?? {},
+    template: values.template as string,
+    from: values.from as Address,
+    to: values.to as Address[],
+    subject: values.subject as string,
+    templateVariables: (values.templateVariables as Record<string, unknown> | undefined) ?? {},
     warnings,
   }
 }

@@ -1,4 +1,261 @@
-export async function check(_argv: string[], _env: NodeJS.ProcessEnv, _help: boolean): Promise<number> {
-  process.stderr.write('sendbox check: not implemented yet\n')
-  return 1
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { HTTPError } from 'h3'
+import { renderMessage } from '../api/render.js'
+import { ConfigError, resolveConfig } from '../config.js'
+import { createTemplateCatalog } from '../templates/index.js'
+import type { Template, TemplateCatalog } from '../templates/types.js'
+import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
+import { usage } from './usage.js'
+
+/**
+ * `sendbox check`: parse every template and render it with each fixture case (or check its
+ * declared variables when it has none). One line per problem, `file:line:column  code  message`,
+ * then a summary on stderr; exit 1 when there is an error, 0 otherwise. Made for CI.
+ *
+ * Problems carry a severity: errors fail the check, warnings are reported and exit 0. More checks
+ * (of the rendered HTML, say) plug in as `RenderRule`s and add to the same list.
+ */
+
+export type Severity = 'error' | 'warning'
+
+export interface Problem {
+  /** Relative to the working folder (absolute while the check runs). */
+  file: string
+  line: number
+  column: number
+  /** snake_case, like the API's error codes: template_invalid, missing_variables, … */
+  code: string
+  message: string
+  severity: Severity
+}
+
+export interface CheckReport {
+  problems: Problem[]
+  /** Templates checked. */
+  templates: number
+  /** Fixture cases checked. */
+  cases: number
+  /** Slugs of the templates with at least one error. */
+  failing: string[]
+}
+
+/** One successful render, for rules that look at the output. */
+export interface RenderedCase {
+  template: Template
+  /** The fixture case, or null for a render with front-matter examples. */
+  caseName: string | null
+  /** Absolute path of the fixture file, or of the template for examples. */
+  source: string
+  variables: Record<string, unknown>
+  html: string
+  text: string
+}
+
+/** An extra check of every rendered case; returns problems with absolute `file`s. */
+export type RenderRule = (rendered: RenderedCase) => Problem[]
+
+export interface CheckOptions {
+  /** Rules run on every successful render (none by default). */
+  rules?: RenderRule[]
+}
+
+interface ApiErrorLike {
+  code: string
+  message: string
+  details: Array<Record<string, unknown>>
+}
+
+function apiErrorOf(error: unknown): ApiErrorLike | null {
+  if (!HTTPError.isError(error)) return null
+  const data = error.data as { code?: unknown; details?: unknown } | undefined
+  if (typeof data?.code !== 'string') return null
+  return { code: data.code, message: error.message, details: Array.isArray(data.details) ? (data.details as ApiErrorLike['details']) : [] }
+}
+
+/** Line and column (1-based) of a character offset. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, Math.max(0, offset))
+  const line = before.split('\n').length
+  return { line, column: offset - before.lastIndexOf('\n') }
+}
+
+/** Where a JSON error is: from "(line 2 column 5)" or "at position 17" in Node's message. */
+async function jsonErrorPosition(file: string, message: string): Promise<{ line: number; column: number }> {
+  const lc = /line (\d+) column (\d+)/.exec(message)
+  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) }
+  const at = /position (\d+)/.exec(message)
+  if (at) {
+    try {
+      return lineColumn(await readFile(file, 'utf8'), Number(at[1]))
+    } catch {
+      // Unreadable: fall through to the start of the file.
+    }
+  }
+  return { line: 1, column: 1 }
+}
+
+/** The first use of `name` inside a Liquid tag of the template file, else its first line. */
+async function firstUse(template: Template, name: string): Promise<{ line: number; column: number }> {
+  let source: string
+  try {
+    source = await readFile(template.file, 'utf8')
+  } catch {
+    return { line: 1, column: 1 }
+  }
+  const bodyStart = Math.max(0, source.lastIndexOf(template.body))
+  const word = new RegExp(`(?<![\\w.$'"-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$-])`)
+  const tags = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g
+  tags.lastIndex = bodyStart
+  for (let tag = tags.exec(source); tag; tag = tags.exec(source)) {
+    const hit = word.exec(tag[0])
+    if (hit) return lineColumn(source, tag.index + hit.index)
+  }
+  return { line: 1, column: 1 }
+}
+
+const topLevel = (variable: string) => variable.split(/[.[]/)[0]!
+
+/** Checks every template of a catalog. Files in the problems are absolute. */
+export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptions = {}): Promise<CheckReport> {
+  const rules = options.rules ?? []
+  const problems: Problem[] = []
+  const templates = catalog.list()
+  let cases = 0
+  const failing = new Set<string>()
+  let current = ''
+  const inTemplates = (file: string) => path.resolve(catalog.templatesDir, file)
+  const error = (file: string, at: { line: number; column: number }, code: string, message: string) => {
+    failing.add(current)
+    problems.push({ file, line: at.line, column: at.column, code, message, severity: 'error' })
+  }
+  const warning = (file: string, at: { line: number; column: number }, code: string, message: string) =>
+    problems.push({ file, line: at.line, column: at.column, code, message, severity: 'warning' })
+  const start = { line: 1, column: 1 }
+
+  /** Renders non-leniently; reports what fails. `where` is the file missing variables point at. */
+  const render = (template: Template, variables: Record<string, unknown>, caseName: string | null, where: string) => {
+    const source = caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
+    const sets = caseName === null ? 'do not set' : 'does not set'
+    try {
+      const rendered = renderMessage(catalog, template.slug, variables, { lenient: false })
+      for (const w of rendered.warnings) {
+        if (w.code === 'unused_variable' && w.variable) warning(where, start, 'unused_variable', `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`)
+      }
+      for (const rule of rules) problems.push(...rule({ template, caseName, source: where, variables, html: rendered.html, text: rendered.text }))
+    } catch (thrown) {
+      const failure = apiErrorOf(thrown)
+      if (!failure) throw thrown
+      if (failure.code === 'missing_variables') {
+        for (const detail of failure.details) error(where, start, 'missing_variables', `"${String(detail.variable)}" is required by the template "${template.slug}" but ${source} ${sets} it.`)
+      } else {
+        const detail = failure.details[0] ?? {}
+        const file = typeof detail.file === 'string' ? inTemplates(detail.file) : template.file
+        const at = { line: Number(detail.line) || 1, column: Number(detail.column) || 1 }
+        const message = typeof detail.message === 'string' ? detail.message : failure.message
+        error(file, at, failure.code, `${message} (the template "${template.slug}" with ${source})`)
+      }
+    }
+  }
+
+  for (const summary of templates) {
+    current = summary.slug
+    const lookup = catalog.lookup(summary.slug)
+    if (!lookup.ok) {
+      if (lookup.reason === 'invalid') {
+        const { file, line, column, message } = lookup.error
+        const own = path.basename(file).startsWith(`${summary.slug}.`) && !file.includes('/')
+        error(inTemplates(file), { line, column }, 'template_invalid', own ? message : `${message} (used by the template "${summary.slug}")`)
+      }
+      continue
+    }
+    const template = lookup.template
+    const fixtures = catalog.fixtures(template.slug)
+    cases += fixtures.length
+    if (fixtures.length > 0) {
+      for (const fixture of fixtures) {
+        if (!fixture.variables) {
+          const message = fixture.error ?? 'The fixture is not usable.'
+          error(fixture.file, await jsonErrorPosition(fixture.file, message), 'fixture_invalid', `${message.replace(/\.$/, '')} (the fixture case "${fixture.name}" of "${template.slug}").`)
+          continue
+        }
+        render(template, fixture.variables, fixture.name, fixture.file)
+      }
+      continue
+    }
+    // No fixture: the front matter must declare what the template needs.
+    const fixtureFile = path.join(catalog.fixturesDir, `${template.slug}.json`)
+    let undeclared = false
+    for (const variable of template.requiredPaths) {
+      if (template.declared[topLevel(variable)] !== undefined) continue
+      undeclared = true
+      error(
+        template.file,
+        await firstUse(template, topLevel(variable)),
+        'undeclared_variable',
+        `"${variable}" is required by the template "${template.slug}", which has no fixture, and its front matter does not declare "${topLevel(variable)}": declare it under variables: (with an example), or add ${path.relative(process.cwd(), fixtureFile) || fixtureFile}.`,
+      )
+    }
+    if (undeclared) continue
+    const needed = new Set(template.requiredPaths.map(topLevel))
+    const examples: Record<string, unknown> = {}
+    for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
+    if ([...needed].every((name) => name in examples)) render(template, examples, null, template.file)
+  }
+  return { problems, templates: templates.length, cases, failing: [...failing] }
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** `file:line:column  code  message` (warnings say so before the message). */
+export function formatProblem(problem: Problem): string {
+  return `${problem.file}:${problem.line}:${problem.column}  ${problem.code}  ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`
+}
+
+/** `✔ 3 templates, 4 fixture cases: no problems` or `✖ 2 problems in 1 template`. */
+export function summarize(report: CheckReport): string {
+  const errors = report.problems.filter((p) => p.severity === 'error').length
+  const warnings = report.problems.length - errors
+  const andWarnings = warnings ? `, and ${plural(warnings, 'warning')}` : ''
+  if (errors > 0) return `✖ ${plural(errors, 'problem')}${report.failing.length ? ` in ${plural(report.failing.length, 'template')}` : ''}${andWarnings}`
+  return `✔ ${plural(report.templates, 'template')}, ${plural(report.cases, 'fixture case')}: ${warnings ? `no errors, ${plural(warnings, 'warning')}` : 'no problems'}`
+}
+
+const checkFlags = {
+  templates: serveFlags.templates,
+  fixtures: serveFlags.fixtures,
+  json: { type: 'boolean', env: '', description: 'Print { problems, templates, cases } as JSON on stdout' },
+} as const satisfies Record<string, FlagSpec>
+
+/** --templates/--fixtures with their SENDBOX_* variables, resolved like `serve` does. */
+export function folderOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv): { templatesDir: string; fixturesDir: string } {
+  const pick = (flag: 'templates' | 'fixtures') => (values[flag] as string | undefined) ?? env[serveFlags[flag].env]
+  const config = resolveConfig({ templates: pick('templates'), fixtures: pick('fixtures'), memory: true })
+  return { templatesDir: config.templatesDir, fixturesDir: config.fixturesDir }
+}
+
+export async function check(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
+  if (help) {
+    process.stdout.write(`${await usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`)
+    return 0
+  }
+  const { values, positionals } = parseFlags(argv, checkFlags)
+  if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; sendbox check takes only flags (see sendbox check --help).')
+  const { templatesDir, fixturesDir } = folderOptions(values, env)
+  const catalog = await createTemplateCatalog({ templatesDir, fixturesDir, watch: false, warn: () => {} })
+  let report: CheckReport
+  try {
+    report = await checkCatalog(catalog)
+  } finally {
+    await catalog.close()
+  }
+  const cwd = process.cwd()
+  if (report.templates === 0) {
+    report.problems.push({ file: templatesDir, line: 1, column: 1, code: 'no_templates', message: `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html); point --templates at your templates folder.`, severity: 'error' })
+  }
+  const problems = report.problems.map((p) => ({ ...p, file: path.relative(cwd, p.file).split(path.sep).join('/') || '.' }))
+  if (values.json) process.stdout.write(`${JSON.stringify({ problems, templates: report.templates, cases: report.cases }, null, 2)}\n`)
+  else for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`)
+  process.stderr.write(`${summarize({ ...report, problems })}\n`)
+  return problems.some((p) => p.severity === 'error') ? 1 : 0
 }

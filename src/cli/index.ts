@@ -33,9 +33,9 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
         }
         return await serve(argv, env)
       case 'check':
-        return (await import('./check.js')).check(argv, env, wantsHelp)
+        return await (await import('./check.js')).check(argv, env, wantsHelp)
       case 'render':
-        return (await import('./render.js')).render(argv, env, wantsHelp)
+        return await (await import('./render.js')).render(argv, env, wantsHelp)
     }
   } catch (error) {
     return fail(error)

@@ -4,6 +4,7 @@ import { route } from '../server/routes.js'
 import { registerEventRoutes } from './events.js'
 import { registerFaultRoutes } from './fault-routes.js'
 import { registerMessageRoutes } from './messages.js'
+import { registerOpenApiRoute } from './openapi.js'
 import { registerTemplatePreviewRoutes } from './templates.js'
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
@@ -17,10 +18,13 @@ export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
       dropped: ctx.log.dropped(),
       // Open event streams and pending waits: a leak shows up here.
       subscribers: ctx.events.size(),
+      // What a client needs to show a working example; never a token given with --token.
+      auth: { tokenPrefixes: ctx.config.tokenPrefixes, exactTokens: ctx.config.tokens.length > 0 },
     }),
   })
   registerMessageRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerFaultRoutes(app, ctx)
   registerTemplatePreviewRoutes(app, ctx)
+  registerOpenApiRoute(app, ctx)
 }

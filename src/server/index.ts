@@ -95,6 +95,16 @@ async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: Sendb
   return listener
 }
 
+/** `parseFaultInput`, with its 422 turned into an error that lists what is wrong. */
+function faultInput(fault: unknown): FaultInput {
+  try {
+    return parseFaultInput(fault)
+  } catch (error) {
+    const details = ((error as { data?: { details?: Array<{ message: string }> } }).data?.details ?? []).map((d) => d.message)
+    throw new TypeError(`sandbox.fail(): the fault is not valid: ${details.join(' ') || (error as Error).message}`)
+  }
+}
+
 function urlFor(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
   return `http://${shown}:${port}`
@@ -133,7 +143,17 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
   const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
   let listener: Listener
   try {
-    listener = await listenOn(toNodeHandler(createApp(ctx)), config)
+    const handler = toNodeHandler(createApp(ctx))
+    // Port 0 is probed, then bound: another server (another sandbox in this process, another test
+    // worker) can take the probed port in between. Try a fresh one; a fixed port never retries.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        listener = await listenOn(handler, config)
+        break
+      } catch (error) {
+        if (config.port !== 0 || attempt >= 5 || (error as StartError).code !== 'port_in_use') throw error
+      }
+    }
   } catch (error) {
     stopTemplateEvents()
     await Promise.all([catalog.close(), log.close()])
@@ -164,7 +184,7 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
     clear: async (filter) => {
       await clearMessages(ctx, filter)
     },
-    fail: async (fault) => ctx.faults.arm(parseFaultInput(fault)),
+    fail: async (fault) => ctx.faults.arm(faultInput(fault)),
     close,
   }
 }

@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process'
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { childEnv, ROOT } from '../helpers/cli.js'
+import { tempDir } from '../helpers/sandbox.js'
+
+/**
+ * The README's "In CI" recipes are these files, pasted verbatim; this runs them as a user would.
+ * (retry.test.ts and wait-for-message.test.ts are recipes and ordinary tests at once.)
+ */
+
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts']
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeout = 60_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env: { ...childEnv(), ...env }, timeout }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+const dirs: string[] = []
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+describe('README recipes', () => {
+  it('the README shows every recipe file verbatim', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const ci = readme.slice(readme.indexOf('<!-- ci:start -->'), readme.indexOf('<!-- ci:end -->'))
+    expect(ci.length).toBeGreaterThan(100)
+    for (const file of SNIPPETS) {
+      const text = (await readFile(join(HERE, file), 'utf8')).trimEnd()
+      expect(ci.includes(text), `README.md's "In CI" section does not contain ${file} verbatim`).toBe(true)
+    }
+  })
+
+  it('vitest globalSetup: a project using the setup, provide/inject and the environment passes', async () => {
+    const dir = await tempDir('sendbox-recipe-vitest-')
+    dirs.push(dir)
+    await mkdir(join(dir, 'node_modules'))
+    await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
+    await symlink(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
+    await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
+    await cp(join(HERE, 'vitest'), dir, { recursive: true })
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+    const env: NodeJS.ProcessEnv = {}
+    for (const key of Object.keys(process.env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
+    const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], dir, env, 90_000)
+    expect(result.stdout + result.stderr).toMatch(/2 passed/)
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+  }, 120_000)
+
+  it('shell: with-sendbox.sh starts sendbox, runs the command with SENDBOX_URL/SENDBOX_TOKEN, stops it', async () => {
+    const result = await run('bash', [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'echo "$SENDBOX_URL $SENDBOX_TOKEN"; curl -sf "$SENDBOX_URL/_sandbox/api/health"'], ROOT, { npm_config_offline: 'true' })
+    expect(result.code, result.stderr).toBe(0)
+    const [url, token] = result.stdout.split('\n')[0]!.split(' ')
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(token).toBe('sandbox_ci')
+    expect(result.stdout).toContain('"status":"ok"')
+    // Stopped at the end: nothing answers any more.
+    await expect(fetch(`${url}/_sandbox/api/health`)).rejects.toThrow()
+  }, 60_000)
+
+  it('shell: the exit status is the command\'s', async () => {
+    const result = await run('bash', [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'exit 7'], ROOT, { npm_config_offline: 'true' })
+    expect(result.code).toBe(7)
+  }, 60_000)
+
+  it('curl: assert-with-curl.sh passes when the message came, fails when it did not', async () => {
+    const ok = await run('bash', [join(HERE, 'with-sendbox.sh'), join(HERE, 'assert-with-curl.sh')], ROOT, { npm_config_offline: 'true' })
+    expect(ok.code, ok.stderr).toBe(0)
+    // The same wait for a message nobody sent: curl -f turns the 404 wait_timeout into a failure.
+    const missing = await run('bash', [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'curl -sf "$SENDBOX_URL/_sandbox/api/messages/wait?to=ada@example.com&timeout=300"'], ROOT, { npm_config_offline: 'true' })
+    expect(missing.code).toBe(22)
+  }, 60_000)
+})
