@@ -16,7 +16,8 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-const check = (cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => runCli(['check', ...args], { cwd, env })
+// These cases are about templates and fixtures; the email checks have their own tests (check-email.test.ts).
+const check = (cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => runCli(['check', '--no-email-checks', ...args], { cwd, env })
 const lines = (text: string) => text.split('\n').filter(Boolean)
 
 describe('sendbox check', () => {

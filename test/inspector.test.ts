@@ -224,3 +224,17 @@ describe('?fields=summary', () => {
     expect((await list()).messages[0]).toHaveProperty('html')
   })
 })
+
+describe('shutting down', () => {
+  it('a wait pending at close gets a 503 shutting_down, not a 500', async () => {
+    const { startTestSandbox: start } = await import('./helpers/sandbox.js')
+    const other = await start({ 'welcome.liquid': 'x' })
+    const waiting = fetch(`${other.url}/_sandbox/api/messages/wait?to=nobody&timeout=10000`)
+    await new Promise((r) => setTimeout(r, 200))
+    const closing = other.close()
+    const response = await waiting
+    expect(response.status).toBe(503)
+    expect((await errorOf(response)).code).toBe('shutting_down')
+    await closing
+  })
+})

@@ -87,7 +87,7 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')('the packed package (SEND
   })
 
   it('npx sendbox check: 0 on clean templates, 1 with file:line on a broken one', async () => {
-    await writeFiles(join(app, 'clean'), { 'templates/hello.liquid': '---\nvariables:\n  name: { example: Ada }\n---\n<p>Hello {{ name }}</p>' })
+    await writeFiles(join(app, 'clean'), { 'templates/hello.liquid': '---\nvariables:\n  name: { example: Ada }\n---\n<div style="display:none">Welcome aboard</div><p>Hello {{ name }}, welcome aboard: your account is ready.</p>' })
     await writeFiles(join(app, 'broken'), { 'templates/broken.liquid': '<p>Hello</p>\n<p>{% if name %}</p>\n' })
     const clean = await npx(['check', '--templates', 'clean/templates'], app)
     expect(clean.code, clean.stdout + clean.stderr).toBe(0)

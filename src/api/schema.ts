@@ -139,6 +139,7 @@ export const API_ERRORS = [
   { status: 404, code: 'preview_not_found', description: 'The live preview expired (only the newest 50 are kept).' },
   { status: 409, code: 'fixture_exists', description: 'A fixture case of that name exists; send "overwrite": true to replace it.' },
   { status: 404, code: 'wait_timeout', description: 'No matching message arrived before the timeout.' },
+  { status: 503, code: 'shutting_down', description: 'The sandbox closed while this wait was pending.' },
   { status: 405, code: 'method_not_allowed', description: 'The route does not take this method; Allow lists those it does.' },
   { status: 413, code: 'payload_too_large', description: 'The body is over the limit (--max-body).' },
   { status: 415, code: 'unsupported_media_type', description: 'The body is not sent as Content-Type: application/json.' },

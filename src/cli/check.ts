@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { HTTPError } from 'h3'
+import { checkEmail } from '../checks/index.js'
 import { renderMessage } from '../api/render.js'
 import { ConfigError, resolveConfig } from '../config.js'
 import { createTemplateCatalog } from '../templates/index.js'
@@ -53,7 +54,7 @@ export interface RenderedCase {
 }
 
 /** An extra check of every rendered case; returns problems with absolute `file`s. */
-export type RenderRule = (rendered: RenderedCase) => Problem[]
+export type RenderRule = (rendered: RenderedCase) => Problem[] | Promise<Problem[]>
 
 export interface CheckOptions {
   /** Rules run on every successful render (none by default). */
@@ -134,7 +135,7 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
   const start = { line: 1, column: 1 }
 
   /** Renders non-leniently; reports what fails. `where` is the file missing variables point at. */
-  const render = (template: Template, variables: Record<string, unknown>, caseName: string | null, where: string) => {
+  const render = async (template: Template, variables: Record<string, unknown>, caseName: string | null, where: string) => {
     const source = caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
     const sets = caseName === null ? 'do not set' : 'does not set'
     try {
@@ -142,7 +143,12 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
       for (const w of rendered.warnings) {
         if (w.code === 'unused_variable' && w.variable) warning(where, start, 'unused_variable', `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`)
       }
-      for (const rule of rules) problems.push(...rule({ template, caseName, source: where, variables, html: rendered.html, text: rendered.text }))
+      for (const rule of rules) {
+        for (const problem of await rule({ template, caseName, source: where, variables, html: rendered.html, text: rendered.text })) {
+          if (problem.severity === 'error') failing.add(current)
+          problems.push(problem)
+        }
+      }
     } catch (thrown) {
       const failure = apiErrorOf(thrown)
       if (!failure) throw thrown
@@ -179,7 +185,7 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
           error(fixture.file, await jsonErrorPosition(fixture.file, message), 'fixture_invalid', `${message.replace(/\.$/, '')} (the fixture case "${fixture.name}" of "${template.slug}").`)
           continue
         }
-        render(template, fixture.variables, fixture.name, fixture.file)
+        await render(template, fixture.variables, fixture.name, fixture.file)
       }
       continue
     }
@@ -200,7 +206,7 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
     const needed = new Set(template.requiredPaths.map(topLevel))
     const examples: Record<string, unknown> = {}
     for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
-    if ([...needed].every((name) => name in examples)) render(template, examples, null, template.file)
+    if ([...needed].every((name) => name in examples)) await render(template, examples, null, template.file)
   }
   return { problems, templates: templates.length, cases, failing: [...failing] }
 }
@@ -225,6 +231,7 @@ const checkFlags = {
   templates: serveFlags.templates,
   fixtures: serveFlags.fixtures,
   json: { type: 'boolean', env: '', description: 'Print { problems, templates, cases } as JSON on stdout' },
+  'email-checks': { type: 'boolean', env: '', default: 'true', description: 'Check each render as an email too: size, images, links, text (--no-email-checks to skip)' },
 } as const satisfies Record<string, FlagSpec>
 
 /** --templates/--fixtures with their SENDBOX_* variables, resolved like `serve` does. */
@@ -232,6 +239,28 @@ export function folderOptions(values: Record<string, unknown>, env: NodeJS.Proce
   const pick = (flag: 'templates' | 'fixtures') => (values[flag] as string | undefined) ?? env[serveFlags[flag].env]
   const config = resolveConfig({ templates: pick('templates'), fixtures: pick('fixtures'), memory: true })
   return { templatesDir: config.templatesDir, fixturesDir: config.fixturesDir }
+}
+
+/**
+ * The email checks (src/checks) as a rule: errors and warnings only, each reported once per
+ * template even when several fixture cases render the same problem. Rendered-HTML lines have no
+ * place in the template file, so the problem points at the template and names the line.
+ */
+export function emailChecks(): RenderRule {
+  const seen = new Set<string>()
+  return async ({ template, html, text }) => {
+    const report = await checkEmail({ html, text })
+    const problems: Problem[] = []
+    for (const finding of report.findings) {
+      if (finding.severity === 'info') continue
+      const key = `${template.slug}\0${finding.code}\0${finding.message}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      const where = finding.line === null ? '' : ` (rendered HTML line ${finding.line})`
+      problems.push({ file: template.file, line: 1, column: 1, code: finding.code, message: `${finding.message}${where} ${finding.fix}`, severity: finding.severity })
+    }
+    return problems
+  }
 }
 
 export async function check(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
@@ -245,7 +274,7 @@ export async function check(argv: string[], env: NodeJS.ProcessEnv, help: boolea
   const catalog = await createTemplateCatalog({ templatesDir, fixturesDir, watch: false, warn: () => {} })
   let report: CheckReport
   try {
-    report = await checkCatalog(catalog)
+    report = await checkCatalog(catalog, { rules: values['no-email-checks'] ? [] : [emailChecks()] })
   } finally {
     await catalog.close()
   }

@@ -1,3 +1,4 @@
+import { apiError } from '../errors/index.js'
 import { matchesFilter } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import type { AppContext } from '../server/context.js'
@@ -44,7 +45,8 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     )
     const timer = setTimeout(() => finish(() => reject(new WaitTimeoutError(filter, timeout))), Math.min(timeout, WAIT_MAX_MS))
     cleanups.push(() => clearTimeout(timer))
-    cleanups.push(ctx.onClose(() => finish(() => reject(new Error('sendbox closed while waiting for a message.')))))
+    // An HTTP wait pending at shutdown gets a clean 503, not a 500.
+    cleanups.push(ctx.onClose(() => finish(() => reject(apiError(503, 'shutting_down', 'sendbox is shutting down; no message will arrive on this wait.')))))
     if (signal) {
       const onAbort = () => finish(() => reject(signal.reason ?? new Error('The wait was aborted.')))
       if (signal.aborted) return onAbort()
