@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:net'
+import { networkInterfaces } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { runCli, startCli } from './helpers/cli.js'
 
@@ -104,6 +105,18 @@ describe('the command line', () => {
       expect(ok.status).toBe(200)
       const prefixOnly = await fetch(`${sendbox.url}/templates`, { headers: { authorization: 'token sandbox_abc' } })
       expect(prefixOnly.status).toBe(403)
+    } finally {
+      await sendbox.stop()
+    }
+  })
+
+  const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address
+  it.skipIf(!external)('--host 0.0.0.0 binds every interface (reachable on a non-loopback address)', async () => {
+    const sendbox = await startCli(['--port', '0', '--memory', '--host', '0.0.0.0'])
+    try {
+      const port = new URL(sendbox.url).port
+      const health = await fetch(`http://${external}:${port}/_sandbox/api/health`)
+      expect(health.status).toBe(200)
     } finally {
       await sendbox.stop()
     }

@@ -68,7 +68,8 @@ async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: Sendb
       // A fixed port must be that port or an error: never listhen's quiet fallback to another.
       port: config.port === 0 ? 0 : ({ port: config.port, random: false, ports: [], portRange: [], alternativePortRange: [] } as unknown as number),
       hostname: config.host,
-      public: false,
+      // listhen swaps a wildcard host for localhost unless told the bind is meant to be public.
+      public: config.host === '0.0.0.0' || config.host === '::',
       showURL: false,
       open: false,
       qr: false,
