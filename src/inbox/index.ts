@@ -9,7 +9,7 @@ import { INBOX_CSS } from './styles.js'
 /**
  * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
  * in dist/) and the client modules compiled by tsconfig.inbox.json into dist/inbox/client/.
- * The page talks to nothing but the inspector API.
+ * The page talks to nothing but the inspector API and its event stream.
  */
 
 /** Both src/inbox/ and dist/inbox/ sit two levels below the package root. */

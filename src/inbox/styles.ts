@@ -171,6 +171,18 @@ main:focus { outline: none; }
 .width[aria-pressed="true"] { color: var(--accent-text); background: var(--accent-soft); font-weight: 600; }
 .width:focus-visible { outline-offset: -2px; border-radius: 0; }
 .width-px { opacity: 0.7; font-variant-numeric: tabular-nums; }
+
+/* ---- preview options: width, colour scheme, images ---- */
+.viewbar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; padding: 8px 24px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.width-field input { width: 6.2em; height: 28px; padding: 0 6px; font: inherit; font-size: 13px; font-variant-numeric: tabular-nums; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; }
+.width-field input[aria-invalid="true"] { border-color: var(--danger); }
+.width.toggle { border: 1px solid var(--border); border-radius: 7px; }
+.width.toggle:focus-visible { border-radius: 7px; }
+
+/* ---- tab badges ---- */
+.tab-badge { display: inline-block; min-width: 18px; margin-left: 6px; padding: 0 5px; border-radius: 999px; font-size: 11px; font-weight: 650; line-height: 17px; text-align: center; font-variant-numeric: tabular-nums; color: var(--muted); background: var(--surface-2); border: 1px solid var(--border); }
+.tab-badge[data-severity="error"] { color: var(--danger); background: var(--danger-soft); border-color: var(--danger-border); }
+.tab-badge[data-severity="warning"] { color: var(--warn-text); background: var(--warn-soft); border-color: var(--warn-border); }
 .field { display: flex; align-items: center; gap: 6px; font-size: 13px; }
 .field label { color: var(--muted); }
 .field select { height: 28px; padding: 0 6px; font: inherit; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 6px; }
@@ -179,9 +191,18 @@ main:focus { outline: none; }
 .template-body { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .canvas { flex: 1; min-height: 0; display: flex; justify-content: safe center; padding: 16px; overflow: auto; }
 .frame { flex: none; width: 100%; height: 100%; min-height: 420px; background: #fff; border: 0; border-radius: 8px; box-shadow: var(--shadow); }
+/* The email's own dark rules: a dark backdrop where the email leaves the canvas transparent. */
+.frame.is-dark { background: #121212; }
+/* What the Gmail and Outlook apps do to an email in dark mode, more or less. */
+.frame.is-inverted { filter: invert(1) hue-rotate(180deg); }
 .text-body { flex: 1; margin: 0; padding: 20px 24px; font-size: 13px; line-height: 1.6; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--surface); }
 .code { margin: 0; padding: 12px 14px; font-size: 12.5px; line-height: 1.55; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--surface-2); border: 1px solid var(--border); border-radius: 7px; }
 .source { margin: 16px 24px 24px; }
+.source-lines { padding-left: 0; }
+.source-lines .line { display: block; position: relative; padding-left: 4.6em; min-height: 1.55em; }
+.source-lines .line::before { content: attr(data-line); position: absolute; left: 0; width: 3.6em; text-align: right; color: var(--muted); opacity: 0.75; font-variant-numeric: tabular-nums; user-select: none; }
+.source-lines .line.is-target { background: var(--warn-soft); box-shadow: inset 3px 0 0 var(--warn-text); }
+.source-lines .line.is-target::before { color: var(--warn-text); opacity: 1; font-weight: 700; }
 .details { padding: 16px 24px 28px; }
 .details h3 { margin: 22px 0 8px; font-size: 12px; letter-spacing: 0.04em; text-transform: uppercase; color: var(--muted); }
 .details h3:first-child { margin-top: 4px; }
@@ -206,6 +227,63 @@ main:focus { outline: none; }
 .error-location { font-weight: 600; }
 .error-linecol { color: var(--muted); }
 
+/* ---- the template: live variables beside (or above) the preview ---- */
+.template-main { flex: 1; min-height: 0; min-width: 0; display: flex; flex-direction: column; }
+.vars-editor { display: flex; flex-direction: column; gap: 6px; padding: 12px 24px 14px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.vars-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 4px 10px; }
+.vars-label { font-weight: 600; }
+.vars-editor .hint { margin: 0; }
+.edited { color: var(--muted); font-size: 12.5px; }
+.vars-json { display: block; width: 100%; max-height: 45vh; padding: 8px 10px; font-family: var(--mono); font-size: 12.5px; line-height: 1.5; tab-size: 2; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 7px; resize: vertical; }
+.vars-json:focus-visible { outline-offset: 0; border-color: var(--accent); }
+.vars-json[aria-invalid="true"] { border-color: var(--danger); box-shadow: 0 0 0 1px var(--danger); }
+.field-error { margin: 0; padding: 6px 10px; font-size: 12.5px; color: var(--danger); background: var(--danger-soft); border: 1px solid var(--danger-border); border-radius: 6px; overflow-wrap: anywhere; }
+.render-status { margin: 0; min-height: 1.45em; color: var(--muted); font-size: 12.5px; }
+.render-status[data-state="busy"]::before, .render-status[data-state="ok"]::before, .render-status[data-state="error"]::before { content: ""; display: inline-block; width: 7px; height: 7px; margin-right: 6px; border-radius: 50%; vertical-align: 1px; background: var(--muted); }
+.render-status[data-state="ok"]::before { background: var(--live); }
+.render-status[data-state="error"] { color: var(--danger); }
+.render-status[data-state="error"]::before { background: var(--danger); }
+.save-case { display: flex; flex-direction: column; gap: 4px; margin-top: 4px; padding-top: 10px; border-top: 1px solid var(--border); }
+.save-case label { color: var(--muted); font-size: 12.5px; }
+.save-row { display: flex; gap: 8px; }
+.text-input { flex: 1; min-width: 0; height: 32px; padding: 0 8px; font: inherit; font-family: var(--mono); font-size: 12.5px; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 7px; }
+.text-input:focus-visible { outline-offset: 0; border-color: var(--accent); }
+.text-input[aria-invalid="true"] { border-color: var(--danger); }
+.save-message:empty { display: none; }
+.save-message p { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 6px; margin: 2px 0 0; font-size: 12.5px; overflow-wrap: anywhere; }
+.save-message[data-state="error"] p { color: var(--danger); }
+.save-message[data-state="ok"] p { color: var(--live); }
+.save-message code { font-size: 11.5px; color: var(--text); }
+
+/* ---- checks ---- */
+.checks-summary { margin: 4px 0 14px; font-size: 15px; font-weight: 650; }
+/* More specific than .details h3:first-child: every group's heading is the first in its box. */
+.checks .size h3, .checks .clients h3, .checks .finding-group h3 { margin: 22px 0 8px; font-size: 12px; letter-spacing: 0.04em; text-transform: uppercase; color: var(--muted); }
+.checks .size h3 { margin-top: 4px; }
+.size-line { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; margin: 0; }
+.size-line meter { width: 180px; height: 12px; }
+.findings { display: flex; flex-direction: column; gap: 8px; }
+.finding { padding: 9px 12px; background: var(--surface); border: 1px solid var(--border); border-left: 4px solid var(--muted); border-radius: 7px; overflow-wrap: anywhere; }
+.finding[data-severity="error"] { border-left-color: var(--danger); }
+.finding[data-severity="warning"] { border-left-color: var(--warn-border); }
+.finding p { margin: 0; }
+.finding-message { font-weight: 500; }
+.finding-fix { margin-top: 3px !important; color: var(--muted); }
+.finding-label { font-weight: 600; color: var(--text); }
+.finding-meta { display: flex; flex-wrap: wrap; align-items: center; gap: 4px; margin-top: 6px !important; color: var(--muted); font-size: 12px; }
+.finding-code { font-size: 11.5px; }
+.finding-line { font-weight: 600; font-variant-numeric: tabular-nums; }
+details.finding-group > summary { cursor: pointer; color: var(--muted); }
+details.finding-group > summary { margin: 22px 0 8px; }
+.checks details.finding-group > summary h3 { display: inline-block; margin: 0; }
+.client-table th[scope="row"] { color: var(--text); font-weight: 500; white-space: nowrap; }
+.client-table .score { white-space: nowrap; font-variant-numeric: tabular-nums; font-weight: 600; }
+.score-value[data-state="ok"] { color: var(--live); }
+.score-value[data-state="warning"] { color: var(--warn-text); }
+.score-value[data-state="error"] { color: var(--danger); }
+.client-table .chips { gap: 3px; }
+.client-table .chip { white-space: normal; overflow-wrap: anywhere; }
+
 /* ---- dialog, toast ---- */
 dialog { width: min(420px, calc(100vw - 32px)); padding: 20px 22px; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 12px; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); }
 dialog::backdrop { background: rgb(10 14 20 / 0.45); }
@@ -217,6 +295,19 @@ dialog p { margin: 0; color: var(--muted); }
 /* ---- wide: two panes that scroll on their own ---- */
 @media (min-width: 761px) {
   body { height: 100vh; height: 100dvh; overflow: hidden; }
+  /* Templates: a narrower list, for the variables editor beside the preview. */
+  #view-templates { grid-template-columns: minmax(240px, 300px) minmax(0, 1fr); }
+}
+/* Not wide enough for the editor beside a 600 px email: the editor on top, the pane scrolls. */
+@media (min-width: 761px) and (max-width: 1279px) {
+  .template-body { flex: none; }
+  .template-main .panel { flex: none; overflow: visible; }
+  .template-main .frame { height: 78vh; }
+}
+@media (min-width: 1280px) {
+  .template-body { display: grid; grid-template-columns: minmax(280px, 320px) minmax(0, 1fr); }
+  .vars-editor { min-height: 0; overflow: auto; padding: 14px 16px; border-bottom: 0; border-right: 1px solid var(--border); }
+  .vars-json { flex: 1 1 auto; min-height: 14em; max-height: none; resize: none; }
 }
 
 /* ---- narrow: one column, the list or the message ---- */
@@ -235,6 +326,10 @@ dialog p { margin: 0; color: var(--muted); }
   .canvas { padding: 8px; }
   .frame { height: 72vh; }
   .width-px { display: none; }
+  .viewbar { padding: 8px 16px; }
+  .vars-editor { padding: 12px 16px 14px; }
+  [role="tab"] { padding: 8px 8px 9px; }
+  .tab-badge { margin-left: 4px; }
   .text-body { padding: 16px; }
   .source { margin: 12px 16px 16px; }
   .details { padding: 14px 16px 24px; }

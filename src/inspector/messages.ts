@@ -1,28 +1,12 @@
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
+import { htmlAnswer } from './html.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { parseFilter, parseTimeout } from './query.js'
 import { waitForMessage, WaitTimeoutError } from './wait.js'
-
-/**
- * The rendered HTML runs in an opaque origin with no scripts; it may load images, styles and
- * fonts from anywhere, like a mail client with images on.
- */
-export const MESSAGE_HTML_CSP = "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src * data: blob:; style-src * 'unsafe-inline'; font-src * data:; base-uri 'none'; form-action 'none'"
-
-/** The same, with images blocked: `?images=off` shows what a reader with images off sees. */
-export function htmlHeaders(event: H3Event): Record<string, string> {
-  const imagesOff = event.url.searchParams.get('images') === 'off'
-  return {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': imagesOff ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'") : MESSAGE_HTML_CSP,
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-  }
-}
 
 /** Clears the log (or the filtered part) and tells the event stream. */
 export async function clearMessages(ctx: AppContext, filter?: MessageFilter): Promise<number> {
@@ -94,7 +78,7 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
     },
   })
   route(app, '/_sandbox/api/messages/:id/html', {
-    GET: (event) => new Response(findMessage(event, ctx).html, { headers: htmlHeaders(event) }),
+    GET: (event) => htmlAnswer(event, findMessage(event, ctx).html),
   })
   route(app, '/_sandbox/api/messages/:id/text', {
     GET: (event) => textResponse(findMessage(event, ctx).text, { 'content-type': 'text/plain; charset=utf-8' }),

@@ -9,7 +9,7 @@ import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
 import { isValidSlug, missingVariables } from '../templates/index.js'
 import type { FixtureCase, Template } from '../templates/types.js'
-import { htmlHeaders } from './messages.js'
+import { htmlAnswer } from './html.js'
 
 /**
  * Template previews for the inbox (and anyone styling templates): the catalog with fixture
@@ -130,7 +130,7 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
     GET: (event) => {
       const template = templateOf(ctx, slugOf(event))
       const { html } = preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
-      return new Response(html, { headers: htmlHeaders(event) })
+      return htmlAnswer(event, html)
     },
   })
   registerLivePreviewRoutes(app, ctx)
@@ -192,7 +192,7 @@ function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
     GET: (event) => {
       const html = previews.get(getRouterParam(event, 'id') ?? '')
       if (html === undefined) throw apiError(404, 'preview_not_found', 'That preview has expired (only the newest 50 are kept); render it again.')
-      return new Response(html, { headers: htmlHeaders(event) })
+      return htmlAnswer(event, html)
     },
   })
   route(app, '/_sandbox/api/templates/:slug/fixtures', {

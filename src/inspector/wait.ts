@@ -46,7 +46,7 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     const timer = setTimeout(() => finish(() => reject(new WaitTimeoutError(filter, timeout))), Math.min(timeout, WAIT_MAX_MS))
     cleanups.push(() => clearTimeout(timer))
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
-    cleanups.push(ctx.onClose(() => finish(() => reject(apiError(503, 'shutting_down', 'sendbox is shutting down; no message will arrive on this wait.')))))
+    cleanups.push(ctx.onClose(() => finish(() => reject(apiError(503, 'shutting_down', 'sendbox closed while this wait was pending; no message will arrive on it.')))))
     if (signal) {
       const onAbort = () => finish(() => reject(signal.reason ?? new Error('The wait was aborted.')))
       if (signal.aborted) return onAbort()

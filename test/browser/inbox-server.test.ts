@@ -3,9 +3,16 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
 /** How the inbox page is served (no browser needed). */
 
+const DARK = [
+  '<style>body { background: #fff } @media (prefers-color-scheme: dark) { body { background: #000 } }',
+  '@media screen and (prefers-color-scheme: light) { p { color: #111 } } :root { color-scheme: light dark; }</style>',
+  '<meta name="color-scheme" content="light dark">',
+  '<picture><source srcset="https://example.com/dark.png" media="( prefers-color-scheme : DARK )"><img src="https://example.com/light.png" alt="Logo"></picture>',
+].join('\n')
+
 let sandbox: TestSandbox
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'hello.liquid': '<p>Hello</p>' })
+  sandbox = await startTestSandbox({ 'hello.liquid': '<p>Hello</p>', 'dark.liquid': DARK })
 })
 afterAll(() => sandbox?.close())
 
@@ -63,5 +70,28 @@ describe('the inbox page, as served', () => {
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found')
     }
     expect((await get('/_sandbox/app.js', { method: 'POST' })).status).toBe(405)
+  })
+
+  it('the inspector decides the colour scheme of an HTML answer with ?scheme=, keeping its sandboxing headers', async () => {
+    const src = '/_sandbox/api/templates/dark/preview'
+    const direct = await get(`${src}?images=off`)
+    for (const scheme of ['dark', 'light'] as const) {
+      const response = await get(`${src}?images=off&scheme=${scheme}`)
+      expect(response.status).toBe(200)
+      for (const header of ['content-type', 'content-security-policy', 'x-content-type-options', 'cache-control']) expect(response.headers.get(header), header).toBe(direct.headers.get(header))
+      expect(response.headers.get('content-security-policy')).toContain("img-src 'none'")
+      const html = await response.text()
+      expect(html).not.toContain('prefers-color-scheme')
+      const [yes, no] = scheme === 'dark' ? ['(grid: 0)', '(grid: 1)'] : ['(grid: 1)', '(grid: 0)']
+      expect(html).toContain(`@media ${yes} { body { background: #000 } }`)
+      expect(html).toContain(`@media screen and ${no} { p { color: #111 } }`)
+      expect(html).toContain(`media="${yes}"`)
+      expect(html).toContain(`<meta name="color-scheme" content="${scheme}">`)
+      expect(html).toContain(`:root { color-scheme: ${scheme}; }`)
+    }
+    expect(await (await get(src)).text()).toContain('prefers-color-scheme')
+    const bad = await get(`${src}?scheme=sepia`)
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter')
   })
 })

@@ -1,36 +1,11 @@
-/** The inspector API, as the page uses it. Types mirror the server's records (kept local: the client is compiled on its own). */
+/** The inspector API, as the page uses it. The record types are the server's own (type-only imports, erased in the build). */
 
-export interface Address {
-  name: string | null
-  address: string
-}
-
-export interface Warning {
-  code: string
-  message: string
-  variable?: string
-}
-
-export interface MessageRecord {
-  id: string
-  status: string
-  createdAt: string
-  project: string
-  tokenHint: string
-  template: string
-  from: Address
-  to: Address[]
-  subject: string
-  templateVariables: Record<string, unknown>
-  html: string
-  text: string
-  warnings: Warning[]
-}
-
-export interface MessagePage {
-  messages: MessageRecord[]
-  total: number
-}
+export type { Address, Warning, MessageRecord, MessagePage } from '../../store/types.js'
+export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
+export type { TemplateChange } from '../../templates/types.js'
+import type { Address, Warning, MessageRecord, MessagePage } from '../../store/types.js'
+import type { CheckReport } from '../../checks/types.js'
+import type { TemplateChange } from '../../templates/types.js'
 
 export interface Health {
   status: string
@@ -76,6 +51,8 @@ export interface TemplateDetail {
   declared: Record<string, DeclaredVariable>
   updatedAt: string
   fixtures: FixtureCaseInfo[]
+  /** Starting variables for an editor: front-matter examples plus a placeholder per required path. */
+  skeleton?: Record<string, unknown>
 }
 
 export interface RenderPreview {
@@ -86,12 +63,17 @@ export interface RenderPreview {
   variables: Record<string, unknown>
 }
 
-export interface TemplateChange {
-  slug: string
-  change: 'added' | 'changed' | 'removed'
-  source: 'template' | 'partial' | 'fixture'
-  path: string
+/** A `?soft=1` render: problems come back as 200 `{ ok: false }`, so the console logs no failed request. */
+export type SoftRender = ({ ok: true } & RenderPreview) | { ok: false; error: { code: string; message: string; details: unknown[] } }
+
+export interface LivePreview {
+  id: string
+  url: string
+  text: string
+  warnings: Warning[]
+  missing: string[]
 }
+
 
 /** An inspector error, in the contract's shape. */
 export class ApiError extends Error {
@@ -134,5 +116,18 @@ export const api = {
   clearMessages: (query: URLSearchParams) => request<void>(`/messages?${query}`, { method: 'DELETE' }),
   templates: () => request<{ templates: TemplateSummary[] }>('/templates'),
   template: (slug: string) => request<TemplateDetail>(`/templates/${encodeURIComponent(slug)}`),
-  render: (slug: string, caseName: string | null) => request<RenderPreview>(`/templates/${encodeURIComponent(slug)}/render${caseName ? `?case=${encodeURIComponent(caseName)}` : ''}`),
+  /** With a fixture case (or the first case, or front-matter examples). */
+  render: (slug: string, caseName: string | null) => request<SoftRender>(`/templates/${encodeURIComponent(slug)}/render?${new URLSearchParams({ ...(caseName ? { case: caseName } : {}), soft: '1' })}`),
+  /** With the variables as given. */
+  renderWith: (slug: string, variables: Record<string, unknown>) => request<SoftRender>(`/templates/${encodeURIComponent(slug)}/render?soft=1`, json('POST', { variables })),
+  /** The same render, kept by the server for a frame to load from `url`. */
+  preview: (slug: string, variables: Record<string, unknown>) => request<LivePreview>('/previews', json('POST', { template: slug, variables })),
+  saveFixture: (slug: string, name: string, variables: Record<string, unknown>, overwrite = false) =>
+    request<{ name: string; file: string }>(`/templates/${encodeURIComponent(slug)}/fixtures`, json('POST', { name, variables, ...(overwrite ? { overwrite: true } : {}) })),
+  messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
+  templateChecks: (slug: string, variables: Record<string, unknown>) => request<CheckReport>(`/templates/${encodeURIComponent(slug)}/checks`, json('POST', { variables })),
+}
+
+function json(method: string, body: unknown): RequestInit {
+  return { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
 }

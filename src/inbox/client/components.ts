@@ -1,6 +1,7 @@
 import { h } from './dom.js'
+import { applyView, frameSrc, type ViewState } from './preview.js'
 
-/** Pieces both views share: tabs, width presets, the sandboxed frame, the confirmation dialog. */
+/** Pieces both views share: tabs, the sandboxed frame, the HTML source, the confirmation dialog. */
 
 export interface TabSpec {
   id: string
@@ -50,50 +51,48 @@ export function selectTab(list: HTMLElement, selected: string): void {
   }
 }
 
-export const WIDTHS = [
-  { value: '', label: 'Fit', hint: 'the pane' },
-  { value: '375', label: 'Phone', hint: '375 px' },
-  { value: '768', label: 'Tablet', hint: '768 px' },
-  { value: '1024', label: 'Desktop', hint: '1024 px' },
-] as const
-
-export const normalizeWidth = (value: string | null): string => (WIDTHS.some((w) => w.value === value) ? value! : '')
-
-/** Toggle buttons for the preview width. */
-export function widthPresets(selected: string, onSelect: (width: string) => void): HTMLElement {
-  return h(
-    'div',
-    { class: 'widths', role: 'group', 'aria-label': 'Preview width' },
-    WIDTHS.map((w) =>
-      h(
-        'button',
-        { type: 'button', class: 'width', 'data-width': w.value, 'aria-pressed': String(w.value === selected), title: `${w.label}: ${w.hint}`, onclick: () => onSelect(w.value) },
-        h('span', null, w.label),
-        w.value ? h('span', { class: 'width-px' }, ` ${w.value}`) : null,
-      ),
-    ),
-  )
-}
-
-export function selectWidth(group: Element | null, selected: string): void {
-  for (const button of group?.querySelectorAll<HTMLButtonElement>('[data-width]') ?? []) button.setAttribute('aria-pressed', String(button.dataset.width === selected))
-}
-
-/** Sets the frame's width; CSSOM changes are allowed by the page's `style-src 'self'`. */
-export function applyWidth(frame: HTMLIFrameElement | null, width: string): void {
-  if (!frame) return
-  frame.style.width = width ? `${width}px` : '100%'
-  frame.classList.toggle('is-fixed', !!width)
+/** A small count on a tab (the checks' errors and warnings), with words for screen readers. */
+export function setTabBadge(list: HTMLElement | null, tab: string, count: number | null, severity: 'error' | 'warning' | 'ok', words: string): void {
+  const button = list?.querySelector<HTMLElement>(`[data-tab="${tab}"]`)
+  if (!button) return
+  button.querySelector('.tab-badge')?.remove()
+  if (count === null) return
+  button.append(h('span', { class: 'tab-badge', 'data-severity': severity }, h('span', { 'aria-hidden': 'true' }, String(count)), h('span', { class: 'visually-hidden' }, `, ${words}`)))
 }
 
 /**
  * The rendered HTML, in an opaque origin without scripts: `sandbox` is set before `src`, and
  * never includes allow-scripts or allow-same-origin. Links may open in a new tab.
  */
-export function sandboxedFrame(src: string, title: string, width: string): { canvas: HTMLElement; frame: HTMLIFrameElement } {
-  const frame = h('iframe', { sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer', class: 'frame', title, src })
-  applyWidth(frame, width)
+export function sandboxedFrame(src: string, title: string, view: ViewState): { canvas: HTMLElement; frame: HTMLIFrameElement } {
+  const frame = h('iframe', { sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer', class: 'frame', title, src: frameSrc(src, view) })
+  applyView(frame, view)
   return { canvas: h('div', { class: 'canvas' }, frame), frame }
+}
+
+/**
+ * HTML source, one element per line so a line can be pointed at (`line` is 1-based; the checks
+ * link to it). The numbers are CSS counters: copying the source copies no numbers.
+ */
+export function sourceView(html: string, line: number | null, label: string): HTMLElement {
+  const lines = html.split('\n')
+  const pre = h('pre', { class: 'code source source-lines', tabindex: '0', 'aria-label': label })
+  lines.forEach((text, i) => {
+    const n = i + 1
+    pre.append(h('span', { class: n === line ? 'line is-target' : 'line', 'data-line': n }, text, i < lines.length - 1 ? '\n' : ''))
+  })
+  return pre
+}
+
+/** Brings the marked line of a source view into sight, with the keyboard on the source. */
+export function revealLine(pre: Element | null, line: number | null): void {
+  if (!pre) return
+  for (const marked of pre.querySelectorAll('.line.is-target')) marked.classList.remove('is-target')
+  const target = line ? pre.querySelector<HTMLElement>(`.line[data-line="${line}"]`) : null
+  if (!target) return
+  target.classList.add('is-target')
+  ;(pre as HTMLElement).focus({ preventScroll: true })
+  target.scrollIntoView({ block: 'center' })
 }
 
 /** A modal confirmation in the page's own <dialog>. Resolves true when confirmed. */

@@ -1,8 +1,10 @@
-import { api, ApiError, messagePath, type Address, type MessageRecord } from './api.js'
-import { applyWidth, confirmDialog, jsonBlock, normalizeWidth, sandboxedFrame, selectTab, selectWidth, tabList, widthPresets } from './components.js'
+import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord } from './api.js'
+import { checkSummary, checksPanel } from './checks.js'
+import { confirmDialog, jsonBlock, revealLine, sandboxedFrame, selectTab, setTabBadge, sourceView, tabList } from './components.js'
 import { $, announce, h, replace, toast } from './dom.js'
 import { fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from './format.js'
-import { formatHash, goHash, replaceParams, type Route } from './router.js'
+import { applyView, DEFAULT_VIEW, frameSrc, loadFrame, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, readView, setViewParams, viewParams, type ViewState } from './preview.js'
+import { currentRoute, formatHash, goHash, parseLine, replaceParams, type Route } from './router.js'
 import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
 
 const PAGE = 100
@@ -12,6 +14,7 @@ const TABS = [
   { id: 'text', label: 'Text' },
   { id: 'source', label: 'Source' },
   { id: 'details', label: 'Details' },
+  { id: 'checks', label: 'Checks' },
 ]
 const normalizeTab = (tab: string | null): string => (TABS.some((t) => t.id === tab) ? tab! : 'html')
 
@@ -36,7 +39,10 @@ export class MessagesView {
   private openId: string | null = null
   private record: MessageRecord | null = null
   private tab = 'html'
-  private width = ''
+  private view: ViewState = DEFAULT_VIEW
+  private line: number | null = null
+  private checks: CheckReport | null = null
+  private checksError: string | null = null
   private loadSeq = 0
   private reloadTimer = 0
   private searchTimer = 0
@@ -46,7 +52,7 @@ export class MessagesView {
   private frame: HTMLIFrameElement | null = null
   private panel: HTMLElement | null = null
   private tabs: HTMLElement | null = null
-  private widths: HTMLElement | null = null
+  private controls: PreviewControls | null = null
 
   constructor() {
     this.search = h('input', {
@@ -90,6 +96,8 @@ export class MessagesView {
     )
     this.root = h('div', { class: 'split', id: 'view-messages', 'data-open': 'false' }, listPane, this.detail)
     this.renderPlaceholder()
+    // "Light" is asked for explicitly when the system is dark: follow the system's changes.
+    onSystemSchemeChange(() => this.syncDetail())
   }
 
   // ---- routing -------------------------------------------------------------------------
@@ -102,10 +110,11 @@ export class MessagesView {
       if (this.search.value !== q) this.search.value = q
       void this.reload()
     } else if (!this.loaded) void this.reload()
-    // Tab and width carry over from one message to the next, and always show in the URL.
+    // Tab, width, colours and images carry over from one message to the next, and show in the URL.
     if (route.params.has('tab')) this.tab = normalizeTab(route.params.get('tab'))
-    if (route.params.has('width')) this.width = normalizeWidth(route.params.get('width'))
-    if (route.id) replaceParams({ tab: this.tab === 'html' ? null : this.tab, width: this.width || null })
+    this.view = readView(route.params, this.view)
+    this.line = this.tab === 'source' ? parseLine(route.params.get('line')) : null
+    if (route.id) replaceParams({ tab: this.tab === 'html' ? null : this.tab, ...viewParams(this.view), line: this.line ? String(this.line) : null })
     this.root.dataset.open = String(!!route.id)
     if (route.id !== this.openId || !this.record) void this.open(route.id)
     else this.syncDetail()
@@ -125,7 +134,7 @@ export class MessagesView {
     const params = new URLSearchParams()
     if (this.query) params.set('q', this.query)
     if (id && this.tab !== 'html') params.set('tab', this.tab)
-    if (id && this.width) params.set('width', this.width)
+    if (id) setViewParams(params, this.view)
     return formatHash({ view: 'messages', id, params })
   }
 
@@ -344,6 +353,8 @@ export class MessagesView {
     this.openId = id
     this.record = null
     this.frame = null
+    this.checks = null
+    this.checksError = null
     if (!id) return this.renderPlaceholder()
     let record = this.items.find((m) => m.id === id)
     if (!record) {
@@ -360,6 +371,7 @@ export class MessagesView {
     }
     this.record = record
     this.renderDetail(record)
+    void this.loadChecks(record.id)
     document.title = `${record.subject} · sendbox`
     // On a narrow screen the message replaces the list: take the keyboard along.
     if (this.list.getClientRects().length === 0) $('#message-subject', this.detail).focus({ preventScroll: true })
@@ -379,7 +391,7 @@ export class MessagesView {
   private renderDetail(m: MessageRecord): void {
     const base = messagePath(m.id)
     this.tabs = tabList('message', 'Message views', TABS, this.tab, (tab) => this.setTab(tab))
-    this.widths = widthPresets(this.width, (width) => this.setWidth(width))
+    this.controls = new PreviewControls('message', MESSAGE_WIDTHS, this.view, (view) => this.setView(view))
     this.panel = h('div', { class: 'panel', id: 'message-panel', role: 'tabpanel', 'aria-labelledby': `message-tab-${this.tab}` })
     const warnings = m.warnings.length
       ? h('div', { class: 'note note-warn', role: 'note' }, h('strong', null, plural(m.warnings.length, 'warning')), h('ul', null, m.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))))
@@ -411,35 +423,61 @@ export class MessagesView {
           ),
           warnings,
         ),
-        h('div', { class: 'toolbar' }, this.tabs, this.widths),
+        h('div', { class: 'toolbar' }, this.tabs),
+        this.controls.root,
         this.panel,
       ),
     )
     this.renderPanel()
   }
 
-  /** Route changed only in tab or width: update in place, the frame keeps its document. */
+  /** Route changed only in tab or view: update in place, the frame keeps its document when it can. */
   private syncDetail(): void {
     if (!this.record || !this.tabs) return
     const tabChanged = this.panel?.getAttribute('aria-labelledby') !== `message-tab-${this.tab}`
     selectTab(this.tabs, this.tab)
-    selectWidth(this.widths, this.width)
-    applyWidth(this.frame, this.width)
+    this.controls?.sync(this.view)
+    applyView(this.frame, this.view)
+    loadFrame(this.frame, frameSrc(`${messagePath(this.record.id)}/html`, this.view))
     if (tabChanged) this.renderPanel()
+    else if (this.tab === 'source') revealLine(this.panel?.querySelector('pre') ?? null, this.line)
   }
 
   private setTab(tab: string): void {
     this.tab = normalizeTab(tab)
-    replaceParams({ tab: this.tab === 'html' ? null : this.tab })
+    this.line = null
+    replaceParams({ tab: this.tab === 'html' ? null : this.tab, line: null })
     this.syncDetail()
     this.renderList()
   }
 
-  private setWidth(width: string): void {
-    this.width = normalizeWidth(width)
-    replaceParams({ width: this.width || null })
+  private setView(view: ViewState): void {
+    this.view = view
+    replaceParams(viewParams(view))
     this.syncDetail()
     this.renderList()
+  }
+
+  private async loadChecks(id: string): Promise<void> {
+    try {
+      const report = await api.messageChecks(id)
+      if (this.openId !== id) return
+      this.checks = report
+    } catch (error) {
+      if (this.openId !== id) return
+      this.checksError = (error as Error).message
+    }
+    const summary = this.checks ? checkSummary(this.checks) : null
+    setTabBadge(this.tabs, 'checks', summary?.count ?? null, summary?.severity ?? 'ok', summary?.words ?? '')
+    if (this.tab === 'checks') this.renderPanel()
+  }
+
+  /** "line 42" in the checks: the Source tab at that line, as a link (a history entry of its own). */
+  private lineHref(line: number): string {
+    const params = new URLSearchParams(currentRoute().params)
+    params.set('tab', 'source')
+    params.set('line', String(line))
+    return formatHash({ view: 'messages', id: this.openId, params })
   }
 
   private renderPanel(): void {
@@ -447,11 +485,11 @@ export class MessagesView {
     const panel = this.panel
     if (!m || !panel) return
     panel.setAttribute('aria-labelledby', `message-tab-${this.tab}`)
-    this.widths?.toggleAttribute('hidden', this.tab !== 'html')
+    this.controls?.root.toggleAttribute('hidden', this.tab !== 'html')
     this.frame = null
     switch (this.tab) {
       case 'html': {
-        const { canvas, frame } = sandboxedFrame(`${messagePath(m.id)}/html`, `The message as HTML: ${m.subject}`, this.width)
+        const { canvas, frame } = sandboxedFrame(`${messagePath(m.id)}/html`, `The message as HTML: ${m.subject}`, this.view)
         this.frame = frame
         replace(panel, canvas)
         break
@@ -460,7 +498,11 @@ export class MessagesView {
         replace(panel, h('pre', { class: 'text-body', id: 'message-text', tabindex: '0' }, m.text))
         break
       case 'source':
-        replace(panel, h('pre', { class: 'code source', tabindex: '0' }, m.html))
+        replace(panel, sourceView(m.html, this.line, 'The HTML source'))
+        revealLine(panel.querySelector('pre'), this.line)
+        break
+      case 'checks':
+        replace(panel, this.checks ? checksPanel('message', this.checks, (line) => this.lineHref(line)) : h('p', { class: 'placeholder' }, this.checksError ? `Could not check the message: ${this.checksError}` : 'Checking…'))
         break
       default:
         replace(panel, details(m))

@@ -1,10 +1,15 @@
 /**
- * Hash routes, so every view (and its tab, width and case) is a URL that survives a reload:
+ * Hash routes, so every view (and its tab, case and preview options) is a URL that survives a
+ * reload:
  *
  *   #/                                      the message list (with ?q=search)
- *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | details)
+ *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | details | checks)
  *   #/templates                             the templates
- *   #/templates/<slug>?case=x&width=375     a template preview (tab: preview | text | variables)
+ *   #/templates/<slug>?case=x&width=600     a template (tab: preview | text | source | variables | checks)
+ *
+ * Both previews also take `width` (320–1600; the presets are just values), `dark` (`media`: the
+ * email's own dark-mode rules; `invert`: colours inverted), `images=off`, and on the Source tab
+ * `line` (the line the checks pointed at).
  */
 
 export type Route =
@@ -37,6 +42,12 @@ export function formatHash(route: Route): string {
   const query = route.params.toString()
   if (query) path += `?${query}`
   return path
+}
+
+/** A 1-based line number from the URL, or null. */
+export function parseLine(value: string | null): number | null {
+  if (!value || !/^\d{1,7}$/.test(value)) return null
+  return Number(value) || null
 }
 
 export function currentRoute(): Route {

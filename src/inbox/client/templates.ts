@@ -1,21 +1,38 @@
-import { api, ApiError, templatePath, type RenderPreview, type SourceProblem, type TemplateChange, type TemplateDetail, type TemplateSummary } from './api.js'
-import { applyWidth, jsonBlock, normalizeWidth, sandboxedFrame, selectTab, selectWidth, tabList, widthPresets } from './components.js'
+import { api, ApiError, templatePath, type CheckReport, type RenderPreview, type SoftRender, type SourceProblem, type TemplateChange, type TemplateDetail, type TemplateSummary } from './api.js'
+import { checkSummary, checksPanel } from './checks.js'
+import { jsonBlock, revealLine, sandboxedFrame, selectTab, setTabBadge, sourceView, tabList } from './components.js'
+import { sameVariables, VariablesEditor, type SaveResult, type Variables } from './editor.js'
 import { announce, h, replace, toast } from './dom.js'
 import { fullTime, plural, timeAgo } from './format.js'
-import { formatHash, goHash, replaceParams, type Route } from './router.js'
+import { applyView, DEFAULT_VIEW, frameSrc, loadFrame, onSystemSchemeChange, PreviewControls, readView, setViewParams, TEMPLATE_WIDTHS, viewParams, type ViewState } from './preview.js'
+import { currentRoute, formatHash, goHash, parseLine, replaceParams, type Route } from './router.js'
 
 const TABS = [
   { id: 'preview', label: 'Preview' },
   { id: 'text', label: 'Text' },
+  { id: 'source', label: 'Source' },
   { id: 'variables', label: 'Variables' },
+  { id: 'checks', label: 'Checks' },
 ]
 const normalizeTab = (tab: string | null): string => (TABS.some((t) => t.id === tab) ? tab! : 'preview')
 
 type Outcome = { ok: true; preview: RenderPreview } | { ok: false; error: ApiError }
 
+/** A soft render's problem as the error the panel shows. */
+const softError = (render: Extract<SoftRender, { ok: false }>): ApiError => new ApiError(422, render.error.code, render.error.message, render.error.details)
+const asApiError = (error: unknown): ApiError => (error instanceof ApiError ? error : new ApiError(0, 'network_error', String(error)))
+const previewOf = ({ html, text, warnings, missing, variables }: RenderPreview): RenderPreview => ({ html, text, warnings, missing, variables })
+
+/** How long after a save to look for the new case ourselves, when no event said it arrived. */
+const SAVED_CASE_FALLBACK_MS = 1500
+/** The checks run a little after a render settles: they are slower than a render. */
+const CHECKS_DELAY_MS = 300
+
 /**
- * Every template with its description and variables; an open one renders with a fixture case
- * in the sandboxed frame and re-renders by itself when anything it depends on changes on disk.
+ * Every template with its description and variables; an open one renders in the sandboxed
+ * frame with variables you can edit live (starting from a fixture case, or the front-matter
+ * examples), re-renders by itself when anything it depends on changes on disk, and shows its
+ * text, source, variables and email checks.
  */
 export class TemplatesView {
   readonly root: HTMLElement
@@ -30,7 +47,8 @@ export class TemplatesView {
   private slug: string | null = null
   private caseName: string | null = null
   private tab = 'preview'
-  private width = ''
+  private view: ViewState = DEFAULT_VIEW
+  private line: number | null = null
   private version = 0
   private outcome: Outcome | null = null
   private info: TemplateDetail | null = null
@@ -38,11 +56,34 @@ export class TemplatesView {
   private renderSeq = 0
   private frame: HTMLIFrameElement | null = null
   private body: HTMLElement | null = null
+  private head: HTMLElement | null = null
+  private headKey = ''
   private tabs: HTMLElement | null = null
-  private widths: HTMLElement | null = null
+  private controls: PreviewControls | null = null
+  private notes: HTMLElement | null = null
+  private panel: HTMLElement | null = null
+  private editor: VariablesEditor | null = null
   private pending: Set<string> = new Set()
   private focusAfterRoute: string | null = null
   private searchAfterRoute = false
+
+  /** The fixture case's own render (the frame then loads the stable /preview?case= URL). */
+  private base: RenderPreview | null = null
+  /** What the editor starts from and resets to: the case, else the skeleton (examples first). */
+  private baseVariables: Variables = {}
+  /** The variables the current outcome was rendered with. */
+  private rendered: Variables | null = null
+  /** The frame's document before the view options: /preview?case=… or /previews/<id>. */
+  private frameBase: string | null = null
+  /** The next refresh starts the editor over from the case (a new template or case). */
+  private resetEditor = true
+  /** A case just saved: selected once the catalog lists it. */
+  private savedCase: string | null = null
+  private savedCaseTimer = 0
+  private checks: CheckReport | null = null
+  private checksError: string | null = null
+  private checksSeq = 0
+  private checksTimer = 0
 
   constructor() {
     this.search = h('input', {
@@ -72,6 +113,7 @@ export class TemplatesView {
       this.empty,
     )
     this.root = h('div', { class: 'split', id: 'view-templates', 'data-open': 'false', hidden: true }, listPane, this.detail)
+    onSystemSchemeChange(() => this.syncDetail())
   }
 
   // ---- routing -------------------------------------------------------------------------
@@ -79,9 +121,10 @@ export class TemplatesView {
   show(route: Extract<Route, { view: 'templates' }>): void {
     if (!this.loaded) void this.reload()
     if (route.params.has('tab')) this.tab = normalizeTab(route.params.get('tab'))
-    if (route.params.has('width')) this.width = normalizeWidth(route.params.get('width'))
+    this.view = readView(route.params, this.view)
+    this.line = this.tab === 'source' ? parseLine(route.params.get('line')) : null
     const caseName = route.params.get('case')
-    if (route.slug) replaceParams({ tab: this.tab === 'preview' ? null : this.tab, width: this.width || null })
+    if (route.slug) replaceParams({ tab: this.tab === 'preview' ? null : this.tab, ...viewParams(this.view), line: this.line ? String(this.line) : null })
     this.root.dataset.open = String(!!route.slug)
     const changed = route.slug !== this.slug || caseName !== this.caseName
     this.slug = route.slug
@@ -103,7 +146,7 @@ export class TemplatesView {
   private hrefFor(slug: string | null): string {
     const params = new URLSearchParams()
     if (slug && this.tab !== 'preview') params.set('tab', this.tab)
-    if (slug && this.width) params.set('width', this.width)
+    if (slug) setViewParams(params, this.view)
     return formatHash({ view: 'templates', slug, params })
   }
 
@@ -115,8 +158,16 @@ export class TemplatesView {
       this.templates = templates
       this.loaded = true
       this.renderList()
-      const affected = this.slug !== null && (this.pending.has(this.slug) || this.pending.has('*'))
+      let affected = this.slug !== null && (this.pending.has(this.slug) || this.pending.has('*'))
       this.pending.clear()
+      // A case saved from the editor is in the catalog now: show it, picked.
+      if (this.savedCase && this.summary()?.fixtures.some((c) => c.name === this.savedCase)) {
+        this.caseName = this.savedCase
+        this.savedCase = null
+        window.clearTimeout(this.savedCaseTimer)
+        replaceParams({ case: this.caseName })
+        affected = true
+      }
       if (affected || (this.slug && !this.body)) await this.refresh(affected)
     } catch (error) {
       toast(`Could not load the templates: ${(error as Error).message}`)
@@ -235,8 +286,19 @@ export class TemplatesView {
     this.info = null
     this.frame = null
     this.body = null
+    this.panel = null
+    this.editor = null
+    this.base = null
+    this.rendered = null
+    this.frameBase = null
+    this.resetEditor = true
+    this.savedCase = null
+    this.checks = null
+    this.checksError = null
+    this.checksSeq += 1
+    window.clearTimeout(this.checksTimer)
     if (!this.slug) {
-      replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'Select a template to preview it with its fixtures.'), h('p', { class: 'hint' }, 'The preview re-renders by itself when the template, a partial, a layout or a fixture changes on disk.')))
+      replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'Select a template to preview it with its fixtures.'), h('p', { class: 'hint' }, 'Edit its variables live; the preview also re-renders by itself when the template, a partial, a layout or a fixture changes on disk.')))
       if (document.title !== 'sendbox') document.title = 'Templates · sendbox'
       return
     }
@@ -248,7 +310,10 @@ export class TemplatesView {
     void this.refresh(false)
   }
 
-  /** Renders the open template again: the frame reloads in place, or the error panel shows. */
+  /**
+   * Renders the open template again (opened, another case, a change on disk): the case's
+   * variables go into the editor, unless someone edited them, then their edits are rendered.
+   */
   private async refresh(changedOnDisk: boolean): Promise<void> {
     const slug = this.slug
     if (!slug) return
@@ -257,64 +322,221 @@ export class TemplatesView {
     if (!summary) {
       this.body = null
       this.frame = null
+      this.editor = null
       replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'There is no template ', h('code', null, slug), ' (any more).'), h('p', null, h('a', { href: this.hrefFor(null) }, 'All templates'))))
       return
     }
-    let outcome: Outcome
     if (summary.error) {
       // Known not to parse from the list itself: no need to ask for a render that must fail.
       const { file = `${slug}`, line, column, message = 'The template does not parse.' } = summary.error
-      outcome = { ok: false, error: new ApiError(422, 'template_invalid', message, [{ file, line, column, message }]) }
-    } else {
-      try {
-        outcome = { ok: true, preview: await api.render(slug, this.caseName) }
-      } catch (error) {
-        outcome = { ok: false, error: error instanceof ApiError ? error : new ApiError(0, 'network_error', String(error)) }
-      }
+      this.showDetail(summary)
+      this.base = null
+      this.setOutcome({ ok: false, error: new ApiError(422, 'template_invalid', message, [{ file, line, column, message }]) }, null, null)
+      if (changedOnDisk) announce(`${slug} has an error`)
+      return
     }
-    let info: TemplateDetail | null = null
-    if (outcome.ok) info = await api.template(slug).catch(() => null)
+    const [render, info] = await Promise.all([api.render(slug, this.caseName).catch((error: unknown) => asApiError(error)), api.template(slug).catch(() => null)])
     if (seq !== this.renderSeq || slug !== this.slug) return
-    this.outcome = outcome
     this.info = info
-    this.version += 1
-    if (!this.body) this.renderDetail(summary)
-    else if (JSON.stringify(summary) !== this.headKey) this.renderHead(summary)
-    this.renderBody()
-    if (changedOnDisk) announce(outcome.ok ? `The preview of ${slug} was updated` : `${slug} has an error`)
+    const base = render instanceof ApiError || !render.ok ? null : previewOf(render)
+    const before = this.baseVariables
+    this.base = base
+    this.baseVariables = summary.fixtures.length && base ? base.variables : (info?.skeleton ?? base?.variables ?? {})
+    this.showDetail(summary)
+    const editor = this.editor!
+    editor.setCases(summary.fixtures.map((c) => c.name))
+    const current = editor.read()
+    // Edits survive a change on disk (the template changed under them, or its fixture did); a
+    // new template or case, or an editor showing the case as it was, starts over from the case.
+    const keep = !this.resetEditor && (!current.ok || !sameVariables(current.variables, before))
+    this.resetEditor = false
+    if (!keep && !(current.ok && sameVariables(current.variables, this.baseVariables))) editor.setValue(this.baseVariables)
+    this.updateEdited()
+    if (!keep && !base) {
+      this.setOutcome({ ok: false, error: render instanceof ApiError ? render : softError(render as Extract<SoftRender, { ok: false }>) }, null, null)
+      editor.setStatus('This case does not render: the error is in the preview.', 'error')
+      if (changedOnDisk) announce(`${slug} has an error`)
+      return
+    }
+    const variables = keep ? (current.ok ? current.variables : (this.rendered ?? this.baseVariables)) : this.baseVariables
+    await this.renderWith(variables)
+    if (changedOnDisk && seq + 1 === this.renderSeq) announce(this.outcome?.ok ? `The preview of ${slug} was updated` : `${slug} has an error`)
   }
 
-  private head: HTMLElement | null = null
+  /**
+   * Renders with these variables: the case's own render when they are the case's (the frame
+   * loads /preview?case=…), else a soft render (errors show inline, never as a failed request)
+   * and a live preview by id for the frame.
+   */
+  private async renderWith(variables: Variables): Promise<void> {
+    const slug = this.slug
+    if (!slug) return
+    const seq = ++this.renderSeq
+    this.editor?.setStatus('Rendering…', 'busy')
+    let outcome: Outcome
+    let src: string | null = null
+    if (this.base && sameVariables(variables, this.base.variables)) {
+      outcome = { ok: true, preview: this.base }
+      const params = new URLSearchParams()
+      if (this.caseName) params.set('case', this.caseName)
+      // A new query string makes the frame load again; the server ignores `v`.
+      params.set('v', String(this.version + 1))
+      src = `${templatePath(slug)}/preview?${params}`
+    } else {
+      const render = await api.renderWith(slug, variables).catch((error: unknown) => asApiError(error))
+      if (seq !== this.renderSeq || slug !== this.slug) return
+      if (render instanceof ApiError) outcome = { ok: false, error: render }
+      else if (!render.ok) outcome = { ok: false, error: softError(render) }
+      else {
+        try {
+          const live = await api.preview(slug, variables)
+          src = live.url
+          outcome = { ok: true, preview: previewOf({ ...render, warnings: live.warnings, missing: live.missing }) }
+        } catch (error) {
+          outcome = { ok: false, error: asApiError(error) }
+        }
+        if (seq !== this.renderSeq || slug !== this.slug) return
+      }
+    }
+    this.setOutcome(outcome, variables, src)
+    if (outcome.ok) this.editor?.setStatus(outcome.preview.missing.length ? `Preview updated; ${plural(outcome.preview.missing.length, 'variable')} missing.` : 'Preview updated.', 'ok')
+    else this.editor?.setStatus('The template fails to render with these variables: the error is in the preview.', 'error')
+  }
+
+  private setOutcome(outcome: Outcome, variables: Variables | null, src: string | null): void {
+    this.outcome = outcome
+    this.rendered = variables
+    this.frameBase = src
+    this.version += 1
+    this.renderBody()
+    this.scheduleChecks()
+  }
+
+  /** The editor's text changed (and parses). */
+  private onVariables(variables: Variables): void {
+    this.updateEdited()
+    if (this.rendered && sameVariables(variables, this.rendered) && this.outcome?.ok) {
+      this.editor?.setStatus('Preview up to date.', 'ok')
+      return
+    }
+    void this.renderWith(variables)
+  }
+
+  private updateEdited(): void {
+    const editor = this.editor
+    if (!editor) return
+    const current = editor.read()
+    editor.setEdited(!current.ok || !sameVariables(current.variables, this.baseVariables), this.caseName ?? (this.summary()?.fixtures.length ? 'the fixture' : 'the examples'))
+  }
+
+  private resetVariables(): void {
+    this.editor?.setValue(this.baseVariables)
+    this.updateEdited()
+    void this.renderWith(this.baseVariables)
+    this.editor?.textarea.focus()
+  }
+
+  private async saveCase(name: string, variables: Variables, overwrite: boolean): Promise<SaveResult> {
+    const slug = this.slug
+    if (!slug) return { ok: false, code: 'gone', message: 'No template is open.' }
+    try {
+      const saved = await api.saveFixture(slug, name, variables, overwrite)
+      announce(`Saved as the fixture case ${name}`)
+      // The catalog picks the file up and an event says so; then the case is picked.
+      this.savedCase = name
+      window.clearTimeout(this.savedCaseTimer)
+      this.savedCaseTimer = window.setTimeout(() => {
+        if (this.savedCase === name) {
+          this.pending.add(slug)
+          void this.reload()
+        }
+      }, SAVED_CASE_FALLBACK_MS)
+      return { ok: true, file: saved.file }
+    } catch (error) {
+      const e = asApiError(error)
+      return { ok: false, code: e.code, message: e.message }
+    }
+  }
+
+  // ---- checks --------------------------------------------------------------------------
+
+  private scheduleChecks(): void {
+    window.clearTimeout(this.checksTimer)
+    const seq = ++this.checksSeq
+    const slug = this.slug
+    const variables = this.rendered
+    if (!slug || !variables || !this.outcome?.ok) {
+      this.checks = null
+      this.checksError = null
+      setTabBadge(this.tabs, 'checks', null, 'ok', '')
+      return
+    }
+    this.checksTimer = window.setTimeout(async () => {
+      let report: CheckReport | null = null
+      let failure: string | null = null
+      try {
+        report = await api.templateChecks(slug, variables)
+      } catch (error) {
+        failure = (error as Error).message
+      }
+      if (seq !== this.checksSeq || slug !== this.slug) return
+      this.checks = report
+      this.checksError = failure
+      const summary = report ? checkSummary(report) : null
+      setTabBadge(this.tabs, 'checks', summary?.count ?? null, summary?.severity ?? 'ok', summary?.words ?? '')
+      if (this.tab === 'checks') this.renderBody()
+    }, CHECKS_DELAY_MS)
+  }
+
+  /** "line 42" in the checks: the Source tab at that line, as a link (a history entry of its own). */
+  private lineHref(line: number): string {
+    const params = new URLSearchParams(currentRoute().params)
+    params.set('tab', 'source')
+    params.set('line', String(line))
+    return formatHash({ view: 'templates', slug: this.slug, params })
+  }
+
+  // ---- rendering -----------------------------------------------------------------------
+
+  /** The head and the body's frame, built once per template; the head again when the summary changed. */
+  private showDetail(summary: TemplateSummary): void {
+    if (!this.body) this.renderDetail(summary)
+    else if (JSON.stringify(summary) !== this.headKey) this.renderHead(summary)
+  }
 
   private renderDetail(summary: TemplateSummary): void {
     this.tabs = tabList('template', 'Template views', TABS, this.tab, (tab) => this.setTab(tab))
-    this.widths = widthPresets(this.width, (width) => this.setWidth(width))
+    this.controls = new PreviewControls('template', TEMPLATE_WIDTHS, this.view, (view) => this.setView(view))
+    this.editor = new VariablesEditor({
+      onVariables: (variables) => this.onVariables(variables),
+      onReset: () => this.resetVariables(),
+      onSave: (name, variables, overwrite) => this.saveCase(name, variables, overwrite),
+    })
     this.head = h('header', { class: 'message-head' })
-    this.body = h('div', { class: 'template-body' })
+    this.notes = h('div', { class: 'notes' })
+    this.panel = h('div', { class: 'panel', id: 'template-panel', role: 'tabpanel', 'aria-labelledby': `template-tab-${this.tab}` })
+    this.body = h('div', { class: 'template-body' }, this.editor.root, h('div', { class: 'template-main' }, this.notes, this.controls.root, this.panel))
     replace(this.detail, h('article', { class: 'message', 'aria-labelledby': 'template-title' }, this.head, this.body))
     this.renderHead(summary)
   }
-
-  private headKey = ''
 
   private renderHead(t: TemplateSummary): void {
     if (!this.head) return
     this.headKey = JSON.stringify(t)
     const cases = t.fixtures
     const selected = this.caseName ?? cases.find((c) => !c.error)?.name ?? ''
-    const caseControl =
-      cases.length > 1
-        ? h(
-            'div',
-            { class: 'field' },
-            h('label', { for: 'case-select' }, 'Fixture'),
-            h(
-              'select',
-              { id: 'case-select', onchange: (event: Event) => this.setCase((event.target as HTMLSelectElement).value) },
-              cases.map((c) => h('option', { value: c.name, selected: c.name === selected }, c.error ? `${c.name} (invalid)` : c.name)),
-            ),
-          )
-        : h('p', { class: 'field-static' }, cases.length === 1 ? ['Fixture ', h('code', null, cases[0]!.name)] : 'No fixture: front-matter examples')
+    const caseControl = cases.length
+      ? h(
+          'div',
+          { class: 'field' },
+          h('label', { for: 'case-select' }, 'Fixture'),
+          h(
+            'select',
+            { id: 'case-select', onchange: (event: Event) => this.setCase((event.target as HTMLSelectElement).value) },
+            cases.map((c) => h('option', { value: c.name, selected: c.name === selected }, c.error ? `${c.name} (invalid)` : c.name)),
+          ),
+        )
+      : h('p', { class: 'field-static' }, 'No fixture case yet')
     replace(
       this.head,
       h('a', { class: 'back', href: this.hrefFor(null) }, h('span', { 'aria-hidden': 'true' }, '← '), 'Templates'),
@@ -326,116 +548,114 @@ export class TemplatesView {
         h('div', null, h('dt', null, 'Expects'), h('dd', { class: 'chips' }, t.variables.length ? t.variables.map((v) => h('code', { class: 'chip' }, v)) : 'no variables')),
         h('div', null, h('dt', null, 'Updated'), h('dd', null, h('time', { datetime: t.updatedAt, title: fullTime(t.updatedAt), 'data-relative': '' }, timeAgo(t.updatedAt)))),
       ),
-      h('div', { class: 'toolbar' }, this.tabs, h('div', { class: 'toolbar-end' }, caseControl, this.widths)),
+      h('div', { class: 'toolbar' }, this.tabs, h('div', { class: 'toolbar-end' }, caseControl)),
     )
   }
 
   private syncDetail(): void {
     if (!this.tabs) return
     selectTab(this.tabs, this.tab)
-    selectWidth(this.widths, this.width)
-    applyWidth(this.frame, this.width)
+    this.controls?.sync(this.view)
+    applyView(this.frame, this.view)
+    if (this.frameBase) loadFrame(this.frame, frameSrc(this.frameBase, this.view))
     if (this.body?.dataset.tab !== this.tab) this.renderBody()
+    else if (this.tab === 'source') revealLine(this.panel?.querySelector('pre') ?? null, this.line)
   }
 
   private setTab(tab: string): void {
     this.tab = normalizeTab(tab)
-    replaceParams({ tab: this.tab === 'preview' ? null : this.tab })
+    this.line = null
+    replaceParams({ tab: this.tab === 'preview' ? null : this.tab, line: null })
     this.syncDetail()
     this.renderList()
   }
 
-  private setWidth(width: string): void {
-    this.width = normalizeWidth(width)
-    replaceParams({ width: this.width || null })
+  private setView(view: ViewState): void {
+    this.view = view
+    replaceParams(viewParams(view))
     this.syncDetail()
     this.renderList()
   }
 
   private setCase(name: string): void {
     this.caseName = name
+    this.resetEditor = true
     replaceParams({ case: name })
     void this.refresh(false)
   }
 
   private renderBody(): void {
     const body = this.body
+    const panel = this.panel
     const outcome = this.outcome
-    if (!body || !outcome || !this.slug) return
+    if (!body || !panel || !outcome || !this.slug) return
     body.dataset.tab = this.tab
-    this.widths?.toggleAttribute('hidden', this.tab !== 'preview' || !outcome.ok)
+    // Nothing to edit in a template that does not parse.
+    this.editor?.root.toggleAttribute('hidden', !outcome.ok && outcome.error.code === 'template_invalid')
+    this.editor?.setMissing(outcome.ok ? outcome.preview.missing : [])
+    this.controls?.root.toggleAttribute('hidden', this.tab !== 'preview' || !outcome.ok)
+    panel.setAttribute('aria-labelledby', `template-tab-${this.tab}`)
     if (!outcome.ok) {
       this.frame = null
-      replace(body, errorPanel(outcome.error))
+      replace(this.notes!)
+      replace(panel, errorPanel(outcome.error))
       return
     }
     const { preview } = outcome
-    const notes = [
-      preview.missing.length
-        ? h('div', { class: 'note note-warn', id: 'missing-variables', role: 'note' }, h('strong', null, 'Missing from this fixture: '), preview.missing.map((v, i) => [i ? ', ' : '', h('code', null, v)]), '. They render empty here; a send without them is refused.')
-        : null,
-      preview.warnings.length ? h('div', { class: 'note', role: 'note' }, h('ul', { class: 'plain' }, preview.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message)))) : null,
-    ]
-    const panelAttrs = { class: 'panel', id: 'template-panel', role: 'tabpanel', 'aria-labelledby': `template-tab-${this.tab}` }
+    replace(this.notes!, preview.warnings.length ? h('div', { class: 'note', role: 'note' }, h('ul', { class: 'plain' }, preview.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message)))) : null)
     if (this.tab === 'preview') {
-      const params = new URLSearchParams()
-      if (this.caseName) params.set('case', this.caseName)
-      // A new query string makes the frame load again; the server ignores `v`.
-      params.set('v', String(this.version))
-      const src = `${templatePath(this.slug)}/preview?${params}`
-      if (this.frame?.isConnected && body.querySelector('#template-panel')) {
+      if (!this.frameBase) return
+      if (this.frame?.isConnected && panel.contains(this.frame)) {
         // Same frame, new document: no flash of an empty pane while it reloads.
-        replaceNotes(body, notes)
-        this.frame.src = src
+        applyView(this.frame, this.view)
+        loadFrame(this.frame, frameSrc(this.frameBase, this.view))
         return
       }
-      const { canvas, frame } = sandboxedFrame(src, `Preview of the template ${this.slug}`, this.width)
+      const { canvas, frame } = sandboxedFrame(this.frameBase, `Preview of the template ${this.slug}`, this.view)
       this.frame = frame
-      replace(body, h('div', { class: 'notes' }, notes), h('div', panelAttrs, canvas))
+      replace(panel, canvas)
       return
     }
     this.frame = null
-    if (this.tab === 'text') {
-      replace(body, h('div', { class: 'notes' }, notes), h('div', panelAttrs, h('pre', { class: 'text-body', tabindex: '0' }, preview.text)))
-      return
+    switch (this.tab) {
+      case 'text':
+        replace(panel, h('pre', { class: 'text-body', id: 'template-text', tabindex: '0' }, preview.text))
+        return
+      case 'source':
+        replace(panel, sourceView(preview.html, this.line, 'The rendered HTML source'))
+        revealLine(panel.querySelector('pre'), this.line)
+        return
+      case 'checks':
+        replace(panel, this.checks ? checksPanel('template', this.checks, (line) => this.lineHref(line)) : h('p', { class: 'placeholder' }, this.checksError ? `Could not check the template: ${this.checksError}` : 'Checking…'))
+        return
     }
     const declared = this.info?.declared ?? {}
     const required = new Set(this.info?.required ?? [])
     const names = this.info?.variables ?? this.summary()?.variables ?? []
     replace(
-      body,
-      h('div', { class: 'notes' }, notes),
-      h(
-        'div',
-        panelAttrs,
-        h('div', { class: 'details' }, [
-          h('h3', null, 'Expected variables'),
-          names.length
-            ? h(
-                'table',
-                { class: 'vars' },
-                h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Required'), h('th', { scope: 'col' }, 'Description'))),
-                h(
-                  'tbody',
-                  null,
-                  names.map((name) => {
-                    const needed = [...required].filter((p) => p === name || p.startsWith(`${name}.`))
-                    return h('tr', null, h('td', null, h('code', null, name)), h('td', null, needed.length ? needed.join(', ') : 'optional'), h('td', null, declared[name]?.description ?? ''))
-                  }),
-                ),
-              )
-            : h('p', null, 'This template reads no variables.'),
-          h('h3', null, this.caseName ? `Sample values (fixture ${this.caseName})` : 'Sample values'),
-          jsonBlock(preview.variables),
-        ]),
-      ),
+      panel,
+      h('div', { class: 'details' }, [
+        h('h3', null, 'Expected variables'),
+        names.length
+          ? h(
+              'table',
+              { class: 'vars' },
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Required'), h('th', { scope: 'col' }, 'Description'))),
+              h(
+                'tbody',
+                null,
+                names.map((name) => {
+                  const needed = [...required].filter((p) => p === name || p.startsWith(`${name}.`))
+                  return h('tr', null, h('td', null, h('code', null, name)), h('td', null, needed.length ? needed.join(', ') : 'optional'), h('td', null, declared[name]?.description ?? ''))
+                }),
+              ),
+            )
+          : h('p', null, 'This template reads no variables.'),
+        h('h3', null, this.caseName && this.base && sameVariables(preview.variables, this.base.variables) ? `Values in this render (fixture ${this.caseName})` : 'Values in this render'),
+        jsonBlock(preview.variables),
+      ]),
     )
   }
-}
-
-function replaceNotes(body: HTMLElement, notes: (HTMLElement | null)[]): void {
-  const box = body.querySelector('.notes')
-  if (box) replace(box, notes)
 }
 
 const TITLES: Record<string, string> = {

@@ -1,0 +1,51 @@
+import type { H3Event } from 'h3'
+import { apiError } from '../errors/index.js'
+
+/**
+ * How the inspector answers with an email's HTML (`/messages/:id/html`, `/templates/:slug/preview`,
+ * `/previews/:id`): in an opaque origin with no scripts (a sandboxing CSP), images allowed
+ * from anywhere like a mail client with images on. Two query parameters adjust it:
+ *
+ * - `?images=off` blocks images through the CSP: what a reader with images off sees.
+ * - `?scheme=dark|light` decides the email's `prefers-color-scheme` queries in advance. The spec
+ *   says a frame's `prefers-color-scheme` follows the `color-scheme` of its <iframe>, and Firefox
+ *   and Safari do so; Chromium follows the system instead, and a sandboxed frame's document is
+ *   off limits to the page. So `(prefers-color-scheme: dark)` becomes a query that always
+ *   matches and `(prefers-color-scheme: light)` one that never does (or the other way round), in
+ *   `<style>` and in `media` attributes (`<picture><source media=…>`) alike.
+ */
+
+export const MESSAGE_HTML_CSP = "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src * data: blob:; style-src * 'unsafe-inline'; font-src * data:; base-uri 'none'; form-action 'none'"
+
+const PREFERS = /\(\s*prefers-color-scheme\s*:\s*(dark|light)\s*\)/gi
+/** `grid` is 0 on every bitmap screen: `(grid: 0)` always matches, `(grid: 1)` never does. */
+const ALWAYS = '(grid: 0)'
+const NEVER = '(grid: 1)'
+/** `<meta name="color-scheme" content="light dark">` and `color-scheme: light dark`: pick one. */
+const META_SCHEME = /(<meta\b[^>]*\bname\s*=\s*["']?(?:color-scheme|supported-color-schemes)["']?[^>]*\bcontent\s*=\s*["'])\s*(?:light\s+dark|dark\s+light)\s*(["'])/gi
+const CSS_SCHEME = /(color-scheme\s*:\s*)(?:light\s+dark|dark\s+light)\b/gi
+
+export function forceColorScheme(html: string, scheme: 'dark' | 'light'): string {
+  return html
+    .replace(PREFERS, (_, value: string) => (value.toLowerCase() === scheme ? ALWAYS : NEVER))
+    .replace(META_SCHEME, (_, before: string, quote: string) => `${before}${scheme}${quote}`)
+    .replace(CSS_SCHEME, (_, before: string) => `${before}${scheme}`)
+}
+
+/** The email's HTML as the inspector serves it, with `?images=` and `?scheme=` applied. */
+export function htmlAnswer(event: H3Event, html: string): Response {
+  const params = event.url.searchParams
+  const scheme = params.get('scheme')
+  if (scheme !== null && scheme !== 'dark' && scheme !== 'light') {
+    throw apiError(400, 'invalid_parameter', `The query parameter "scheme" must be "dark" or "light" (got ${JSON.stringify(scheme)}).`, { details: [{ parameter: 'scheme' }] })
+  }
+  const imagesOff = params.get('images') === 'off'
+  return new Response(scheme ? forceColorScheme(html, scheme) : html, {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': imagesOff ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'") : MESSAGE_HTML_CSP,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    },
+  })
+}
