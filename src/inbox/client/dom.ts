@@ -70,3 +70,13 @@ export function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false
   return target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement
 }
+
+/**
+ * Focuses `target` after a route change, unless the user has meanwhile put the focus somewhere
+ * outside `within` (a route changes a moment after the key that asked for it: `Esc` then `/`
+ * must leave the focus in the search box).
+ */
+export function refocus(target: HTMLElement | null | undefined, ...within: HTMLElement[]): void {
+  const active = document.activeElement
+  if (!active || active === document.body || within.some((el) => el.contains(active))) target?.focus()
+}

@@ -1,7 +1,7 @@
 import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord } from './api.js'
 import { checkSummary, checksPanel } from './checks.js'
 import { confirmDialog, jsonBlock, revealLine, sandboxedFrame, selectTab, setTabBadge, sourceView, tabList } from './components.js'
-import { $, announce, h, replace, toast } from './dom.js'
+import { $, announce, h, refocus, replace, toast } from './dom.js'
 import { fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from './format.js'
 import { applyView, DEFAULT_VIEW, frameSrc, loadFrame, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, readView, setViewParams, viewParams, type ViewState } from './preview.js'
 import { currentRoute, formatHash, goHash, parseLine, replaceParams, type Route } from './router.js'
@@ -125,7 +125,7 @@ export class MessagesView {
       this.search.focus()
     }
     if (!route.id && this.focusAfterRoute) {
-      this.list.querySelector<HTMLElement>(`[data-id="${CSS.escape(this.focusAfterRoute)}"]`)?.focus()
+      refocus(this.list.querySelector<HTMLElement>(`[data-id="${CSS.escape(this.focusAfterRoute)}"]`), this.list, this.detail)
       this.focusAfterRoute = null
     }
   }

@@ -2,7 +2,7 @@ import { api, ApiError, templatePath, type CheckReport, type RenderPreview, type
 import { checkSummary, checksPanel } from './checks.js'
 import { jsonBlock, revealLine, sandboxedFrame, selectTab, setTabBadge, sourceView, tabList } from './components.js'
 import { sameVariables, VariablesEditor, type SaveResult, type Variables } from './editor.js'
-import { announce, h, replace, toast } from './dom.js'
+import { announce, h, refocus, replace, toast } from './dom.js'
 import { fullTime, plural, timeAgo } from './format.js'
 import { applyView, DEFAULT_VIEW, frameSrc, loadFrame, onSystemSchemeChange, PreviewControls, readView, setViewParams, TEMPLATE_WIDTHS, viewParams, type ViewState } from './preview.js'
 import { currentRoute, formatHash, goHash, parseLine, replaceParams, type Route } from './router.js'
@@ -138,7 +138,7 @@ export class TemplatesView {
       this.search.focus()
     }
     if (!route.slug && this.focusAfterRoute) {
-      this.list.querySelector<HTMLElement>(`[data-slug="${CSS.escape(this.focusAfterRoute)}"]`)?.focus()
+      refocus(this.list.querySelector<HTMLElement>(`[data-slug="${CSS.escape(this.focusAfterRoute)}"]`), this.list, this.detail)
       this.focusAfterRoute = null
     }
   }
