@@ -287,6 +287,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     // Esc then / at once: the route change that Esc asked for must not take the focus back.
     await page.keyboard.press('Enter')
     await page.waitForURL(`**/#/messages/${reset}`)
+    await page.waitForFunction(() => document.querySelector('#message-subject')?.textContent === 'Reset your password')
     // Both keys in one task, so the route change lands after the `/`, as on a busy machine.
     await page.evaluate(() => {
       for (const key of ['Escape', '/']) document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }))
