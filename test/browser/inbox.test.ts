@@ -1,9 +1,9 @@
-import { rm, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startTestSandbox, tempDir, writeFiles, type TestSandbox } from '../helpers/sandbox.js'
-import { hasChromium, launch, openPage, readTree, screenshot, type OpenPage } from './helpers.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { startTestSandbox, writeFiles } from '../helpers/sandbox.js'
+import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
 
 /**
  * The inbox page, end to end: a real sandbox in-process, the page in headless Chromium. Every
@@ -13,20 +13,13 @@ import { hasChromium, launch, openPage, readTree, screenshot, type OpenPage } fr
 const PAYLOAD = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`
 
 describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
-  let browser: Browser
-  let sandbox: TestSandbox
-  let fixturesDir: string
-  let pages: OpenPage[] = []
-  let allowedErrors: RegExp[] = []
-
-  beforeAll(async () => {
-    fixturesDir = await tempDir('sendbox-fixtures-')
+  const suite = inboxSuite(async (fixturesDir) => {
     await writeFiles(fixturesDir, {
       ...(await readTree('fixtures')),
       'live.json': JSON.stringify({ who: 'Ada' }),
       'needs.json': JSON.stringify({ present: 'here' }),
     })
-    sandbox = await startTestSandbox(
+    return startTestSandbox(
       {
         ...(await readTree('templates')),
         'live.liquid': '---\ndescription: Edited by the tests\n---\n<p id="version">Version one</p><p>Hello {{ who }}</p>{% render "partials/sig" %}',
@@ -37,35 +30,11 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
       },
       { fixtures: fixturesDir },
     )
-    browser = await launch()
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await sandbox?.close()
-    if (fixturesDir) await rm(fixturesDir, { recursive: true, force: true })
   })
-
-  beforeEach(async () => {
-    await sandbox.clear()
-  })
-
-  afterEach(async () => {
-    const errors = pages.flatMap((p) => p.errors).filter((e) => !allowedErrors.some((allowed) => allowed.test(e)))
-    await Promise.all(pages.map((p) => p.close()))
-    pages = []
-    allowedErrors = []
-    expect(errors, 'console errors in the page').toEqual([])
-  })
-
-  async function visit(hash = '', options: BrowserContextOptions = {}): Promise<Page> {
-    const opened = await openPage(browser, `${sandbox.url}/_sandbox/${hash}`, options)
-    pages.push(opened)
-    return opened.page
-  }
+  const { visit } = suite
 
   async function send(fields: Record<string, unknown> = {}): Promise<string> {
-    const response = await sandbox.send({
+    const response = await suite.sandbox.send({
       template: 'welcome',
       from: 'Acme <hello@acme.test>',
       to: 'Ada Lovelace <ada@example.com>',
@@ -108,7 +77,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
   const scrollWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth)
   const focusedId = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.id ?? document.activeElement?.id ?? null)
   const waitForCount = (page: Page, n: number) => page.waitForFunction((n) => document.querySelectorAll('#message-list a[data-id]').length === n, n)
-  const apiTotal = async () => ((await (await fetch(`${sandbox.url}/_sandbox/api/messages`)).json()) as { total: number }).total
+  const apiTotal = async () => ((await (await fetch(`${suite.sandbox.url}/_sandbox/api/messages`)).json()) as { total: number }).total
 
   it('shows a new message as it arrives, without a reload, and announces it', async () => {
     await seed()
@@ -133,10 +102,10 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await screenshot(page, 'inbox-list')
 
     // Deletions and clears made elsewhere show up too.
-    const [newest] = await sandbox.messages({ limit: 1 })
-    await fetch(`${sandbox.url}/_sandbox/api/messages/${newest!.id}`, { method: 'DELETE' })
+    const [newest] = await suite.sandbox.messages({ limit: 1 })
+    await fetch(`${suite.sandbox.url}/_sandbox/api/messages/${newest!.id}`, { method: 'DELETE' })
     await waitForCount(page, 3)
-    await sandbox.clear()
+    await suite.sandbox.clear()
     await waitForCount(page, 0)
     await page.getByText('No messages yet').waitFor()
   })
@@ -156,14 +125,14 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
 
     const eml = page.locator('#download-eml')
     expect(await eml.getAttribute('href')).toBe(`/_sandbox/api/messages/${welcome}/eml`)
-    const download = await fetch(`${sandbox.url}${await eml.getAttribute('href')}`)
+    const download = await fetch(`${suite.sandbox.url}${await eml.getAttribute('href')}`)
     expect(download.headers.get('content-type')).toBe('message/rfc822')
     expect(await download.text()).toContain('Subject: Welcome to Acme')
     await screenshot(page, 'inbox-message')
 
     await page.getByRole('tab', { name: 'Text' }).click()
     await page.waitForURL(/[?&]tab=text/)
-    const text = await (await fetch(`${sandbox.url}/_sandbox/api/messages/${welcome}/text`)).text()
+    const text = await (await fetch(`${suite.sandbox.url}/_sandbox/api/messages/${welcome}/text`)).text()
     expect(await page.locator('#message-text').textContent()).toBe(text)
     expect(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected')).toBe('true')
     expect(await page.locator('#message-panel iframe').count()).toBe(0)
@@ -174,7 +143,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await page.getByRole('tab', { name: 'Details' }).click()
     const details = page.locator('#message-panel')
     for (const fact of ['hello@acme.test', 'ada@example.com', 'welcome', 'sandbox_', '"dashboardUrl": "https://example.com/dashboard"']) expect(await details.textContent()).toContain(fact)
-    const [record] = await sandbox.messages({ limit: 1, subject: 'Welcome' })
+    const [record] = await suite.sandbox.messages({ limit: 1, subject: 'Welcome' })
     expect(await details.textContent()).toContain(record!.project)
     expect(await details.textContent()).toContain(record!.tokenHint)
 
@@ -206,7 +175,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
 
   it('runs no script from the rendered HTML itself: the frame has no allow-scripts and no allow-same-origin', async () => {
     // Chromium reports the scripts it refused to run: that is the point of this test.
-    allowedErrors = [/Blocked script execution/, /Refused to execute/, /Content Security Policy/]
+    suite.allowErrors(/Blocked script execution/, /Refused to execute/, /Content Security Policy/)
     const id = await send({ template: 'raw', subject: 'Raw HTML', templateVariables: { body: `<p id="raw">raw html</p><script>parent.__pwned = 'script'</script><img src="data:," onerror="parent.__pwned = 'img'">` } })
     const page = await visit(`#/messages/${id}`)
     const frame = page.locator('#message-panel iframe')
@@ -381,7 +350,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await page.waitForURL(`**/#/messages/${welcome}`)
     await waitForCount(page, 2)
     expect(await subjects(page)).not.toContain('Reset your password')
-    expect((await fetch(`${sandbox.url}/_sandbox/api/messages/${reset}`)).status).toBe(404)
+    expect((await fetch(`${suite.sandbox.url}/_sandbox/api/messages/${reset}`)).status).toBe(404)
     await page.waitForFunction(() => document.getElementById('announcer')?.textContent === 'Message deleted')
   })
 
@@ -408,7 +377,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(await page.locator('#template-panel').textContent()).toContain('Who placed the order (name).')
     expect(await page.locator('#template-panel').textContent()).toContain('"name": "Charles Babbage"')
 
-    await page.goto(`${sandbox.url}/_sandbox/#/templates/needs`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/needs`)
     await page.locator('#missing-variables').waitFor()
     expect(await page.locator('#missing-variables').textContent()).toContain('absent')
     expect(await page.locator('#missing-variables').textContent()).not.toContain('present')
@@ -423,13 +392,13 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     })
     await screenshot(page, 'inbox-template-live')
 
-    await writeFile(join(sandbox.templatesDir, 'live.liquid'), '<p id="version">Version two</p><p>Hello {{ who }}</p>{% render "partials/sig" %}')
+    await writeFile(join(suite.sandbox.templatesDir, 'live.liquid'), '<p id="version">Version two</p><p>Hello {{ who }}</p>{% render "partials/sig" %}')
     await inFrame.locator('#version', { hasText: 'Version two' }).waitFor({ timeout: 10_000 })
 
-    await writeFile(join(sandbox.templatesDir, 'partials/sig.liquid'), '<p id="sig">Signed: second</p>')
+    await writeFile(join(suite.sandbox.templatesDir, 'partials/sig.liquid'), '<p id="sig">Signed: second</p>')
     await inFrame.locator('#sig', { hasText: 'Signed: second' }).waitFor({ timeout: 10_000 })
 
-    await writeFile(join(fixturesDir, 'live.json'), JSON.stringify({ who: 'Grace' }))
+    await writeFile(join(suite.fixturesDir, 'live.json'), JSON.stringify({ who: 'Grace' }))
     await inFrame.locator('p', { hasText: 'Hello Grace' }).waitFor({ timeout: 10_000 })
 
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true)
@@ -440,10 +409,10 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     const page = await visit('#/templates/broken')
     await page.getByText('There is no template').waitFor()
 
-    await writeFile(join(sandbox.templatesDir, 'broken.liquid'), '<p>line one</p>\n<p>line two</p>\n<p>{% if customer %}never closed</p>\n')
+    await writeFile(join(suite.sandbox.templatesDir, 'broken.liquid'), '<p>line one</p>\n<p>line two</p>\n<p>{% if customer %}never closed</p>\n')
     const panel = page.locator('#render-error')
     await panel.waitFor({ timeout: 10_000 })
-    const { templates } = (await (await fetch(`${sandbox.url}/_sandbox/api/templates`)).json()) as { templates: Array<{ slug: string; error?: { file: string; line: number; column: number } }> }
+    const { templates } = (await (await fetch(`${suite.sandbox.url}/_sandbox/api/templates`)).json()) as { templates: Array<{ slug: string; error?: { file: string; line: number; column: number } }> }
     const error = templates.find((t) => t.slug === 'broken')!.error!
     expect(error.line).toBe(3)
     const text = (await panel.textContent()) ?? ''
@@ -454,7 +423,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(await page.locator('#template-list a[data-slug="broken"] .badge-error').textContent()).toBe('Does not parse')
     await screenshot(page, 'inbox-template-error')
 
-    await writeFile(join(sandbox.templatesDir, 'broken.liquid'), '<p id="fixed">Fixed now</p>\n')
+    await writeFile(join(suite.sandbox.templatesDir, 'broken.liquid'), '<p id="fixed">Fixed now</p>\n')
     await page.frameLocator('#template-panel iframe').locator('#fixed').waitFor({ timeout: 10_000 })
     expect(await panel.count()).toBe(0)
   })
@@ -462,7 +431,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
   it('shows a render failure (not only a parse error) with its line and column', async () => {
     // The page asks for a soft render (?soft=1): the failure comes back as 200 { ok: false },
     // so not even Chromium's "Failed to load resource" line shows up in the console.
-    await writeFile(join(sandbox.templatesDir, 'runaway.liquid'), '<p>fine</p>\n{% for i in (1..100000000) %}{{ i }}{% endfor %}\n')
+    await writeFile(join(suite.sandbox.templatesDir, 'runaway.liquid'), '<p>fine</p>\n{% for i in (1..100000000) %}{{ i }}{% endfor %}\n')
     const page = await visit('#/templates/runaway')
     const panel = page.locator('#render-error')
     await panel.waitFor()
@@ -513,7 +482,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await page.waitForFunction(() => document.activeElement?.id === 'search')
     expect(await page.locator('#message-list').isVisible()).toBe(true)
 
-    await page.goto(`${sandbox.url}/_sandbox/#/templates/order-receipt`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/order-receipt`)
     await page.locator('#template-panel iframe').waitFor()
     expect(await scrollWidth(page)).toBeLessThanOrEqual(390)
     await screenshot(page, 'inbox-narrow-template')
@@ -554,7 +523,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
       return [...document.querySelectorAll('button, a[href], input, select, iframe')].filter((el) => visible(el) && !name(el)).map((el) => el.outerHTML)
     })
     expect(unlabelled).toEqual([])
-    await page.goto(`${sandbox.url}/_sandbox/#/templates/order-receipt`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/order-receipt`)
     await page.locator('#template-panel iframe').waitFor()
     expect(await page.locator('label[for="case-select"]').textContent()).toBe('Fixture')
   })
@@ -576,8 +545,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
         const response = await small.send({ template: 'hello', from: 'a@example.com', to: 'b@example.com', subject })
         expect(response.status).toBe(201)
       }
-      const opened = await openPage(browser, small.inboxUrl)
-      pages.push(opened)
+      const opened = await suite.open(small.inboxUrl)
       await opened.page.locator('#dropped', { hasText: '1 older message dropped by --max-messages' }).waitFor()
       expect(await opened.page.locator('#message-count').textContent()).toBe('2')
       await opened.close()

@@ -1,9 +1,9 @@
-import { readFile, rm } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.js'
-import { hasChromium, launch, openPage, screenshot, type OpenPage } from './helpers.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { startTestSandbox } from '../helpers/sandbox.js'
+import { hasChromium, inboxSuite, screenshot } from './helpers.js'
 
 /**
  * Styling templates in the inbox, end to end: the live variables editor, the preview's widths,
@@ -55,44 +55,11 @@ const TEMPLATES = {
 }
 
 describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_000 }, () => {
-  let browser: Browser
-  let sandbox: TestSandbox
-  let fixturesDir: string
-  let pages: OpenPage[] = []
-  let allowedErrors: RegExp[] = []
-
-  beforeAll(async () => {
-    fixturesDir = await tempDir('sendbox-fixtures-')
-    sandbox = await startTestSandbox(TEMPLATES, { fixtures: fixturesDir })
-    browser = await launch()
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await sandbox?.close()
-    if (fixturesDir) await rm(fixturesDir, { recursive: true, force: true })
-  })
-
-  beforeEach(async () => {
-    await sandbox.clear()
-  })
-
-  afterEach(async () => {
-    const errors = pages.flatMap((p) => p.errors).filter((e) => !allowedErrors.some((allowed) => allowed.test(e)))
-    await Promise.all(pages.map((p) => p.close()))
-    pages = []
-    allowedErrors = []
-    expect(errors, 'console errors in the page').toEqual([])
-  })
-
-  async function visit(hash = '', options: BrowserContextOptions = {}): Promise<Page> {
-    const opened = await openPage(browser, `${sandbox.url}/_sandbox/${hash}`, options)
-    pages.push(opened)
-    return opened.page
-  }
+  const suite = inboxSuite((fixturesDir) => startTestSandbox(TEMPLATES, { fixtures: fixturesDir }))
+  const { visit } = suite
 
   async function send(template: string, templateVariables: Record<string, unknown> = {}): Promise<string> {
-    const response = await sandbox.send({ template, from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: `A ${template} message`, templateVariables })
+    const response = await suite.sandbox.send({ template, from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: `A ${template} message`, templateVariables })
     const body = (await response.json()) as { id: string }
     expect(response.status, JSON.stringify(body)).toBe(201)
     return body.id
@@ -187,7 +154,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#case-name').fill('margaret')
     await page.keyboard.press('Enter')
     await page.locator('#save-case-message', { hasText: 'Saved as' }).waitFor()
-    expect(JSON.parse(await readFile(join(fixturesDir, 'card', 'margaret.json'), 'utf8'))).toEqual({ name: 'Margaret', plan: { name: 'Team' } })
+    expect(JSON.parse(await readFile(join(suite.fixturesDir, 'card', 'margaret.json'), 'utf8'))).toEqual({ name: 'Margaret', plan: { name: 'Team' } })
     // The catalog reloads, an event arrives, the new case is in the picker, and picked.
     await page.waitForFunction(() => (document.getElementById('case-select') as HTMLSelectElement | null)?.value === 'margaret')
     await page.waitForURL(/[?&]case=margaret/)
@@ -204,11 +171,11 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#save-case-message', { hasText: 'A case named "margaret" already exists.' }).waitFor()
     await page.locator('#overwrite-case').click()
     await page.locator('#save-case-message', { hasText: 'Saved as' }).waitFor()
-    await expect.poll(async () => JSON.parse(await readFile(join(fixturesDir, 'card', 'margaret.json'), 'utf8')).name).toBe('Maggie')
+    await expect.poll(async () => JSON.parse(await readFile(join(suite.fixturesDir, 'card', 'margaret.json'), 'utf8')).name).toBe('Maggie')
     await page.locator('#vars-edited').waitFor({ state: 'hidden' })
 
     // The server's own 409 (someone saved the same name meanwhile) reads the same way.
-    allowedErrors = [/status of 409/]
+    suite.allowErrors(/status of 409/)
     await page.route('**/_sandbox/api/templates/card/fixtures', (route) =>
       route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: { code: 'fixture_exists', message: 'The case "racy" already exists.', details: [] } }) }),
     )
@@ -270,7 +237,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
 
     // Messages keep their own presets (375, 768, 1024) and get the free width too.
     const id = await send('card', { name: 'Ada', plan: { name: 'Pro' } })
-    await page.goto(`${sandbox.url}/_sandbox/#/messages/${id}?width=700`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/messages/${id}?width=700`)
     await page.locator('#message-panel iframe').waitFor()
     expect(await page.locator('#message-pane [data-width]').evaluateAll((buttons) => buttons.map((b) => (b as HTMLElement).dataset.width))).toEqual(['', '375', '768', '1024'])
     expect(await frameWidth(page, '#message-panel iframe')).toBe(700)
@@ -306,7 +273,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await screenshot(page, 'inbox-template-inverted')
 
     // Kept in the URL, across a reload.
-    await page.goto(`${sandbox.url}/_sandbox/#/templates/dark?dark=media`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/dark?dark=media`)
     await page.reload()
     await page.locator('#status[data-state="live"]').waitFor()
     await templateFrame(page).locator('#mode').waitFor()
@@ -319,7 +286,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
 
     // A message, too.
     const id = await send('dark')
-    await page.goto(`${sandbox.url}/_sandbox/#/messages/${id}?dark=media`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/messages/${id}?dark=media`)
     await page.locator('#message-panel iframe').waitFor()
     await expect.poll(() => emailBackground(page, '#message-panel')).toBe('rgb(0, 0, 0)')
     await page.locator('#message-pane button[data-dark="invert"]').click()
@@ -337,7 +304,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
 
   it('turns images off (as a reader who blocks them sees the email), in the URL', async () => {
     // Blocking the image is the point: Chromium reports it.
-    allowedErrors = [/Content Security Policy/]
+    suite.allowErrors(/Content Security Policy/)
     const page = await visit('#/templates/pic')
     const loaded = () => templateFrame(page).locator('#pic').evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0)
     await templateFrame(page).locator('#pic').waitFor()
@@ -357,7 +324,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.waitForFunction(() => decodeURIComponent(document.querySelector('#template-panel iframe')?.getAttribute('src') ?? '').includes('images=off'))
 
     const id = await send('pic')
-    await page.goto(`${sandbox.url}/_sandbox/#/messages/${id}?images=off`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/messages/${id}?images=off`)
     const frame = page.locator('#message-panel iframe')
     await frame.waitFor()
     await page.waitForFunction(() => decodeURIComponent(document.querySelector('#message-panel iframe')?.getAttribute('src') ?? '').includes('/html?images=off'))
@@ -369,7 +336,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     const page = await visit('#/templates/checky')
     await templateFrame(page).locator('a').waitFor()
     const variables = await editorValue(page)
-    const expected = (await (await fetch(`${sandbox.url}/_sandbox/api/templates/checky/checks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variables }) })).json()) as {
+    const expected = (await (await fetch(`${suite.sandbox.url}/_sandbox/api/templates/checky/checks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variables }) })).json()) as {
       counts: { error: number; warning: number; info: number }
       clients: { client: string; score: number }[]
     }
@@ -418,7 +385,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
 
     // A message has the same tab.
     const id = await send('checky', { name: 'Ada' })
-    await page.goto(`${sandbox.url}/_sandbox/#/messages/${id}`)
+    await page.goto(`${suite.sandbox.url}/_sandbox/#/messages/${id}`)
     await page.locator('#message-tab-checks .tab-badge').waitFor()
     await page.getByRole('tab', { name: /Checks/ }).click()
     await page.locator('#message-checks').waitFor()

@@ -1,4 +1,5 @@
 import type { CheckReport, ClientScore, Finding, Severity } from './api.js'
+import { setTabBadge } from './components.js'
 import { h } from './dom.js'
 import { plural } from './format.js'
 
@@ -134,4 +135,15 @@ function clientTable(prefix: string, clients: ClientScore[]): HTMLElement {
       ),
     ),
   )
+}
+
+/** The Checks tab's badge: the report's errors or warnings; none without a report. */
+export function showChecksBadge(tabs: HTMLElement | null, report: CheckReport | null): void {
+  const summary = report ? checkSummary(report) : null
+  setTabBadge(tabs, 'checks', summary?.count ?? null, summary?.severity ?? 'ok', summary?.words ?? '')
+}
+
+/** The Checks tab's panel: the report, else why there is none (yet). */
+export function checksTab(prefix: 'message' | 'template', report: CheckReport | null, error: string | null, lineHref: (line: number) => string): HTMLElement {
+  return report ? checksPanel(prefix, report, lineHref) : h('p', { class: 'placeholder' }, error ? `Could not check the ${prefix}: ${error}` : 'Checking…')
 }

@@ -1,4 +1,5 @@
-import { h } from './dom.js'
+import type { Warning } from './api.js'
+import { h, replace } from './dom.js'
 import { applyView, frameSrc, type ViewState } from './preview.js'
 
 /** Pieces both views share: tabs, the sandboxed frame, the HTML source, the confirmation dialog. */
@@ -84,6 +85,12 @@ export function sourceView(html: string, line: number | null, label: string): HT
   return pre
 }
 
+/** The Source tab: the HTML in the panel, the marked line in sight. */
+export function showSource(panel: HTMLElement, html: string, line: number | null, label: string): void {
+  replace(panel, sourceView(html, line, label))
+  revealLine(panel.querySelector('pre'), line)
+}
+
 /** Brings the marked line of a source view into sight, with the keyboard on the source. */
 export function revealLine(pre: Element | null, line: number | null): void {
   if (!pre) return
@@ -127,3 +134,6 @@ export function confirmDialog(options: { title: string; text: string; confirm: s
 
 /** A JSON value, pretty-printed, as text. */
 export const jsonBlock = (value: unknown): HTMLElement => h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(value, null, 2) ?? 'undefined')
+
+/** Render warnings, as list items: the code, then the message. */
+export const warningItems = (warnings: Warning[]): HTMLElement[] => warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))

@@ -1,11 +1,12 @@
 import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord } from './api.js'
-import { checkSummary, checksPanel } from './checks.js'
-import { confirmDialog, jsonBlock, revealLine, sandboxedFrame, selectTab, setTabBadge, sourceView, tabList } from './components.js'
-import { $, announce, h, refocus, replace, toast } from './dom.js'
+import { checksTab, showChecksBadge } from './checks.js'
+import { confirmDialog, jsonBlock, revealLine, sandboxedFrame, showSource, tabList, warningItems } from './components.js'
+import { $, announce, h, replace, toast } from './dom.js'
 import { fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from './format.js'
-import { applyView, DEFAULT_VIEW, frameSrc, loadFrame, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, readView, setViewParams, viewParams, type ViewState } from './preview.js'
-import { currentRoute, formatHash, goHash, parseLine, replaceParams, type Route } from './router.js'
+import { DEFAULT_VIEW, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, setViewParams, viewParams, type ViewState } from './preview.js'
+import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
+import { detailParams, focusedItem, focusItem, focusSearch, itemLinks, markCurrent, moveInList, pickTab, readDetailRoute, refocusItem, restoreListFocus, sourceLineParams, syncFrame, tabParam, type ListFocus } from './split.js'
 
 const PAGE = 100
 const MAX_LIMIT = 1000
@@ -16,7 +17,6 @@ const TABS = [
   { id: 'details', label: 'Details' },
   { id: 'checks', label: 'Checks' },
 ]
-const normalizeTab = (tab: string | null): string => (TABS.some((t) => t.id === tab) ? tab! : 'html')
 
 /** The message list (live, searchable) and the open message, side by side or one at a time. */
 export class MessagesView {
@@ -47,8 +47,7 @@ export class MessagesView {
   private reloadTimer = 0
   private searchTimer = 0
   private readonly fresh = new Set<string>()
-  private focusAfterRoute: string | null = null
-  private searchAfterRoute = false
+  private readonly afterRoute: ListFocus = { search: false, item: null }
   private frame: HTMLIFrameElement | null = null
   private panel: HTMLElement | null = null
   private tabs: HTMLElement | null = null
@@ -111,23 +110,14 @@ export class MessagesView {
       void this.reload()
     } else if (!this.loaded) void this.reload()
     // Tab, width, colours and images carry over from one message to the next, and show in the URL.
-    if (route.params.has('tab')) this.tab = normalizeTab(route.params.get('tab'))
-    this.view = readView(route.params, this.view)
-    this.line = this.tab === 'source' ? parseLine(route.params.get('line')) : null
-    if (route.id) replaceParams({ tab: this.tab === 'html' ? null : this.tab, ...viewParams(this.view), line: this.line ? String(this.line) : null })
+    const detail = readDetailRoute(route.params, TABS, this.tab, this.view)
+    ;({ tab: this.tab, view: this.view, line: this.line } = detail)
+    if (route.id) replaceParams(detailParams(TABS, detail))
     this.root.dataset.open = String(!!route.id)
     if (route.id !== this.openId || !this.record) void this.open(route.id)
     else this.syncDetail()
     this.markCurrent()
-    if (!route.id && this.searchAfterRoute) {
-      this.searchAfterRoute = false
-      this.focusAfterRoute = null
-      this.search.focus()
-    }
-    if (!route.id && this.focusAfterRoute) {
-      refocus(this.list.querySelector<HTMLElement>(`[data-id="${CSS.escape(this.focusAfterRoute)}"]`), this.list, this.detail)
-      this.focusAfterRoute = null
-    }
+    if (!route.id) restoreListFocus(this.afterRoute, this.search, this.list, this.detail, 'id')
   }
 
   private hrefFor(id: string | null): string {
@@ -170,7 +160,7 @@ export class MessagesView {
   }
 
   private renderList(): void {
-    const focusedId = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('#message-list [data-id]')?.dataset.id
+    const focusedId = focusedItem(this.list, 'id')
     const filtered = isFiltered(this.filter)
     this.count.textContent = this.loaded ? String(this.total) : ''
     this.count.setAttribute('aria-label', filtered ? `${plural(this.total, 'matching message')}` : plural(this.total, 'message'))
@@ -181,7 +171,7 @@ export class MessagesView {
     this.more.hidden = this.items.length >= this.total || this.limit >= MAX_LIMIT
     this.renderEmpty(filtered)
     this.markCurrent()
-    if (focusedId) this.list.querySelector<HTMLElement>(`[data-id="${CSS.escape(focusedId)}"]`)?.focus()
+    refocusItem(this.list, 'id', focusedId)
   }
 
   private renderItem(m: MessageRecord): HTMLElement {
@@ -218,10 +208,7 @@ export class MessagesView {
   }
 
   private markCurrent(): void {
-    for (const item of this.list.querySelectorAll<HTMLElement>('[data-id]')) {
-      if (item.dataset.id === this.openId) item.setAttribute('aria-current', 'true')
-      else item.removeAttribute('aria-current')
-    }
+    markCurrent(this.list, 'id', this.openId)
   }
 
   private showMore(): void {
@@ -245,13 +232,7 @@ export class MessagesView {
   /** Escape in the search box: clear it first, then leave it. */
   /** `/`: the search box, coming back to the list first when it is not on screen. */
   focusSearch(): void {
-    if (this.search.getClientRects().length > 0) {
-      this.search.focus()
-      this.search.select()
-    } else {
-      this.searchAfterRoute = true
-      this.back()
-    }
+    focusSearch(this.search, this.afterRoute, () => this.back())
   }
 
   escapeSearch(): void {
@@ -317,32 +298,19 @@ export class MessagesView {
 
   // ---- keyboard ------------------------------------------------------------------------
 
-  private links(): HTMLElement[] {
-    return [...this.list.querySelectorAll<HTMLElement>('a[data-id]')]
-  }
-
   focusItem(index: number): void {
-    const links = this.links()
-    links[Math.max(0, Math.min(index, links.length - 1))]?.focus()
+    focusItem(this.list, 'id', index)
   }
 
   /** j/k: the next or previous message in the list; opens it when the list is not on screen. */
   move(delta: number): void {
-    const links = this.links()
-    if (!links.length) return
-    const listShown = this.list.getClientRects().length > 0
-    const active = links.indexOf(document.activeElement as HTMLElement)
-    const current = active !== -1 ? active : links.findIndex((l) => l.dataset.id === this.openId)
-    const next = current === -1 ? (delta > 0 ? 0 : links.length - 1) : Math.max(0, Math.min(links.length - 1, current + delta))
-    const link = links[next]!
-    if (listShown) link.focus()
-    else if (link.dataset.id !== this.openId) goHash(this.hrefFor(link.dataset.id!))
+    moveInList(this.list, 'id', this.openId, delta, (id) => goHash(this.hrefFor(id)))
   }
 
   /** Escape: from a message back to the list, with the keyboard on that message. */
   back(): boolean {
     if (!this.openId) return false
-    this.focusAfterRoute = this.openId
+    this.afterRoute.item = this.openId
     goHash(this.hrefFor(null))
     return true
   }
@@ -394,7 +362,7 @@ export class MessagesView {
     this.controls = new PreviewControls('message', MESSAGE_WIDTHS, this.view, (view) => this.setView(view))
     this.panel = h('div', { class: 'panel', id: 'message-panel', role: 'tabpanel', 'aria-labelledby': `message-tab-${this.tab}` })
     const warnings = m.warnings.length
-      ? h('div', { class: 'note note-warn', role: 'note' }, h('strong', null, plural(m.warnings.length, 'warning')), h('ul', null, m.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))))
+      ? h('div', { class: 'note note-warn', role: 'note' }, h('strong', null, plural(m.warnings.length, 'warning')), h('ul', null, warningItems(m.warnings)))
       : null
     replace(
       this.detail,
@@ -435,18 +403,15 @@ export class MessagesView {
   private syncDetail(): void {
     if (!this.record || !this.tabs) return
     const tabChanged = this.panel?.getAttribute('aria-labelledby') !== `message-tab-${this.tab}`
-    selectTab(this.tabs, this.tab)
-    this.controls?.sync(this.view)
-    applyView(this.frame, this.view)
-    loadFrame(this.frame, frameSrc(`${messagePath(this.record.id)}/html`, this.view))
+    syncFrame(this.tabs, this.tab, this.controls, this.frame, this.view, `${messagePath(this.record.id)}/html`)
     if (tabChanged) this.renderPanel()
     else if (this.tab === 'source') revealLine(this.panel?.querySelector('pre') ?? null, this.line)
   }
 
   private setTab(tab: string): void {
-    this.tab = normalizeTab(tab)
+    this.tab = pickTab(TABS, tab)
     this.line = null
-    replaceParams({ tab: this.tab === 'html' ? null : this.tab, line: null })
+    replaceParams({ tab: tabParam(TABS, this.tab), line: null })
     this.syncDetail()
     this.renderList()
   }
@@ -467,17 +432,13 @@ export class MessagesView {
       if (this.openId !== id) return
       this.checksError = (error as Error).message
     }
-    const summary = this.checks ? checkSummary(this.checks) : null
-    setTabBadge(this.tabs, 'checks', summary?.count ?? null, summary?.severity ?? 'ok', summary?.words ?? '')
+    showChecksBadge(this.tabs, this.checks)
     if (this.tab === 'checks') this.renderPanel()
   }
 
   /** "line 42" in the checks: the Source tab at that line, as a link (a history entry of its own). */
   private lineHref(line: number): string {
-    const params = new URLSearchParams(currentRoute().params)
-    params.set('tab', 'source')
-    params.set('line', String(line))
-    return formatHash({ view: 'messages', id: this.openId, params })
+    return formatHash({ view: 'messages', id: this.openId, params: sourceLineParams(line) })
   }
 
   private renderPanel(): void {
@@ -498,11 +459,10 @@ export class MessagesView {
         replace(panel, h('pre', { class: 'text-body', id: 'message-text', tabindex: '0' }, m.text))
         break
       case 'source':
-        replace(panel, sourceView(m.html, this.line, 'The HTML source'))
-        revealLine(panel.querySelector('pre'), this.line)
+        showSource(panel, m.html, this.line, 'The HTML source')
         break
       case 'checks':
-        replace(panel, this.checks ? checksPanel('message', this.checks, (line) => this.lineHref(line)) : h('p', { class: 'placeholder' }, this.checksError ? `Could not check the message: ${this.checksError}` : 'Checking…'))
+        replace(panel, checksTab('message', this.checks, this.checksError, (line) => this.lineHref(line)))
         break
       default:
         replace(panel, details(m))
@@ -512,7 +472,7 @@ export class MessagesView {
   private async deleteOpen(): Promise<void> {
     const m = this.record
     if (!m) return
-    const links = this.links()
+    const links = itemLinks(this.list, 'id')
     const at = links.findIndex((l) => l.dataset.id === m.id)
     const next = links[at + 1] ?? links[at - 1]
     try {
@@ -564,7 +524,7 @@ function details(m: MessageRecord): HTMLElement {
       row('Template', h('a', { href: formatHash({ view: 'templates', slug: m.template, params: new URLSearchParams() }) }, m.template)),
       row('Project', h('code', null, m.project)),
       row('Token', h('code', null, m.tokenHint)),
-      row('Warnings', m.warnings.length ? h('ul', { class: 'plain' }, m.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))) : 'None'),
+      row('Warnings', m.warnings.length ? h('ul', { class: 'plain' }, warningItems(m.warnings)) : 'None'),
     ),
     h('h3', null, 'Variables'),
     jsonBlock(m.templateVariables),

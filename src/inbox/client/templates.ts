@@ -1,11 +1,12 @@
 import { api, ApiError, templatePath, type CheckReport, type RenderPreview, type SoftRender, type SourceProblem, type TemplateChange, type TemplateDetail, type TemplateSummary } from './api.js'
-import { checkSummary, checksPanel } from './checks.js'
-import { jsonBlock, revealLine, sandboxedFrame, selectTab, setTabBadge, sourceView, tabList } from './components.js'
+import { checksTab, showChecksBadge } from './checks.js'
+import { jsonBlock, revealLine, sandboxedFrame, showSource, tabList, warningItems } from './components.js'
 import { sameVariables, VariablesEditor, type SaveResult, type Variables } from './editor.js'
-import { announce, h, refocus, replace, toast } from './dom.js'
+import { announce, h, replace, toast } from './dom.js'
 import { fullTime, plural, timeAgo } from './format.js'
-import { applyView, DEFAULT_VIEW, frameSrc, loadFrame, onSystemSchemeChange, PreviewControls, readView, setViewParams, TEMPLATE_WIDTHS, viewParams, type ViewState } from './preview.js'
-import { currentRoute, formatHash, goHash, parseLine, replaceParams, type Route } from './router.js'
+import { DEFAULT_VIEW, onSystemSchemeChange, PreviewControls, setViewParams, TEMPLATE_WIDTHS, viewParams, type ViewState } from './preview.js'
+import { formatHash, goHash, replaceParams, type Route } from './router.js'
+import { detailParams, focusedItem, focusItem, focusSearch, markCurrent, moveInList, pickTab, readDetailRoute, refocusItem, restoreListFocus, sourceLineParams, syncFrame, tabParam, updateFrame, type ListFocus } from './split.js'
 
 const TABS = [
   { id: 'preview', label: 'Preview' },
@@ -14,7 +15,6 @@ const TABS = [
   { id: 'variables', label: 'Variables' },
   { id: 'checks', label: 'Checks' },
 ]
-const normalizeTab = (tab: string | null): string => (TABS.some((t) => t.id === tab) ? tab! : 'preview')
 
 type Outcome = { ok: true; preview: RenderPreview } | { ok: false; error: ApiError }
 
@@ -64,8 +64,7 @@ export class TemplatesView {
   private panel: HTMLElement | null = null
   private editor: VariablesEditor | null = null
   private pending: Set<string> = new Set()
-  private focusAfterRoute: string | null = null
-  private searchAfterRoute = false
+  private readonly afterRoute: ListFocus = { search: false, item: null }
 
   /** The fixture case's own render (the frame then loads the stable /preview?case= URL). */
   private base: RenderPreview | null = null
@@ -120,11 +119,10 @@ export class TemplatesView {
 
   show(route: Extract<Route, { view: 'templates' }>): void {
     if (!this.loaded) void this.reload()
-    if (route.params.has('tab')) this.tab = normalizeTab(route.params.get('tab'))
-    this.view = readView(route.params, this.view)
-    this.line = this.tab === 'source' ? parseLine(route.params.get('line')) : null
+    const detail = readDetailRoute(route.params, TABS, this.tab, this.view)
+    ;({ tab: this.tab, view: this.view, line: this.line } = detail)
     const caseName = route.params.get('case')
-    if (route.slug) replaceParams({ tab: this.tab === 'preview' ? null : this.tab, ...viewParams(this.view), line: this.line ? String(this.line) : null })
+    if (route.slug) replaceParams(detailParams(TABS, detail))
     this.root.dataset.open = String(!!route.slug)
     const changed = route.slug !== this.slug || caseName !== this.caseName
     this.slug = route.slug
@@ -132,15 +130,7 @@ export class TemplatesView {
     if (changed || !this.body) this.openTemplate()
     else this.syncDetail()
     this.markCurrent()
-    if (!route.slug && this.searchAfterRoute) {
-      this.searchAfterRoute = false
-      this.focusAfterRoute = null
-      this.search.focus()
-    }
-    if (!route.slug && this.focusAfterRoute) {
-      refocus(this.list.querySelector<HTMLElement>(`[data-slug="${CSS.escape(this.focusAfterRoute)}"]`), this.list, this.detail)
-      this.focusAfterRoute = null
-    }
+    if (!route.slug) restoreListFocus(this.afterRoute, this.search, this.list, this.detail, 'slug')
   }
 
   private hrefFor(slug: string | null): string {
@@ -187,7 +177,7 @@ export class TemplatesView {
   }
 
   private renderList(): void {
-    const focusedSlug = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('#template-list [data-slug]')?.dataset.slug
+    const focusedSlug = focusedItem(this.list, 'slug')
     const needle = this.search.value.trim().toLowerCase()
     const shown = this.templates.filter((t) => !needle || t.slug.toLowerCase().includes(needle) || (t.description ?? '').toLowerCase().includes(needle))
     this.count.textContent = this.loaded ? String(this.templates.length) : ''
@@ -218,54 +208,33 @@ export class TemplatesView {
       )
     }
     this.markCurrent()
-    if (focusedSlug) this.list.querySelector<HTMLElement>(`[data-slug="${CSS.escape(focusedSlug)}"]`)?.focus()
+    refocusItem(this.list, 'slug', focusedSlug)
   }
 
   private markCurrent(): void {
-    for (const item of this.list.querySelectorAll<HTMLElement>('[data-slug]')) {
-      if (item.dataset.slug === this.slug) item.setAttribute('aria-current', 'true')
-      else item.removeAttribute('aria-current')
-    }
+    markCurrent(this.list, 'slug', this.slug)
   }
 
   // ---- keyboard ------------------------------------------------------------------------
 
-  private links(): HTMLElement[] {
-    return [...this.list.querySelectorAll<HTMLElement>('a[data-slug]')]
-  }
-
   focusItem(index: number): void {
-    const links = this.links()
-    links[Math.max(0, Math.min(index, links.length - 1))]?.focus()
+    focusItem(this.list, 'slug', index)
   }
 
   move(delta: number): void {
-    const links = this.links()
-    if (!links.length) return
-    const active = links.indexOf(document.activeElement as HTMLElement)
-    const current = active !== -1 ? active : links.findIndex((l) => l.dataset.slug === this.slug)
-    const next = current === -1 ? (delta > 0 ? 0 : links.length - 1) : Math.max(0, Math.min(links.length - 1, current + delta))
-    const link = links[next]!
-    if (this.list.getClientRects().length > 0) link.focus()
-    else if (link.dataset.slug !== this.slug) goHash(this.hrefFor(link.dataset.slug!))
+    moveInList(this.list, 'slug', this.slug, delta, (slug) => goHash(this.hrefFor(slug)))
   }
 
   back(): boolean {
     if (!this.slug) return false
-    this.focusAfterRoute = this.slug
+    this.afterRoute.item = this.slug
     goHash(this.hrefFor(null))
     return true
   }
 
   /** `/`: the search box, coming back to the list first when it is not on screen. */
   focusSearch(): void {
-    if (this.search.getClientRects().length > 0) {
-      this.search.focus()
-      this.search.select()
-    } else {
-      this.searchAfterRoute = true
-      this.back()
-    }
+    focusSearch(this.search, this.afterRoute, () => this.back())
   }
 
   escapeSearch(): void {
@@ -468,7 +437,7 @@ export class TemplatesView {
     if (!slug || !variables || !this.outcome?.ok) {
       this.checks = null
       this.checksError = null
-      setTabBadge(this.tabs, 'checks', null, 'ok', '')
+      showChecksBadge(this.tabs, null)
       return
     }
     this.checksTimer = window.setTimeout(async () => {
@@ -482,18 +451,14 @@ export class TemplatesView {
       if (seq !== this.checksSeq || slug !== this.slug) return
       this.checks = report
       this.checksError = failure
-      const summary = report ? checkSummary(report) : null
-      setTabBadge(this.tabs, 'checks', summary?.count ?? null, summary?.severity ?? 'ok', summary?.words ?? '')
+      showChecksBadge(this.tabs, report)
       if (this.tab === 'checks') this.renderBody()
     }, CHECKS_DELAY_MS)
   }
 
   /** "line 42" in the checks: the Source tab at that line, as a link (a history entry of its own). */
   private lineHref(line: number): string {
-    const params = new URLSearchParams(currentRoute().params)
-    params.set('tab', 'source')
-    params.set('line', String(line))
-    return formatHash({ view: 'templates', slug: this.slug, params })
+    return formatHash({ view: 'templates', slug: this.slug, params: sourceLineParams(line) })
   }
 
   // ---- rendering -----------------------------------------------------------------------
@@ -554,18 +519,15 @@ export class TemplatesView {
 
   private syncDetail(): void {
     if (!this.tabs) return
-    selectTab(this.tabs, this.tab)
-    this.controls?.sync(this.view)
-    applyView(this.frame, this.view)
-    if (this.frameBase) loadFrame(this.frame, frameSrc(this.frameBase, this.view))
+    syncFrame(this.tabs, this.tab, this.controls, this.frame, this.view, this.frameBase)
     if (this.body?.dataset.tab !== this.tab) this.renderBody()
     else if (this.tab === 'source') revealLine(this.panel?.querySelector('pre') ?? null, this.line)
   }
 
   private setTab(tab: string): void {
-    this.tab = normalizeTab(tab)
+    this.tab = pickTab(TABS, tab)
     this.line = null
-    replaceParams({ tab: this.tab === 'preview' ? null : this.tab, line: null })
+    replaceParams({ tab: tabParam(TABS, this.tab), line: null })
     this.syncDetail()
     this.renderList()
   }
@@ -602,13 +564,12 @@ export class TemplatesView {
       return
     }
     const { preview } = outcome
-    replace(this.notes!, preview.warnings.length ? h('div', { class: 'note', role: 'note' }, h('ul', { class: 'plain' }, preview.warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message)))) : null)
+    replace(this.notes!, preview.warnings.length ? h('div', { class: 'note', role: 'note' }, h('ul', { class: 'plain' }, warningItems(preview.warnings))) : null)
     if (this.tab === 'preview') {
       if (!this.frameBase) return
       if (this.frame?.isConnected && panel.contains(this.frame)) {
         // Same frame, new document: no flash of an empty pane while it reloads.
-        applyView(this.frame, this.view)
-        loadFrame(this.frame, frameSrc(this.frameBase, this.view))
+        updateFrame(this.frame, this.view, this.frameBase)
         return
       }
       const { canvas, frame } = sandboxedFrame(this.frameBase, `Preview of the template ${this.slug}`, this.view)
@@ -622,11 +583,10 @@ export class TemplatesView {
         replace(panel, h('pre', { class: 'text-body', id: 'template-text', tabindex: '0' }, preview.text))
         return
       case 'source':
-        replace(panel, sourceView(preview.html, this.line, 'The rendered HTML source'))
-        revealLine(panel.querySelector('pre'), this.line)
+        showSource(panel, preview.html, this.line, 'The rendered HTML source')
         return
       case 'checks':
-        replace(panel, this.checks ? checksPanel('template', this.checks, (line) => this.lineHref(line)) : h('p', { class: 'placeholder' }, this.checksError ? `Could not check the template: ${this.checksError}` : 'Checking…'))
+        replace(panel, checksTab('template', this.checks, this.checksError, (line) => this.lineHref(line)))
         return
     }
     const declared = this.info?.declared ?? {}
