@@ -2,7 +2,7 @@ import { compile } from 'html-to-text'
 import { apiError } from '../errors/index.js'
 import type { Warning } from '../store/types.js'
 import { missingVariables, unusedVariables } from '../templates/index.js'
-import type { TemplateCatalog } from '../templates/types.js'
+import type { TemplateCatalog, TemplateParseError } from '../templates/types.js'
 
 /** Steps 5–7 of the send checks: template, variables, render. Also used by previews. */
 
@@ -27,19 +27,22 @@ export interface RenderedMessage {
   warnings: Warning[]
 }
 
-export function templateNotFound(slug: string, suggestions: string[]) {
+/** A send names a missing template: 422. Asking for it by URL (GET /templates/:slug): 404. */
+export function templateNotFound(slug: string, suggestions: string[], status: 404 | 422 = 422) {
   const hint = suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?` : ' GET /templates lists the ones there are.'
-  return apiError(422, 'template_not_found', `There is no template "${slug}".${hint}`, { details: suggestions.map((slug) => ({ suggestion: slug })) })
+  return apiError(status, 'template_not_found', `There is no template "${slug}".${hint}`, { details: suggestions.map((slug) => ({ suggestion: slug })) })
+}
+
+export function templateInvalid(slug: string, { file, line, column, message }: TemplateParseError) {
+  return apiError(422, 'template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`, {
+    details: [{ file, line, column, message }],
+  })
 }
 
 export function renderMessage(catalog: TemplateCatalog, slug: string, variables: Record<string, unknown>, options: { lenient: boolean }): RenderedMessage {
   const lookup = catalog.lookup(slug)
   if (!lookup.ok) {
-    if (lookup.reason === 'not_found') throw templateNotFound(slug, lookup.suggestions)
-    const { file, line, column, message } = lookup.error
-    throw apiError(422, 'template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`, {
-      details: [{ file, line, column, message }],
-    })
+    throw lookup.reason === 'not_found' ? templateNotFound(slug, lookup.suggestions) : templateInvalid(slug, lookup.error)
   }
   const template = lookup.template
   const warnings: Warning[] = []

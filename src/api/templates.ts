@@ -4,7 +4,7 @@ import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
 import { isValidSlug } from '../templates/index.js'
 import { authenticate } from './auth.js'
-import { templateNotFound } from './render.js'
+import { templateInvalid, templateNotFound } from './render.js'
 
 const PREFIX = '/templates/'
 
@@ -33,14 +33,7 @@ function templateInfo(event: H3Event, ctx: AppContext) {
   const slug = decodeSlug(raw)
   if (slug === null || !isValidSlug(slug)) throw invalidSlug(slug ?? raw)
   const lookup = ctx.catalog.lookup(slug)
-  if (!lookup.ok && lookup.reason === 'not_found') {
-    const hint = templateNotFound(slug, lookup.suggestions)
-    throw apiError(404, 'template_not_found', hint.message, { details: hint.data?.details ?? [] })
-  }
-  if (!lookup.ok) {
-    const { file, line, column, message } = lookup.error
-    throw apiError(422, 'template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`, { details: [lookup.error] })
-  }
+  if (!lookup.ok) throw lookup.reason === 'not_found' ? templateNotFound(slug, lookup.suggestions, 404) : templateInvalid(slug, lookup.error)
   const { template } = lookup
   return { slug: template.slug, body: template.body, variables: template.variables, description: template.description, updatedAt: template.updatedAt }
 }

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { parseJsonBody, readBodyText } from '../api/body.js'
-import { renderMessage, templateNotFound } from '../api/render.js'
+import { renderMessage, templateInvalid, templateNotFound } from '../api/render.js'
 import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
@@ -24,12 +24,7 @@ function slugOf(event: H3Event): string {
 function templateOf(ctx: AppContext, slug: string): Template {
   const lookup = ctx.catalog.lookup(slug)
   if (lookup.ok) return lookup.template
-  if (lookup.reason === 'not_found') {
-    const error = templateNotFound(slug, lookup.suggestions)
-    throw apiError(404, 'template_not_found', error.message, { details: error.data?.details ?? [] })
-  }
-  const { file, line, column, message } = lookup.error
-  throw apiError(422, 'template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`, { details: [lookup.error] })
+  throw lookup.reason === 'not_found' ? templateNotFound(slug, lookup.suggestions, 404) : templateInvalid(slug, lookup.error)
 }
 
 const caseInfo = (c: FixtureCase) => ({ name: c.name, ...(c.error ? { error: c.error } : {}) })
