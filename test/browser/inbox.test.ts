@@ -115,7 +115,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     const page = await visit()
     await item(page, 'Welcome to Acme').click()
     await page.waitForURL(`**/_sandbox/#/messages/${welcome}`)
-    expect(await page.locator('#message-subject').textContent()).toBe('Welcome to Acme')
+    await expect.poll(() => page.locator('#message-subject').textContent(), { timeout: 5000 }).toBe('Welcome to Acme')
     expect(await page.locator('#message-list [aria-current="true"]').getAttribute('data-id')).toBe(welcome)
 
     const frame = page.locator('#message-panel iframe')
@@ -133,12 +133,12 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await page.getByRole('tab', { name: 'Text' }).click()
     await page.waitForURL(/[?&]tab=text/)
     const text = await (await fetch(`${suite.sandbox.url}/_sandbox/api/messages/${welcome}/text`)).text()
-    expect(await page.locator('#message-text').textContent()).toBe(text)
+    await expect.poll(() => page.locator('#message-text').textContent(), { timeout: 5000 }).toBe(text)
     expect(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected')).toBe('true')
     expect(await page.locator('#message-panel iframe').count()).toBe(0)
 
     await page.getByRole('tab', { name: 'Source' }).click()
-    expect(await page.locator('#message-panel pre').textContent()).toContain('<h1 style=')
+    await expect.poll(() => page.locator('#message-panel pre').textContent(), { timeout: 5000 }).toContain('<h1 style=')
 
     await page.getByRole('tab', { name: 'Details' }).click()
     const details = page.locator('#message-panel')
@@ -162,11 +162,11 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(await row.locator('.item-subject').textContent()).toBe(PAYLOAD)
     expect(await row.locator('.item-from').textContent()).toBe('<img src=x onerror=window.__pwned=3>')
     await row.click()
-    expect(await page.locator('#message-subject').textContent()).toBe(PAYLOAD)
+    await expect.poll(() => page.locator('#message-subject').textContent(), { timeout: 5000 }).toBe(PAYLOAD)
     // The template escaped it too: the frame shows the text.
     expect(await page.frameLocator('#message-panel iframe').locator('#hello').textContent()).toBe(`Hi ${PAYLOAD}`)
     await page.getByRole('tab', { name: 'Details' }).click()
-    expect(await page.locator('#message-panel pre').textContent()).toContain(JSON.stringify(PAYLOAD))
+    await expect.poll(() => page.locator('#message-panel pre').textContent(), { timeout: 5000 }).toContain(JSON.stringify(PAYLOAD))
     expect(await page.title()).toContain(PAYLOAD)
     await page.waitForTimeout(300)
     expect(await page.locator('#main img, #main script').count()).toBe(0)
@@ -217,7 +217,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await page.getByRole('tab', { name: 'Text' }).click()
     await item(page, 'Reset your password').click()
     await page.waitForURL(new RegExp(`#/messages/${reset}\\?tab=text&width=1024$`))
-    expect(await page.locator('#message-text').textContent()).toContain('Hi Bob')
+    await expect.poll(() => page.locator('#message-text').textContent(), { timeout: 5000 }).toContain('Hi Bob')
     await page.getByRole('tab', { name: 'HTML' }).click()
     await page.waitForURL(new RegExp(`#/messages/${reset}\\?width=1024$`))
     expect((await page.locator('#message-panel iframe').boundingBox())?.width).toBe(1024)
@@ -248,7 +248,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
 
     await page.keyboard.press('Enter')
     await page.waitForURL(`**/#/messages/${reset}`)
-    expect(await page.locator('#message-subject').textContent()).toBe('Reset your password')
+    await expect.poll(() => page.locator('#message-subject').textContent(), { timeout: 5000 }).toBe('Reset your password')
     await page.keyboard.press('Escape')
     await page.waitForFunction(() => location.hash === '#/')
     await page.waitForFunction((id) => (document.activeElement as HTMLElement | null)?.dataset.id === id, reset)
@@ -305,7 +305,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
 
     // With a filter, "clear" deletes only what matches.
     await search('to:bob', ['Reset your password'])
-    expect(await page.locator('#clear-all').textContent()).toBe('Delete matching')
+    await expect.poll(() => page.locator('#clear-all').textContent(), { timeout: 5000 }).toBe('Delete matching')
     await page.locator('#clear-all').click()
     await page.locator('#confirm-ok').click()
     await waitForCount(page, 0)
@@ -338,7 +338,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await page.locator('#confirm-ok').click()
     await waitForCount(page, 0)
     expect(await apiTotal()).toBe(0)
-    expect(await page.locator('#message-count').textContent()).toBe('0')
+    await expect.poll(() => page.locator('#message-count').textContent(), { timeout: 5000 }).toBe('0')
     await page.getByText('No messages yet').waitFor()
   })
 
@@ -374,13 +374,13 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     await screenshot(page, 'inbox-template-preview')
 
     await page.getByRole('tab', { name: 'Variables' }).click()
-    expect(await page.locator('#template-panel').textContent()).toContain('Who placed the order (name).')
-    expect(await page.locator('#template-panel').textContent()).toContain('"name": "Charles Babbage"')
+    await expect.poll(() => page.locator('#template-panel').textContent(), { timeout: 5000 }).toContain('Who placed the order (name).')
+    await expect.poll(() => page.locator('#template-panel').textContent(), { timeout: 5000 }).toContain('"name": "Charles Babbage"')
 
     await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/needs`)
     await page.locator('#missing-variables').waitFor()
-    expect(await page.locator('#missing-variables').textContent()).toContain('absent')
-    expect(await page.locator('#missing-variables').textContent()).not.toContain('present')
+    await expect.poll(() => page.locator('#missing-variables').textContent(), { timeout: 5000 }).toContain('absent')
+    await expect.poll(() => page.locator('#missing-variables').textContent(), { timeout: 5000 }).not.toContain('present')
   })
 
   it('re-renders a template preview by itself when the template, a partial or the fixture changes on disk', async () => {
@@ -420,7 +420,7 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(text).toContain(`broken.liquid:3:${error.column}`)
     expect(text).toContain(`line 3, column ${error.column}`)
     expect(await page.locator('#template-pane iframe').count()).toBe(0)
-    expect(await page.locator('#template-list a[data-slug="broken"] .badge-error').textContent()).toBe('Does not parse')
+    await expect.poll(() => page.locator('#template-list a[data-slug="broken"] .badge-error').textContent(), { timeout: 5000 }).toBe('Does not parse')
     await screenshot(page, 'inbox-template-error')
 
     await writeFile(join(suite.sandbox.templatesDir, 'broken.liquid'), '<p id="fixed">Fixed now</p>\n')
@@ -525,14 +525,14 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(unlabelled).toEqual([])
     await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/order-receipt`)
     await page.locator('#template-panel iframe').waitFor()
-    expect(await page.locator('label[for="case-select"]').textContent()).toBe('Fixture')
+    await expect.poll(() => page.locator('label[for="case-select"]').textContent(), { timeout: 5000 }).toBe('Fixture')
   })
 
   it('shows 100 messages at first and more on demand', async () => {
     for (let batch = 0; batch < 3; batch++) await Promise.all(Array.from({ length: 35 }, (_, i) => send({ subject: `Bulk ${batch * 35 + i}` })))
     const page = await visit()
     await waitForCount(page, 100)
-    expect(await page.locator('#message-count').textContent()).toBe('105')
+    await expect.poll(() => page.locator('#message-count').textContent(), { timeout: 5000 }).toBe('105')
     await page.getByRole('button', { name: 'Show more' }).click()
     await waitForCount(page, 105)
     expect(await page.getByRole('button', { name: 'Show more' }).isVisible()).toBe(false)

@@ -98,7 +98,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await templateFrame(page).locator('#greeting', { hasText: 'Hello Ada' }).waitFor()
     // The skeleton: the front-matter example, and a placeholder for what the template reads.
     expect(await editorValue(page)).toEqual({ name: 'Ada', plan: { name: '<plan.name>' } })
-    expect(await page.locator('label[for="vars-json"]').textContent()).toContain('Variables')
+    await expect.poll(() => page.locator('label[for="vars-json"]').textContent(), { timeout: 5000 }).toContain('Variables')
     expect(await page.locator('#vars-json').evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i)
     expect(await page.locator('#render-status').getAttribute('aria-live')).toBe('polite')
     expect(await page.locator('#missing-variables').isVisible()).toBe(false)
@@ -109,16 +109,16 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await templateFrame(page).locator('#greeting', { hasText: 'Hello Grace' }).waitFor()
     expect(await page.locator('#template-panel iframe').getAttribute('src')).toMatch(/^\/_sandbox\/api\/previews\/pv_/)
     await page.locator('#missing-variables', { hasText: 'plan.name' }).waitFor()
-    expect(await page.locator('#render-status').textContent()).toContain('Preview updated')
+    await expect.poll(() => page.locator('#render-status').textContent(), { timeout: 5000 }).toContain('Preview updated')
     expect(await page.locator('#vars-edited').isVisible()).toBe(true)
 
     // Broken JSON: an inline error, the textarea marked invalid, the last good render stays.
     const goodSrc = await page.locator('#template-panel iframe').getAttribute('src')
     await page.locator('#vars-json').fill('{"name": "Linus",')
     await page.locator('#vars-error').waitFor()
-    expect(await page.locator('#vars-error').textContent()).toContain('Not valid JSON')
+    await expect.poll(() => page.locator('#vars-error').textContent(), { timeout: 5000 }).toContain('Not valid JSON')
     expect(await page.locator('#vars-json').getAttribute('aria-invalid')).toBe('true')
-    expect(await page.locator('#render-status').textContent()).toContain('last good render')
+    await expect.poll(() => page.locator('#render-status').textContent(), { timeout: 5000 }).toContain('last good render')
     await page.waitForTimeout(500)
     expect(await page.locator('#template-panel iframe').getAttribute('src')).toBe(goodSrc)
     expect(await templateFrame(page).locator('#greeting').textContent()).toBe('Hello Grace')
@@ -133,7 +133,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#missing-variables').waitFor({ state: 'hidden' })
     // The other tabs follow the live variables too.
     await page.getByRole('tab', { name: 'Text' }).click()
-    expect(await page.locator('#template-text').textContent()).toContain('Hello Katherine')
+    await expect.poll(() => page.locator('#template-text').textContent(), { timeout: 5000 }).toContain('Hello Katherine')
     await page.getByRole('tab', { name: 'Preview' }).click()
     await templateFrame(page).locator('#greeting', { hasText: 'Hello Katherine' }).waitFor()
     await screenshot(page, 'inbox-template-editor')
@@ -161,7 +161,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#vars-edited').waitFor({ state: 'hidden' })
     await page.waitForFunction(() => document.querySelector('#template-panel iframe')?.getAttribute('src')?.startsWith('/_sandbox/api/templates/card/preview?case=margaret'))
     await templateFrame(page).locator('#greeting', { hasText: 'Hello Margaret' }).waitFor()
-    expect(await page.locator('#template-list a[data-slug="card"]').textContent()).toContain('1 fixture')
+    await expect.poll(() => page.locator('#template-list a[data-slug="card"]').textContent(), { timeout: 5000 }).toContain('1 fixture')
 
     // The name is taken: said before asking, with a way to overwrite on purpose.
     await page.locator('#vars-json').fill(JSON.stringify({ name: 'Maggie', plan: { name: 'Team' } }))
@@ -182,7 +182,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#case-name').fill('racy')
     await page.locator('#save-case').click()
     await page.locator('#save-case-message', { hasText: 'A case named "racy" already exists.' }).waitFor()
-    expect(await page.locator('#overwrite-case').textContent()).toBe('Overwrite racy')
+    await expect.poll(() => page.locator('#overwrite-case').textContent(), { timeout: 5000 }).toBe('Overwrite racy')
     await page.unroute('**/_sandbox/api/templates/card/fixtures')
 
     // Picking a case starts the editor over from it.
@@ -345,7 +345,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     // The badge on the tab: errors and warnings, in words for screen readers.
     const tab = page.getByRole('tab', { name: /Checks/ })
     await page.locator('#template-tab-checks .tab-badge').waitFor()
-    expect(await page.locator('#template-tab-checks .tab-badge [aria-hidden="true"]').textContent()).toBe(String(expected.counts.error + expected.counts.warning))
+    await expect.poll(() => page.locator('#template-tab-checks .tab-badge [aria-hidden="true"]').textContent(), { timeout: 5000 }).toBe(String(expected.counts.error + expected.counts.warning))
     expect(await page.locator('#template-tab-checks .tab-badge').getAttribute('data-severity')).toBe('error')
     expect(await tab.textContent()).toContain(`${expected.counts.error} error`)
 
@@ -363,7 +363,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     expect(await page.locator('#template-checks .finding-group').evaluateAll((groups) => groups.map((g) => (g as HTMLElement).dataset.severity))).toEqual(['error', 'warning', ...(expected.counts.info ? ['info'] : [])])
     if (expected.counts.info) expect(await page.locator('#template-checks details.finding-group').getAttribute('open')).toBeNull()
 
-    expect(await page.locator('#template-checks-size').textContent()).toContain("of Gmail's 102 KB limit")
+    await expect.poll(() => page.locator('#template-checks-size').textContent(), { timeout: 5000 }).toContain("of Gmail's 102 KB limit")
     const rows = page.locator('#template-client-table tbody tr')
     expect(await rows.count()).toBe(expected.clients.length)
     const gmail = page.locator('#template-client-table tr[data-client="gmail.desktop-webmail"]')
@@ -389,7 +389,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#message-tab-checks .tab-badge').waitFor()
     await page.getByRole('tab', { name: /Checks/ }).click()
     await page.locator('#message-checks').waitFor()
-    expect(await page.locator('#message-checks .finding[data-code="localhost_link"] .finding-line').textContent()).toBe('line 6')
+    await expect.poll(() => page.locator('#message-checks .finding[data-code="localhost_link"] .finding-line').textContent(), { timeout: 5000 }).toBe('line 6')
     await page.locator('#message-checks .finding[data-code="localhost_link"] .finding-line').click()
     await page.locator('#message-panel .line.is-target[data-line="6"]').waitFor()
   })
