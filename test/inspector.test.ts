@@ -156,11 +156,9 @@ describe('GET /_sandbox/api/messages/wait', () => {
     const req = request(url)
     req.on('error', () => {})
     req.end()
-    await new Promise((r) => setTimeout(r, 200))
-    expect((await health()).subscribers).toBe(subscribersBefore.subscribers + 1)
+    await expect.poll(async () => (await health()).subscribers, { timeout: 5000 }).toBe(subscribersBefore.subscribers + 1)
     req.destroy()
-    await new Promise((r) => setTimeout(r, 200))
-    expect((await health()).subscribers).toBe(subscribersBefore.subscribers)
+    await expect.poll(async () => (await health()).subscribers, { timeout: 5000 }).toBe(subscribersBefore.subscribers)
   })
 })
 
