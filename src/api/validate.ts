@@ -24,7 +24,7 @@ export interface SendRequest {
 
 export { SEND_FIELDS, MAX_RECIPIENTS, MAX_SUBJECT } from './schema.js'
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

@@ -1,5 +1,6 @@
 import type { H3 } from 'h3'
 import { parseJsonBody, readBodyText } from '../api/body.js'
+import { isPlainObject } from '../api/validate.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
@@ -10,7 +11,7 @@ const FAULT_BODY_LIMIT = 64 * 1024
 /** Validates a fault the way POST /_sandbox/api/faults and `sandbox.fail()` both take it. */
 export function parseFaultInput(body: unknown): FaultInput {
   const problems: Array<{ field: string; code: string; message: string }> = []
-  const input = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+  const input = isPlainObject(body) ? body : {}
   if (input !== body) problems.push({ field: '', code: 'invalid_type', message: 'The body must be a JSON object.' })
   if (!isFaultStatus(input.status)) problems.push({ field: 'status', code: 'invalid_value', message: `status must be one of ${FAULT_STATUSES.join(', ')}.` })
   const count = input.count ?? 1

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { parseJsonBody, readBodyText } from '../api/body.js'
 import { renderMessage, templateInvalid, templateNotFound } from '../api/render.js'
+import { isPlainObject } from '../api/validate.js'
 import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
@@ -60,14 +61,19 @@ function soft<T extends object>(event: H3Event, render: () => T): (T & { ok: tru
   }
 }
 
-/** `{ "variables": { … } }` from a POST body. */
+/** A JSON body's fields: anything but an object reads as no fields (each route says what is missing). */
+async function bodyFields(event: H3Event, ctx: AppContext): Promise<Record<string, unknown>> {
+  const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody))
+  return isPlainObject(body) ? body : {}
+}
+
+const VARIABLES_NOT_OBJECT = { field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }
+
+/** `{ "variables": { … } }` from a POST body (absent: none). */
 async function postedVariables(event: H3Event, ctx: AppContext): Promise<Record<string, unknown>> {
-  const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { variables?: unknown }
-  const variables = body && typeof body === 'object' && !Array.isArray(body) ? body.variables : undefined
-  if (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables))) {
-    throw apiError(422, 'validation_failed', 'variables must be an object.', { details: [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] })
-  }
-  return (variables as Record<string, unknown> | undefined) ?? {}
+  const { variables } = await bodyFields(event, ctx)
+  if (variables !== undefined && !isPlainObject(variables)) throw apiError(422, 'validation_failed', 'variables must be an object.', { details: [VARIABLES_NOT_OBJECT] })
+  return variables ?? {}
 }
 
 function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>) {
@@ -167,15 +173,13 @@ function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
   let seq = 0
   route(app, '/_sandbox/api/previews', {
     POST: async (event) => {
-      const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { template?: unknown; variables?: unknown }
-      const slug = body && typeof body === 'object' && typeof body.template === 'string' ? body.template : ''
-      const variables = body && typeof body === 'object' ? body.variables : undefined
-      if (!slug || (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables)))) {
-        throw apiError(422, 'validation_failed', 'A preview takes { "template": "<slug>", "variables": { … } }.', {
-          details: [...(!slug ? [{ field: 'template', code: 'required', message: 'template is required.' }] : []), ...(slug ? [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] : [])],
-        })
-      }
-      const result = preview(ctx, templateOf(ctx, slug), (variables as Record<string, unknown> | undefined) ?? {})
+      const { template: slug, variables } = await bodyFields(event, ctx)
+      const problems = [
+        ...(typeof slug !== 'string' || !slug ? [{ field: 'template', code: 'required', message: 'template is required.' }] : []),
+        ...(variables !== undefined && !isPlainObject(variables) ? [VARIABLES_NOT_OBJECT] : []),
+      ]
+      if (problems.length) throw apiError(422, 'validation_failed', 'A preview takes { "template": "<slug>", "variables": { … } }.', { details: problems })
+      const result = preview(ctx, templateOf(ctx, slug as string), (variables as Record<string, unknown> | undefined) ?? {})
       const id = `pv_${(++seq).toString(36)}_${Date.now().toString(36)}`
       previews.set(id, result.html)
       if (previews.size > MAX_LIVE_PREVIEWS) previews.delete(previews.keys().next().value!)
@@ -193,12 +197,11 @@ function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/templates/:slug/fixtures', {
     POST: async (event) => {
       const template = templateOf(ctx, slugOf(event))
-      const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody)) as { name?: unknown; variables?: unknown; overwrite?: unknown }
-      const name = body && typeof body === 'object' ? body.name : undefined
-      const variables = body && typeof body === 'object' ? body.variables : undefined
+      const body = await bodyFields(event, ctx)
+      const { name, variables } = body
       const problems = [
         ...(typeof name !== 'string' || !isValidSlug(name) || name === 'default' ? [{ field: 'name', code: 'invalid_value', message: 'name must be a case name: letters, digits, "-", "_" and "." (not "default").' }] : []),
-        ...(typeof variables !== 'object' || variables === null || Array.isArray(variables) ? [{ field: 'variables', code: 'invalid_type', message: 'variables must be an object.' }] : []),
+        ...(!isPlainObject(variables) ? [VARIABLES_NOT_OBJECT] : []),
       ]
       if (problems.length) throw apiError(422, 'validation_failed', 'The fixture case is not valid.', { details: problems })
       const file = join(ctx.catalog.fixturesDir, template.slug, `${name as string}.json`)
