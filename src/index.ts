@@ -1,11 +1,104 @@
 /**
- * sendbox's programmatic API, for test suites that run the sandbox in-process:
+ * sendbox's public surface: everything a test suite imports, in one place.
  *
- *   import { startSendbox } from 'sendbox'
- *   const sandbox = await startSendbox({ port: 0, memory: true })
+ * @example
+ * import { startSendbox } from 'sendbox'
+ *
+ * const sandbox = await startSendbox({ port: 0, memory: true })
+ * await fetch(`${sandbox.url}/messages`, {
+ *   method: 'POST',
+ *   headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+ *   body: JSON.stringify({ template: 'welcome', from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: 'Welcome', templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/app' } }),
+ * })
+ * const message = await sandbox.waitForMessage({ to: 'ada@example.com' })
+ * await sandbox.close()
  */
-export { startSendbox, StartError, type Sendbox } from './server/index.js'
-export { ConfigError, type SendboxOptions, type SendboxConfig } from './config.js'
-export { WaitTimeoutError, type WaitOptions } from './inspector/wait.js'
-export type { Fault, FaultInput, FaultMatch, FaultStatus } from './inspector/faults.js'
+import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
+import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
+import { clearMessages } from './core/messages.js'
+import { waitForMessage, type WaitOptions } from './core/wait.js'
+import { startServer } from './server/index.js'
+import type { MessageFilter, MessageRecord } from './store/types.js'
+
+export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
+export { StartError } from './server/index.js'
+export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
+export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
 export type { MessageRecord, MessageFilter, Address, Warning } from './store/types.js'
+
+/** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
+export interface Sendbox {
+  /** API base URL, e.g. `http://127.0.0.1:54321`. */
+  readonly url: string
+  /** The inbox page. */
+  readonly inboxUrl: string
+  readonly port: number
+  /** A token this sandbox accepts. */
+  readonly token: string
+  readonly config: SendboxConfig
+  /**
+   * Stored messages, newest first (all of them unless `limit` is given).
+   *
+   * @example
+   * const [latest] = await sandbox.messages({ template: 'welcome', limit: 1 })
+   */
+  messages(filter?: MessageFilter): Promise<MessageRecord[]>
+  /**
+   * The newest message matching, waiting for one to arrive; rejects with `WaitTimeoutError`
+   * naming the filter on timeout.
+   *
+   * @example
+   * const reset = await sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', timeout: 5000 })
+   */
+  waitForMessage(filter?: WaitOptions): Promise<MessageRecord>
+  /**
+   * Clears the log, or only the messages matching the filter.
+   *
+   * @example
+   * beforeEach(() => sandbox.clear())
+   */
+  clear(filter?: MessageFilter): Promise<void>
+  /**
+   * Arms a fault: the next `count` matching sends fail with `status`. Throws a `TypeError`
+   * listing what is wrong with an invalid fault.
+   *
+   * @example
+   * await sandbox.fail({ status: 503, count: 2, match: { template: 'welcome' } })
+   */
+  fail(fault: FaultInput): Promise<Fault>
+  /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Starts a sandbox in this process: loads the templates, opens the log, listens. Resolves once
+ * the server answers requests. Options mirror the command-line flags, camelCased; unlike the
+ * CLI it neither opens a browser nor prints unless asked (`open`, `logs`).
+ *
+ * @example
+ * const sandbox = await startSendbox({ port: 0, templates: './templates', memory: true })
+ * sandbox.url   // 'http://127.0.0.1:54321'
+ * sandbox.token // a token it accepts
+ */
+export async function startSendbox(options: SendboxOptions = {}, defaults?: { open: boolean; logs: boolean }): Promise<Sendbox> {
+  const server = await startServer(options, defaults)
+  const { ctx } = server
+  return {
+    url: server.url,
+    inboxUrl: `${server.url}/_sandbox/`,
+    port: server.port,
+    token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
+    config: ctx.config,
+    messages: async (filter = {}) => ctx.log.list(filter).messages,
+    waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
+    clear: async (filter) => {
+      await clearMessages(ctx, filter)
+    },
+    fail: async (fault) => {
+      const parsed = parseFaultInput(fault)
+      if (!parsed.ok) throw new TypeError(`sandbox.fail(): the fault is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`)
+      return ctx.faults.arm(parsed.value)
+    },
+    close: server.close,
+  }
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { FAULT_STATUSES } from '../src/inspector/faults.js'
+import { FAULT_STATUSES } from '../src/core/faults.js'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 
 let sandbox: TestSandbox

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { API_ERRORS } from '../src/api/schema.js'
-import { FAULT_STATUSES } from '../src/inspector/faults.js'
+import { FAULT_STATUSES } from '../src/core/faults.js'
 import { ROOT } from './helpers/cli.js'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 

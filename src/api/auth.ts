@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { apiError } from '../errors/index.js'
+import { apiError } from '../http/errors.js'
 
 export interface TokenPolicy {
   /** Exact tokens; when non-empty, the only ones accepted. */

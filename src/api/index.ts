@@ -1,6 +1,6 @@
 import type { H3 } from 'h3'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
 import { sendMessage } from './messages.js'
 import { registerTemplateRoutes } from './templates.js'
 

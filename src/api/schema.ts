@@ -1,4 +1,4 @@
-import { FAULT_STATUSES } from '../inspector/faults.js'
+import { FAULT_STATUSES } from '../core/faults.js'
 
 /**
  * The one definition of the emulated API's request shape and error codes. `validate.ts` reads

@@ -1,10 +1,10 @@
 import type { H3, H3Event } from 'h3'
-import { apiError } from '../errors/index.js'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
-import { isValidSlug } from '../templates/index.js'
+import { apiError } from '../http/errors.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
+import { isValidSlug, lookupFailure } from '../templates/index.js'
 import { authenticate } from './auth.js'
-import { templateInvalid, templateNotFound } from './render.js'
+import { templateError } from '../http/template-errors.js'
 
 const PREFIX = '/templates/'
 
@@ -33,7 +33,7 @@ function templateInfo(event: H3Event, ctx: AppContext) {
   const slug = decodeSlug(raw)
   if (slug === null || !isValidSlug(slug)) throw invalidSlug(slug ?? raw)
   const lookup = ctx.catalog.lookup(slug)
-  if (!lookup.ok) throw lookup.reason === 'not_found' ? templateNotFound(slug, lookup.suggestions, 404) : templateInvalid(slug, lookup.error)
+  if (!lookup.ok) throw templateError(lookupFailure(slug, lookup), { notFound: 404 })
   const { template } = lookup
   return { slug: template.slug, body: template.body, variables: template.variables, description: template.description, updatedAt: template.updatedAt }
 }

@@ -1,16 +1,14 @@
-import { distance } from 'fastest-levenshtein'
-import { apiError } from '../errors/index.js'
+import { isPlainObject, typeName } from '../lib/json.js'
+import { nearest } from '../lib/suggest.js'
+import { apiError } from '../http/errors.js'
 import type { Address, Warning } from '../store/types.js'
 import { parseAddress } from './address.js'
 import { SEND_FIELDS, SEND_REQUEST_FIELDS, type SendField, type SendFieldDefinition } from './schema.js'
 
 /** Step 4 of the send checks: the shape of the body, every problem reported at once. */
 
-export interface FieldProblem {
-  field: string
-  code: string
-  message: string
-}
+import type { FieldProblem } from '../lib/problems.js'
+export type { FieldProblem }
 
 export interface SendRequest {
   template: string
@@ -22,32 +20,10 @@ export interface SendRequest {
   warnings: Warning[]
 }
 
-export { SEND_FIELDS, MAX_RECIPIENTS, MAX_SUBJECT } from './schema.js'
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function typeName(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
-}
-
-function commonPrefix(a: string, b: string): number {
-  let i = 0
-  while (i < a.length && i < b.length && a[i] === b[i]) i++
-  return i
-}
-
-/** The allowed field a near miss meant: containment, then shared prefix, then edit distance. */
+/** The allowed field a near miss meant (the one did-you-mean rule), else the list of fields. */
 function didYouMean(field: string): string {
-  const f = field.toLowerCase()
-  const ranked = SEND_FIELDS.map((name) => {
-    const n = name.toLowerCase()
-    return { name, contains: n.includes(f) ? 1 : 0, prefix: commonPrefix(f, n), distance: distance(f, n) }
-  }).sort((a, b) => b.contains - a.contains || b.prefix - a.prefix || a.distance - b.distance)
-  const best = ranked[0]!
-  const near = (best.contains && f.length >= 2) || best.prefix >= 3 || best.distance <= Math.max(2, Math.floor(best.name.length / 3))
-  return near ? ` Did you mean "${best.name}"?` : ` Allowed fields: ${SEND_FIELDS.join(', ')}.`
+  const [best] = nearest(field, SEND_FIELDS, 1)
+  return best ? ` Did you mean "${best}"?` : ` Allowed fields: ${SEND_FIELDS.join(', ')}.`
 }
 
 type Problem = (field: string, code: string, message: string) => void

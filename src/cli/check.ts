@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { HTTPError } from 'h3'
 import { checkEmail } from '../checks/index.js'
-import { renderMessage } from '../api/render.js'
-import { ConfigError, resolveConfig } from '../config.js'
-import { createTemplateCatalog } from '../templates/index.js'
+import { ConfigError, resolveConfig } from '../core/config.js'
+import { createTemplateCatalog, exampleVariables, renderMessage } from '../templates/index.js'
+import { lineColumn } from '../lib/json.js'
 import type { Template, TemplateCatalog } from '../templates/types.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'
@@ -59,26 +58,6 @@ export type RenderRule = (rendered: RenderedCase) => Problem[] | Promise<Problem
 export interface CheckOptions {
   /** Rules run on every successful render (none by default). */
   rules?: RenderRule[]
-}
-
-interface ApiErrorLike {
-  code: string
-  message: string
-  details: Array<Record<string, unknown>>
-}
-
-function apiErrorOf(error: unknown): ApiErrorLike | null {
-  if (!HTTPError.isError(error)) return null
-  const data = error.data as { code?: unknown; details?: unknown } | undefined
-  if (typeof data?.code !== 'string') return null
-  return { code: data.code, message: error.message, details: Array.isArray(data.details) ? (data.details as ApiErrorLike['details']) : [] }
-}
-
-/** Line and column (1-based) of a character offset. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, Math.max(0, offset))
-  const line = before.split('\n').length
-  return { line, column: offset - before.lastIndexOf('\n') }
 }
 
 /** Where a JSON error is: from "(line 2 column 5)" or "at position 17" in Node's message. */
@@ -138,28 +117,25 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
   const render = async (template: Template, variables: Record<string, unknown>, caseName: string | null, where: string) => {
     const source = caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
     const sets = caseName === null ? 'do not set' : 'does not set'
-    try {
-      const rendered = renderMessage(catalog, template.slug, variables, { lenient: false })
-      for (const w of rendered.warnings) {
-        if (w.code === 'unused_variable' && w.variable) warning(where, start, 'unused_variable', `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`)
-      }
-      for (const rule of rules) {
-        for (const problem of await rule({ template, caseName, source: where, variables, html: rendered.html, text: rendered.text })) {
-          if (problem.severity === 'error') failing.add(current)
-          problems.push(problem)
-        }
-      }
-    } catch (thrown) {
-      const failure = apiErrorOf(thrown)
-      if (!failure) throw thrown
+    const outcome = renderMessage(catalog, template.slug, variables, { lenient: false })
+    if (!outcome.ok) {
+      const { failure } = outcome
       if (failure.code === 'missing_variables') {
-        for (const detail of failure.details) error(where, start, 'missing_variables', `"${String(detail.variable)}" is required by the template "${template.slug}" but ${source} ${sets} it.`)
-      } else {
-        const detail = failure.details[0] ?? {}
-        const file = typeof detail.file === 'string' ? inTemplates(detail.file) : template.file
-        const at = { line: Number(detail.line) || 1, column: Number(detail.column) || 1 }
-        const message = typeof detail.message === 'string' ? detail.message : failure.message
-        error(file, at, failure.code, `${message} (the template "${template.slug}" with ${source})`)
+        for (const variable of failure.missing) error(where, start, 'missing_variables', `"${variable}" is required by the template "${template.slug}" but ${source} ${sets} it.`)
+      } else if (failure.code !== 'template_not_found') {
+        const { file, line, column, message } = failure.error
+        error(file ? inTemplates(file) : template.file, { line: line || 1, column: column || 1 }, failure.code, `${message} (the template "${template.slug}" with ${source})`)
+      }
+      return
+    }
+    const { rendered } = outcome
+    for (const w of rendered.warnings) {
+      if (w.code === 'unused_variable' && w.variable) warning(where, start, 'unused_variable', `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`)
+    }
+    for (const rule of rules) {
+      for (const problem of await rule({ template, caseName, source: where, variables, html: rendered.html, text: rendered.text })) {
+        if (problem.severity === 'error') failing.add(current)
+        problems.push(problem)
       }
     }
   }
@@ -204,8 +180,7 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
     }
     if (undeclared) continue
     const needed = new Set(template.requiredPaths.map(topLevel))
-    const examples: Record<string, unknown> = {}
-    for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
+    const examples = exampleVariables(template)
     if ([...needed].every((name) => name in examples)) await render(template, examples, null, template.file)
   }
   return { problems, templates: templates.length, cases, failing: [...failing] }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
-import { distance } from 'fastest-levenshtein'
-import { ConfigError, DEFAULTS, type SendboxOptions } from '../config.js'
+import { nearest } from '../lib/suggest.js'
+import { ConfigError, DEFAULTS, type SendboxOptions } from '../core/config.js'
 
 /**
  * Every `serve` flag, once: its environment variable, default and help line. The parser, the
@@ -45,8 +45,8 @@ function envBoolean(name: string, value: string, flag: string): boolean {
 
 function suggestFlag(unknown: string, known: string[]): string {
   const name = unknown.replace(/^-+/, '').split('=')[0]!
-  const near = known.map((k) => [k, distance(k, name)] as const).sort((a, b) => a[1] - b[1])[0]
-  return near && near[1] <= 2 ? ` Did you mean --${near[0]}?` : ''
+  const [near] = nearest(name, known, 1)
+  return near ? ` Did you mean --${near}?` : ''
 }
 
 /** Parses argv strictly (an unknown flag is an error, with a did-you-mean). */

@@ -1,5 +1,6 @@
-import { ConfigError } from '../config.js'
-import { SAMPLE_TOKEN, StartError, startSendbox } from '../server/index.js'
+import { ConfigError } from '../core/config.js'
+import { SAMPLE_TOKEN } from '../core/config.js'
+import { StartError, startSendbox } from '../index.js'
 import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
 import { usage } from './usage.js'

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { HTTPError } from 'h3'
-import { renderMessage, templateNotFound } from '../api/render.js'
-import { ConfigError } from '../config.js'
-import { createTemplateCatalog } from '../templates/index.js'
+import { ConfigError } from '../core/config.js'
+import { createTemplateCatalog, describeFailure, exampleVariables, lookupFailure, renderMessage } from '../templates/index.js'
+import { isPlainObject } from '../lib/json.js'
 import type { Template, TemplateCatalog } from '../templates/types.js'
 import { folderOptions } from './check.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
@@ -46,10 +45,8 @@ async function readVariables(file: string): Promise<Record<string, unknown>> {
   } catch (error) {
     throw new RenderProblem('invalid_json', `${file} is not valid JSON: ${(error as Error).message}.`)
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RenderProblem('invalid_vars', `${file} must hold a JSON object of template variables.`)
-  }
-  return value as Record<string, unknown>
+  if (!isPlainObject(value)) throw new RenderProblem('invalid_vars', `${file} must hold a JSON object of template variables.`)
+  return value
 }
 
 function variablesFromFixtures(catalog: TemplateCatalog, template: Template, caseName: string | undefined): Record<string, unknown> {
@@ -62,17 +59,14 @@ function variablesFromFixtures(catalog: TemplateCatalog, template: Template, cas
     if (!found.variables) throw new RenderProblem('fixture_invalid', `The fixture ${found.file} is not usable: ${found.error}`)
     return found.variables
   }
-  const examples: Record<string, unknown> = {}
-  for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
-  return examples
+  return exampleVariables(template)
 }
 
 function lookupTemplate(catalog: TemplateCatalog, slug: string): Template {
   const lookup = catalog.lookup(slug)
   if (lookup.ok) return lookup.template
-  if (lookup.reason === 'not_found') throw new RenderProblem('template_not_found', templateNotFound(slug, lookup.suggestions).message)
-  const { file, line, column, message } = lookup.error
-  throw new RenderProblem('template_invalid', `The template "${slug}" does not parse: ${message} (${file}:${line}:${column}).`)
+  const failure = lookupFailure(slug, lookup)
+  throw new RenderProblem(failure.code, describeFailure(failure))
 }
 
 export async function render(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
@@ -91,20 +85,16 @@ export async function render(argv: string[], env: NodeJS.ProcessEnv, help: boole
   try {
     const template = lookupTemplate(catalog, slug)
     const variables = values.vars !== undefined ? await readVariables(values.vars as string) : variablesFromFixtures(catalog, template, values.case as string | undefined)
-    const rendered = renderMessage(catalog, slug, variables, { lenient: false })
+    const outcome = renderMessage(catalog, slug, variables, { lenient: false })
+    if (!outcome.ok) throw new RenderProblem(outcome.failure.code, describeFailure(outcome.failure))
+    const { rendered } = outcome
     for (const warning of rendered.warnings) process.stderr.write(`sendbox render: warning: ${warning.message}\n`)
     const output = values.text ? rendered.text : rendered.html
     process.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
     return 0
   } catch (error) {
-    const problem =
-      error instanceof RenderProblem
-        ? error
-        : HTTPError.isError(error) && typeof (error.data as { code?: unknown } | undefined)?.code === 'string'
-          ? new RenderProblem((error.data as { code: string }).code, error.message)
-          : null
-    if (!problem) throw error
-    process.stderr.write(`sendbox render: ${problem.code}: ${problem.message}\n`)
+    if (!(error instanceof RenderProblem)) throw error
+    process.stderr.write(`sendbox render: ${error.code}: ${error.message}\n`)
     return 1
   } finally {
     await catalog.close()

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { getRouterParam, redirect, type H3 } from 'h3'
-import { apiError } from '../errors/index.js'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
+import { apiError } from '../http/errors.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
 import { FAVICON_SVG, INBOX_HTML } from './shell.js'
 import { INBOX_CSS } from './styles.js'
 

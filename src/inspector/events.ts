@@ -1,7 +1,7 @@
 import type { H3 } from 'h3'
-import type { SandboxEvent } from '../events.js'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
+import type { SandboxEvent } from '../core/events.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000

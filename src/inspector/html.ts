@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { apiError } from '../errors/index.js'
+import { apiError } from '../http/errors.js'
 
 /**
  * How the inspector answers with an email's HTML (`/messages/:id/html`, `/templates/:slug/preview`,

@@ -1,6 +1,6 @@
 import type { H3 } from 'h3'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
 import { registerEventRoutes } from './events.js'
 import { registerFaultRoutes } from './fault-routes.js'
 import { registerMessageRoutes } from './messages.js'

@@ -1,19 +1,13 @@
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { checkEmail } from '../checks/index.js'
-import { apiError } from '../errors/index.js'
+import { apiError } from '../http/errors.js'
 import { htmlAnswer } from './html.js'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { parseFilter, parseTimeout } from './query.js'
-import { waitForMessage, WaitTimeoutError } from './wait.js'
-
-/** Clears the log (or the filtered part) and tells the event stream. */
-export async function clearMessages(ctx: AppContext, filter?: MessageFilter): Promise<number> {
-  const count = await ctx.log.clear(filter)
-  ctx.events.emit({ type: 'cleared', count })
-  return count
-}
+import { clearMessages, deleteMessage } from '../core/messages.js'
+import { ShuttingDownError, waitForMessage, WaitTimeoutError } from '../core/wait.js'
 
 function findMessage(event: H3Event, ctx: AppContext): MessageRecord {
   const id = getRouterParam(event, 'id') ?? ''
@@ -64,6 +58,7 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
         return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal })
       } catch (error) {
         if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
+        if (error instanceof ShuttingDownError) throw apiError(503, 'shutting_down', error.message)
         throw error
       }
     },
@@ -71,9 +66,7 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/messages/:id', {
     GET: (event) => findMessage(event, ctx),
     DELETE: async (event) => {
-      const record = findMessage(event, ctx)
-      await ctx.log.delete(record.id)
-      ctx.events.emit({ type: 'deleted', id: record.id })
+      await deleteMessage(ctx, findMessage(event, ctx).id)
       return new Response(null, { status: 204 })
     },
   })

@@ -1,10 +1,10 @@
 import type { H3 } from 'h3'
 import { API_ERRORS, FIELD_PROBLEM_CODES, SEND_ERROR_CODES, sendRequestSchema, type ErrorCode } from '../api/schema.js'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
-import { FAULT_STATUSES } from './faults.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
+import { FAULT_STATUSES } from '../core/faults.js'
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './query.js'
-import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from './wait.js'
+import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
 
 /**
  * GET /_sandbox/api/openapi.json: an OpenAPI 3.1 description of the emulated API and the

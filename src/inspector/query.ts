@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
-import { apiError } from '../errors/index.js'
+import { apiError } from '../http/errors.js'
 import type { MessageFilter } from '../store/types.js'
-import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from './wait.js'
+import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
 
 /** Query string → filters, each bad value a 400 naming its parameter. */
 

@@ -1,14 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
-import { parseJsonBody, readBodyText } from '../api/body.js'
-import { renderMessage, templateInvalid, templateNotFound } from '../api/render.js'
-import { isPlainObject } from '../api/validate.js'
+import { parseJsonBody, readBodyText } from '../http/body.js'
 import { checkEmail } from '../checks/index.js'
-import { apiError } from '../errors/index.js'
-import type { AppContext } from '../server/context.js'
-import { route } from '../server/routes.js'
-import { isValidSlug, missingVariables } from '../templates/index.js'
+import { apiError } from '../http/errors.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
+import { exampleVariables, isValidSlug, lookupFailure, missingVariables, renderMessage } from '../templates/index.js'
+import { isPlainObject } from '../lib/json.js'
+import { templateError } from '../http/template-errors.js'
 import type { FixtureCase, Template } from '../templates/types.js'
 import { htmlAnswer } from './html.js'
 
@@ -25,7 +25,7 @@ function slugOf(event: H3Event): string {
 function templateOf(ctx: AppContext, slug: string): Template {
   const lookup = ctx.catalog.lookup(slug)
   if (lookup.ok) return lookup.template
-  throw lookup.reason === 'not_found' ? templateNotFound(slug, lookup.suggestions, 404) : templateInvalid(slug, lookup.error)
+  throw templateError(lookupFailure(slug, lookup), { notFound: 404 })
 }
 
 const caseInfo = (c: FixtureCase) => ({ name: c.name, ...(c.error ? { error: c.error } : {}) })
@@ -40,10 +40,7 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
     return found.variables
   }
   const first = cases.find((c) => c.variables)
-  if (first?.variables) return first.variables
-  const examples: Record<string, unknown> = {}
-  for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
-  return examples
+  return first?.variables ?? exampleVariables(template)
 }
 
 /**
@@ -78,7 +75,9 @@ async function postedVariables(event: H3Event, ctx: AppContext): Promise<Record<
 
 function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>) {
   // Lenient: a preview shows what renders and lists what is missing, instead of refusing.
-  const rendered = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
+  const outcome = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
+  if (!outcome.ok) throw templateError(outcome.failure, { notFound: 404 })
+  const { rendered } = outcome
   return { slug: template.slug, html: rendered.html, text: rendered.text, warnings: rendered.warnings, missing: missingVariables(template, variables), variables }
 }
 
@@ -142,8 +141,7 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
  * examples, then every required path the analysis found, as a placeholder string.
  */
 export function variableSkeleton(template: Template): Record<string, unknown> {
-  const skeleton: Record<string, unknown> = {}
-  for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) skeleton[name] = declared.example
+  const skeleton = exampleVariables(template)
   for (const path of template.requiredPaths) {
     const segments = path.split('.')
     let node: Record<string, unknown> = skeleton

@@ -1,10 +1,10 @@
 import { H3, redirect } from 'h3'
-import { toErrorResponse } from '../errors/index.js'
+import { toErrorResponse } from '../http/errors.js'
 import { registerApiRoutes } from '../api/index.js'
 import { registerInspectorRoutes } from '../inspector/index.js'
 import { registerInboxRoutes } from '../inbox/index.js'
-import type { AppContext } from './context.js'
-import { route } from './routes.js'
+import type { AppContext } from '../core/context.js'
+import { route } from '../http/route.js'
 
 /** Wires the emulated API, the inspector and the inbox page into one h3 app. */
 export function createApp(ctx: AppContext): H3 {

@@ -1,41 +1,15 @@
 import { toNodeHandler } from 'h3'
 import { listen, type Listener } from 'listhen'
 import { consola } from 'consola'
-import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../config.js'
-import { errorBody } from '../errors/index.js'
-import { createEventBus } from '../events.js'
-import { parseFaultInput } from '../inspector/fault-routes.js'
-import { createFaultRegistry, type Fault, type FaultInput } from '../inspector/faults.js'
-import { clearMessages } from '../inspector/messages.js'
-import { waitForMessage, type WaitOptions } from '../inspector/wait.js'
+import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/config.js'
+import { errorBody } from '../http/errors.js'
+import { createEventBus } from '../core/events.js'
+import { createFaultRegistry } from '../core/faults.js'
 import { openMessageLog } from '../store/index.js'
-import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
 import { createApp } from './app.js'
-import type { AppContext, Logger } from './context.js'
-
-/** A running sandbox, as `startSendbox` hands it to a test suite or the CLI. */
-export interface Sendbox {
-  /** API base URL, e.g. `http://127.0.0.1:54321`. */
-  readonly url: string
-  /** The inbox page. */
-  readonly inboxUrl: string
-  readonly port: number
-  /** A token this sandbox accepts. */
-  readonly token: string
-  readonly config: SendboxConfig
-  /** Stored messages, newest first (all of them unless `limit` is given). */
-  messages(filter?: MessageFilter): Promise<MessageRecord[]>
-  /** The newest message matching, waiting for one to arrive; rejects naming the filter on timeout. */
-  waitForMessage(filter?: WaitOptions): Promise<MessageRecord>
-  /** Clears the log, or only the messages matching the filter. */
-  clear(filter?: MessageFilter): Promise<void>
-  /** Arms a fault: the next `count` matching sends fail with `status`. */
-  fail(fault: FaultInput): Promise<Fault>
-  /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
-  close(): Promise<void>
-}
+import type { AppContext, Logger } from '../core/context.js'
 
 /** Why the server could not start; the CLI prints the message and exits 1. */
 export class StartError extends Error {
@@ -47,8 +21,6 @@ export class StartError extends Error {
     super(message)
   }
 }
-
-export const SAMPLE_TOKEN = 'sandbox_local_dev_token'
 
 function createLogger(logs: boolean): Logger {
   const logger = consola.withTag('sendbox')
@@ -96,26 +68,31 @@ async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: Sendb
   return listener
 }
 
-/** `parseFaultInput`, with its 422 turned into an error that lists what is wrong. */
-function faultInput(fault: unknown): FaultInput {
-  try {
-    return parseFaultInput(fault)
-  } catch (error) {
-    const details = ((error as { data?: { details?: Array<{ message: string }> } }).data?.details ?? []).map((d) => d.message)
-    throw new TypeError(`sandbox.fail(): the fault is not valid: ${details.join(' ') || (error as Error).message}`)
-  }
-}
-
 function urlFor(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
   return `http://${shown}:${port}`
 }
 
+/** A listening server and the context its routes share; what `startSendbox` builds on. */
+export interface RunningServer {
+  ctx: AppContext
+  /** API base URL, e.g. `http://127.0.0.1:54321`. */
+  url: string
+  port: number
+  /** Stops listening, ends streams and waits, closes the catalog and the log. Idempotent. */
+  close(): Promise<void>
+}
+
 /**
- * Starts a sandbox: loads the templates, opens the log, listens. Resolves once the server
- * answers requests.
+ * The composition root: validates the options, loads the templates, opens the log, builds the
+ * context every route shares, wires the routes and listens. Resolves once the server answers.
+ *
+ * @example
+ * const server = await startServer({ port: 0, memory: true })
+ * await fetch(`${server.url}/_sandbox/api/health`)
+ * await server.close()
  */
-export async function startSendbox(options: SendboxOptions = {}, defaults?: { open: boolean; logs: boolean }): Promise<Sendbox> {
+export async function startServer(options: SendboxOptions = {}, defaults?: { open: boolean; logs: boolean }): Promise<RunningServer> {
   const config = resolveConfig(options, defaults)
   const logger = createLogger(config.logs)
   const events = createEventBus((error) => logger.error('An event listener failed', error))
@@ -162,7 +139,6 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
   }
   const port = (listener.address as { port: number }).port
   const url = urlFor(config.host, port)
-  const token = config.tokens[0] ?? SAMPLE_TOKEN
 
   let closing: Promise<void> | undefined
   const close = () =>
@@ -174,18 +150,5 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
       await Promise.all([catalog.close(), log.close()])
     })())
 
-  return {
-    url,
-    inboxUrl: `${url}/_sandbox/`,
-    port,
-    token,
-    config,
-    messages: async (filter = {}) => log.list(filter).messages,
-    waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
-    clear: async (filter) => {
-      await clearMessages(ctx, filter)
-    },
-    fail: async (fault) => ctx.faults.arm(faultInput(fault)),
-    close,
-  }
+  return { ctx, url, port, close }
 }

@@ -52,7 +52,7 @@ export interface Template {
 }
 
 export type TemplateLookup =
-  | { ok: true; template: Template }
+  | { ok: true; template: Template; render(variables: Record<string, unknown>): RenderResult }
   | { ok: false; reason: 'not_found'; suggestions: string[] }
   | { ok: false; reason: 'invalid'; error: TemplateParseError }
 
@@ -96,12 +96,12 @@ export interface TemplateCatalog {
   list(): TemplateSummary[]
   /** Number of templates (partials and layouts excluded). */
   count(): number
-  lookup(slug: string): TemplateLookup
   /**
-   * Render a valid template with the given variables. Synchronous on a cached parse; bounded by
-   * parse/render/memory limits. Missing variables render empty (the caller checks them first).
+   * A template by slug. A valid one comes with `render(variables)`: synchronous on a cached
+   * parse, bounded by parse/render/memory limits; missing variables render empty (callers check
+   * them first, see `renderMessage`).
    */
-  render(slug: string, variables: Record<string, unknown>): RenderResult
+  lookup(slug: string): TemplateLookup
   /** The fixture cases of a template, sorted by name (`default` first). */
   fixtures(slug: string): FixtureCase[]
   /** Called for each change on disk once the catalog has taken it in. Returns an unsubscribe. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fileURLToPath } from 'node:url'
-import { renderMessage } from '../../src/api/render.js'
 import { checkEmail } from '../../src/checks/index.js'
-import { createTemplateCatalog } from '../../src/templates/index.js'
+import { createTemplateCatalog, renderMessage } from '../../src/templates/index.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -12,7 +11,9 @@ describe('the example templates', async () => {
     try {
       for (const template of catalog.list()) {
         for (const fixture of catalog.fixtures(template.slug)) {
-          const rendered = renderMessage(catalog, template.slug, fixture.variables!, { lenient: false })
+          const outcome = renderMessage(catalog, template.slug, fixture.variables!, { lenient: false })
+          if (!outcome.ok) throw new Error(`${template.slug}/${fixture.name}: ${outcome.failure.code}`)
+          const { rendered } = outcome
           const report = await checkEmail({ html: rendered.html, text: rendered.text })
           const problems = report.findings.filter((f) => f.severity !== 'info').map((f) => `${template.slug}/${fixture.name}: ${f.code} ${f.message}`)
           expect(problems).toEqual([])

@@ -109,7 +109,7 @@ describe('lookup', () => {
     // Invalid templates are listed with their error.
     expect(fixture.catalog.list()[0]).toMatchObject({ slug: 'broken', description: 'x', error: { line: 5 } })
     expect(fixture.catalog.count()).toBe(1)
-    expect(fixture.catalog.render('broken', {})).toMatchObject({ ok: false, error: { line: 5 } })
+    expect(fixture.catalog.lookup('broken')).toMatchObject({ ok: false, error: { line: 5 } })
   })
 
   it('treats an unknown filter or tag as a parse error', async () => {

@@ -59,7 +59,7 @@ describe('shipped examples', () => {
         const variables = fixture!.variables!
         expect(missingVariables(found.template, variables)).toEqual([])
         expect(unusedVariables(found.template, variables)).toEqual([])
-        const result = catalog.render(slug, variables)
+        const result = found.render(variables)
         if (!result.ok) throw new Error(JSON.stringify(result.error))
         for (const text of expected) expect(result.html).toContain(text)
         expect(result.html.startsWith('<!doctype html>')).toBe(true)

@@ -91,9 +91,16 @@ export function template(catalog: TemplateCatalog, slug: string) {
   return found.template
 }
 
+/** What a valid template's `render` gives, by slug (a lookup that fails throws). */
+export function renderSlug(catalog: TemplateCatalog, slug: string, variables: Record<string, unknown> = {}) {
+  const found = catalog.lookup(slug)
+  if (!found.ok) throw new Error(`template ${slug} is not available: ${JSON.stringify(found)}`)
+  return found.render(variables)
+}
+
 /** Rendered HTML of a slug, or a failed assertion. */
 export function html(catalog: TemplateCatalog, slug: string, variables: Record<string, unknown> = {}): string {
-  const result = catalog.render(slug, variables)
+  const result = renderSlug(catalog, slug, variables)
   if (!result.ok) throw new Error(`render of ${slug} failed: ${JSON.stringify(result.error)}`)
   return result.html
 }

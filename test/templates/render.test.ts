@@ -4,7 +4,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createEngine } from '../../src/templates/engine.js'
-import { html, makeCatalog, type Fixture } from './helpers.js'
+import { html, makeCatalog, renderSlug, type Fixture } from './helpers.js'
 
 let fixture: Fixture | undefined
 afterEach(async () => {
@@ -70,7 +70,7 @@ describe('render', () => {
       't.liquid': '---\ndescription: x\n---\n{% include "partials/loop" %}',
       'partials/loop.liquid': 'a\n  {% for i in (1..100000000) %}x{% endfor %}',
     })
-    const result = fixture.catalog.render('t', {})
+    const result = renderSlug(fixture.catalog, 't', {})
     expect(result).toEqual({
       ok: false,
       error: { file: 'partials/loop.liquid', line: 2, column: 3, message: expect.stringMatching(/^Memory limit exceeded/) },
@@ -79,12 +79,12 @@ describe('render', () => {
 
   it('adds the front matter lines to render failure positions', async () => {
     fixture = await makeCatalog({ 't.liquid': '---\ndescription: x\n---\nfirst\n{% for i in (1..100000000) %}x{% endfor %}' })
-    expect(fixture.catalog.render('t', {})).toMatchObject({ ok: false, error: { file: 't.liquid', line: 5, column: 1 } })
+    expect(renderSlug(fixture.catalog, 't', {})).toMatchObject({ ok: false, error: { file: 't.liquid', line: 5, column: 1 } })
   })
 
-  it('answers an unknown slug with an error, not a throw', async () => {
+  it('answers an unknown slug with a lookup failure, not a throw', async () => {
     fixture = await makeCatalog({})
-    expect(fixture.catalog.render('nope', {})).toMatchObject({ ok: false, error: { message: 'No template "nope".' } })
+    expect(fixture.catalog.lookup('nope')).toMatchObject({ ok: false, reason: 'not_found' })
   })
 })
 
@@ -92,7 +92,7 @@ describe('limits', () => {
   it('stops a huge range fast', async () => {
     fixture = await makeCatalog({ 't.liquid': '{% for i in (1..100000000) %}x{% endfor %}' })
     const started = performance.now()
-    const result = fixture.catalog.render('t', {})
+    const result = renderSlug(fixture.catalog, 't', {})
     expect(performance.now() - started).toBeLessThan(1000)
     expect(result).toMatchObject({ ok: false, error: { file: 't.liquid', line: 1, column: 1 } })
   })
@@ -100,7 +100,7 @@ describe('limits', () => {
   it('stops a long-running loop at the render time limit', async () => {
     fixture = await makeCatalog({ 't.liquid': '{% for i in (1..5000) %}{% for j in (1..5000) %}{% endfor %}{% endfor %}' })
     const started = performance.now()
-    const result = fixture.catalog.render('t', {})
+    const result = renderSlug(fixture.catalog, 't', {})
     expect(performance.now() - started).toBeLessThan(2000)
     expect(result).toMatchObject({ ok: false, error: { message: 'Render took longer than 500 ms (a runaway loop?).' } })
   })
@@ -109,7 +109,7 @@ describe('limits', () => {
     fixture = await makeCatalog({
       't.liquid': '{% assign s = "xxxxxxxxxx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}',
     })
-    expect(fixture.catalog.render('t', {})).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^Memory limit/) } })
+    expect(renderSlug(fixture.catalog, 't', {})).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^Memory limit/) } })
   })
 })
 
@@ -137,7 +137,7 @@ describe('confinement to the templates folder', () => {
     for (const slug of ['abs', 'up', 'layout', 'rel']) {
       const found = catalog.lookup(slug)
       expect(found, slug).toMatchObject({ ok: false, reason: 'invalid', error: { file: `${slug}.liquid`, line: 1 } })
-      expect(catalog.render(slug, {}).ok).toBe(false)
+      expect('render' in found, `${slug} must not be renderable`).toBe(false)
     }
     expect(reads.mock.calls.filter(([file]) => String(file).includes('secret'))).toEqual([])
     await catalog.close()
@@ -166,7 +166,7 @@ describe('confinement to the templates folder', () => {
     const { createTemplateCatalog } = await import('../../src/templates/index.js')
     const catalog = await createTemplateCatalog({ templatesDir: fixture.templatesDir, fixturesDir: fixture.fixturesDir, watch: false })
     expect(catalog.lookup('evil')).toMatchObject({ ok: false, reason: 'invalid' })
-    expect(catalog.render('evil', {}).ok).toBe(false)
+    expect('render' in catalog.lookup('evil')).toBe(false)
     expect(html(catalog, 'alias')).toBe('real')
     await catalog.close()
   })
@@ -176,7 +176,7 @@ describe('confinement to the templates folder', () => {
     fixture = made.fixture
     expect(html(fixture.catalog, 't', { name: 'partials/ok' })).toBe('[fine]')
     for (const name of ['../secret', made.secret, 'partials/../../secret']) {
-      const result = fixture.catalog.render('t', { name })
+      const result = renderSlug(fixture.catalog, 't', { name })
       expect(result, name).toMatchObject({ ok: false, error: { file: 't.liquid', line: 1, column: 2 } })
     }
   })

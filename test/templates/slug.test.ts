@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isValidSlug } from '../../src/templates/index.js'
 import { slugOfFileName } from '../../src/templates/slug.js'
-import { suggestSlugs } from '../../src/templates/suggest.js'
+import { nearest as suggestSlugs } from '../../src/lib/suggest.js'
 
 describe('isValidSlug', () => {
   it('accepts letters, digits, -, _ and .', () => {
@@ -30,7 +30,7 @@ describe('slugOfFileName', () => {
   })
 })
 
-describe('suggestSlugs', () => {
+describe('nearest (slug suggestions)', () => {
   const slugs = ['welcome', 'password-reset', 'order-receipt', 'order-shipped', 'invoice']
 
   it('suggests near slugs by edit distance, nearest first', () => {

@@ -1,7 +1,6 @@
-import { apiError } from '../errors/index.js'
 import { matchesFilter } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
-import type { AppContext } from '../server/context.js'
+import type { AppContext } from './context.js'
 
 export interface WaitOptions extends MessageFilter {
   /** Milliseconds to wait for a match (default 5000, max 60000). */
@@ -11,6 +10,14 @@ export interface WaitOptions extends MessageFilter {
 
 export const WAIT_DEFAULT_MS = 5000
 export const WAIT_MAX_MS = 60_000
+
+/** The sandbox closed while a wait was pending; the inspector answers it 503 shutting_down. */
+export class ShuttingDownError extends Error {
+  override name = 'ShuttingDownError'
+  constructor() {
+    super('sendbox closed while this wait was pending; no message will arrive on it.')
+  }
+}
 
 /** No matching message arrived in time. `filter` says what was waited for. */
 export class WaitTimeoutError extends Error {
@@ -46,7 +53,7 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     const timer = setTimeout(() => finish(() => reject(new WaitTimeoutError(filter, timeout))), Math.min(timeout, WAIT_MAX_MS))
     cleanups.push(() => clearTimeout(timer))
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
-    cleanups.push(ctx.onClose(() => finish(() => reject(apiError(503, 'shutting_down', 'sendbox closed while this wait was pending; no message will arrive on it.')))))
+    cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))
     if (signal) {
       const onAbort = () => finish(() => reject(signal.reason ?? new Error('The wait was aborted.')))
       if (signal.aborted) return onAbort()

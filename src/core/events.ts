@@ -1,5 +1,5 @@
-import type { MessageRecord } from './store/types.js'
-import type { TemplateChange } from './templates/types.js'
+import type { MessageRecord } from '../store/types.js'
+import type { TemplateChange } from '../templates/types.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
 export type SandboxEvent =

@@ -1,3 +1,6 @@
+import { isPlainObject } from '../lib/json.js'
+import type { FieldProblem, Parsed } from '../lib/problems.js'
+
 /**
  * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
  * can, so an application's retry and error paths can be tested. Faulted sends are not stored.
@@ -45,6 +48,47 @@ export interface FaultRegistry {
   clear(): number
   /** The first armed fault matching this send, counted down (and removed at zero). */
   take(send: SendFacts): Fault | undefined
+}
+
+/**
+ * Validates a fault the way `POST /_sandbox/api/faults` and `sandbox.fail()` both take it,
+ * listing every problem at once.
+ *
+ * @example
+ * parseFaultInput({ status: 503, count: 2 })  // { ok: true, value: { status: 503, count: 2, retryAfter: 1, match: {} } }
+ * parseFaultInput({ status: 418 })            // { ok: false, problems: [{ field: 'status', … }] }
+ */
+export function parseFaultInput(body: unknown): Parsed<FaultInput> {
+  const problems: FieldProblem[] = []
+  const input = isPlainObject(body) ? body : {}
+  if (input !== body) problems.push({ field: '', code: 'invalid_type', message: 'The body must be a JSON object.' })
+  if (!isFaultStatus(input.status)) problems.push({ field: 'status', code: 'invalid_value', message: `status must be one of ${FAULT_STATUSES.join(', ')}.` })
+  const count = input.count ?? 1
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) problems.push({ field: 'count', code: 'invalid_value', message: 'count must be a whole number of at least 1.' })
+  const retryAfter = input.retryAfter ?? 1
+  if (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 0) problems.push({ field: 'retryAfter', code: 'invalid_value', message: 'retryAfter must be a whole number of seconds.' })
+  const match = input.match ?? {}
+  if (!isPlainObject(match)) problems.push({ field: 'match', code: 'invalid_type', message: 'match must be an object with template and/or to.' })
+  else {
+    for (const key of ['template', 'to'] as const) {
+      if (match[key] !== undefined && typeof match[key] !== 'string') problems.push({ field: `match.${key}`, code: 'invalid_type', message: `match.${key} must be a string.` })
+    }
+    for (const key of Object.keys(match)) if (key !== 'template' && key !== 'to') problems.push({ field: `match.${key}`, code: 'unknown_field', message: `Unknown field "match.${key}"; match takes template and to.` })
+  }
+  for (const key of Object.keys(input)) {
+    if (!['status', 'count', 'match', 'retryAfter'].includes(key)) problems.push({ field: key, code: 'unknown_field', message: `Unknown field "${key}"; a fault takes status, count, match and retryAfter.` })
+  }
+  if (problems.length) return { ok: false, problems }
+  const m = match as { template?: string; to?: string }
+  return {
+    ok: true,
+    value: {
+      status: input.status as FaultStatus,
+      count: count as number,
+      retryAfter: retryAfter as number,
+      match: { ...(m.template !== undefined ? { template: m.template } : {}), ...(m.to !== undefined ? { to: m.to } : {}) },
+    },
+  }
 }
 
 export function isFaultStatus(value: unknown): value is FaultStatus {

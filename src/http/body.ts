@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { H3Event } from 'h3'
-import { apiError } from '../errors/index.js'
+import { lineColumn } from '../lib/json.js'
+import { apiError } from './errors.js'
 
 /** Steps 2 and 3 of the send checks: media type, size, then JSON syntax. */
 
@@ -93,18 +94,6 @@ function errorOffset(text: string): number {
     else lo = mid + 1
   }
   return Math.max(0, lo - 1)
-}
-
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1
-  let lastBreak = -1
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++
-      lastBreak = i
-    }
-  }
-  return { line, column: offset - lastBreak }
 }
 
 export function parseJsonBody(text: string): unknown {

@@ -1,5 +1,5 @@
 import type { H3, H3Event } from 'h3'
-import { apiError } from '../errors/index.js'
+import { apiError } from './errors.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 export type RouteHandler = (event: H3Event) => unknown

@@ -67,6 +67,9 @@ export const DEFAULTS = {
   maxBody: 1024 * 1024,
 } as const
 
+/** The token the start banner and `sandbox.token` offer when no --token is given. */
+export const SAMPLE_TOKEN = 'sandbox_local_dev_token'
+
 /** A bad option value. `flag` is the command-line spelling, so the CLI can name it. */
 export class ConfigError extends Error {
   override name = 'ConfigError'

@@ -1,8 +1,8 @@
-import type { SendboxConfig } from '../config.js'
-import type { EventBus } from '../events.js'
+import type { SendboxConfig } from './config.js'
+import type { EventBus } from './events.js'
 import type { MessageLog } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'
-import type { FaultRegistry } from '../inspector/faults.js'
+import type { FaultRegistry } from './faults.js'
 
 export interface Logger {
   info(message: string): void

@@ -1,0 +1,87 @@
+import { getRandomValues } from 'node:crypto'
+import { monotonicFactory } from 'ulid'
+import type { RenderedMessage } from '../templates/index.js'
+import type { Address, MessageFilter, MessageRecord, Warning } from '../store/types.js'
+import type { AppContext } from './context.js'
+
+/**
+ * The message operations of the sandbox, free of HTTP: what POST /messages, the inspector's
+ * deletes and the programmatic API all call. Each changes the log, then tells the event bus.
+ */
+
+// ulid's default PRNG asks the OS for one random byte per character; a pooled buffer keeps
+// ids just as unpredictable at a fraction of the cost on the hot path.
+const pool = new Uint8Array(4096)
+let next = pool.length
+function pooledRandom(): number {
+  if (next >= pool.length) {
+    getRandomValues(pool)
+    next = 0
+  }
+  return pool[next++]! / 256
+}
+const ulid = monotonicFactory(pooledRandom)
+
+/** Unique, and sorts by creation time (ULID, monotonic within a millisecond). */
+export const newMessageId = () => `msg_${ulid()}`
+
+/** A validated send: who sent it (never the token itself), to whom, and what rendered. */
+export interface AcceptedSend {
+  caller: { project: string; tokenHint: string }
+  template: string
+  from: Address
+  to: Address[]
+  subject: string
+  templateVariables: Record<string, unknown>
+  rendered: RenderedMessage
+  /** Soft problems found while validating, before the render's own. */
+  warnings: Warning[]
+}
+
+/**
+ * Stores an accepted send as a message record and publishes it. Resolves once its line was
+ * handed to the operating system, so the caller may acknowledge it.
+ *
+ * @example
+ * const record = await storeMessage(ctx, { caller, template: 'welcome', from, to, subject, templateVariables, rendered, warnings: [] })
+ */
+export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send: AcceptedSend): Promise<MessageRecord> {
+  const record: MessageRecord = {
+    id: newMessageId(),
+    status: 'sent',
+    createdAt: new Date().toISOString(),
+    project: send.caller.project,
+    tokenHint: send.caller.tokenHint,
+    template: send.template,
+    from: send.from,
+    to: send.to,
+    subject: send.subject,
+    templateVariables: send.templateVariables,
+    html: send.rendered.html,
+    text: send.rendered.text,
+    warnings: [...send.warnings, ...send.rendered.warnings],
+  }
+  await ctx.log.append(record)
+  ctx.events.emit({ type: 'message', record })
+  return record
+}
+
+/**
+ * Clears the log, or only the messages matching `filter`, and tells the event stream.
+ *
+ * @example
+ * await clearMessages(ctx, { template: 'welcome' }) // → how many were removed
+ */
+export async function clearMessages(ctx: Pick<AppContext, 'log' | 'events'>, filter?: MessageFilter): Promise<number> {
+  const count = await ctx.log.clear(filter)
+  ctx.events.emit({ type: 'cleared', count })
+  return count
+}
+
+/** Deletes one message; false when there is none with that id. */
+export async function deleteMessage(ctx: Pick<AppContext, 'log' | 'events'>, id: string): Promise<boolean> {
+  if (!ctx.log.get(id)) return false
+  await ctx.log.delete(id)
+  ctx.events.emit({ type: 'deleted', id })
+  return true
+}

@@ -1,0 +1,38 @@
+/**
+ * Small helpers every layer shares. `src/lib` imports nothing of sendbox's own, so any folder
+ * may use it without bending the layering (ARCHITECTURE.md).
+ */
+
+/**
+ * A JSON object: not null, not an array.
+ *
+ * @example
+ * isPlainObject({ a: 1 }) // true
+ * isPlainObject([1])      // false
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** How a value reads in a message: `null`, `an array`, `a string`, … */
+export function typeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+}
+
+/**
+ * Line and column (both 1-based) of a character offset in a text.
+ *
+ * @example
+ * lineColumn('ab\ncd', 4) // { line: 2, column: 2 }
+ */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1
+  let lastBreak = -1
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++
+      lastBreak = i
+    }
+  }
+  return { line, column: offset - lastBreak }
+}
