@@ -73,9 +73,7 @@ export type SendField = keyof typeof SEND_REQUEST_FIELDS
 /** Every allowed top-level field, in check order. */
 export const SEND_FIELDS = Object.keys(SEND_REQUEST_FIELDS) as SendField[]
 export const REQUIRED_SEND_FIELDS = SEND_FIELDS.filter((f) => SEND_REQUEST_FIELDS[f].required)
-export const MIN_RECIPIENTS = SEND_REQUEST_FIELDS.to.minItems
 export const MAX_RECIPIENTS = SEND_REQUEST_FIELDS.to.maxItems
-export const MIN_SUBJECT = SEND_REQUEST_FIELDS.subject.minLength
 export const MAX_SUBJECT = SEND_REQUEST_FIELDS.subject.maxLength
 
 /** `code` values of `validation_failed` details. */

@@ -240,7 +240,7 @@ export function emailChecks(): RenderRule {
 
 export async function check(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
   if (help) {
-    process.stdout.write(`${await usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`)
+    process.stdout.write(`${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`)
     return 0
   }
   const { values, positionals } = parseFlags(argv, checkFlags)

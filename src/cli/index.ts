@@ -29,7 +29,7 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
     switch (command) {
       case 'serve':
         if (wantsHelp) {
-          process.stdout.write(`${mainHelp()}\n${await usage('sendbox serve', 'Start the sandbox API and the inbox.', serveFlags)}\n`)
+          process.stdout.write(`${mainHelp()}\n${usage('sendbox serve', 'Start the sandbox API and the inbox.', serveFlags)}\n`)
           return 0
         }
         return await serve(argv, env)

@@ -71,7 +71,7 @@ function lookupTemplate(catalog: TemplateCatalog, slug: string): Template {
 
 export async function render(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
   if (help) {
-    process.stdout.write(`${await usage('sendbox render', 'Print a template rendered with a JSON file of variables or a fixture case.', renderFlags, { slug: { type: 'positional', description: 'The template to render', required: true } })}\n`)
+    process.stdout.write(`${usage('sendbox render', 'Print a template rendered with a JSON file of variables or a fixture case.', renderFlags, { slug: { description: 'The template to render', required: true } })}\n`)
     return 0
   }
   const { values, positionals } = parseFlags(argv, renderFlags)

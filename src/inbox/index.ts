@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { getRouterParam, redirect, type H3 } from 'h3'
 import { apiError } from '../http/errors.js'
-import type { AppContext } from '../core/context.js'
 import { route } from '../http/route.js'
 import { FAVICON_SVG, INBOX_HTML } from './shell.js'
 import { INBOX_CSS } from './styles.js'
@@ -41,8 +40,7 @@ function asset(body: string, type: string, extra: Record<string, string> = {}): 
   return new Response(body, { headers: { 'content-type': type, ...COMMON_HEADERS, ...extra } })
 }
 
-export function registerInboxRoutes(app: H3, ctx: AppContext): void {
-  void ctx
+export function registerInboxRoutes(app: H3): void {
   route(app, '/_sandbox/', {
     GET: (event) => {
       // The router matches /_sandbox and /_sandbox/ alike; relative URLs need the slash.

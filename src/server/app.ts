@@ -16,6 +16,6 @@ export function createApp(ctx: AppContext): H3 {
   route(app, '/', { GET: (event) => redirect('/_sandbox/', 302) })
   registerApiRoutes(app, ctx)
   registerInspectorRoutes(app, ctx)
-  registerInboxRoutes(app, ctx)
+  registerInboxRoutes(app)
   return app
 }

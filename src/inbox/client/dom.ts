@@ -63,7 +63,6 @@ export function toast(text: string): void {
 }
 
 /** Whether an element is rendered (not inside something display:none). */
-export const isShown = (element: Element | null): boolean => !!element && element.getClientRects().length > 0
 
 /** True when the keyboard event happens while typing in a field. */
 export function isTyping(target: EventTarget | null): boolean {

@@ -1,0 +1,115 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * The layering of ARCHITECTURE.md, enforced: each part of src/ may import only the parts listed
+ * for it. Data flows one way — request → guard → validate → core → templates/store → events — so a
+ * lower layer never imports a higher one, and route folders never import each other.
+ */
+const SRC = fileURLToPath(new URL('../src/', import.meta.url))
+
+const LOWEST = ['lib'] as const
+const DOMAIN_LEAVES = ['templates', 'store', 'checks', ...LOWEST]
+const BELOW_ROUTES = ['http', 'core', ...DOMAIN_LEAVES, 'version']
+
+export const MAY_IMPORT: Record<string, readonly string[]> = {
+  lib: [],
+  version: [],
+  templates: LOWEST,
+  store: LOWEST,
+  checks: LOWEST,
+  core: DOMAIN_LEAVES,
+  http: ['core', ...DOMAIN_LEAVES],
+  api: BELOW_ROUTES,
+  inspector: BELOW_ROUTES,
+  inbox: BELOW_ROUTES,
+  server: ['api', 'inspector', 'inbox', ...BELOW_ROUTES],
+  index: ['server', ...BELOW_ROUTES],
+  cli: ['index', ...BELOW_ROUTES],
+  // The inbox page is a browser program: its own modules, and only types from the server side.
+  'inbox/client': [],
+}
+/** Type-only imports the browser client may make (erased at build time). */
+const CLIENT_TYPES_FROM = ['store', 'checks', 'templates', 'core', 'inspector', 'api', 'lib']
+
+/** Known exceptions, each with the issue that removes it. Keep this list empty. */
+const EXCEPTIONS = new Set<string>([
+  // Issue 12 item 4 (one definition per route) generates the document from route definitions.
+  'inspector/openapi.ts -> api/schema.ts',
+])
+
+/** The part of src/ a file belongs to: its top folder, `inbox/client`, or `index`/`version`. */
+export function partOf(file: string): string {
+  const rel = relative(SRC, file).split(sep).join('/')
+  if (rel.startsWith('inbox/client/')) return 'inbox/client'
+  const [top] = rel.split('/')
+  return top!.replace(/\.ts$/, '')
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+/** Relative imports of a file: static, `export … from`, and dynamic `import('…')`. */
+export function importsOf(source: string): Array<{ spec: string; typeOnly: boolean }> {
+  const found: Array<{ spec: string; typeOnly: boolean }> = []
+  const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g
+  for (const m of source.matchAll(pattern)) found.push({ spec: (m[3] ?? m[4])!, typeOnly: Boolean(m[2]) })
+  return found
+}
+
+export function violations(files: string[], read: (file: string) => string = (f) => readFileSync(f, 'utf8')): string[] {
+  const problems: string[] = []
+  for (const file of files) {
+    const from = partOf(file)
+    const allowed = MAY_IMPORT[from]
+    if (!allowed) {
+      problems.push(`${relative(SRC, file)}: "${from}" is not a known part of src/; add it to ARCHITECTURE.md and this table`)
+      continue
+    }
+    for (const { spec, typeOnly } of importsOf(read(file))) {
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'))
+      const to = partOf(target)
+      if (to === from) continue
+      if (from === 'inbox/client' && typeOnly && CLIENT_TYPES_FROM.includes(to)) continue
+      const edge = `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, target).split(sep).join('/')}`
+      if (EXCEPTIONS.has(edge)) continue
+      if (!allowed.includes(to)) problems.push(`${edge}: "${from}" may not import "${to}" (ARCHITECTURE.md)`)
+    }
+  }
+  return problems
+}
+
+describe('layering (ARCHITECTURE.md)', () => {
+  it('no file imports a part of src/ its layer may not use', () => {
+    expect(violations(sourceFiles(SRC))).toEqual([])
+  })
+
+  it('catches an upward import, a route folder importing another, and a client importing server code', () => {
+    const files = [join(SRC, 'core/x.ts'), join(SRC, 'api/y.ts'), join(SRC, 'inbox/client/z.ts'), join(SRC, 'inbox/client/w.ts')]
+    const sources: Record<string, string> = {
+      [files[0]!]: "import { route } from '../http/route.js'\nimport { isPlainObject } from '../lib/json.js'",
+      [files[1]!]: "import { htmlAnswer } from '../inspector/html.js'",
+      [files[2]!]: "const m = await import('../../store/index.js')",
+      [files[3]!]: "import type { MessageRecord } from '../../store/types.js'",
+    }
+    expect(violations(files, (f) => sources[f]!)).toEqual([
+      'core/x.ts -> http/route.ts: "core" may not import "http" (ARCHITECTURE.md)',
+      'api/y.ts -> inspector/html.ts: "api" may not import "inspector" (ARCHITECTURE.md)',
+      'inbox/client/z.ts -> store/index.ts: "inbox/client" may not import "store" (ARCHITECTURE.md)',
+    ])
+  })
+
+  it('every exception still exists (a removed one must leave the list)', () => {
+    const edges = new Set(
+      sourceFiles(SRC).flatMap((file) => importsOf(readFileSync(file, 'utf8')).map(({ spec }) => `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).split(sep).join('/')}`)),
+    )
+    for (const exception of EXCEPTIONS) expect(edges.has(exception), exception).toBe(true)
+  })
+})
