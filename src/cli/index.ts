@@ -1,6 +1,4 @@
-import { ConfigError } from '../core/config.js'
-import { SAMPLE_TOKEN } from '../core/config.js'
-import { StartError, startSendbox } from '../index.js'
+import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
 import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
 import { usage } from './usage.js'
@@ -49,7 +47,7 @@ function fail(error: unknown): number {
     return 2
   }
   const code = (error as { code?: unknown }).code
-  if (error instanceof StartError || typeof code === 'string') {
+  if ((error as Error)?.name === 'StartError' || typeof code === 'string') {
     process.stderr.write(`sendbox: ${(error as Error).message}\n`)
     return 1
   }
@@ -65,6 +63,8 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     process.on('SIGINT', () => resolve())
     process.on('SIGTERM', () => resolve())
   })
+  // Loaded here, not at the top: --version, --help, check and render never load the server.
+  const { startSendbox } = await import('../index.js')
   const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
   const { config } = sandbox
   const token = config.tokens.length ? `one of the ${config.tokens.length} --token values` : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
