@@ -1,4 +1,7 @@
-import { doIUseEmail } from '@jsx-email/doiuse-email'
+import css from '@adobe/css-tools'
+import { DoIUseEmail } from '@jsx-email/doiuse-email'
+import type { Element } from 'domhandler'
+import type { ParsedHtml } from './html.js'
 import type { ClientScore, Finding } from './types.js'
 
 /** The clients most mail is read in; caniemail knows more, but these decide a design. */
@@ -17,6 +20,85 @@ export const CLIENTS = [
   'fastmail.desktop-webmail',
 ]
 
+interface Messages {
+  errors: string[]
+  warnings: string[]
+  notes: string[]
+}
+
+/** Past this many cached answers, start over: a long-running server sees unbounded styles. */
+const MAX_CACHED = 20_000
+
+/**
+ * doiuse-email with its answers cached. It looks every feature up again for every node and
+ * every inline declaration of every email (and re-reads its client list per call), which made
+ * email checks cost as much as parsing and rendering 300 templates. The answers depend only on
+ * the feature, the declaration, the node's own tag and attributes, or the stylesheet's text
+ * (the clients are fixed), so each is computed once and its messages replayed after that.
+ */
+export class CachingDoIUseEmail extends DoIUseEmail {
+  readonly #features = new Map<string, Messages>()
+  readonly #declarations = new Map<string, Messages>()
+  readonly #nodes = new Map<string, Messages>()
+  readonly #stylesheets = new Map<string, Messages>()
+
+  /**
+   * Checks one email from the DOM the other checks already parsed (doiuse's own `check` would
+   * parse it again); each distinct `<style>` block is parsed and checked once. Returns doiuse's
+   * errors (`\`feature\` is not supported by \`client\``).
+   */
+  run(parsed: ParsedHtml): string[] {
+    this.errors = []
+    this.warnings = []
+    this.notes = []
+    for (const style of parsed.elements) {
+      if (style.type !== 'style') continue
+      const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
+      this.#replay(this.#stylesheets, text, () => this.checkStylesheet(css.parse(text, { silent: true })))
+    }
+    this.checkHtml(parsed.document)
+    return this.errors
+  }
+
+  override checkFeaturesSupport(featureTitles: string | string[]): void {
+    for (const title of [featureTitles].flat()) this.#replay(this.#features, title, () => super.checkFeaturesSupport(title))
+  }
+
+  /** A node's own answer depends only on its tag and attributes; children are walked here. */
+  override checkHtmlNode(node: Element): void {
+    const own = { tagName: node.tagName, attributes: node.attributes, childNodes: [] } as unknown as Element
+    this.#replay(this.#nodes, `${node.tagName}\0${JSON.stringify(node.attribs)}`, () => super.checkHtmlNode(own))
+    for (const child of node.childNodes) if (child.type === 'tag') this.checkHtmlNode(child as Element)
+  }
+
+  override checkCSSDeclarations(declarations: Array<{ property: string; value: string }>): void {
+    for (const declaration of declarations) {
+      this.#replay(this.#declarations, `${declaration.property}\0${declaration.value}`, () => super.checkCSSDeclarations([declaration]))
+    }
+  }
+
+  /** Runs `compute` once per key, capturing what it reports; afterwards replays that. */
+  #replay(cache: Map<string, Messages>, key: string, compute: () => void): void {
+    let messages = cache.get(key)
+    if (!messages) {
+      const outer: Messages = { errors: this.errors, warnings: this.warnings, notes: this.notes }
+      this.errors = []
+      this.warnings = []
+      this.notes = []
+      compute()
+      messages = { errors: this.errors, warnings: this.warnings, notes: this.notes }
+      ;({ errors: this.errors, warnings: this.warnings, notes: this.notes } = outer)
+      if (cache.size >= MAX_CACHED) cache.clear()
+      cache.set(key, messages)
+    }
+    this.errors.push(...messages.errors)
+    this.warnings.push(...messages.warnings)
+    this.notes.push(...messages.notes)
+  }
+}
+
+let checker: CachingDoIUseEmail | undefined
+
 const UNSUPPORTED = /^`(.+)` is not supported by `(.+)`$/
 /** Where to look for a feature in the HTML, to point at a line: `display:grid` → `grid`. */
 function needle(feature: string): string {
@@ -30,9 +112,9 @@ function needle(feature: string): string {
 }
 
 /** Scores each client on the features the email uses, from the bundled caniemail data. */
-export function checkClients(html: string, lineOfIndex: (index: number) => number | null): { clients: ClientScore[]; findings: Finding[] } {
-  const result = doIUseEmail(html, { emailClients: CLIENTS })
-  const errors = result.success ? [] : result.errors
+export function checkClients(html: string, parsed: ParsedHtml): { clients: ClientScore[]; findings: Finding[] } {
+  const lineOfIndex = parsed.lineOf
+  const errors = (checker ??= new CachingDoIUseEmail({ emailClients: CLIENTS })).run(parsed)
   const unsupported = new Map<string, Set<string>>()
   for (const error of errors) {
     const m = UNSUPPORTED.exec(error)

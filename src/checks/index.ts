@@ -69,7 +69,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
 
   // Client support
   const { checkClients } = await import('./clients.js')
-  const clients = checkClients(html, (index) => parsed.lineOf(index))
+  const clients = checkClients(html, parsed)
   findings.push(...clients.findings)
 
   const order = { error: 0, warning: 1, info: 2 }
