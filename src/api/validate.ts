@@ -8,7 +8,6 @@ import { SEND_FIELDS, SEND_REQUEST_FIELDS, type SendField, type SendFieldDefinit
 /** Step 4 of the send checks: the shape of the body, every problem reported at once. */
 
 import type { FieldProblem } from '../lib/problems.js'
-export type { FieldProblem }
 
 export interface SendRequest {
   template: string

@@ -1,16 +1,13 @@
 /** The public shape of the message log. Only these types and `openMessageLog` leave src/store. */
+import type { Warning } from '../lib/problems.js'
+
+export type { Warning }
 
 export interface Address {
   name: string | null
   address: string
 }
 
-export interface Warning {
-  /** e.g. `unused_variable`, `missing_variable` (with --lenient). */
-  code: string
-  message: string
-  variable?: string
-}
 
 export interface MessageRecord {
   id: string

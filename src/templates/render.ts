@@ -1,4 +1,5 @@
 import { compile } from 'html-to-text'
+import type { Warning } from '../lib/problems.js'
 import type { SourcePosition, Template, TemplateCatalog, TemplateLookup } from './types.js'
 import { missingVariables, unusedVariables } from './analyze.js'
 
@@ -24,11 +25,7 @@ export const toPlainText = compile({
 })
 
 /** A soft problem with a send or a preview; it never stops one. */
-export interface RenderWarning {
-  code: string
-  message: string
-  variable?: string
-}
+export type RenderWarning = Warning
 
 export interface RenderedMessage {
   html: string
