@@ -1,5 +1,6 @@
 import type { H3 } from 'h3'
 import { API_ERRORS, FIELD_PROBLEM_CODES, SEND_ERROR_CODES, sendRequestSchema, type ErrorCode } from '../api/schema.js'
+import { serverUrl } from '../http/url.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
 import { FAULT_STATUSES } from './faults.js'
@@ -25,7 +26,7 @@ const ERROR_HEADERS: Record<number, Json> = {
   429: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
 }
 
-const ALWAYS: ErrorCode[] = ['method_not_allowed', 'internal_error']
+const ALWAYS: ErrorCode[] = ['host_not_allowed', 'cross_origin_forbidden', 'method_not_allowed', 'internal_error']
 
 /** The error responses of an operation, grouped by status from API_ERRORS. */
 function errorResponses(codes: readonly ErrorCode[]): Json {
@@ -385,7 +386,7 @@ export function openApiDocument(options: { version: string; serverUrl?: string }
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     tags: [
       { name: 'api', description: 'The emulated service; every request carries `Authorization: token <API_TOKEN>` with a sandbox token.' },
-      { name: 'inspector', description: 'sendbox\'s own API, unauthenticated.' },
+      { name: 'inspector', description: 'sendbox\'s own API: unauthenticated, unless the server runs with --inspector-password (then HTTP Basic, any user name). Closed to other websites (no CORS).' },
     ],
     security: [{ token: [] }],
     paths: paths(),
@@ -400,6 +401,11 @@ export function openApiDocument(options: { version: string; serverUrl?: string }
 
 export function registerOpenApiRoute(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/openapi.json', {
-    GET: (event) => openApiDocument({ version: ctx.version, serverUrl: event.url.origin }),
+    // The server's own address, never the request's Host: a rebinding name must not be echoed back.
+    GET: (event) => {
+      const socket = event.runtime?.node?.req?.socket
+      const port = socket?.localPort ?? ctx.config.port
+      return openApiDocument({ version: ctx.version, serverUrl: serverUrl(ctx.config.host, port, socket?.localAddress) })
+    },
   })
 }

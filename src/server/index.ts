@@ -12,6 +12,7 @@ import { openMessageLog } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
+import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
 import type { AppContext, Logger } from './context.js'
 
@@ -106,11 +107,6 @@ function faultInput(fault: unknown): FaultInput {
   }
 }
 
-function urlFor(host: string, port: number): string {
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
-  return `http://${shown}:${port}`
-}
-
 /**
  * Starts a sandbox: loads the templates, opens the log, listens. Resolves once the server
  * answers requests.
@@ -161,7 +157,7 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
     throw error
   }
   const port = (listener.address as { port: number }).port
-  const url = urlFor(config.host, port)
+  const url = serverUrl(config.host, port)
   const token = config.tokens[0] ?? SAMPLE_TOKEN
 
   let closing: Promise<void> | undefined
