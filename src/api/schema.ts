@@ -126,7 +126,7 @@ export interface ErrorDefinition {
 }
 
 export const API_ERRORS = [
-  { status: 400, code: 'invalid_json', description: 'The body is not valid JSON; the message and details give line, column and position.' },
+  { status: 400, code: 'invalid_json', description: 'The body is not valid JSON, or nests arrays and objects more than 64 levels deep; the message and details give line, column and position (and `limit` for depth).' },
   { status: 400, code: 'invalid_slug', description: 'Not a template slug (letters, digits, "-", "_", "."; at most 128 characters).' },
   { status: 400, code: 'invalid_parameter', description: 'A query parameter has a bad value; details name it.' },
   { status: 400, code: 'bad_request', description: 'The request could not be parsed as HTTP.' },

@@ -1,5 +1,5 @@
 import type { H3 } from 'h3'
-import { parseJsonBody, readBodyText } from '../api/body.js'
+import { readJsonBody } from '../api/body.js'
 import { isPlainObject } from '../api/validate.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
@@ -44,7 +44,7 @@ export function registerFaultRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/faults', {
     GET: () => ({ faults: ctx.faults.list() }),
     POST: async (event) => {
-      const fault = ctx.faults.arm(parseFaultInput(parseJsonBody(await readBodyText(event, FAULT_BODY_LIMIT))))
+      const fault = ctx.faults.arm(parseFaultInput(await readJsonBody(event, FAULT_BODY_LIMIT)))
       return new Response(JSON.stringify(fault), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8' } })
     },
     DELETE: () => {

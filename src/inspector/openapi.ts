@@ -313,7 +313,7 @@ function paths(): Json {
         summary: 'Render with the posted variables.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', properties: { variables: { type: 'object' } } }) },
-        responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
+        responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
       },
     },
     '/_sandbox/api/templates/{slug}/checks': {
@@ -325,7 +325,7 @@ function paths(): Json {
         summary: 'Email checks of the template rendered with the posted variables.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', properties: { variables: { type: 'object' } } }) },
-        responses: { '200': { description: 'The checks.', ...json(ref('EmailChecks')) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
+        responses: { '200': { description: 'The checks.', ...json(ref('EmailChecks')) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
       },
     },
     '/_sandbox/api/templates/{slug}/preview': {
@@ -339,7 +339,7 @@ function paths(): Json {
         summary: 'Save variables as a fixture case, fixtures/<slug>/<name>.json.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', required: ['name', 'variables'], properties: { name: { type: 'string', description: 'A case name (not "default").' }, variables: { type: 'object' }, overwrite: { type: 'boolean', default: false } } }) },
-        responses: { '201': { description: 'Saved.', ...json({ type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string' } } }) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'fixture_exists']) },
+        responses: { '201': { description: 'Saved.', ...json({ type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string' } } }) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'fixture_exists']) },
       },
     },
     '/_sandbox/api/previews': {
@@ -351,7 +351,7 @@ function paths(): Json {
         requestBody: { required: true, ...json({ type: 'object', required: ['template'], properties: { template: { type: 'string' }, variables: { type: 'object' } } }) },
         responses: {
           '201': { description: 'Rendered.', ...json({ type: 'object', required: ['id', 'url', 'text', 'warnings', 'missing'], properties: { id: { type: 'string' }, url: { type: 'string' }, text: { type: 'string' }, warnings: { type: 'array', items: ref('Warning') }, missing: { type: 'array', items: { type: 'string' } } } }) },
-          ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']),
+          ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']),
         },
       },
     },
@@ -365,7 +365,7 @@ function paths(): Json {
         security: PUBLIC,
         summary: 'Make the next `count` matching sends fail with `status` (code simulated_fault; not stored).',
         requestBody: { required: true, ...json(ref('FaultInput')) },
-        responses: { '201': { description: 'Armed.', ...json(ref('Fault')) }, ...errorResponses(['invalid_json', 'payload_too_large', 'validation_failed']) },
+        responses: { '201': { description: 'Armed.', ...json(ref('Fault')) }, ...errorResponses(['unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed']) },
       },
       get: { operationId: 'listFaults', tags: INSPECTOR, security: PUBLIC, summary: 'The armed faults.', responses: { '200': { description: 'Armed faults.', ...json({ type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ref('Fault') } } }) }, ...errorResponses([]) } },
       delete: { operationId: 'clearFaults', tags: INSPECTOR, security: PUBLIC, summary: 'Disarm every fault.', responses: { ...noContent, ...errorResponses([]) } },

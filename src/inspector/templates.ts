@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
-import { parseJsonBody, readBodyText } from '../api/body.js'
+import { readJsonBody } from '../api/body.js'
 import { renderMessage, templateInvalid, templateNotFound } from '../api/render.js'
 import { isPlainObject } from '../api/validate.js'
 import { checkEmail } from '../checks/index.js'
@@ -63,7 +63,7 @@ function soft<T extends object>(event: H3Event, render: () => T): (T & { ok: tru
 
 /** A JSON body's fields: anything but an object reads as no fields (each route says what is missing). */
 async function bodyFields(event: H3Event, ctx: AppContext): Promise<Record<string, unknown>> {
-  const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody))
+  const body = await readJsonBody(event, ctx.config.maxBody)
   return isPlainObject(body) ? body : {}
 }
 
