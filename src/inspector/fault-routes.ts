@@ -4,7 +4,7 @@ import { isPlainObject } from '../api/validate.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
-import { FAULT_STATUSES, isFaultStatus, type FaultInput } from './faults.js'
+import { FAULT_STATUSES, FaultLimitError, isFaultStatus, MAX_MATCH_LENGTH, type FaultInput } from './faults.js'
 
 const FAULT_BODY_LIMIT = 64 * 1024
 
@@ -22,7 +22,9 @@ export function parseFaultInput(body: unknown): FaultInput {
   if (typeof match !== 'object' || match === null || Array.isArray(match)) problems.push({ field: 'match', code: 'invalid_type', message: 'match must be an object with template and/or to.' })
   else {
     for (const key of ['template', 'to'] as const) {
-      if (match[key] !== undefined && typeof match[key] !== 'string') problems.push({ field: `match.${key}`, code: 'invalid_type', message: `match.${key} must be a string.` })
+      const value = match[key]
+      if (value !== undefined && typeof value !== 'string') problems.push({ field: `match.${key}`, code: 'invalid_type', message: `match.${key} must be a string.` })
+      else if (typeof value === 'string' && value.length > MAX_MATCH_LENGTH[key]) problems.push({ field: `match.${key}`, code: 'too_long', message: `match.${key} must be at most ${MAX_MATCH_LENGTH[key]} characters.` })
     }
     for (const key of Object.keys(match)) if (key !== 'template' && key !== 'to') problems.push({ field: `match.${key}`, code: 'unknown_field', message: `Unknown field "match.${key}"; match takes template and to.` })
   }
@@ -44,7 +46,14 @@ export function registerFaultRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/faults', {
     GET: () => ({ faults: ctx.faults.list() }),
     POST: async (event) => {
-      const fault = ctx.faults.arm(parseFaultInput(await readJsonBody(event, FAULT_BODY_LIMIT)))
+      const input = parseFaultInput(await readJsonBody(event, FAULT_BODY_LIMIT))
+      let fault
+      try {
+        fault = ctx.faults.arm(input)
+      } catch (error) {
+        if (error instanceof FaultLimitError) throw apiError(409, 'too_many_faults', error.message)
+        throw error
+      }
       return new Response(JSON.stringify(fault), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8' } })
     },
     DELETE: () => {

@@ -4,6 +4,20 @@
  */
 
 export const FAULT_STATUSES = [429, 500, 502, 503] as const
+
+/** At most this many faults are armed at once: a test suite needs a handful, not thousands. */
+export const MAX_ARMED_FAULTS = 100
+/** Longest `match.template` (a slug's own limit) and `match.to` (a long address with its name). */
+export const MAX_MATCH_LENGTH = { template: 128, to: 320 } as const
+
+/** `arm` with MAX_ARMED_FAULTS already armed. */
+export class FaultLimitError extends Error {
+  override name = 'FaultLimitError'
+  readonly code = 'too_many_faults'
+  constructor() {
+    super(`${MAX_ARMED_FAULTS} faults are armed already, the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`)
+  }
+}
 export type FaultStatus = (typeof FAULT_STATUSES)[number]
 
 export interface FaultMatch {
@@ -39,6 +53,7 @@ export interface SendFacts {
 }
 
 export interface FaultRegistry {
+  /** Throws FaultLimitError when MAX_ARMED_FAULTS are armed. */
   arm(input: FaultInput): Fault
   list(): Fault[]
   /** Disarms all; returns how many were armed. */
@@ -72,6 +87,7 @@ export function createFaultRegistry(): FaultRegistry {
   let seq = 0
   return {
     arm(input) {
+      if (faults.length >= MAX_ARMED_FAULTS) throw new FaultLimitError()
       const fault: Fault = {
         id: `fault_${++seq}`,
         status: input.status,
