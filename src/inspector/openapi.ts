@@ -3,7 +3,7 @@ import { API_ERRORS, FIELD_PROBLEM_CODES, SEND_ERROR_CODES, sendRequestSchema, t
 import { serverUrl } from '../http/url.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
-import { FAULT_STATUSES } from './faults.js'
+import { FAULT_STATUSES, MAX_MATCH_LENGTH } from './faults.js'
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './query.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from './wait.js'
 
@@ -213,7 +213,10 @@ function schemas(): Json {
         match: {
           type: 'object',
           additionalProperties: false,
-          properties: { template: { type: 'string', description: 'Exact template slug.' }, to: { type: 'string', description: 'Case-insensitive substring of any recipient.' } },
+          properties: {
+            template: { type: 'string', maxLength: MAX_MATCH_LENGTH.template, description: 'Exact template slug.' },
+            to: { type: 'string', maxLength: MAX_MATCH_LENGTH.to, description: 'Case-insensitive substring of any recipient.' },
+          },
         },
       },
     },
@@ -339,7 +342,7 @@ function paths(): Json {
         summary: 'Save variables as a fixture case, fixtures/<slug>/<name>.json.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', required: ['name', 'variables'], properties: { name: { type: 'string', description: 'A case name (not "default").' }, variables: { type: 'object' }, overwrite: { type: 'boolean', default: false } } }) },
-        responses: { '201': { description: 'Saved.', ...json({ type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string' } } }) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'fixture_exists']) },
+        responses: { '201': { description: 'Saved.', ...json({ type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string' } } }) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'fixture_exists', 'fixture_too_large', 'fixture_outside']) },
       },
     },
     '/_sandbox/api/previews': {
@@ -365,7 +368,7 @@ function paths(): Json {
         security: PUBLIC,
         summary: 'Make the next `count` matching sends fail with `status` (code simulated_fault; not stored).',
         requestBody: { required: true, ...json(ref('FaultInput')) },
-        responses: { '201': { description: 'Armed.', ...json(ref('Fault')) }, ...errorResponses(['unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed']) },
+        responses: { '201': { description: 'Armed.', ...json(ref('Fault')) }, ...errorResponses(['unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'too_many_faults']) },
       },
       get: { operationId: 'listFaults', tags: INSPECTOR, security: PUBLIC, summary: 'The armed faults.', responses: { '200': { description: 'Armed faults.', ...json({ type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ref('Fault') } } }) }, ...errorResponses([]) } },
       delete: { operationId: 'clearFaults', tags: INSPECTOR, security: PUBLIC, summary: 'Disarm every fault.', responses: { ...noContent, ...errorResponses([]) } },

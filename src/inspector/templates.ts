@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { relative } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { readJsonBody } from '../api/body.js'
 import { renderMessage, templateInvalid, templateNotFound } from '../api/render.js'
@@ -8,7 +7,7 @@ import { checkEmail } from '../checks/index.js'
 import { apiError } from '../errors/index.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
-import { isValidSlug, missingVariables } from '../templates/index.js'
+import { FixtureWriteError, isFixtureCaseName, missingVariables, writeFixtureCase } from '../templates/index.js'
 import type { FixtureCase, Template } from '../templates/types.js'
 import { htmlAnswer } from './html.js'
 
@@ -36,7 +35,7 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
   if (caseName) {
     const found = cases.find((c) => c.name === caseName)
     if (!found) throw apiError(404, 'fixture_not_found', `The template "${template.slug}" has no fixture case "${caseName}"; it has ${cases.map((c) => `"${c.name}"`).join(', ') || 'none'}.`)
-    if (!found.variables) throw apiError(422, 'fixture_invalid', `The fixture ${found.file} is not usable: ${found.error}.`)
+    if (!found.variables) throw apiError(422, 'fixture_invalid', `The fixture ${relative(ctx.catalog.fixturesDir, found.file)} is not usable: ${found.error}.`)
     return found.variables
   }
   const first = cases.find((c) => c.variables)
@@ -200,17 +199,17 @@ function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
       const body = await bodyFields(event, ctx)
       const { name, variables } = body
       const problems = [
-        ...(typeof name !== 'string' || !isValidSlug(name) || name === 'default' ? [{ field: 'name', code: 'invalid_value', message: 'name must be a case name: letters, digits, "-", "_" and "." (not "default").' }] : []),
+        ...(!isFixtureCaseName(name) ? [{ field: 'name', code: 'invalid_value', message: 'name must be a case name: letters, digits, "-", "_" and "." (not starting with ".", not "default").' }] : []),
         ...(!isPlainObject(variables) ? [VARIABLES_NOT_OBJECT] : []),
       ]
       if (problems.length) throw apiError(422, 'validation_failed', 'The fixture case is not valid.', { details: problems })
-      const file = join(ctx.catalog.fixturesDir, template.slug, `${name as string}.json`)
-      await mkdir(dirname(file), { recursive: true })
+      let file: string
       try {
-        await writeFile(file, `${JSON.stringify(variables, null, 2)}\n`, { flag: body.overwrite === true ? 'w' : 'wx' })
+        file = await writeFixtureCase(ctx.catalog.fixturesDir, template.slug, name as string, variables as Record<string, unknown>, { overwrite: body.overwrite === true })
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw apiError(409, 'fixture_exists', `The case "${name as string}" already exists (${file}); pick another name or send "overwrite": true.`)
-        throw error
+        if (!(error instanceof FixtureWriteError)) throw error
+        const status = { fixture_exists: 409, fixture_too_large: 413, fixture_outside: 403 }[error.code]
+        throw apiError(status, error.code, error.message)
       }
       event.res.status = 201
       return { name, file }
