@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
@@ -44,6 +44,9 @@ export interface JsonlAdapter extends Adapter<LogData> {
   /** Waits for everything queued, then closes the handle. Later calls to append/write reject. */
   close(): Promise<void>
 }
+
+/** The log holds sign-in links and codes: owner-only when sendbox creates it. */
+const FILE_MODE = 0o600
 
 /** Compaction writes in slices of about this many characters, to bound memory. */
 const WRITE_SLICE = 1 << 20
@@ -137,7 +140,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
-    handle ??= await open(file, 'a')
+    handle ??= await open(file, 'a', FILE_MODE)
     const before = size
     try {
       size += await writeAll(handle, batch.text)
@@ -168,9 +171,12 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     // Opened for appending: after the rename this same handle is the log's append handle,
     // so there is no window in which the log has no handle or a handle on the old inode.
-    const next = await open(temp, 'ax')
+    const next = await open(temp, 'ax', FILE_MODE)
     let written = 0
     try {
+      // The new file keeps the old one's mode: a chmod the user made survives compaction.
+      const previousMode = await stat(file).then((s) => s.mode & 0o7777, () => null)
+      if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
       let slice = `${LOG_HEADER}\n`
       for (const record of records) {
         slice += `${JSON.stringify(record)}\n`
@@ -202,7 +208,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     append,
     open: () =>
       serial(async () => {
-        handle ??= await open(file, 'a')
+        handle ??= await open(file, 'a', FILE_MODE)
       }),
     lines: () => lineCount,
     needsRewrite: () => rewrite,

@@ -1,4 +1,4 @@
-import { mkdir, readdir, unlink } from 'node:fs/promises'
+import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Low } from 'lowdb'
 import { LogOpenError, unreadable } from './errors.js'
@@ -30,7 +30,10 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
 
   const file = path.resolve(options.file)
   try {
-    await mkdir(path.dirname(file), { recursive: true })
+    // Owner-only: the log holds sign-in links and codes. A folder sendbox creates gets a
+    // .gitignore of '*' (as pytest does for .pytest_cache), so it never shows up in git status.
+    const created = await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+    if (created !== undefined) await writeFile(path.join(path.dirname(file), '.gitignore'), '# Created by sendbox: its message log, never to be committed.\n*\n', { flag: 'wx', mode: 0o600 })
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
