@@ -64,6 +64,8 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
         return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal })
       } catch (error) {
         if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
+        // The client hung up: nobody reads this answer, and it is no error of ours to log.
+        if (abort.signal.aborted) return new Response(null, { status: 499 })
         throw error
       }
     },

@@ -14,6 +14,7 @@ import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
+import { exposureWarning } from './exposure.js'
 import type { AppContext, Logger } from './context.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite or the CLI. */
@@ -158,6 +159,8 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
   }
   const port = (listener.address as { port: number }).port
   const url = serverUrl(config.host, port)
+  const exposed = exposureWarning(config, port)
+  if (exposed) logger.warn(exposed)
   const token = config.tokens[0] ?? SAMPLE_TOKEN
 
   let closing: Promise<void> | undefined
