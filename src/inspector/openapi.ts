@@ -200,7 +200,7 @@ function schemas(): Json {
     Health: {
       type: 'object',
       required: ['status', 'version', 'templates', 'messages'],
-      properties: { status: { const: 'ok' }, version: { type: 'string' }, templates: { type: 'integer' }, messages: { type: 'integer' }, dropped: { type: 'integer' }, subscribers: { type: 'integer' } },
+      properties: { status: { const: 'ok' }, version: { type: 'string' }, templates: { type: 'integer' }, messages: { type: 'integer' }, dropped: { type: 'integer', description: 'Messages dropped by --max-messages or --max-log-bytes since the start.' }, bytes: { type: 'integer', description: 'Bytes of the stored messages (their JSON), against --max-log-bytes.' }, subscribers: { type: 'integer' } },
     },
     FaultInput: {
       type: 'object',

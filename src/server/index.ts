@@ -119,7 +119,7 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
   const catalog = await createTemplateCatalog({ templatesDir: config.templatesDir, fixturesDir: config.fixturesDir, watch: true, warn: logger.warn })
   let log
   try {
-    log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, warn: logger.warn })
+    log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, maxBytes: config.maxLogBytes, warn: logger.warn })
   } catch (error) {
     await catalog.close()
     throw error

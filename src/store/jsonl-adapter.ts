@@ -3,6 +3,7 @@ import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { noteRecordLine, recordSize } from './size.js'
 import type { MessageRecord } from './types.js'
 
 /**
@@ -61,6 +62,8 @@ export interface JsonlAdapterOptions {
   warn: (message: string) => void
   /** Replay keeps at most this many records, dropping the oldest as the log did when it ran. */
   maxRecords?: number
+  /** …and at most this many bytes of records (their JSON lines), likewise. */
+  maxBytes?: number
 }
 
 export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
@@ -108,7 +111,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       await input.close().catch(() => {})
     }
     size = bytes.length
-    const replayed = replay(file, bytes.toString('utf8'), options.maxRecords ?? Infinity, options.warn)
+    const replayed = replay(file, bytes.toString('utf8'), { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
     lineCount = replayed.lines
     rewrite = replayed.rewrite
     droppedAtRead = replayed.dropped
@@ -124,7 +127,11 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   function append(entries: readonly LogEntry[]): Promise<void> {
     assertOpen()
     let text = ''
-    for (const entry of entries) text += `${JSON.stringify(entry)}\n`
+    for (const entry of entries) {
+      const line = JSON.stringify(entry)
+      if (!('op' in entry)) noteRecordLine(entry, line)
+      text += `${line}\n`
+    }
     // Lines arriving while a write is in flight join the next batch: one write(2) for all of them.
     let batch = filling
     if (!batch) {
@@ -259,7 +266,7 @@ interface Replayed {
 }
 
 /** Replays the lines after the header. A bad line in the middle refuses the log; a torn last line is dropped. */
-function replay(file: string, text: string, maxRecords: number, warn: (message: string) => void): Replayed {
+function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number }, warn: (message: string) => void): Replayed {
   const parts = text.split('\n')
   // After a final newline split() yields one empty part, which is not a line. Without a final
   // newline the last part is a line cut short by a crash, or complete but unterminated: either
@@ -276,6 +283,13 @@ function replay(file: string, text: string, maxRecords: number, warn: (message: 
   const live = new Map<string, MessageRecord>()
   let lines = 0
   let dropped = 0
+  /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
+  let liveBytes = 0
+  const forget = (id: string) => {
+    const record = live.get(id)
+    if (record) liveBytes -= recordSize(record)
+    live.delete(id)
+  }
 
   for (let i = 1; i < end; i++) {
     const raw = parts[i]!
@@ -298,21 +312,26 @@ function replay(file: string, text: string, maxRecords: number, warn: (message: 
     }
     lines++
     if (!('op' in decoded)) {
+      noteRecordLine(decoded, raw)
+      forget(decoded.id)
       live.set(decoded.id, decoded)
+      liveBytes += recordSize(decoded)
       order.push(decoded)
-      if (live.size > maxRecords) {
+      // The newest record always stays, however large: the log at runtime kept it too.
+      while (live.size > maxRecords || (liveBytes > maxBytes && live.size > 1)) {
         while (live.get(order[head]!.id) !== order[head]) head++
-        live.delete(order[head++]!.id)
+        forget(order[head++]!.id)
         dropped++
       }
     } else if (decoded.op === 'clear') {
       live.clear()
+      liveBytes = 0
       order = []
       head = 0
     } else if ('ids' in decoded) {
-      for (const id of decoded.ids) live.delete(id)
+      for (const id of decoded.ids) forget(id)
     } else {
-      live.delete(decoded.id)
+      forget(decoded.id)
     }
   }
   const records: MessageRecord[] = []
