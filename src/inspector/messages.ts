@@ -4,8 +4,10 @@ import { apiError } from '../errors/index.js'
 import { htmlAnswer } from './html.js'
 import type { AppContext } from '../server/context.js'
 import { route } from '../server/routes.js'
+import { recordSize } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { parseFilter, parseTimeout } from './query.js'
+import { streamJsonList } from './stream.js'
 import { waitForMessage, WaitTimeoutError } from './wait.js'
 
 /** Clears the log (or the filtered part) and tells the event stream. */
@@ -38,6 +40,9 @@ export async function toEml(record: MessageRecord): Promise<Buffer> {
   return mail.compile().build()
 }
 
+/** A list page whose records add up to more than this is streamed. */
+export const STREAM_ABOVE = 1024 * 1024
+
 const textResponse = (body: string | Buffer, headers: Record<string, string>) => new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
 
 export function registerMessageRoutes(app: H3, ctx: AppContext): void {
@@ -45,8 +50,12 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
     GET: (event) => {
       const page = ctx.log.list(parseFilter(event, { paging: true }))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
-      if (event.url.searchParams.get('fields') !== 'summary') return page
-      return { total: page.total, messages: page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) }
+      const messages = event.url.searchParams.get('fields') === 'summary' ? page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) : page.messages
+      // Sizes are known (measured when stored): a large page streams instead of becoming one string.
+      let bytes = 0
+      for (const record of page.messages) bytes += recordSize(record)
+      if (bytes > STREAM_ABOVE) return streamJsonList('messages', messages, { total: page.total })
+      return { messages, total: page.total }
     },
     DELETE: async (event) => {
       await clearMessages(ctx, parseFilter(event, { paging: false }))
