@@ -201,9 +201,10 @@ describe('the document and the validation cannot drift', () => {
 
   it('fault statuses: each one in the enum can be armed, any other is refused', async () => {
     const statuses = doc.components.schemas.FaultInput.properties.status.enum as number[]
-    for (const status of statuses) expect((await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'POST', body: JSON.stringify({ status }) })).status).toBe(201)
+    const arm = (status: number) => fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status }) })
+    for (const status of statuses) expect((await arm(status)).status).toBe(201)
     await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
-    expect((await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'POST', body: JSON.stringify({ status: 504 }) })).status).toBe(422)
+    expect((await arm(504)).status).toBe(422)
   })
 
   it('paging limits: limit up to its maximum passes, one more is refused', async () => {

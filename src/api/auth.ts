@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { apiError } from '../http/errors.js'
 
 export interface TokenPolicy {
@@ -39,6 +39,21 @@ export function tokenHint(token: string, prefix = ''): string {
   return `${prefix}…${rest.length >= 12 ? rest.slice(-4) : ''}`
 }
 
+const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest()
+
+/**
+ * Whether `token` is one of the `--token` values, in constant time: SHA-256 digests (equal
+ * lengths) compared with timingSafeEqual, every configured token compared, no early exit.
+ *
+ * @example matchesExactToken('sandbox_ci', ['sandbox_ci', 'sandbox_dev']) // true
+ */
+export function matchesExactToken(token: string, tokens: readonly string[]): boolean {
+  const given = sha256(token)
+  let found = false
+  for (const expected of tokens) found = timingSafeEqual(given, sha256(expected)) || found
+  return found
+}
+
 /** Checks the Authorization header against the sandbox policy (CONTRACT §1). Throws 401/403. */
 export function authenticate(header: string | null | undefined, policy: TokenPolicy): Caller {
   const match = header ? SCHEME.exec(header.trim()) : null
@@ -50,7 +65,7 @@ export function authenticate(header: string | null | undefined, policy: TokenPol
   }
   const token = match[1]!
   if (policy.tokens.length > 0) {
-    if (!policy.tokens.includes(token)) {
+    if (!matchesExactToken(token, policy.tokens)) {
       throw apiError(403, 'sandbox_token_required', `This is a local sandbox started with --token: it accepts only those exact tokens, and this is not one of them (while --token is set, the "${policy.tokenPrefixes[0]}" prefix alone is not enough).`)
     }
     return { project: projectOf(token), tokenHint: tokenHint(token), token }

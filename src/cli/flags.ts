@@ -28,6 +28,10 @@ export const serveFlags = {
   'token-prefix': { type: 'string', env: 'SENDBOX_TOKEN_PREFIX', multiple: true, valueHint: 'prefix', description: `Also accept tokens starting with this (repeatable; "${DEFAULTS.tokenPrefix}" always is)` },
   lenient: { type: 'boolean', env: 'SENDBOX_LENIENT', default: 'false', description: 'Allow unknown fields; render missing variables empty, as warnings' },
   'max-body': { type: 'string', env: 'SENDBOX_MAX_BODY', default: '1mb', valueHint: 'size', description: 'Largest request body (bytes, or 512kb, 2mb)' },
+  'max-log-bytes': { type: 'string', env: 'SENDBOX_MAX_LOG_BYTES', default: '256mb', valueHint: 'size', description: 'Keep at most this many bytes of messages in memory; the oldest are dropped' },
+  'allowed-host': { type: 'string', env: 'SENDBOX_ALLOWED_HOSTS', multiple: true, valueHint: 'name', description: 'Also answer requests addressed to this host name (repeatable; .name for subdomains; all turns the check off)' },
+  cors: { type: 'string', env: 'SENDBOX_CORS', multiple: true, valueHint: 'origin', description: 'Let a browser app on this origin call the emulated API (repeatable; never the inspector)' },
+  'inspector-password': { type: 'string', env: 'SENDBOX_INSPECTOR_PASSWORD', valueHint: 'password', description: 'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable' },
   open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
 } as const satisfies Record<string, FlagSpec>
 
@@ -105,6 +109,10 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     tokenPrefix: pick('token-prefix') as string[] | undefined,
     lenient: pick('lenient') as boolean | undefined,
     maxBody: pick('max-body') as string | undefined,
+    maxLogBytes: pick('max-log-bytes') as string | undefined,
+    allowedHosts: pick('allowed-host') as string[] | undefined,
+    cors: pick('cors') as string[] | undefined,
+    inspectorPassword: pick('inspector-password') as string | undefined,
     open: pick('open') as boolean | undefined,
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]

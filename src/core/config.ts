@@ -30,6 +30,21 @@ export interface SendboxOptions {
   lenient?: boolean
   /** Largest accepted request body: bytes, or a size like `512kb`, `2mb`. Default 1 MiB. */
   maxBody?: number | string
+  /**
+   * Oldest messages are dropped once the log holds more than this many bytes of records (their
+   * JSON size), like `maxMessages`. Bytes, or a size like `512mb`. Default 256 MiB.
+   */
+  maxLogBytes?: number | string
+  /**
+   * Host names (besides localhost, `*.localhost` and IP addresses) the server answers to: a
+   * name, or `.example.test` for that name and its subdomains. `'all'` (or `true`) turns the
+   * Host check off. Protects against DNS rebinding.
+   */
+  allowedHosts?: string | string[] | true
+  /** Origins (`http://localhost:3000`) allowed to call the emulated API from a browser (CORS). The inspector never is. */
+  cors?: string | string[]
+  /** Puts HTTP Basic authentication (any user name, this password) on `/_sandbox/`. */
+  inspectorPassword?: string
   /** Open the inbox in a browser once listening. CLI default: yes unless `CI`; API default: no. */
   open?: boolean
   /** Print the start banner and request problems. CLI default: yes; API default: no. */
@@ -52,6 +67,15 @@ export interface SendboxConfig {
   tokenPrefixes: string[]
   lenient: boolean
   maxBody: number
+  maxLogBytes: number
+  /** Host names allowed besides localhost, `*.localhost` and IP literals (lowercased; `.x` = x and its subdomains). */
+  allowedHosts: string[]
+  /** `--allowed-host all`: no Host check. */
+  anyHost: boolean
+  /** Origins allowed on the emulated API (CORS), normalised like `http://localhost:3000`. */
+  cors: string[]
+  /** null: the inspector is open (it is, unless --inspector-password). */
+  inspectorPassword: string | null
   open: boolean
   logs: boolean
 }
@@ -65,6 +89,8 @@ export const DEFAULTS = {
   maxMessages: 5000,
   tokenPrefix: 'sandbox_',
   maxBody: 1024 * 1024,
+  // 5000 messages of up to ~50 KB each (the example receipt is ~6 KB): ordinary emails never reach it.
+  maxLogBytes: 256 * 1024 * 1024,
 } as const
 
 /** The token the start banner and `sandbox.token` offer when no --token is given. */
@@ -113,6 +139,33 @@ function folder(flag: string, value: string | undefined, fallback: string, cwd: 
   return dir
 }
 
+/** `localhost:3000` is not an origin; `http://localhost:3000/` is, once normalised. */
+function corsOrigin(value: string): string {
+  let url: URL | null = null
+  try {
+    url = new URL(value)
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw new ConfigError('--cors', `expected an origin such as http://localhost:3000 (scheme, host and port; no path, no "*"), got ${JSON.stringify(value)}`)
+  }
+  return url.origin
+}
+
+/** A host name for --allowed-host: letters, digits, `-`, `.`, `_` (a leading `.` covers subdomains). */
+const HOST_NAME = /^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/
+
+function allowedHosts(value: SendboxOptions['allowedHosts']): { allowedHosts: string[]; anyHost: boolean } {
+  if (value === true) return { allowedHosts: [], anyHost: true }
+  const names = list(value).map((v) => v.toLowerCase())
+  if (names.includes('all')) return { allowedHosts: [], anyHost: true }
+  for (const name of names) {
+    if (!HOST_NAME.test(name) || name.includes(':')) throw new ConfigError('--allowed-host', `expected a host name such as myname.local (or .example.test for it and its subdomains, or all), got ${JSON.stringify(name)}`)
+  }
+  return { allowedHosts: names.map((n) => n.replace(/\.$/, '')), anyHost: false }
+}
+
 /** Validates options into the config every layer reads. Throws `ConfigError`. */
 export function resolveConfig(options: SendboxOptions = {}, defaults: { open: boolean; logs: boolean } = { open: false, logs: false }): SendboxConfig {
   const cwd = options.cwd ?? process.cwd()
@@ -122,6 +175,14 @@ export function resolveConfig(options: SendboxOptions = {}, defaults: { open: bo
   }
   const host = (options.host ?? DEFAULTS.host).trim()
   if (host === '') throw new ConfigError('--host', 'expected a host name or IP address, got an empty value')
+  const maxLogBytes = parseSize(options.maxLogBytes ?? DEFAULTS.maxLogBytes)
+  if (maxLogBytes === null || maxLogBytes < 1) {
+    throw new ConfigError('--max-log-bytes', `expected a size in bytes such as 268435456, 512mb or 1gb, got ${JSON.stringify(options.maxLogBytes)}`)
+  }
+  const password = options.inspectorPassword
+  if (password !== undefined && (typeof password !== 'string' || password === '')) {
+    throw new ConfigError('--inspector-password', 'expected a password; leave the flag out to keep the inspector open')
+  }
   const tokenPrefixes = [DEFAULTS.tokenPrefix, ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix)]
   return {
     port: integer('--port', options.port ?? DEFAULTS.port, 0, 65535, 'a port number from 0 to 65535'),
@@ -134,6 +195,10 @@ export function resolveConfig(options: SendboxOptions = {}, defaults: { open: bo
     tokenPrefixes,
     lenient: options.lenient ?? false,
     maxBody,
+    maxLogBytes,
+    ...allowedHosts(options.allowedHosts),
+    cors: [...new Set(list(options.cors).map(corsOrigin))],
+    inspectorPassword: password ?? null,
     open: options.open ?? defaults.open,
     logs: options.logs ?? defaults.logs,
   }

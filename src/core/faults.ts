@@ -7,6 +7,20 @@ import type { FieldProblem, Parsed } from '../lib/problems.js'
  */
 
 export const FAULT_STATUSES = [429, 500, 502, 503] as const
+
+/** At most this many faults are armed at once: a test suite needs a handful, not thousands. */
+export const MAX_ARMED_FAULTS = 100
+/** Longest `match.template` (a slug's own limit) and `match.to` (a long address with its name). */
+export const MAX_MATCH_LENGTH = { template: 128, to: 320 } as const
+
+/** `arm` with MAX_ARMED_FAULTS already armed. */
+export class FaultLimitError extends Error {
+  override name = 'FaultLimitError'
+  readonly code = 'too_many_faults'
+  constructor() {
+    super(`${MAX_ARMED_FAULTS} faults are armed already, the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`)
+  }
+}
 export type FaultStatus = (typeof FAULT_STATUSES)[number]
 
 export interface FaultMatch {
@@ -42,6 +56,7 @@ export interface SendFacts {
 }
 
 export interface FaultRegistry {
+  /** Throws FaultLimitError when MAX_ARMED_FAULTS are armed. */
   arm(input: FaultInput): Fault
   list(): Fault[]
   /** Disarms all; returns how many were armed. */
@@ -71,7 +86,9 @@ export function parseFaultInput(body: unknown): Parsed<FaultInput> {
   if (!isPlainObject(match)) problems.push({ field: 'match', code: 'invalid_type', message: 'match must be an object with template and/or to.' })
   else {
     for (const key of ['template', 'to'] as const) {
-      if (match[key] !== undefined && typeof match[key] !== 'string') problems.push({ field: `match.${key}`, code: 'invalid_type', message: `match.${key} must be a string.` })
+      const value = match[key]
+      if (value !== undefined && typeof value !== 'string') problems.push({ field: `match.${key}`, code: 'invalid_type', message: `match.${key} must be a string.` })
+      else if (typeof value === 'string' && value.length > MAX_MATCH_LENGTH[key]) problems.push({ field: `match.${key}`, code: 'too_long', message: `match.${key} must be at most ${MAX_MATCH_LENGTH[key]} characters.` })
     }
     for (const key of Object.keys(match)) if (key !== 'template' && key !== 'to') problems.push({ field: `match.${key}`, code: 'unknown_field', message: `Unknown field "match.${key}"; match takes template and to.` })
   }
@@ -116,6 +133,7 @@ export function createFaultRegistry(): FaultRegistry {
   let seq = 0
   return {
     arm(input) {
+      if (faults.length >= MAX_ARMED_FAULTS) throw new FaultLimitError()
       const fault: Fault = {
         id: `fault_${++seq}`,
         status: input.status,

@@ -18,6 +18,17 @@ function tooLarge(limit: number) {
   return apiError(413, 'payload_too_large', `The body is larger than the ${limit} byte limit; send less, or raise it with --max-body.`)
 }
 
+/**
+ * A JSON body, checked in the send's order: media type (415), size (413), syntax and depth (400).
+ * Every route that takes JSON reads it here, so none can be fed a form or a beacon.
+ *
+ * @example const fields = await readJsonBody(event, ctx.config.maxBody)
+ */
+export async function readJsonBody(event: H3Event, limit: number): Promise<unknown> {
+  assertJsonContentType(event)
+  return parseJsonBody(await readBodyText(event, limit))
+}
+
 /** Reads the body as text, refusing more than `limit` bytes without buffering them. */
 export async function readBodyText(event: H3Event, limit: number): Promise<string> {
   const declared = Number(event.req.headers.get('content-length'))
@@ -96,7 +107,46 @@ function errorOffset(text: string): number {
   return Math.max(0, lo - 1)
 }
 
+/**
+ * How deep arrays and objects may nest in any JSON body. Far beyond any real template
+ * variables, far below what recursive code (validation, rendering, serialising) survives.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * The offset of the first `[` or `{` that opens level `limit + 1`, or -1 when the text nests no
+ * deeper than `limit`. A scan of the raw text (brackets inside strings do not count), with no
+ * recursion and before JSON.parse, so a deep body is refused before anything recursive sees it.
+ *
+ * @example jsonDepthExceeded('[[1]]', 1)    // 1
+ * @example jsonDepthExceeded('["[[["]', 1)  // -1
+ */
+export function jsonDepthExceeded(text: string, limit = MAX_JSON_DEPTH): number {
+  // Fewer characters than the limit cannot nest deeper than it.
+  if (text.length <= limit) return -1
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) i++
+      else if (c === 34 /* " */) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > limit) return i
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--
+  }
+  return -1
+}
+
 export function parseJsonBody(text: string): unknown {
+  const deep = jsonDepthExceeded(text)
+  if (deep !== -1) {
+    const { line, column } = lineColumn(text, deep)
+    throw apiError(400, 'invalid_json', `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at line ${line}, column ${column}, position ${deep}); sendbox accepts at most ${MAX_JSON_DEPTH}.`, {
+      details: [{ position: deep, line, column, limit: MAX_JSON_DEPTH }],
+    })
+  }
   try {
     return JSON.parse(text)
   } catch {

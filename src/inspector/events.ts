@@ -5,8 +5,12 @@ import { route } from '../http/route.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000
-/** A client this many events behind is dropped, so a slow reader never slows a send. */
-const MAX_BACKLOG = 1000
+/**
+ * A client with this many bytes of events not yet taken by its socket is dropped (its
+ * connection closed; EventSource reconnects and the inbox reloads its list), so a paused or slow
+ * reader holds a bounded amount of memory and never slows a send.
+ */
+export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024
 
 const encoder = new TextEncoder()
 
@@ -23,31 +27,49 @@ function frame(event: SandboxEvent): string {
   }
 }
 
+/**
+ * An event's bytes, serialised once however many streams are open: the bus hands every
+ * subscriber the same event object, so the first one encodes it and the rest share the buffer.
+ */
+const frames = new WeakMap<SandboxEvent, Uint8Array>()
+function encodedFrame(event: SandboxEvent): Uint8Array {
+  let bytes = frames.get(event)
+  if (!bytes) {
+    bytes = encoder.encode(frame(event))
+    frames.set(event, bytes)
+  }
+  return bytes
+}
+
 /** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`. */
 export function registerEventRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/events', {
     GET: () => {
-      let cleanup = () => {}
+      let cleanup = (_overflow?: boolean) => {}
       const stream = new ReadableStream<Uint8Array>(
         {
           start(controller) {
-            const send = (text: string) => {
-              if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return cleanup()
-              controller.enqueue(encoder.encode(text))
+            const send = (bytes: Uint8Array) => {
+              // desiredSize is minus the bytes queued: what the client has not taken yet.
+              if (-(controller.desiredSize ?? 0) + bytes.byteLength > MAX_BACKLOG_BYTES) return cleanup(true)
+              controller.enqueue(bytes)
             }
-            const unsubscribe = ctx.events.subscribe((event) => send(frame(event)))
-            const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), HEARTBEAT_MS)
+            const unsubscribe = ctx.events.subscribe((event) => send(encodedFrame(event)))
+            const heartbeat = setInterval(() => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)), HEARTBEAT_MS)
             heartbeat.unref()
             const unregister = ctx.onClose(() => cleanup())
             let done = false
-            cleanup = () => {
+            cleanup = (overflow = false) => {
               if (done) return
               done = true
               unsubscribe()
               clearInterval(heartbeat)
               unregister()
               try {
-                controller.close()
+                // Too far behind: error the stream, which discards its backlog and closes the
+                // connection now; close() would keep the backlog until the client read it.
+                if (overflow) controller.error(new Error('The event-stream client fell too far behind.'))
+                else controller.close()
               } catch {
                 // Already closed or errored by the client going away.
               }
@@ -59,7 +81,7 @@ export function registerEventRoutes(app: H3, ctx: AppContext): void {
             cleanup()
           },
         },
-        { highWaterMark: 0 },
+        new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
       )
       return new Response(stream, {
         headers: {

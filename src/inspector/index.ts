@@ -16,6 +16,8 @@ export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
       templates: ctx.catalog.count(),
       messages: ctx.log.count(),
       dropped: ctx.log.dropped(),
+      // What the log holds, against --max-log-bytes.
+      bytes: ctx.log.bytes(),
       // Open event streams and pending waits: a leak shows up here.
       subscribers: ctx.events.size(),
       // What a client needs to show a working example; never a token given with --token.

@@ -4,8 +4,10 @@ import { apiError } from '../http/errors.js'
 import { htmlAnswer } from './html.js'
 import type { AppContext } from '../core/context.js'
 import { route } from '../http/route.js'
+import { recordSize } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { parseFilter, parseTimeout } from './query.js'
+import { streamJsonList } from './stream.js'
 import { clearMessages, deleteMessage } from '../core/messages.js'
 import { ShuttingDownError, waitForMessage, WaitTimeoutError } from '../core/wait.js'
 
@@ -32,6 +34,9 @@ export async function toEml(record: MessageRecord): Promise<Buffer> {
   return mail.compile().build()
 }
 
+/** A list page whose records add up to more than this is streamed. */
+export const STREAM_ABOVE = 1024 * 1024
+
 const textResponse = (body: string | Buffer, headers: Record<string, string>) => new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
 
 export function registerMessageRoutes(app: H3, ctx: AppContext): void {
@@ -39,8 +44,12 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
     GET: (event) => {
       const page = ctx.log.list(parseFilter(event, { paging: true }))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
-      if (event.url.searchParams.get('fields') !== 'summary') return page
-      return { total: page.total, messages: page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) }
+      const messages = event.url.searchParams.get('fields') === 'summary' ? page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) : page.messages
+      // Sizes are known (measured when stored): a large page streams instead of becoming one string.
+      let bytes = 0
+      for (const record of page.messages) bytes += recordSize(record)
+      if (bytes > STREAM_ABOVE) return streamJsonList('messages', messages, { total: page.total })
+      return { messages, total: page.total }
     },
     DELETE: async (event) => {
       await clearMessages(ctx, parseFilter(event, { paging: false }))
@@ -58,6 +67,8 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
         return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal })
       } catch (error) {
         if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
+        // The client hung up: nobody reads this answer, and it is no error of ours to log.
+        if (abort.signal.aborted) return new Response(null, { status: 499 })
         if (error instanceof ShuttingDownError) throw apiError(503, 'shutting_down', error.message)
         throw error
       }

@@ -1,8 +1,9 @@
 import type { H3 } from 'h3'
 import { API_ERRORS, FIELD_PROBLEM_CODES, SEND_ERROR_CODES, sendRequestSchema, type ErrorCode } from '../api/schema.js'
+import { serverUrl } from '../http/url.js'
 import type { AppContext } from '../core/context.js'
 import { route } from '../http/route.js'
-import { FAULT_STATUSES } from '../core/faults.js'
+import { FAULT_STATUSES, MAX_MATCH_LENGTH } from '../core/faults.js'
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './query.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
 
@@ -25,7 +26,7 @@ const ERROR_HEADERS: Record<number, Json> = {
   429: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
 }
 
-const ALWAYS: ErrorCode[] = ['method_not_allowed', 'internal_error']
+const ALWAYS: ErrorCode[] = ['host_not_allowed', 'cross_origin_forbidden', 'method_not_allowed', 'internal_error']
 
 /** The error responses of an operation, grouped by status from API_ERRORS. */
 function errorResponses(codes: readonly ErrorCode[]): Json {
@@ -199,7 +200,7 @@ function schemas(): Json {
     Health: {
       type: 'object',
       required: ['status', 'version', 'templates', 'messages'],
-      properties: { status: { const: 'ok' }, version: { type: 'string' }, templates: { type: 'integer' }, messages: { type: 'integer' }, dropped: { type: 'integer' }, subscribers: { type: 'integer' } },
+      properties: { status: { const: 'ok' }, version: { type: 'string' }, templates: { type: 'integer' }, messages: { type: 'integer' }, dropped: { type: 'integer', description: 'Messages dropped by --max-messages or --max-log-bytes since the start.' }, bytes: { type: 'integer', description: 'Bytes of the stored messages (their JSON), against --max-log-bytes.' }, subscribers: { type: 'integer' } },
     },
     FaultInput: {
       type: 'object',
@@ -212,7 +213,10 @@ function schemas(): Json {
         match: {
           type: 'object',
           additionalProperties: false,
-          properties: { template: { type: 'string', description: 'Exact template slug.' }, to: { type: 'string', description: 'Case-insensitive substring of any recipient.' } },
+          properties: {
+            template: { type: 'string', maxLength: MAX_MATCH_LENGTH.template, description: 'Exact template slug.' },
+            to: { type: 'string', maxLength: MAX_MATCH_LENGTH.to, description: 'Case-insensitive substring of any recipient.' },
+          },
         },
       },
     },
@@ -312,7 +316,7 @@ function paths(): Json {
         summary: 'Render with the posted variables.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', properties: { variables: { type: 'object' } } }) },
-        responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
+        responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
       },
     },
     '/_sandbox/api/templates/{slug}/checks': {
@@ -324,7 +328,7 @@ function paths(): Json {
         summary: 'Email checks of the template rendered with the posted variables.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', properties: { variables: { type: 'object' } } }) },
-        responses: { '200': { description: 'The checks.', ...json(ref('EmailChecks')) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
+        responses: { '200': { description: 'The checks.', ...json(ref('EmailChecks')) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
       },
     },
     '/_sandbox/api/templates/{slug}/preview': {
@@ -338,7 +342,7 @@ function paths(): Json {
         summary: 'Save variables as a fixture case, fixtures/<slug>/<name>.json.',
         parameters: [SLUG],
         requestBody: { required: true, ...json({ type: 'object', required: ['name', 'variables'], properties: { name: { type: 'string', description: 'A case name (not "default").' }, variables: { type: 'object' }, overwrite: { type: 'boolean', default: false } } }) },
-        responses: { '201': { description: 'Saved.', ...json({ type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string' } } }) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'fixture_exists']) },
+        responses: { '201': { description: 'Saved.', ...json({ type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string' } } }) }, ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'fixture_exists', 'fixture_too_large', 'fixture_outside']) },
       },
     },
     '/_sandbox/api/previews': {
@@ -350,7 +354,7 @@ function paths(): Json {
         requestBody: { required: true, ...json({ type: 'object', required: ['template'], properties: { template: { type: 'string' }, variables: { type: 'object' } } }) },
         responses: {
           '201': { description: 'Rendered.', ...json({ type: 'object', required: ['id', 'url', 'text', 'warnings', 'missing'], properties: { id: { type: 'string' }, url: { type: 'string' }, text: { type: 'string' }, warnings: { type: 'array', items: ref('Warning') }, missing: { type: 'array', items: { type: 'string' } } } }) },
-          ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']),
+          ...errorResponses(['template_not_found', 'template_invalid', 'unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']),
         },
       },
     },
@@ -364,7 +368,7 @@ function paths(): Json {
         security: PUBLIC,
         summary: 'Make the next `count` matching sends fail with `status` (code simulated_fault; not stored).',
         requestBody: { required: true, ...json(ref('FaultInput')) },
-        responses: { '201': { description: 'Armed.', ...json(ref('Fault')) }, ...errorResponses(['invalid_json', 'payload_too_large', 'validation_failed']) },
+        responses: { '201': { description: 'Armed.', ...json(ref('Fault')) }, ...errorResponses(['unsupported_media_type', 'invalid_json', 'payload_too_large', 'validation_failed', 'too_many_faults']) },
       },
       get: { operationId: 'listFaults', tags: INSPECTOR, security: PUBLIC, summary: 'The armed faults.', responses: { '200': { description: 'Armed faults.', ...json({ type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ref('Fault') } } }) }, ...errorResponses([]) } },
       delete: { operationId: 'clearFaults', tags: INSPECTOR, security: PUBLIC, summary: 'Disarm every fault.', responses: { ...noContent, ...errorResponses([]) } },
@@ -385,7 +389,7 @@ export function openApiDocument(options: { version: string; serverUrl?: string }
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     tags: [
       { name: 'api', description: 'The emulated service; every request carries `Authorization: token <API_TOKEN>` with a sandbox token.' },
-      { name: 'inspector', description: 'sendbox\'s own API, unauthenticated.' },
+      { name: 'inspector', description: 'sendbox\'s own API: unauthenticated, unless the server runs with --inspector-password (then HTTP Basic, any user name). Closed to other websites (no CORS).' },
     ],
     security: [{ token: [] }],
     paths: paths(),
@@ -400,6 +404,11 @@ export function openApiDocument(options: { version: string; serverUrl?: string }
 
 export function registerOpenApiRoute(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/openapi.json', {
-    GET: (event) => openApiDocument({ version: ctx.version, serverUrl: event.url.origin }),
+    // The server's own address, never the request's Host: a rebinding name must not be echoed back.
+    GET: (event) => {
+      const socket = event.runtime?.node?.req?.socket
+      const port = socket?.localPort ?? ctx.config.port
+      return openApiDocument({ version: ctx.version, serverUrl: serverUrl(ctx.config.host, port, socket?.localAddress) })
+    },
   })
 }

@@ -1,12 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { relative } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
-import { parseJsonBody, readBodyText } from '../http/body.js'
+import { readJsonBody } from '../http/body.js'
 import { checkEmail } from '../checks/index.js'
 import { apiError } from '../http/errors.js'
 import type { AppContext } from '../core/context.js'
 import { route } from '../http/route.js'
-import { exampleVariables, isValidSlug, lookupFailure, missingVariables, renderMessage } from '../templates/index.js'
+import { exampleVariables, FixtureWriteError, isFixtureCaseName, lookupFailure, missingVariables, renderMessage, writeFixtureCase } from '../templates/index.js'
 import { isPlainObject } from '../lib/json.js'
 import { templateError } from '../http/template-errors.js'
 import type { FixtureCase, Template } from '../templates/types.js'
@@ -36,7 +35,7 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
   if (caseName) {
     const found = cases.find((c) => c.name === caseName)
     if (!found) throw apiError(404, 'fixture_not_found', `The template "${template.slug}" has no fixture case "${caseName}"; it has ${cases.map((c) => `"${c.name}"`).join(', ') || 'none'}.`)
-    if (!found.variables) throw apiError(422, 'fixture_invalid', `The fixture ${found.file} is not usable: ${found.error}.`)
+    if (!found.variables) throw apiError(422, 'fixture_invalid', `The fixture ${relative(ctx.catalog.fixturesDir, found.file)} is not usable: ${found.error}.`)
     return found.variables
   }
   const first = cases.find((c) => c.variables)
@@ -60,7 +59,7 @@ function soft<T extends object>(event: H3Event, render: () => T): (T & { ok: tru
 
 /** A JSON body's fields: anything but an object reads as no fields (each route says what is missing). */
 async function bodyFields(event: H3Event, ctx: AppContext): Promise<Record<string, unknown>> {
-  const body = parseJsonBody(await readBodyText(event, ctx.config.maxBody))
+  const body = await readJsonBody(event, ctx.config.maxBody)
   return isPlainObject(body) ? body : {}
 }
 
@@ -198,17 +197,17 @@ function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
       const body = await bodyFields(event, ctx)
       const { name, variables } = body
       const problems = [
-        ...(typeof name !== 'string' || !isValidSlug(name) || name === 'default' ? [{ field: 'name', code: 'invalid_value', message: 'name must be a case name: letters, digits, "-", "_" and "." (not "default").' }] : []),
+        ...(!isFixtureCaseName(name) ? [{ field: 'name', code: 'invalid_value', message: 'name must be a case name: letters, digits, "-", "_" and "." (not starting with ".", not "default").' }] : []),
         ...(!isPlainObject(variables) ? [VARIABLES_NOT_OBJECT] : []),
       ]
       if (problems.length) throw apiError(422, 'validation_failed', 'The fixture case is not valid.', { details: problems })
-      const file = join(ctx.catalog.fixturesDir, template.slug, `${name as string}.json`)
-      await mkdir(dirname(file), { recursive: true })
+      let file: string
       try {
-        await writeFile(file, `${JSON.stringify(variables, null, 2)}\n`, { flag: body.overwrite === true ? 'w' : 'wx' })
+        file = await writeFixtureCase(ctx.catalog.fixturesDir, template.slug, name as string, variables as Record<string, unknown>, { overwrite: body.overwrite === true })
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw apiError(409, 'fixture_exists', `The case "${name as string}" already exists (${file}); pick another name or send "overwrite": true.`)
-        throw error
+        if (!(error instanceof FixtureWriteError)) throw error
+        const status = { fixture_exists: 409, fixture_too_large: 413, fixture_outside: 403 }[error.code]
+        throw apiError(status, error.code, error.message)
       }
       event.res.status = 201
       return { name, file }

@@ -1,5 +1,6 @@
 import { H3, redirect } from 'h3'
 import { toErrorResponse } from '../http/errors.js'
+import { createGuard, guardPolicy } from '../http/guard.js'
 import { registerApiRoutes } from '../api/index.js'
 import { registerInspectorRoutes } from '../inspector/index.js'
 import { registerInboxRoutes } from '../inbox/index.js'
@@ -8,11 +9,19 @@ import { route } from '../http/route.js'
 
 /** Wires the emulated API, the inspector and the inbox page into one h3 app. */
 export function createApp(ctx: AppContext): H3 {
+  const guard = createGuard(guardPolicy(ctx.config))
   const app = new H3({
     // We report unexpected errors ourselves, once, through the logger.
     silent: true,
-    onError: (error) => toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause)),
+    onError: (error, event) => {
+      const response = toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause))
+      // h3 does not merge the headers a middleware set into an error answer: a --cors origin must still read it.
+      for (const [name, value] of Object.entries(guard.headersFor(event))) response.headers.set(name, value)
+      return response
+    },
   })
+  // Host, cross-site and password checks, before every route (and before the 404 of no route).
+  app.use((event) => guard.check(event))
   route(app, '/', { GET: (event) => redirect('/_sandbox/', 302) })
   registerApiRoutes(app, ctx)
   registerInspectorRoutes(app, ctx)

@@ -8,8 +8,10 @@ import { createFaultRegistry } from '../core/faults.js'
 import { openMessageLog } from '../store/index.js'
 import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
+import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
 import type { AppContext, Logger } from '../core/context.js'
+import { exposureWarning } from './exposure.js'
 
 /** Why the server could not start; the CLI prints the message and exits 1. */
 export class StartError extends Error {
@@ -68,11 +70,6 @@ async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: Sendb
   return listener
 }
 
-function urlFor(host: string, port: number): string {
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
-  return `http://${shown}:${port}`
-}
-
 /** A listening server and the context its routes share; what `startSendbox` builds on. */
 export interface RunningServer {
   ctx: AppContext
@@ -99,7 +96,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const catalog = await createTemplateCatalog({ templatesDir: config.templatesDir, fixturesDir: config.fixturesDir, watch: true, warn: logger.warn })
   let log
   try {
-    log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, warn: logger.warn })
+    log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, maxBytes: config.maxLogBytes, warn: logger.warn })
   } catch (error) {
     await catalog.close()
     throw error
@@ -138,7 +135,9 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     throw error
   }
   const port = (listener.address as { port: number }).port
-  const url = urlFor(config.host, port)
+  const url = serverUrl(config.host, port)
+  const exposed = exposureWarning(config, port)
+  if (exposed) logger.warn(exposed)
 
   let closing: Promise<void> | undefined
   const close = () =>

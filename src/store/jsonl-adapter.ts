@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { noteRecordLine, recordSize } from './size.js'
 import type { MessageRecord } from './types.js'
 
 /**
@@ -45,6 +46,9 @@ export interface JsonlAdapter extends Adapter<LogData> {
   close(): Promise<void>
 }
 
+/** The log holds sign-in links and codes: owner-only when sendbox creates it. */
+const FILE_MODE = 0o600
+
 /** Compaction writes in slices of about this many characters, to bound memory. */
 const WRITE_SLICE = 1 << 20
 
@@ -58,6 +62,8 @@ export interface JsonlAdapterOptions {
   warn: (message: string) => void
   /** Replay keeps at most this many records, dropping the oldest as the log did when it ran. */
   maxRecords?: number
+  /** …and at most this many bytes of records (their JSON lines), likewise. */
+  maxBytes?: number
 }
 
 export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
@@ -105,7 +111,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       await input.close().catch(() => {})
     }
     size = bytes.length
-    const replayed = replay(file, bytes.toString('utf8'), options.maxRecords ?? Infinity, options.warn)
+    const replayed = replay(file, bytes.toString('utf8'), { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
     lineCount = replayed.lines
     rewrite = replayed.rewrite
     droppedAtRead = replayed.dropped
@@ -121,7 +127,11 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   function append(entries: readonly LogEntry[]): Promise<void> {
     assertOpen()
     let text = ''
-    for (const entry of entries) text += `${JSON.stringify(entry)}\n`
+    for (const entry of entries) {
+      const line = JSON.stringify(entry)
+      if (!('op' in entry)) noteRecordLine(entry, line)
+      text += `${line}\n`
+    }
     // Lines arriving while a write is in flight join the next batch: one write(2) for all of them.
     let batch = filling
     if (!batch) {
@@ -137,7 +147,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
-    handle ??= await open(file, 'a')
+    handle ??= await open(file, 'a', FILE_MODE)
     const before = size
     try {
       size += await writeAll(handle, batch.text)
@@ -168,9 +178,12 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     // Opened for appending: after the rename this same handle is the log's append handle,
     // so there is no window in which the log has no handle or a handle on the old inode.
-    const next = await open(temp, 'ax')
+    const next = await open(temp, 'ax', FILE_MODE)
     let written = 0
     try {
+      // The new file keeps the old one's mode: a chmod the user made survives compaction.
+      const previousMode = await stat(file).then((s) => s.mode & 0o7777, () => null)
+      if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
       let slice = `${LOG_HEADER}\n`
       for (const record of records) {
         slice += `${JSON.stringify(record)}\n`
@@ -202,7 +215,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     append,
     open: () =>
       serial(async () => {
-        handle ??= await open(file, 'a')
+        handle ??= await open(file, 'a', FILE_MODE)
       }),
     lines: () => lineCount,
     needsRewrite: () => rewrite,
@@ -253,7 +266,7 @@ interface Replayed {
 }
 
 /** Replays the lines after the header. A bad line in the middle refuses the log; a torn last line is dropped. */
-function replay(file: string, text: string, maxRecords: number, warn: (message: string) => void): Replayed {
+function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number }, warn: (message: string) => void): Replayed {
   const parts = text.split('\n')
   // After a final newline split() yields one empty part, which is not a line. Without a final
   // newline the last part is a line cut short by a crash, or complete but unterminated: either
@@ -270,6 +283,13 @@ function replay(file: string, text: string, maxRecords: number, warn: (message: 
   const live = new Map<string, MessageRecord>()
   let lines = 0
   let dropped = 0
+  /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
+  let liveBytes = 0
+  const forget = (id: string) => {
+    const record = live.get(id)
+    if (record) liveBytes -= recordSize(record)
+    live.delete(id)
+  }
 
   for (let i = 1; i < end; i++) {
     const raw = parts[i]!
@@ -292,21 +312,26 @@ function replay(file: string, text: string, maxRecords: number, warn: (message: 
     }
     lines++
     if (!('op' in decoded)) {
+      noteRecordLine(decoded, raw)
+      forget(decoded.id)
       live.set(decoded.id, decoded)
+      liveBytes += recordSize(decoded)
       order.push(decoded)
-      if (live.size > maxRecords) {
+      // The newest record always stays, however large: the log at runtime kept it too.
+      while (live.size > maxRecords || (liveBytes > maxBytes && live.size > 1)) {
         while (live.get(order[head]!.id) !== order[head]) head++
-        live.delete(order[head++]!.id)
+        forget(order[head++]!.id)
         dropped++
       }
     } else if (decoded.op === 'clear') {
       live.clear()
+      liveBytes = 0
       order = []
       head = 0
     } else if ('ids' in decoded) {
-      for (const id of decoded.ids) live.delete(id)
+      for (const id of decoded.ids) forget(id)
     } else {
-      live.delete(decoded.id)
+      forget(decoded.id)
     }
   }
   const records: MessageRecord[] = []

@@ -32,7 +32,7 @@ export async function acquireLock(file: string, warn: (message: string) => void)
 
   for (let attempt = 0; ; attempt++) {
     try {
-      await writeFile(lockPath, body, { flag: 'wx' })
+      await writeFile(lockPath, body, { flag: 'wx', mode: 0o600 })
       break
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') throw unreadable(file, 'lock', error)

@@ -1,13 +1,16 @@
-import { mkdir, readdir, unlink } from 'node:fs/promises'
+import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Low } from 'lowdb'
 import { LogOpenError, unreadable } from './errors.js'
 import { compileFilter, isEmptyFilter } from './filter.js'
 import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
+import { recordSize } from './size.js'
 import type { MessageFilter, MessageLog, MessageLogOptions, MessagePage, MessageRecord } from './types.js'
 
 export const DEFAULT_MAX_MESSAGES = 5000
+/** 5000 messages of up to ~50 KB each; an ordinary email is a few KB. */
+export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 /** Runtime compaction waits for this many dead lines, so a small log does not churn. */
 export const MIN_DEAD_LINES = 100
 
@@ -25,22 +28,28 @@ interface Backing {
 export async function openMessageLog(options: MessageLogOptions): Promise<MessageLog> {
   const maxMessages = options.maxMessages ?? DEFAULT_MAX_MESSAGES
   if (!(maxMessages >= 1)) throw new RangeError(`maxMessages must be at least 1, got ${maxMessages}`)
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+  if (!(maxBytes >= 1)) throw new RangeError(`maxBytes must be at least 1, got ${maxBytes}`)
+  const limits = { maxMessages, maxBytes }
   const warn = options.warn ?? ((message: string) => console.warn(message))
-  if (options.file === null) return createLog(null, { records: [] }, maxMessages, 0, warn)
+  if (options.file === null) return createLog(null, { records: [] }, limits, 0, warn)
 
   const file = path.resolve(options.file)
   try {
-    await mkdir(path.dirname(file), { recursive: true })
+    // Owner-only: the log holds sign-in links and codes. A folder sendbox creates gets a
+    // .gitignore of '*' (as pytest does for .pytest_cache), so it never shows up in git status.
+    const created = await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+    if (created !== undefined) await writeFile(path.join(path.dirname(file), '.gitignore'), '# Created by sendbox: its message log, never to be committed.\n*\n', { flag: 'wx', mode: 0o600 })
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
   const lock = await acquireLock(file, warn)
   try {
     await removeStaleTempFiles(file)
-    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages })
+    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes })
     const db = new Low<LogData>(adapter, { records: [] })
     await db.read()
-    const log = createLog({ adapter, db, lock }, db.data, maxMessages, adapter.droppedAtRead(), warn)
+    const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), warn)
     if (adapter.needsRewrite() || adapter.lines() > log.count()) {
       try {
         await db.write()
@@ -62,7 +71,7 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
 function createLog(
   backing: Backing | null,
   data: LogData,
-  maxMessages: number,
+  { maxMessages, maxBytes }: { maxMessages: number; maxBytes: number },
   droppedAtOpen: number,
   warn: (message: string) => void,
 ): MessageLog {
@@ -71,16 +80,24 @@ function createLog(
   // are cut off in bulk later, so dropping the oldest costs O(1) amortised, not a shift().
   let head = 0
   const byId = new Map<string, MessageRecord>()
-  for (const record of data.records) byId.set(record.id, record)
+  /** Bytes of the live records (their JSON lines): bounded by maxBytes as their count is by maxMessages. */
+  let bytes = 0
+  for (const record of data.records) {
+    byId.set(record.id, record)
+    bytes += recordSize(record)
+  }
   let dropped = droppedAtOpen
   let closing: Promise<void> | null = null
 
   const live = () => data.records.length - head
   const dead = () => (adapter ? adapter.lines() - live() : 0)
 
+  /** Drops the oldest past either limit. The newest record stays, however large. */
   function dropOverflow(): void {
-    while (live() > maxMessages) {
-      byId.delete(data.records[head]!.id)
+    while (live() > maxMessages || (bytes > maxBytes && live() > 1)) {
+      const oldest = data.records[head]!
+      byId.delete(oldest.id)
+      bytes -= recordSize(oldest)
       head++
       dropped++
     }
@@ -95,6 +112,7 @@ function createLog(
 
   function remove(record: MessageRecord): void {
     byId.delete(record.id)
+    bytes -= recordSize(record)
     // Newest first: deletes mostly concern recent messages.
     const index = data.records.lastIndexOf(record)
     if (index >= head) data.records.splice(index, 1)
@@ -130,6 +148,7 @@ function createLog(
       if (previous) remove(previous)
       data.records.push(record)
       byId.set(record.id, record)
+      bytes += recordSize(record)
       dropOverflow()
       if (!written) return
       try {
@@ -190,6 +209,7 @@ function createLog(
         data.records = []
         head = 0
         byId.clear()
+        bytes = 0
       } else {
         const match = compileFilter(filter)
         const kept: MessageRecord[] = []
@@ -206,6 +226,8 @@ function createLog(
         for (const id of ids) byId.delete(id)
         data.records = kept
         head = 0
+        bytes = 0
+        for (const record of kept) bytes += recordSize(record)
       }
       await written
       compactIfWorthwhile()
@@ -215,6 +237,8 @@ function createLog(
     count: live,
 
     dropped: () => dropped,
+
+    bytes: () => bytes,
 
     close() {
       return (closing ??= (async () => {

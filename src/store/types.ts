@@ -61,8 +61,10 @@ export interface MessageLog {
   /** Clears all, or only the messages matching the filter. Returns how many went. */
   clear(filter?: MessageFilter): Promise<number>
   count(): number
-  /** Messages dropped by `maxMessages` since this log was opened. */
+  /** Messages dropped by `maxMessages` or `maxBytes` since this log was opened. */
   dropped(): number
+  /** Bytes the live records take (the length of their JSON lines). */
+  bytes(): number
   /** Writes anything pending, compacts if worthwhile, releases the lock. Idempotent. */
   close(): Promise<void>
 }
@@ -72,6 +74,8 @@ export interface MessageLogOptions {
   file: string | null
   /** Oldest messages are dropped past this many (default 5000). */
   maxMessages?: number
+  /** …or past this many bytes of records, their JSON lines (default 256 MiB). */
+  maxBytes?: number
   warn?: (message: string) => void
 }
 

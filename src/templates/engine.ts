@@ -3,7 +3,7 @@
  *
  * - The file system is ours, not liquidjs's default one: it confines every `render`, `include`
  *   and `layout` to the templates folder (no absolute paths, no `..` out of it, no symlink
- *   pointing outside), tries `.liquid` then `.html` for names without an extension (liquidjs
+ *   pointing outside) and to template files in it (`.liquid`, `.html`; no dotfiles), tries `.liquid` then `.html` for names without an extension (liquidjs
  *   supports a single `extname`), has no `fallback` (the default one calls require.resolve),
  *   and counts reads so tests can prove a render does no I/O.
  * - The cache is a plain Map we can clear when a partial or layout changes on disk.
@@ -24,13 +24,25 @@ export const LIMITS = {
   memoryLimit: 64_000_000,
 } as const
 
-/** A partial path that leaves the templates folder. */
+/** A partial path that leaves the templates folder, or names a file that is not a template. */
 export class OutsideTemplatesError extends Error {
   readonly code = 'EOUTSIDE'
-  constructor() {
-    super('Partials and layouts must be inside the templates folder.')
+  constructor(message = 'Partials and layouts must be inside the templates folder.') {
+    super(message)
     this.name = 'OutsideTemplatesError'
   }
+}
+
+/**
+ * Whether a file inside the templates folder may be read as a partial or layout: a template
+ * extension, and no hidden file or folder on the way. A name computed at render time
+ * (`{% include name %}`) must not read `.env` or `notes.txt` beside the templates.
+ *
+ * @example isPartialFile('/t', '/t/partials/button.liquid') // true
+ * @example isPartialFile('/t', '/t/.env')                   // false
+ */
+export function isPartialFile(root: string, file: string): boolean {
+  return hasTemplateExtension(file) && !path.relative(root, file).split(path.sep).some((segment) => segment.startsWith('.'))
 }
 
 export interface SandboxFs extends FS {
@@ -117,6 +129,7 @@ export function createSandboxFs(root: string): SandboxFs {
       return true // missing: the existence check reports it as not found
     }
     if (!isInside(realRoot(), real)) throw new OutsideTemplatesError()
+    if (!isPartialFile(root, file)) throw new OutsideTemplatesError('Partials and layouts must be .liquid or .html files in the templates folder, not hidden files.')
     return true
   }
 

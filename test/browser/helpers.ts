@@ -12,9 +12,10 @@ if (!hasChromium) console.warn(`Chromium not found at ${CHROMIUM}: skipping the 
 
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'screenshots')
 
-export async function launch(): Promise<Browser> {
+/** `args`: extra Chromium switches, e.g. `--host-resolver-rules=MAP evil.test 127.0.0.1`. */
+export async function launch(args: string[] = []): Promise<Browser> {
   const { chromium } = await import('playwright-core')
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args] })
 }
 
 export interface OpenPage {
