@@ -1,5 +1,8 @@
 import { HTTPError } from 'h3'
 
+/** The one JSON media type, on every answer (h3's own is `application/json;charset=UTF-8`). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
 /**
  * The one error model. Every route throws `apiError(...)`; `toErrorResponse` turns anything
  * thrown (ours, h3's, or a bug) into the contract's JSON shape:
@@ -53,7 +56,7 @@ export function errorBody(code: string, message: string, details: unknown[] = []
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
   })
 }
 
