@@ -7,6 +7,7 @@ import { route } from '../http/route.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { parseFilter, parseTimeout } from './query.js'
 import { clearMessages, deleteMessage } from '../core/messages.js'
+import { toEml } from '../core/eml.js'
 import { ShuttingDownError, waitForMessage, WaitTimeoutError } from '../core/wait.js'
 
 function findMessage(event: H3Event, ctx: AppContext): MessageRecord {
@@ -14,22 +15,6 @@ function findMessage(event: H3Event, ctx: AppContext): MessageRecord {
   const record = ctx.log.get(id)
   if (!record) throw apiError(404, 'message_not_found', `There is no message "${id}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`)
   return record
-}
-
-/** RFC 5322 via nodemailer's composer, loaded on first use to keep start-up memory down. */
-export async function toEml(record: MessageRecord): Promise<Buffer> {
-  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js')
-  const mail = new MailComposer({
-    from: { name: record.from.name ?? '', address: record.from.address },
-    to: record.to.map((to) => ({ name: to.name ?? '', address: to.address })),
-    subject: record.subject,
-    date: new Date(record.createdAt),
-    messageId: `<${record.id}@sendbox.local>`,
-    text: record.text,
-    html: record.html,
-    headers: { 'X-Sendbox-Template': record.template, 'X-Sendbox-Project': record.project },
-  })
-  return mail.compile().build()
 }
 
 const textResponse = (body: string | Buffer, headers: Record<string, string>) => new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
@@ -85,7 +70,7 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/messages/:id/eml', {
     GET: async (event) => {
       const record = findMessage(event, ctx)
-      return textResponse(await toEml(record), {
+      return textResponse(toEml(record), {
         'content-type': 'message/rfc822',
         'content-disposition': `attachment; filename="${record.id}.eml"`,
       })
