@@ -9,7 +9,7 @@ export type RouteHandler = (event: H3Event) => unknown
  * header, so every route answers the contract's way without repeating it. HEAD follows GET.
  */
 export function route(app: H3, path: string, handlers: Partial<Record<Method, RouteHandler>>): void {
-  const methods = Object.keys(handlers) as Method[]
+  const methods = (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((method) => handlers[method])
   const allow = [...methods, ...(handlers.GET ? ['HEAD'] : [])].join(', ')
   app.all(path, (event) => {
     const method = event.req.method === 'HEAD' ? 'GET' : (event.req.method as Method)
@@ -25,7 +25,7 @@ export function route(app: H3, path: string, handlers: Partial<Record<Method, Ro
 }
 
 /** A plain object or array → its JSON text, labelled JSON_CONTENT_TYPE; anything else as is. */
-function asJson(event: H3Event, value: unknown): unknown {
+export function asJson(event: H3Event, value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   const proto = Object.getPrototypeOf(value)
   if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value

@@ -1,7 +1,5 @@
-import type { H3 } from 'h3'
 import type { SandboxEvent } from '../core/events.js'
-import type { AppContext } from '../core/context.js'
-import { route } from '../http/route.js'
+import { defineOperation } from '../http/define.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000
@@ -24,51 +22,57 @@ function frame(event: SandboxEvent): string {
 }
 
 /** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`. */
-export function registerEventRoutes(app: H3, ctx: AppContext): void {
-  route(app, '/_sandbox/api/events', {
-    GET: () => {
-      let cleanup = () => {}
-      const stream = new ReadableStream<Uint8Array>(
-        {
-          start(controller) {
-            const send = (text: string) => {
-              if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return cleanup()
-              controller.enqueue(encoder.encode(text))
+export const eventOperation = defineOperation({
+  method: 'GET',
+  path: '/_sandbox/api/events',
+  operationId: 'events',
+  tag: 'inspector',
+  summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
+  description:
+    'Events: `message` (a record; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`). A heartbeat comment every 15 s; a client more than 1000 events behind is dropped.',
+  success: { status: 200, description: 'An event stream that stays open.', contentType: 'text/event-stream' },
+  handler: ({ ctx }) => {
+    let cleanup = () => {}
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          const send = (text: string) => {
+            if ((controller.desiredSize ?? 0) < -MAX_BACKLOG) return cleanup()
+            controller.enqueue(encoder.encode(text))
+          }
+          const unsubscribe = ctx.events.subscribe((event) => send(frame(event)))
+          const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), HEARTBEAT_MS)
+          heartbeat.unref()
+          const unregister = ctx.onClose(() => cleanup())
+          let done = false
+          cleanup = () => {
+            if (done) return
+            done = true
+            unsubscribe()
+            clearInterval(heartbeat)
+            unregister()
+            try {
+              controller.close()
+            } catch {
+              // Already closed or errored by the client going away.
             }
-            const unsubscribe = ctx.events.subscribe((event) => send(frame(event)))
-            const heartbeat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), HEARTBEAT_MS)
-            heartbeat.unref()
-            const unregister = ctx.onClose(() => cleanup())
-            let done = false
-            cleanup = () => {
-              if (done) return
-              done = true
-              unsubscribe()
-              clearInterval(heartbeat)
-              unregister()
-              try {
-                controller.close()
-              } catch {
-                // Already closed or errored by the client going away.
-              }
-            }
-            // `retry` tells EventSource how soon to reconnect; the comment flushes the headers.
-            controller.enqueue(encoder.encode('retry: 1000\n: connected\n\n'))
-          },
-          cancel() {
-            cleanup()
-          },
+          }
+          // `retry` tells EventSource how soon to reconnect; the comment flushes the headers.
+          controller.enqueue(encoder.encode('retry: 1000\n: connected\n\n'))
         },
-        { highWaterMark: 0 },
-      )
-      return new Response(stream, {
-        headers: {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
+        cancel() {
+          cleanup()
         },
-      })
-    },
-  })
-}
+      },
+      { highWaterMark: 0 },
+    )
+    return new Response(stream, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      },
+    })
+  },
+})

@@ -4,6 +4,6 @@
  */
 export type * from './types.js'
 export { createTemplateCatalog } from './catalog.js'
-export { isValidSlug } from './slug.js'
+export { isValidSlug, SLUG_HINT, SLUG_PATTERN } from './slug.js'
 export { missingVariables, unusedVariables } from './analyze.js'
 export { renderMessage, lookupFailure, exampleVariables, describeFailure, toPlainText, type RenderOutcome, type RenderedMessage, type RenderWarning, type TemplateFailure } from './render.js'
