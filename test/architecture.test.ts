@@ -35,10 +35,7 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
 const CLIENT_TYPES_FROM = ['store', 'checks', 'templates', 'core', 'inspector', 'api', 'lib']
 
 /** Known exceptions, each with the issue that removes it. Keep this list empty. */
-const EXCEPTIONS = new Set<string>([
-  // Issue 12 item 4 (one definition per route) generates the document from route definitions.
-  'inspector/openapi.ts -> api/schema.ts',
-])
+const EXCEPTIONS = new Set<string>([])
 
 /** The part of src/ a file belongs to: its top folder, `inbox/client`, or `index`/`version`. */
 export function partOf(file: string): string {

@@ -168,3 +168,45 @@ describe('the sandbox_fault_<status> token prefix', () => {
     expect((await sandbox.send(welcome(), 'live_fault_503')).status).toBe(403)
   })
 })
+
+describe('Prefer: code=<status> (one request, as Prism takes it)', () => {
+  const prefer = (value: string, path = '/messages', body: unknown = welcome()) =>
+    sandbox.api(path, { method: path === '/messages' ? 'POST' : 'GET', headers: { prefer: value }, ...(path === '/messages' ? { json: body } : {}) })
+
+  it.each(FAULT_STATUSES.map((s) => [s]))('code=%i fails this one send with that simulated fault; the next goes through', async (status) => {
+    const response = await prefer(`code=${status}`)
+    expect(response.status).toBe(status)
+    expect((await errorOf(response)).code).toBe('simulated_fault')
+    expect(response.headers.get('retry-after')).toBe(status === 429 ? '1' : null)
+    expect((await sandbox.send(welcome())).status).toBe(201)
+    expect(await sandbox.messages()).toHaveLength(1)
+  })
+
+  it('works on every emulated route, right after authentication', async () => {
+    expect((await prefer('code=503', '/templates')).status).toBe(503)
+    expect((await prefer('code=502', '/templates/welcome')).status).toBe(502)
+    expect((await prefer('code=500', '/messages', { not: 'valid' })).status).toBe(500)
+    const unauthenticated = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { prefer: 'code=503' } })
+    expect(unauthenticated.status).toBe(401)
+  })
+
+  it('any other code is 400 invalid_parameter naming Prefer and the allowed codes; other preferences are ignored', async () => {
+    for (const value of ['code=201', 'code=418', 'code=abc', 'code=']) {
+      const response = await prefer(value)
+      expect(response.status, value).toBe(400)
+      const error = await errorOf(response)
+      expect(error).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'Prefer' }] })
+      expect(error.message).toContain('code=429, code=500, code=502, code=503')
+    }
+    expect((await prefer('return=minimal')).status).toBe(201)
+    expect((await prefer('respond-async, wait=5')).status).toBe(201)
+    expect((await prefer('return=minimal, Code="503"')).status).toBe(503)
+  })
+
+  it('is documented beside the faults, on every emulated operation', async () => {
+    const doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> }
+    for (const [path, method] of [['/messages', 'post'], ['/templates', 'get'], ['/templates/{slug}', 'get']] as const) {
+      expect(doc.paths[path]![method]!.parameters, path).toContainEqual(expect.objectContaining({ name: 'Prefer', in: 'header' }))
+    }
+  })
+})

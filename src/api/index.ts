@@ -1,11 +1,16 @@
 import type { H3 } from 'h3'
 import type { AppContext } from '../core/context.js'
-import { route } from '../http/route.js'
-import { sendMessage } from './messages.js'
-import { registerTemplateRoutes } from './templates.js'
+import { registerOperations, type Operation } from '../http/define.js'
+import { sendOperation } from './messages.js'
+import { refuseResolvedSlugs, templateOperations } from './templates.js'
 
-/** The emulated service: POST /messages, GET /templates[/:slug] (CONTRACT §1). */
+/** The emulated service's operations: POST /messages, GET /templates[/:slug] (CONTRACT §1). */
+export const apiOperations: Operation[] = [sendOperation, ...templateOperations]
+
+/** Registers the emulated service. */
 export function registerApiRoutes(app: H3, ctx: AppContext): void {
-  route(app, '/messages', { POST: (event) => sendMessage(event, ctx) })
-  registerTemplateRoutes(app, ctx)
+  let routes: ReturnType<typeof registerOperations> | undefined
+  refuseResolvedSlugs(app, () => routes?.get('/templates/:slug')?.GET)
+  // More than one segment (`a/b`) is an invalid slug, not an unknown route.
+  routes = registerOperations(app, ctx, apiOperations, { '/templates/**': '/templates/:slug' })
 }

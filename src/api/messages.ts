@@ -1,19 +1,38 @@
-import type { H3Event } from 'h3'
-import type { AppContext } from '../core/context.js'
-import { faultFromToken, type FaultStatus } from '../core/faults.js'
 import { storeMessage } from '../core/messages.js'
-import { assertJsonContentType, parseJsonBody, readBodyText } from '../http/body.js'
-import { apiError } from '../http/errors.js'
+import { component } from '../http/openapi.js'
+import { WARNING } from '../http/components.js'
+import { defineOperation } from '../http/define.js'
 import { templateError } from '../http/template-errors.js'
 import { formatAddress } from '../store/index.js'
 import { renderMessage } from '../templates/index.js'
-import { authenticate } from './auth.js'
+import { sendRequestSchema } from './schema.js'
+import { SEND_TOKEN, simulatedFault } from './security.js'
 import { validateSendRequest } from './validate.js'
 
-export function simulatedFault(status: FaultStatus, retryAfter = 1) {
-  return apiError(status, 'simulated_fault', `sendbox simulated a ${status} failure of the real service (fault injection); retry or handle it as your application would.`, {
-    headers: status === 429 ? { 'retry-after': String(retryAfter) } : {},
-  })
+export { simulatedFault }
+
+const SEND_RESPONSE = component('SendResponse', {
+  type: 'object',
+  description: 'The accepted message.',
+  required: ['id', 'status', 'sandbox', 'createdAt', 'template', 'to', 'subject', 'warnings'],
+  properties: {
+    id: { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$', description: 'The message id; GET /_sandbox/api/messages/<id> reads it back.' },
+    status: { type: 'string', enum: ['sent'] },
+    sandbox: { type: 'boolean', enum: [true], description: 'Always true: nothing left this machine.' },
+    createdAt: { type: 'string', format: 'date-time' },
+    template: { type: 'string' },
+    to: { type: 'array', items: { type: 'string' }, description: 'The recipients, normalised to "Name <address>".' },
+    subject: { type: 'string' },
+    warnings: { type: 'array', items: WARNING },
+  },
+})
+
+const welcome = {
+  template: 'welcome',
+  from: 'Acme <hello@acme.test>',
+  to: 'Ada Lovelace <ada@example.com>',
+  subject: 'Welcome to Acme',
+  templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
 }
 
 /**
@@ -21,32 +40,84 @@ export function simulatedFault(status: FaultStatus, retryAfter = 1) {
  * auth → media type and size → JSON → shape → template → variables → render.
  * Then the record is stored (201 only once its line reached the OS) and published.
  */
-export async function sendMessage(event: H3Event, ctx: AppContext) {
-  const { config } = ctx
-  const caller = authenticate(event.req.headers.get('authorization'), config)
-  const tokenFault = faultFromToken(caller.token)
-  if (tokenFault) throw simulatedFault(tokenFault)
-  assertJsonContentType(event)
-  const body = parseJsonBody(await readBodyText(event, config.maxBody))
-  const request = validateSendRequest(body, { lenient: config.lenient })
-  const to = request.to.map(formatAddress)
-  const fault = ctx.faults.take({ template: request.template, to })
-  if (fault) throw simulatedFault(fault.status, fault.retryAfter)
-  const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, { lenient: config.lenient })
-  if (!outcome.ok) throw templateError(outcome.failure)
-
-  const record = await storeMessage(ctx, { ...request, caller, rendered: outcome.rendered })
-  // A plain object (not a Response) lets h3 hand srvx a ready string: no web stream per send.
-  event.res.status = 201
-  event.res.headers.set('location', `/_sandbox/api/messages/${record.id}`)
-  return {
-    id: record.id,
-    status: record.status,
-    sandbox: true,
-    createdAt: record.createdAt,
-    template: record.template,
-    to,
-    subject: record.subject,
-    warnings: record.warnings,
-  }
-}
+export const sendOperation = defineOperation({
+  method: 'POST',
+  path: '/messages',
+  operationId: 'sendMessage',
+  tag: 'api',
+  summary: 'Send a message: render a template and store the result.',
+  description:
+    'Checks, in this order, and the first failure answers: auth (401/403; a `sandbox_fault_<status>` token or `Prefer: code=<status>` then fails it on purpose), content type and size (415/413), JSON syntax (400 invalid_json), shape (422 validation_failed, every problem at once), an armed fault (its status), the template (422 template_not_found / template_invalid), variables (422 missing_variables), render (422 render_failed).',
+  security: SEND_TOKEN,
+  body: {
+    description: 'The message.',
+    json: component('SendRequest', sendRequestSchema()),
+    parse: (value, ctx) => validateSendRequest(value, { lenient: ctx.config.lenient }),
+    checkMediaType: true,
+  },
+  success: {
+    status: 201,
+    description: 'Sent (stored in the sandbox, never delivered).',
+    schema: SEND_RESPONSE,
+    headers: { Location: { description: 'The record: `/_sandbox/api/messages/<id>`.', schema: { type: 'string', pattern: '^/_sandbox/api/messages/msg_[0-9A-HJKMNP-TV-Z]{26}$' } } },
+  },
+  errors: [
+    [422, 'template_not_found'],
+    [422, 'template_invalid'],
+    [422, 'missing_variables'],
+    [422, 'render_failed'],
+  ],
+  examples: {
+    welcome: {
+      summary: 'The welcome example template, with the variables it needs',
+      body: welcome,
+      response: { id: 'msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D', status: 'sent', sandbox: true, createdAt: '2026-11-21T10:00:00.000Z', template: 'welcome', to: ['Ada Lovelace <ada@example.com>'], subject: 'Welcome to Acme', warnings: [] },
+    },
+    missingVariables: {
+      summary: 'A variable the template needs is missing',
+      body: { ...welcome, templateVariables: { name: 'Ada' } },
+      status: 422,
+      response: { error: { code: 'missing_variables', message: 'The template "welcome" needs dashboardUrl…', details: [{ variable: 'dashboardUrl', message: 'templateVariables.dashboardUrl is required by the template "welcome".' }] } },
+    },
+    invalid: {
+      summary: 'Every bad field at once, with a did-you-mean',
+      body: { template: 'welcome', from: 'Acme <hello@acme.test>', to: ['ada@example.com', 'not an address'], subject: 'Welcome', templateVars: {} },
+      status: 422,
+      response: {
+        error: {
+          code: 'validation_failed',
+          message: 'The message is not valid: check to[1], templateVars.',
+          details: [
+            { field: 'to[1]', code: 'invalid_address', message: 'to[1] must be an address like "Ada Lovelace <ada@example.com>" or "ada@example.com"; got "not an address".' },
+            { field: 'templateVars', code: 'unknown_field', message: 'Unknown field "templateVars". Did you mean "templateVariables"?' },
+          ],
+        },
+      },
+    },
+    templateNotFound: {
+      summary: 'A template that does not exist, with the nearest suggested',
+      body: { ...welcome, template: 'welcom' },
+      status: 422,
+      response: { error: { code: 'template_not_found', message: 'There is no template "welcom". Did you mean "welcome"?', details: [{ suggestion: 'welcome' }] } },
+    },
+  },
+  async handler({ ctx, event, body: request, caller }) {
+    const to = request.to.map(formatAddress)
+    const fault = ctx.faults.take({ template: request.template, to })
+    if (fault) throw simulatedFault(fault.status, fault.retryAfter)
+    const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, { lenient: ctx.config.lenient })
+    if (!outcome.ok) throw templateError(outcome.failure)
+    const record = await storeMessage(ctx, { ...request, caller, rendered: outcome.rendered })
+    event.res.headers.set('location', `/_sandbox/api/messages/${record.id}`)
+    return {
+      id: record.id,
+      status: record.status,
+      sandbox: true,
+      createdAt: record.createdAt,
+      template: record.template,
+      to,
+      subject: record.subject,
+      warnings: record.warnings,
+    }
+  },
+})

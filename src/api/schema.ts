@@ -1,16 +1,19 @@
-import { FAULT_STATUSES } from '../core/faults.js'
+import type { JsonSchema } from '../lib/schema.js'
+import { SLUG_PATTERN } from '../templates/index.js'
+import { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN } from './address.js'
 
 /**
- * The one definition of the emulated API's request shape and error codes. `validate.ts` reads
- * its field list, kinds, limits and examples from here, and the OpenAPI document
- * (`GET /_sandbox/api/openapi.json`) is generated from the same objects, so the two cannot drift.
+ * The one definition of the emulated API's request shape. `validate.ts` reads its field list,
+ * kinds, limits and examples from here, and the OpenAPI document (`GET /_sandbox/api/openapi.json`)
+ * is generated from the same objects, so the two cannot drift: every string the document's
+ * patterns and limits allow is accepted by the validation, and nothing else.
  */
 
 /** How a send-request field is checked (validate.ts) and described (OpenAPI). */
 export type SendFieldKind =
-  /** A non-blank string naming a template. */
+  /** A template slug (SLUG_PATTERN). */
   | 'slug'
-  /** One `Display Name <address>` or bare address. */
+  /** One `Display Name <address>` or bare address (ADDRESS_PATTERN). */
   | 'address'
   /** One address, or an array of `minItems` to `maxItems` of them. */
   | 'addresses'
@@ -41,14 +44,16 @@ export const SEND_REQUEST_FIELDS = {
   from: {
     kind: 'address',
     required: true,
-    description: 'The sender: "Display Name <sender@example.com>", or a bare address.',
+    description: 'The sender: "Display Name <sender@example.com>", or a bare address (RFC 5322, without comments; UTF-8 allowed).',
     example: 'Acme <hello@acme.test>',
+    maxLength: ADDRESS_MAX_LENGTH,
   },
   to: {
     kind: 'addresses',
     required: true,
     description: 'One recipient, or an array of them, each like "from".',
     example: 'Ada Lovelace <ada@example.com>',
+    maxLength: ADDRESS_MAX_LENGTH,
     minItems: 1,
     maxItems: 50,
   },
@@ -64,7 +69,7 @@ export const SEND_REQUEST_FIELDS = {
     kind: 'object',
     required: false,
     description: 'Values for the template\'s variables; any JSON. Defaults to {}.',
-    example: { name: 'Ada' },
+    example: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
   },
 } as const satisfies Record<string, SendFieldDefinition>
 
@@ -74,26 +79,18 @@ export type SendField = keyof typeof SEND_REQUEST_FIELDS
 export const SEND_FIELDS = Object.keys(SEND_REQUEST_FIELDS) as SendField[]
 export const REQUIRED_SEND_FIELDS = SEND_FIELDS.filter((f) => SEND_REQUEST_FIELDS[f].required)
 export const MAX_RECIPIENTS = SEND_REQUEST_FIELDS.to.maxItems
-export const MAX_SUBJECT = SEND_REQUEST_FIELDS.subject.maxLength
-
-/** `code` values of `validation_failed` details. */
-export const FIELD_PROBLEM_CODES = ['required', 'invalid_type', 'invalid_address', 'too_few', 'too_many', 'too_short', 'too_long', 'invalid_characters', 'unknown_field', 'invalid_value'] as const
-
-type JsonSchema = Record<string, unknown>
 
 function fieldSchema(definition: SendFieldDefinition): JsonSchema {
   const base = { description: definition.description, examples: [definition.example] }
+  const address = { type: 'string', maxLength: definition.maxLength, pattern: ADDRESS_PATTERN.source }
   switch (definition.kind) {
     case 'slug':
-      return { type: 'string', minLength: 1, pattern: '\\S', ...base }
+      return { type: 'string', pattern: SLUG_PATTERN.source, ...base }
     case 'address':
-      return { type: 'string', minLength: 3, ...base }
+      return { ...address, ...base }
     case 'addresses':
       return {
-        oneOf: [
-          { type: 'string', minLength: 3 },
-          { type: 'array', items: { type: 'string', minLength: 3 }, minItems: definition.minItems, maxItems: definition.maxItems },
-        ],
+        oneOf: [address, { type: 'array', items: address, minItems: definition.minItems, maxItems: definition.maxItems }],
         ...base,
       }
     case 'line':
@@ -115,67 +112,3 @@ export function sendRequestSchema(): JsonSchema {
     additionalProperties: false,
   }
 }
-
-/** Every error code sendbox answers with, by status. Routes and the OpenAPI document use this list. */
-export interface ErrorDefinition {
-  status: number
-  code: string
-  description: string
-}
-
-export const API_ERRORS = [
-  { status: 400, code: 'invalid_json', description: 'The body is not valid JSON, or nests arrays and objects more than 64 levels deep; the message and details give line, column and position (and `limit` for depth).' },
-  { status: 400, code: 'invalid_slug', description: 'Not a template slug (letters, digits, "-", "_", "."; at most 128 characters).' },
-  { status: 400, code: 'invalid_parameter', description: 'A query parameter has a bad value; details name it.' },
-  { status: 400, code: 'bad_request', description: 'The request could not be parsed as HTTP.' },
-  { status: 401, code: 'unauthorized', description: 'No "Authorization: token <API_TOKEN>" header (sent with WWW-Authenticate: Token); on the inspector of a server started with --inspector-password, no Basic credentials with that password (WWW-Authenticate: Basic).' },
-  { status: 403, code: 'sandbox_token_required', description: 'The token is not a sandbox token.' },
-  { status: 403, code: 'host_not_allowed', description: 'The request was addressed (Host) to a name other than localhost, *.localhost, an IP address or one given with --allowed-host: protection against DNS rebinding.' },
-  { status: 403, code: 'cross_origin_forbidden', description: 'The request came from another website (Origin, Sec-Fetch-Site); only --cors origins may call the emulated API, and no website the inspector.' },
-  { status: 404, code: 'not_found', description: 'No such route.' },
-  { status: 404, code: 'template_not_found', description: 'No such template (GET /templates/:slug and previews); details suggest the nearest slugs.' },
-  { status: 404, code: 'message_not_found', description: 'No such message.' },
-  { status: 404, code: 'fixture_not_found', description: 'The template has no fixture case of that name.' },
-  { status: 404, code: 'preview_not_found', description: 'The live preview expired (only the newest 50 are kept).' },
-  { status: 409, code: 'too_many_faults', description: 'The most faults sendbox keeps armed (100) are armed; disarm some first.' },
-  { status: 413, code: 'fixture_too_large', description: 'The fixture case would be over 256 KiB on disk.' },
-  { status: 403, code: 'fixture_outside', description: 'The case folder leads outside the fixtures folder (a symlink); sendbox writes only inside it.' },
-  { status: 409, code: 'fixture_exists', description: 'A fixture case of that name exists; send "overwrite": true to replace it.' },
-  { status: 404, code: 'wait_timeout', description: 'No matching message arrived before the timeout.' },
-  { status: 503, code: 'shutting_down', description: 'The sandbox closed while this wait was pending.' },
-  { status: 405, code: 'method_not_allowed', description: 'The route does not take this method; Allow lists those it does.' },
-  { status: 413, code: 'payload_too_large', description: 'The body is over the limit (--max-body).' },
-  { status: 415, code: 'unsupported_media_type', description: 'The body is not sent as Content-Type: application/json.' },
-  { status: 422, code: 'validation_failed', description: 'The body has the wrong shape; details list every bad field: { field, code, message }.' },
-  { status: 422, code: 'template_not_found', description: 'POST /messages names a template that does not exist; details suggest the nearest slugs.' },
-  { status: 422, code: 'template_invalid', description: 'The template does not parse; details give file, line, column.' },
-  { status: 422, code: 'missing_variables', description: 'templateVariables lacks variables the template needs; details: { variable, message }.' },
-  { status: 422, code: 'render_failed', description: 'Rendering failed (limits, bad filter argument); details give file, line, column.' },
-  { status: 422, code: 'fixture_invalid', description: 'The fixture case is not a JSON object of variables.' },
-  ...FAULT_STATUSES.map((status) => ({
-    status,
-    code: 'simulated_fault',
-    description: `A simulated ${status} of the real service (fault injection)${status === 429 ? '; carries Retry-After' : ''}.`,
-  })),
-  { status: 503, code: 'inbox_not_built', description: 'The inbox page\'s script is missing from dist/ (an unbuilt checkout); run npm run build.' },
-  { status: 500, code: 'internal_error', description: 'An unexpected error (the details are in sendbox\'s console, never in the response).' },
-] as const satisfies readonly ErrorDefinition[]
-
-export type ErrorCode = (typeof API_ERRORS)[number]['code']
-
-/** The codes POST /messages can answer with, by status, in the order of its checks. */
-export const SEND_ERROR_CODES: readonly ErrorCode[] = [
-  'unauthorized',
-  'sandbox_token_required',
-  'unsupported_media_type',
-  'payload_too_large',
-  'invalid_json',
-  'validation_failed',
-  'template_not_found',
-  'template_invalid',
-  'missing_variables',
-  'render_failed',
-  'simulated_fault',
-  'method_not_allowed',
-  'internal_error',
-]

@@ -2,7 +2,8 @@ import { isPlainObject, typeName } from '../lib/json.js'
 import { nearest } from '../lib/suggest.js'
 import { apiError } from '../http/errors.js'
 import type { Address, Warning } from '../store/types.js'
-import { parseAddress } from './address.js'
+import { ADDRESS_MAX_LENGTH, parseAddress } from './address.js'
+import { isValidSlug, SLUG_HINT } from '../templates/index.js'
 import { SEND_FIELDS, SEND_REQUEST_FIELDS, type SendField, type SendFieldDefinition } from './schema.js'
 
 /** Step 4 of the send checks: the shape of the body, every problem reported at once. */
@@ -30,6 +31,10 @@ type Problem = (field: string, code: string, message: string) => void
 const ADDRESS_HINT = '"Ada Lovelace <ada@example.com>" or "ada@example.com"'
 
 function addressOf(field: string, raw: string, problem: Problem): Address | undefined {
+  if (raw.length > ADDRESS_MAX_LENGTH) {
+    problem(field, 'too_long', `${field} has ${raw.length} characters; the limit is ${ADDRESS_MAX_LENGTH}.`)
+    return undefined
+  }
   const parsed = parseAddress(raw)
   if (!parsed) problem(field, 'invalid_address', `${field} must be an address like ${ADDRESS_HINT}; got ${JSON.stringify(raw)}.`)
   return parsed ?? undefined
@@ -55,6 +60,7 @@ function checkField(field: string, definition: SendFieldDefinition, value: unkno
     case 'slug': {
       const slug = stringOf(field, value, problem)
       if (slug !== undefined && slug.trim() === '') problem(field, 'required', `${field} must name a template slug, e.g. ${JSON.stringify(definition.example)}.`)
+      else if (slug !== undefined && !isValidSlug(slug)) problem(field, 'invalid_value', `${field} must be ${SLUG_HINT}; got ${JSON.stringify(slug.slice(0, 140))}.`)
       return slug
     }
     case 'address': {

@@ -1,5 +1,6 @@
-import { isPlainObject } from '../lib/json.js'
-import type { FieldProblem, Parsed } from '../lib/problems.js'
+import type { Parsed } from '../lib/problems.js'
+import { enumOf, integer, object, optional, parse, string } from '../lib/schema.js'
+import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
 
 /**
  * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
@@ -65,6 +66,25 @@ export interface FaultRegistry {
   take(send: SendFacts): Fault | undefined
 }
 
+/** Every fault field, checked by `POST /_sandbox/api/faults` and `sandbox.fail()` and described by the document. */
+export const FAULT_INPUT = object(
+  {
+    status: enumOf(FAULT_STATUSES, { description: 'The status the matching sends get.' }),
+    count: optional(integer({ minimum: 1, description: 'How many matching sends fail (default 1); the fault counts down and disappears.' }), 1),
+    match: optional(
+      object(
+        {
+          template: optional(string({ maxLength: MAX_MATCH_LENGTH.template, pattern: SLUG_PATTERN, patternHint: SLUG_HINT, description: 'Only sends of this template (its exact slug).', examples: ['order-receipt'] })),
+          to: optional(string({ maxLength: MAX_MATCH_LENGTH.to, description: 'Only sends with a recipient containing this, case-insensitive.', examples: ['ada@'] })),
+        },
+        { description: 'Which sends fail; other sends go through and do not use the fault up. Absent or {}: every send.' },
+      ),
+    ),
+    retryAfter: optional(integer({ minimum: 0, description: 'Seconds in the Retry-After header of a 429 (default 1).' }), 1),
+  },
+  { description: 'A fault to arm.' },
+)
+
 /**
  * Validates a fault the way `POST /_sandbox/api/faults` and `sandbox.fail()` both take it,
  * listing every problem at once.
@@ -74,38 +94,10 @@ export interface FaultRegistry {
  * parseFaultInput({ status: 418 })            // { ok: false, problems: [{ field: 'status', … }] }
  */
 export function parseFaultInput(body: unknown): Parsed<FaultInput> {
-  const problems: FieldProblem[] = []
-  const input = isPlainObject(body) ? body : {}
-  if (input !== body) problems.push({ field: '', code: 'invalid_type', message: 'The body must be a JSON object.' })
-  if (!isFaultStatus(input.status)) problems.push({ field: 'status', code: 'invalid_value', message: `status must be one of ${FAULT_STATUSES.join(', ')}.` })
-  const count = input.count ?? 1
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) problems.push({ field: 'count', code: 'invalid_value', message: 'count must be a whole number of at least 1.' })
-  const retryAfter = input.retryAfter ?? 1
-  if (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 0) problems.push({ field: 'retryAfter', code: 'invalid_value', message: 'retryAfter must be a whole number of seconds.' })
-  const match = input.match ?? {}
-  if (!isPlainObject(match)) problems.push({ field: 'match', code: 'invalid_type', message: 'match must be an object with template and/or to.' })
-  else {
-    for (const key of ['template', 'to'] as const) {
-      const value = match[key]
-      if (value !== undefined && typeof value !== 'string') problems.push({ field: `match.${key}`, code: 'invalid_type', message: `match.${key} must be a string.` })
-      else if (typeof value === 'string' && value.length > MAX_MATCH_LENGTH[key]) problems.push({ field: `match.${key}`, code: 'too_long', message: `match.${key} must be at most ${MAX_MATCH_LENGTH[key]} characters.` })
-    }
-    for (const key of Object.keys(match)) if (key !== 'template' && key !== 'to') problems.push({ field: `match.${key}`, code: 'unknown_field', message: `Unknown field "match.${key}"; match takes template and to.` })
-  }
-  for (const key of Object.keys(input)) {
-    if (!['status', 'count', 'match', 'retryAfter'].includes(key)) problems.push({ field: key, code: 'unknown_field', message: `Unknown field "${key}"; a fault takes status, count, match and retryAfter.` })
-  }
-  if (problems.length) return { ok: false, problems }
-  const m = match as { template?: string; to?: string }
-  return {
-    ok: true,
-    value: {
-      status: input.status as FaultStatus,
-      count: count as number,
-      retryAfter: retryAfter as number,
-      match: { ...(m.template !== undefined ? { template: m.template } : {}), ...(m.to !== undefined ? { to: m.to } : {}) },
-    },
-  }
+  const parsed = parse(FAULT_INPUT, body)
+  if (!parsed.ok) return parsed
+  const { status, count = 1, retryAfter = 1, match = {} } = parsed.value
+  return { ok: true, value: { status, count, retryAfter, match: { ...match } } }
 }
 
 export function isFaultStatus(value: unknown): value is FaultStatus {

@@ -1,4 +1,8 @@
 import { HTTPError } from 'h3'
+import type { ErrorCode } from './error-catalog.js'
+
+/** The one JSON media type, on every answer (h3's own is `application/json;charset=UTF-8`). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /**
  * The one error model. Every route throws `apiError(...)`; `toErrorResponse` turns anything
@@ -12,7 +16,7 @@ export interface ErrorBody {
 }
 
 export interface ApiErrorData {
-  code: string
+  code: ErrorCode
   details: unknown[]
 }
 
@@ -23,7 +27,7 @@ export interface ApiErrorInit {
 }
 
 /** An error a client caused or should see, with its contract code. */
-export function apiError(status: number, code: string, message: string, init: ApiErrorInit = {}): HTTPError<ApiErrorData> {
+export function apiError(status: number, code: ErrorCode, message: string, init: ApiErrorInit = {}): HTTPError<ApiErrorData> {
   return new HTTPError<ApiErrorData>({
     status,
     message,
@@ -34,7 +38,7 @@ export function apiError(status: number, code: string, message: string, init: Ap
 }
 
 /** Codes for errors h3 itself raises before our handlers run (no route, malformed URL, …). */
-const codeForStatus: Record<number, [code: string, message: string]> = {
+const codeForStatus: Record<number, [code: ErrorCode, message: string]> = {
   400: ['bad_request', 'The request could not be understood; check the URL and headers.'],
   404: ['not_found', 'No such route. The API serves POST /messages and GET /templates/:slug; the inspector lives under /_sandbox/api.'],
   405: ['method_not_allowed', 'This route does not accept that method.'],
@@ -46,14 +50,14 @@ function isApiErrorData(data: unknown): data is ApiErrorData {
   return typeof data === 'object' && data !== null && typeof (data as ApiErrorData).code === 'string'
 }
 
-export function errorBody(code: string, message: string, details: unknown[] = []): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, details: unknown[] = []): ErrorBody {
   return { error: { code, message, details } }
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', ...headers },
+    headers: { 'content-type': JSON_CONTENT_TYPE, 'x-content-type-options': 'nosniff', ...headers },
   })
 }
 

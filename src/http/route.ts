@@ -1,5 +1,5 @@
 import type { H3, H3Event } from 'h3'
-import { apiError } from './errors.js'
+import { apiError, JSON_CONTENT_TYPE } from './errors.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 export type RouteHandler = (event: H3Event) => unknown
@@ -9,7 +9,7 @@ export type RouteHandler = (event: H3Event) => unknown
  * header, so every route answers the contract's way without repeating it. HEAD follows GET.
  */
 export function route(app: H3, path: string, handlers: Partial<Record<Method, RouteHandler>>): void {
-  const methods = Object.keys(handlers) as Method[]
+  const methods = (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((method) => handlers[method])
   const allow = [...methods, ...(handlers.GET ? ['HEAD'] : [])].join(', ')
   app.all(path, (event) => {
     const method = event.req.method === 'HEAD' ? 'GET' : (event.req.method as Method)
@@ -19,6 +19,16 @@ export function route(app: H3, path: string, handlers: Partial<Record<Method, Ro
         headers: { allow },
       })
     }
-    return handler(event)
+    const answer = handler(event)
+    return answer instanceof Promise ? answer.then((value) => asJson(event, value)) : asJson(event, answer)
   })
+}
+
+/** A plain object or array → its JSON text, labelled JSON_CONTENT_TYPE; anything else as is. */
+export function asJson(event: H3Event, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  const proto = Object.getPrototypeOf(value)
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value
+  event.res.headers.set('content-type', JSON_CONTENT_TYPE)
+  return JSON.stringify(value)
 }

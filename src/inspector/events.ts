@@ -1,7 +1,5 @@
-import type { H3 } from 'h3'
 import type { SandboxEvent } from '../core/events.js'
-import type { AppContext } from '../core/context.js'
-import { route } from '../http/route.js'
+import { defineOperation } from '../http/define.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000
@@ -42,55 +40,61 @@ function encodedFrame(event: SandboxEvent): Uint8Array {
 }
 
 /** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`. */
-export function registerEventRoutes(app: H3, ctx: AppContext): void {
-  route(app, '/_sandbox/api/events', {
-    GET: () => {
-      let cleanup = (_overflow?: boolean) => {}
-      const stream = new ReadableStream<Uint8Array>(
-        {
-          start(controller) {
-            const send = (bytes: Uint8Array) => {
-              // desiredSize is minus the bytes queued: what the client has not taken yet.
-              if (-(controller.desiredSize ?? 0) + bytes.byteLength > MAX_BACKLOG_BYTES) return cleanup(true)
-              controller.enqueue(bytes)
+export const eventOperation = defineOperation({
+  method: 'GET',
+  path: '/_sandbox/api/events',
+  operationId: 'events',
+  tag: 'inspector',
+  summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
+  description:
+    'Events: `message` (a record; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
+  success: { status: 200, description: 'An event stream that stays open.', contentType: 'text/event-stream' },
+  handler: ({ ctx }) => {
+    let cleanup = (_overflow?: boolean) => {}
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          const send = (bytes: Uint8Array) => {
+            // desiredSize is minus the bytes queued: what the client has not taken yet.
+            if (-(controller.desiredSize ?? 0) + bytes.byteLength > MAX_BACKLOG_BYTES) return cleanup(true)
+            controller.enqueue(bytes)
+          }
+          const unsubscribe = ctx.events.subscribe((event) => send(encodedFrame(event)))
+          const heartbeat = setInterval(() => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)), HEARTBEAT_MS)
+          heartbeat.unref()
+          const unregister = ctx.onClose(() => cleanup())
+          let done = false
+          cleanup = (overflow = false) => {
+            if (done) return
+            done = true
+            unsubscribe()
+            clearInterval(heartbeat)
+            unregister()
+            try {
+              // Too far behind: error the stream, which discards its backlog and closes the
+              // connection now; close() would keep the backlog until the client read it.
+              if (overflow) controller.error(new Error('The event-stream client fell too far behind.'))
+              else controller.close()
+            } catch {
+              // Already closed or errored by the client going away.
             }
-            const unsubscribe = ctx.events.subscribe((event) => send(encodedFrame(event)))
-            const heartbeat = setInterval(() => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)), HEARTBEAT_MS)
-            heartbeat.unref()
-            const unregister = ctx.onClose(() => cleanup())
-            let done = false
-            cleanup = (overflow = false) => {
-              if (done) return
-              done = true
-              unsubscribe()
-              clearInterval(heartbeat)
-              unregister()
-              try {
-                // Too far behind: error the stream, which discards its backlog and closes the
-                // connection now; close() would keep the backlog until the client read it.
-                if (overflow) controller.error(new Error('The event-stream client fell too far behind.'))
-                else controller.close()
-              } catch {
-                // Already closed or errored by the client going away.
-              }
-            }
-            // `retry` tells EventSource how soon to reconnect; the comment flushes the headers.
-            controller.enqueue(encoder.encode('retry: 1000\n: connected\n\n'))
-          },
-          cancel() {
-            cleanup()
-          },
+          }
+          // `retry` tells EventSource how soon to reconnect; the comment flushes the headers.
+          controller.enqueue(encoder.encode('retry: 1000\n: connected\n\n'))
         },
-        new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
-      )
-      return new Response(stream, {
-        headers: {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
+        cancel() {
+          cleanup()
         },
-      })
-    },
-  })
-}
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+    )
+    return new Response(stream, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      },
+    })
+  },
+})

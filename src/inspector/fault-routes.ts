@@ -1,31 +1,68 @@
-import type { H3 } from 'h3'
-import type { AppContext } from '../core/context.js'
-import { FaultLimitError, parseFaultInput } from '../core/faults.js'
-import { readJsonBody } from '../http/body.js'
+import { FAULT_INPUT, FAULT_STATUSES, FaultLimitError } from '../core/faults.js'
 import { apiError } from '../http/errors.js'
-import { route } from '../http/route.js'
+import { defineOperation, jsonBody } from '../http/define.js'
+import { component } from '../http/openapi.js'
 
 const FAULT_BODY_LIMIT = 64 * 1024
 
+const FAULT = component('Fault', {
+  type: 'object',
+  description: 'An armed fault.',
+  required: ['id', 'status', 'remaining', 'match', 'retryAfter', 'createdAt'],
+  properties: {
+    id: { type: 'string', pattern: '^fault_[0-9]+$', examples: ['fault_1'] },
+    status: { type: 'integer', enum: [...FAULT_STATUSES] },
+    remaining: { type: 'integer', minimum: 1, description: 'Matching sends still to fail.' },
+    match: { type: 'object', properties: { template: { type: 'string' }, to: { type: 'string' } }, description: 'Which sends it fails; {} for all.' },
+    retryAfter: { type: 'integer', minimum: 0 },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+})
+
 /** POST/GET/DELETE /_sandbox/api/faults (CONTRACT §6). */
-export function registerFaultRoutes(app: H3, ctx: AppContext): void {
-  route(app, '/_sandbox/api/faults', {
-    GET: () => ({ faults: ctx.faults.list() }),
-    POST: async (event) => {
-      const parsed = parseFaultInput(await readJsonBody(event, FAULT_BODY_LIMIT))
-      if (!parsed.ok) throw apiError(422, 'validation_failed', 'The fault is not valid.', { details: parsed.problems })
-      let fault
+export const faultOperations = [
+  defineOperation({
+    method: 'POST',
+    path: '/_sandbox/api/faults',
+    operationId: 'armFault',
+    tag: 'inspector',
+    summary: 'Make the next `count` matching sends fail with `status`.',
+    description: 'A faulted send answers `simulated_fault` with that status (a 429 with Retry-After) and is not stored. An armed fault answers after the shape check, so an invalid send is still reported as invalid and does not use it up. For one request, `Prefer: code=<status>` on the emulated API does the same without arming anything.',
+    body: { ...jsonBody(FAULT_INPUT, 'The fault.'), limit: () => FAULT_BODY_LIMIT },
+    success: { status: 201, description: 'Armed.', schema: FAULT },
+    examples: {
+      twice503: { summary: 'The next two sends of the receipt fail with 503', body: { status: 503, count: 2, match: { template: 'order-receipt' } }, response: { id: 'fault_1', status: 503, remaining: 2, match: { template: 'order-receipt' }, retryAfter: 1, createdAt: '2026-11-21T10:00:00.000Z' } },
+    },
+    errors: [[409, 'too_many_faults']],
+    handler: ({ ctx, body }) => {
       try {
-        fault = ctx.faults.arm(parsed.value)
+        return ctx.faults.arm(body)
       } catch (error) {
         if (error instanceof FaultLimitError) throw apiError(409, 'too_many_faults', error.message)
         throw error
       }
-      return new Response(JSON.stringify(fault), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8' } })
     },
-    DELETE: () => {
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/faults',
+    operationId: 'listFaults',
+    tag: 'inspector',
+    summary: 'The armed faults.',
+    description: 'In the order they were armed; the first that matches a send is used.',
+    success: { status: 200, description: 'Armed faults.', schema: { type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: FAULT } } } },
+    handler: ({ ctx }) => ({ faults: ctx.faults.list() }),
+  }),
+  defineOperation({
+    method: 'DELETE',
+    path: '/_sandbox/api/faults',
+    operationId: 'clearFaults',
+    tag: 'inspector',
+    summary: 'Disarm every fault.',
+    description: 'Sends succeed again (unless their token or a Prefer header says otherwise).',
+    success: { status: 204, description: 'Disarmed; no body.' },
+    handler({ ctx }) {
       ctx.faults.clear()
-      return new Response(null, { status: 204 })
     },
-  })
-}
+  }),
+]

@@ -1,5 +1,4 @@
-import type { H3Event } from 'h3'
-import { apiError } from '../http/errors.js'
+import { enumParam } from '../http/params.js'
 
 /**
  * How the inspector answers with an email's HTML (`/messages/:id/html`, `/templates/:slug/preview`,
@@ -32,18 +31,23 @@ export function forceColorScheme(html: string, scheme: 'dark' | 'light'): string
     .replace(CSS_SCHEME, (_, before: string) => `${before}${scheme}`)
 }
 
-/** The email's HTML as the inspector serves it, with `?images=` and `?scheme=` applied. */
-export function htmlAnswer(event: H3Event, html: string): Response {
-  const params = event.url.searchParams
-  const scheme = params.get('scheme')
-  if (scheme !== null && scheme !== 'dark' && scheme !== 'light') {
-    throw apiError(400, 'invalid_parameter', `The query parameter "scheme" must be "dark" or "light" (got ${JSON.stringify(scheme)}).`, { details: [{ parameter: 'scheme' }] })
-  }
-  const imagesOff = params.get('images') === 'off'
-  return new Response(scheme ? forceColorScheme(html, scheme) : html, {
+/** `?images=` and `?scheme=` of every HTML answer, defined once for the routes and the document. */
+export const HTML_QUERY = {
+  images: enumParam(['on', 'off'], '`off` blocks images through the Content-Security-Policy (`img-src \'none\'`): what a reader with images off sees.', 'on'),
+  scheme: enumParam(['dark', 'light'], 'Decides the email\'s `prefers-color-scheme` queries in advance (`dark`: the dark rules always apply; `light`: never); absent, the HTML is served as stored.'),
+}
+
+/**
+ * The email's HTML as the inspector serves it, with `?images=` and `?scheme=` applied.
+ *
+ * @example
+ * return htmlAnswer(record.html, query)   // query from HTML_QUERY
+ */
+export function htmlAnswer(html: string, options: { images?: 'on' | 'off' | undefined; scheme?: 'dark' | 'light' | undefined }): Response {
+  return new Response(options.scheme ? forceColorScheme(html, options.scheme) : html, {
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': imagesOff ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'") : MESSAGE_HTML_CSP,
+      'content-security-policy': options.images === 'off' ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'") : MESSAGE_HTML_CSP,
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
     },

@@ -1,32 +1,61 @@
 import type { H3 } from 'h3'
 import type { AppContext } from '../core/context.js'
-import { route } from '../http/route.js'
-import { registerEventRoutes } from './events.js'
-import { registerFaultRoutes } from './fault-routes.js'
-import { registerMessageRoutes } from './messages.js'
-import { registerOpenApiRoute } from './openapi.js'
-import { registerTemplatePreviewRoutes } from './templates.js'
+import { defineOperation, registerOperations, type Operation } from '../http/define.js'
+import { eventOperation } from './events.js'
+import { faultOperations } from './fault-routes.js'
+import { messageOperations } from './messages.js'
+import { templatePreviewOperations } from './templates.js'
+
+const healthOperation = defineOperation({
+  method: 'GET',
+  path: '/_sandbox/api/health',
+  operationId: 'health',
+  tag: 'inspector',
+  summary: 'Liveness and counts.',
+  description: 'Answers as soon as the server is up. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example.',
+  success: {
+    status: 200,
+    description: 'Up.',
+    schema: {
+      type: 'object',
+      required: ['status', 'version', 'templates', 'messages', 'dropped', 'bytes', 'subscribers', 'auth'],
+      properties: {
+        status: { type: 'string', enum: ['ok'] },
+        version: { type: 'string', description: 'sendbox\'s version.' },
+        templates: { type: 'integer', minimum: 0, description: 'Templates in the templates folder.' },
+        messages: { type: 'integer', minimum: 0, description: 'Messages stored.' },
+        dropped: { type: 'integer', minimum: 0, description: 'Old messages dropped by --max-messages or --max-log-bytes since the start.' },
+        bytes: { type: 'integer', minimum: 0, description: 'What the stored messages weigh, against --max-log-bytes.' },
+        subscribers: { type: 'integer', minimum: 0, description: 'Open event streams and pending waits.' },
+        auth: {
+          type: 'object',
+          required: ['tokenPrefixes', 'exactTokens'],
+          properties: {
+            tokenPrefixes: { type: 'array', items: { type: 'string' }, description: 'Accepted token prefixes.', examples: [['sandbox_']] },
+            exactTokens: { type: 'boolean', description: 'Whether only exact tokens (--token) are accepted; they are never shown.' },
+          },
+        },
+      },
+    },
+  },
+  handler: ({ ctx }) => ({
+    status: 'ok',
+    version: ctx.version,
+    templates: ctx.catalog.count(),
+    messages: ctx.log.count(),
+    dropped: ctx.log.dropped(),
+    // What the log holds, against --max-log-bytes.
+    bytes: ctx.log.bytes(),
+    // Open event streams and pending waits: a leak shows up here.
+    subscribers: ctx.events.size(),
+    // What a client needs to show a working example; never a token given with --token.
+    auth: { tokenPrefixes: ctx.config.tokenPrefixes, exactTokens: ctx.config.tokens.length > 0 },
+  }),
+})
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
-export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
-  route(app, '/_sandbox/api/health', {
-    GET: () => ({
-      status: 'ok',
-      version: ctx.version,
-      templates: ctx.catalog.count(),
-      messages: ctx.log.count(),
-      dropped: ctx.log.dropped(),
-      // What the log holds, against --max-log-bytes.
-      bytes: ctx.log.bytes(),
-      // Open event streams and pending waits: a leak shows up here.
-      subscribers: ctx.events.size(),
-      // What a client needs to show a working example; never a token given with --token.
-      auth: { tokenPrefixes: ctx.config.tokenPrefixes, exactTokens: ctx.config.tokens.length > 0 },
-    }),
-  })
-  registerMessageRoutes(app, ctx)
-  registerEventRoutes(app, ctx)
-  registerFaultRoutes(app, ctx)
-  registerTemplatePreviewRoutes(app, ctx)
-  registerOpenApiRoute(app, ctx)
+export const inspectorOperations: Operation[] = [healthOperation, ...messageOperations, eventOperation, ...faultOperations, ...templatePreviewOperations]
+
+export function registerInspectorRoutes(app: H3, ctx: AppContext, extra: readonly Operation[] = []): void {
+  registerOperations(app, ctx, [...inspectorOperations, ...extra])
 }

@@ -1,37 +1,24 @@
-import { getRouterParam, type H3, type H3Event } from 'h3'
 import { checkEmail } from '../checks/index.js'
-import { apiError } from '../http/errors.js'
-import { htmlAnswer } from './html.js'
 import type { AppContext } from '../core/context.js'
-import { route } from '../http/route.js'
+import { toEml } from '../core/eml.js'
 import { recordSize } from '../store/index.js'
-import type { MessageFilter, MessageRecord } from '../store/types.js'
-import { parseFilter, parseTimeout } from './query.js'
 import { streamJsonList } from './stream.js'
 import { clearMessages, deleteMessage } from '../core/messages.js'
 import { ShuttingDownError, waitForMessage, WaitTimeoutError } from '../core/wait.js'
+import { EMAIL_CHECKS, MESSAGE_ID, MESSAGE_RECORD, MESSAGE_SUMMARY } from '../http/components.js'
+import { defineOperation } from '../http/define.js'
+import { apiError } from '../http/errors.js'
+import { pathParam } from '../http/params.js'
+import type { MessageRecord } from '../store/types.js'
+import { HTML_QUERY, htmlAnswer } from './html.js'
+import { FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, TIMEOUT_QUERY } from './query.js'
 
-function findMessage(event: H3Event, ctx: AppContext): MessageRecord {
-  const id = getRouterParam(event, 'id') ?? ''
+const ID = pathParam('A message id, as POST /messages answered it.', { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }, (id) => id)
+
+function findMessage(ctx: AppContext, id: string): MessageRecord {
   const record = ctx.log.get(id)
-  if (!record) throw apiError(404, 'message_not_found', `There is no message "${id}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`)
+  if (!record) throw apiError(404, 'message_not_found', `There is no message "${id.slice(0, 100)}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`)
   return record
-}
-
-/** RFC 5322 via nodemailer's composer, loaded on first use to keep start-up memory down. */
-export async function toEml(record: MessageRecord): Promise<Buffer> {
-  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js')
-  const mail = new MailComposer({
-    from: { name: record.from.name ?? '', address: record.from.address },
-    to: record.to.map((to) => ({ name: to.name ?? '', address: to.address })),
-    subject: record.subject,
-    date: new Date(record.createdAt),
-    messageId: `<${record.id}@sendbox.local>`,
-    text: record.text,
-    html: record.html,
-    headers: { 'X-Sendbox-Template': record.template, 'X-Sendbox-Project': record.project },
-  })
-  return mail.compile().build()
 }
 
 /** A list page whose records add up to more than this is streamed. */
@@ -39,32 +26,74 @@ export const STREAM_ABOVE = 1024 * 1024
 
 const textResponse = (body: string | Buffer, headers: Record<string, string>) => new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
 
-export function registerMessageRoutes(app: H3, ctx: AppContext): void {
-  route(app, '/_sandbox/api/messages', {
-    GET: (event) => {
-      const page = ctx.log.list(parseFilter(event, { paging: true }))
+const NOT_FOUND = [[404, 'message_not_found']] as const
+const one = { id: ID }
+
+export const messageOperations = [
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages',
+    operationId: 'listMessages',
+    tag: 'inspector',
+    summary: 'Stored messages, newest first.',
+    description: 'Every filter narrows the list (they are ANDed); `total` counts the matches before `limit` and `offset`.',
+    query: { ...FILTER_QUERY, ...PAGING_QUERY, ...FIELDS_QUERY },
+    success: {
+      status: 200,
+      description: 'A page of messages.',
+      schema: {
+        type: 'object',
+        required: ['messages', 'total'],
+        properties: {
+          messages: { type: 'array', items: { anyOf: [MESSAGE_RECORD, MESSAGE_SUMMARY] }, description: 'Whole records, or summaries with `?fields=summary`.' },
+          total: { type: 'integer', minimum: 0, description: 'Matches before limit and offset.' },
+        },
+      },
+    },
+    examples: { recent: { summary: 'The ten newest, as summaries', query: { limit: '10', fields: 'summary' } } },
+    handler({ ctx, query }) {
+      const page = ctx.log.list(filterOf(query))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
-      const messages = event.url.searchParams.get('fields') === 'summary' ? page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) : page.messages
+      const messages = query.fields === 'summary' ? page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) : page.messages
       // Sizes are known (measured when stored): a large page streams instead of becoming one string.
       let bytes = 0
       for (const record of page.messages) bytes += recordSize(record)
       if (bytes > STREAM_ABOVE) return streamJsonList('messages', messages, { total: page.total })
       return { messages, total: page.total }
     },
-    DELETE: async (event) => {
-      await clearMessages(ctx, parseFilter(event, { paging: false }))
-      return new Response(null, { status: 204 })
+  }),
+  defineOperation({
+    method: 'DELETE',
+    path: '/_sandbox/api/messages',
+    operationId: 'clearMessages',
+    tag: 'inspector',
+    summary: 'Clear the log, or the messages the filters match.',
+    description: 'Without filters, every message goes; with them, only the matches. Subscribers to the event stream get `cleared`.',
+    query: FILTER_QUERY,
+    success: { status: 204, description: 'Done; no body.' },
+    async handler({ ctx, query }) {
+      await clearMessages(ctx, filterOf(query))
     },
-  })
-  route(app, '/_sandbox/api/messages/wait', {
-    GET: async (event) => {
-      const filter = parseFilter(event, { paging: false })
-      const timeout = parseTimeout(event)
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages/wait',
+    operationId: 'waitForMessage',
+    tag: 'inspector',
+    summary: 'The newest matching message, or the first to arrive before the timeout.',
+    description: 'Answers at once when a message matches; otherwise waits up to `timeout` ms for one (404 wait_timeout when none came). A client that hangs up stops the wait.',
+    query: { ...FILTER_QUERY, ...TIMEOUT_QUERY },
+    success: { status: 200, description: 'The message.', schema: MESSAGE_RECORD },
+    errors: [
+      [404, 'wait_timeout'],
+      [503, 'shutting_down'],
+    ],
+    async handler({ ctx, event, query }) {
       // A client that hangs up stops waiting at once: no listener or timer outlives it.
       const abort = new AbortController()
       event.runtime?.node?.res?.once('close', () => abort.abort())
       try {
-        return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal })
+        return await waitForMessage(ctx, { ...filterOf(query), timeout: query.timeout, signal: abort.signal })
       } catch (error) {
         if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
         // The client hung up: nobody reads this answer, and it is no error of ours to log.
@@ -73,33 +102,86 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
         throw error
       }
     },
-  })
-  route(app, '/_sandbox/api/messages/:id', {
-    GET: (event) => findMessage(event, ctx),
-    DELETE: async (event) => {
-      await deleteMessage(ctx, findMessage(event, ctx).id)
-      return new Response(null, { status: 204 })
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages/:id',
+    operationId: 'getMessage',
+    tag: 'inspector',
+    summary: 'One message.',
+    description: 'The whole record, as stored.',
+    params: one,
+    success: { status: 200, description: 'The record.', schema: MESSAGE_RECORD },
+    errors: NOT_FOUND,
+    handler: ({ ctx, params }) => findMessage(ctx, params.id),
+  }),
+  defineOperation({
+    method: 'DELETE',
+    path: '/_sandbox/api/messages/:id',
+    operationId: 'deleteMessage',
+    tag: 'inspector',
+    summary: 'Delete one message.',
+    description: 'Subscribers to the event stream get `deleted`.',
+    params: one,
+    success: { status: 204, description: 'Deleted; no body.' },
+    errors: NOT_FOUND,
+    async handler({ ctx, params }) {
+      await deleteMessage(ctx, findMessage(ctx, params.id).id)
     },
-  })
-  route(app, '/_sandbox/api/messages/:id/html', {
-    GET: (event) => htmlAnswer(event, findMessage(event, ctx).html),
-  })
-  route(app, '/_sandbox/api/messages/:id/text', {
-    GET: (event) => textResponse(findMessage(event, ctx).text, { 'content-type': 'text/plain; charset=utf-8' }),
-  })
-  route(app, '/_sandbox/api/messages/:id/checks', {
-    GET: async (event) => {
-      const record = findMessage(event, ctx)
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages/:id/html',
+    operationId: 'getMessageHtml',
+    tag: 'inspector',
+    summary: 'The rendered HTML, with a sandboxing Content-Security-Policy.',
+    description: 'Served in an opaque origin with no scripts (CSP `sandbox`), images allowed as in a mail client with images on; `?images=off` and `?scheme=` adjust it.',
+    params: one,
+    query: HTML_QUERY,
+    success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
+    errors: NOT_FOUND,
+    handler: ({ ctx, params, query }) => htmlAnswer(findMessage(ctx, params.id).html, query),
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages/:id/text',
+    operationId: 'getMessageText',
+    tag: 'inspector',
+    summary: 'The plain-text version.',
+    description: 'Derived from the HTML when the message was sent.',
+    params: one,
+    success: { status: 200, description: 'The text.', contentType: 'text/plain' },
+    errors: NOT_FOUND,
+    handler: ({ ctx, params }) => textResponse(findMessage(ctx, params.id).text, { 'content-type': 'text/plain; charset=utf-8' }),
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages/:id/checks',
+    operationId: 'checkMessage',
+    tag: 'inspector',
+    summary: 'Email checks of the stored message.',
+    description: 'Size against Gmail\'s clipping, mail-client support of the HTML and CSS it uses, images, links and the plain text.',
+    params: one,
+    success: { status: 200, description: 'The checks.', schema: EMAIL_CHECKS },
+    errors: NOT_FOUND,
+    handler({ ctx, params }) {
+      const record = findMessage(ctx, params.id)
       return checkEmail({ html: record.html, text: record.text })
     },
-  })
-  route(app, '/_sandbox/api/messages/:id/eml', {
-    GET: async (event) => {
-      const record = findMessage(event, ctx)
-      return textResponse(await toEml(record), {
-        'content-type': 'message/rfc822',
-        'content-disposition': `attachment; filename="${record.id}.eml"`,
-      })
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/messages/:id/eml',
+    operationId: 'getMessageEml',
+    tag: 'inspector',
+    summary: 'An RFC 5322 message, as an attachment.',
+    description: 'multipart/alternative with the text and the HTML (quoted-printable, CRLF line breaks); a subject or name that is not plain ASCII words goes out as RFC 2047 encoded words.',
+    params: one,
+    success: { status: 200, description: 'The message, `<id>.eml`.', contentType: 'message/rfc822' },
+    errors: NOT_FOUND,
+    handler({ ctx, params }) {
+      const record = findMessage(ctx, params.id)
+      return textResponse(toEml(record), { 'content-type': 'message/rfc822', 'content-disposition': `attachment; filename="${record.id}.eml"` })
     },
-  })
-}
+  }),
+]

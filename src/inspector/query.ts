@@ -1,45 +1,38 @@
-import type { H3Event } from 'h3'
-import { apiError } from '../http/errors.js'
+import { enumParam, intParam, textParam, timeParam } from '../http/params.js'
 import type { MessageFilter } from '../store/types.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
 
-/** Query string → filters, each bad value a 400 naming its parameter. */
+/** The message filters, paging and wait timeout: query parameters defined once for routes and document. */
 
 export const LIST_DEFAULT_LIMIT = 50
 export const LIST_MAX_LIMIT = 1000
-const TEXT_FILTERS = ['to', 'from', 'template', 'subject', 'project'] as const
 
-function badParameter(name: string, message: string) {
-  return apiError(400, 'invalid_parameter', `The query parameter "${name}" ${message}.`, { details: [{ parameter: name, message }] })
+export const FILTER_QUERY = {
+  to: textParam('Only messages with a recipient (name or address) containing this, case-insensitive.', { examples: ['ada@example.com'] }),
+  from: textParam('Only messages whose sender (name or address) contains this, case-insensitive.', { examples: ['acme'] }),
+  template: textParam('Only messages whose template slug contains this, case-insensitive.', { examples: ['welcome'] }),
+  subject: textParam('Only messages whose subject contains this, case-insensitive.', { examples: ['reset'] }),
+  project: textParam('Only messages sent with this project: 8 hex characters of the token\'s SHA-256 (exact).', { examples: ['1f2e3d4c'] }),
+  since: timeParam('Only messages created at or after this time: RFC 3339 (`2026-11-21T10:00:00Z`), or a date (midnight UTC).'),
 }
 
-function integer(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
-  const raw = params.get(name)
-  if (raw === null) return undefined
-  const n = Number(raw)
-  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw badParameter(name, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`)
-  return n
+export const PAGING_QUERY = {
+  limit: intParam({ minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT }, 'How many messages to answer with, newest first.'),
+  // Past the 2^53 − 1 a JavaScript number holds exactly, an offset could not be honoured.
+  offset: intParam({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }, 'How many of the newest matches to skip.'),
 }
 
-export function parseFilter(event: H3Event, { paging }: { paging: boolean }): MessageFilter {
-  const params = event.url.searchParams
-  const filter: MessageFilter = {}
-  for (const name of TEXT_FILTERS) {
-    const value = params.get(name)
-    if (value !== null && value !== '') filter[name] = value
-  }
-  const since = params.get('since')
-  if (since !== null && since !== '') {
-    if (Number.isNaN(Date.parse(since))) throw badParameter('since', `must be an ISO time such as 2026-11-21T10:00:00Z (got ${JSON.stringify(since)})`)
-    filter.since = since
-  }
-  if (paging) {
-    filter.limit = integer(params, 'limit', 1, LIST_MAX_LIMIT) ?? LIST_DEFAULT_LIMIT
-    filter.offset = integer(params, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0
-  }
-  return filter
+export const FIELDS_QUERY = {
+  fields: enumParam(['full', 'summary'], '`summary` leaves out each message\'s `html`, `text` and `templateVariables`: what a list needs, at a fraction of the bytes.', 'full'),
 }
 
-export function parseTimeout(event: H3Event): number {
-  return integer(event.url.searchParams, 'timeout', 0, WAIT_MAX_MS) ?? WAIT_DEFAULT_MS
+export const TIMEOUT_QUERY = {
+  timeout: intParam({ minimum: 0, maximum: WAIT_MAX_MS, default: WAIT_DEFAULT_MS }, 'How long to wait for a match to arrive, in milliseconds.'),
+}
+
+/** Parsed filter values → the store's filter (absent ones left out). */
+export function filterOf(query: Partial<Record<keyof typeof FILTER_QUERY | keyof typeof PAGING_QUERY, string | number | undefined>>): MessageFilter {
+  const filter: Record<string, string | number> = {}
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && name in { ...FILTER_QUERY, ...PAGING_QUERY }) filter[name] = value
+  return filter as MessageFilter
 }

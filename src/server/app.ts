@@ -6,6 +6,7 @@ import { registerInspectorRoutes } from '../inspector/index.js'
 import { registerInboxRoutes } from '../inbox/index.js'
 import type { AppContext } from '../core/context.js'
 import { route } from '../http/route.js'
+import { openApiOperation } from './openapi.js'
 
 /** Wires the emulated API, the inspector and the inbox page into one h3 app. */
 export function createApp(ctx: AppContext): H3 {
@@ -24,7 +25,7 @@ export function createApp(ctx: AppContext): H3 {
   app.use((event) => guard.check(event))
   route(app, '/', { GET: (event) => redirect('/_sandbox/', 302) })
   registerApiRoutes(app, ctx)
-  registerInspectorRoutes(app, ctx)
+  registerInspectorRoutes(app, ctx, [openApiOperation])
   registerInboxRoutes(app)
   return app
 }

@@ -2,7 +2,7 @@ import { toNodeHandler } from 'h3'
 import { listen, type Listener } from 'listhen'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/config.js'
-import { errorBody } from '../http/errors.js'
+import { errorBody, JSON_CONTENT_TYPE } from '../http/errors.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
 import { openMessageLog } from '../store/index.js'
@@ -10,6 +10,7 @@ import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
+import { withReasonPhrases } from './reason.js'
 import type { AppContext, Logger } from '../core/context.js'
 import { exposureWarning } from './exposure.js'
 
@@ -33,7 +34,7 @@ function createLogger(logs: boolean): Logger {
   }
 }
 
-async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: SendboxConfig): Promise<Listener> {
+async function listenOn(handler: ReturnType<typeof withReasonPhrases>, config: SendboxConfig): Promise<Listener> {
   const where = `port ${config.port} on ${config.host}`
   const busy = () => new StartError('port_in_use', `Port ${config.port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`)
   let listener: Listener
@@ -60,7 +61,7 @@ async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: Sendb
   listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
     const body = JSON.stringify(errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'))
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
   const port = (listener.address as { port: number }).port
   if (config.port !== 0 && port !== config.port) {
@@ -118,7 +119,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
   let listener: Listener
   try {
-    const handler = toNodeHandler(createApp(ctx))
+    const handler = withReasonPhrases(toNodeHandler(createApp(ctx)))
     // Port 0 is probed, then bound: another server (another sandbox in this process, another test
     // worker) can take the probed port in between. Try a fresh one; a fixed port never retries.
     for (let attempt = 1; ; attempt++) {

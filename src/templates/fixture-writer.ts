@@ -42,8 +42,14 @@ export class FixtureWriteError extends Error {
  * @example isFixtureCaseName('.hidden')   // false
  */
 export function isFixtureCaseName(name: unknown): name is string {
-  return typeof name === 'string' && isValidSlug(name) && !name.startsWith('.') && name !== 'default'
+  return typeof name === 'string' && FIXTURE_CASE_PATTERN.test(name) && name !== 'default'
 }
+
+/**
+ * A case name: a slug that does not start with "." (a dotfile would be saved but never loaded).
+ * The OpenAPI document carries the same pattern.
+ */
+export const FIXTURE_CASE_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/
 
 /**
  * The file's text: 2-space JSON when small, compact otherwise. Throws `fixture_too_large` past

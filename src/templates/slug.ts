@@ -3,11 +3,20 @@
  * rule is deliberately narrow: it can never name a path outside the templates folder.
  */
 
-const SLUG = /^[A-Za-z0-9._-]{1,128}$/
+/**
+ * Letters, digits, `-`, `_`, `.`; 1 to 128 characters; not `.` or `..`. Written without
+ * lookarounds so that the same source works as a JSON Schema `pattern` in JavaScript and in
+ * Python (where fuzzers generate strings from it): a first character that is not a dot, or one
+ * dot and a non-dot, or two dots and at least one more character.
+ */
+export const SLUG_PATTERN = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}|\.[A-Za-z0-9_-][A-Za-z0-9._-]{0,126}|\.\.[A-Za-z0-9._-]{1,126})$/
+
+/** How a slug is described to a person who sent something else. */
+export const SLUG_HINT = 'a slug: letters, digits, "-", "_" and ".", 1 to 128 characters, not "." or ".."'
 
 /** Letters, digits, `-`, `_`, `.`; 1 to 128 characters; not `.` or `..`. */
 export function isValidSlug(slug: string): boolean {
-  return typeof slug === 'string' && SLUG.test(slug) && slug !== '.' && slug !== '..'
+  return typeof slug === 'string' && SLUG_PATTERN.test(slug)
 }
 
 /**
