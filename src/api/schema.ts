@@ -64,7 +64,7 @@ export const SEND_REQUEST_FIELDS = {
     kind: 'object',
     required: false,
     description: 'Values for the template\'s variables; any JSON. Defaults to {}.',
-    example: { name: 'Ada' },
+    example: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
   },
 } as const satisfies Record<string, SendFieldDefinition>
 

@@ -7,6 +7,7 @@ import { DEFAULT_VIEW, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, se
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
 import { detailParams, focusedItem, focusItem, focusSearch, itemLinks, markCurrent, moveInList, pickTab, readDetailRoute, refocusItem, restoreListFocus, sourceLineParams, syncFrame, tabParam, type ListFocus } from './split.js'
+import { sendExample } from './snippet.js'
 
 const PAGE = 100
 const MAX_LIMIT = 1000
@@ -196,14 +197,7 @@ export class MessagesView {
       replace(this.empty, h('p', { class: 'empty-title' }, 'No message matches'), h('p', null, describeFilter(this.filter)))
       return
     }
-    const curl = [
-      `curl ${location.origin}/messages \\`,
-      `  -H 'Authorization: token sandbox_local_dev_token' \\`,
-      `  -H 'Content-Type: application/json' \\`,
-      `  -d '{"template":"welcome","from":"Acme <hello@acme.test>",`,
-      `       "to":"Ada <ada@example.com>","subject":"Hello",`,
-      `       "templateVariables":{"name":"Ada"}}'`,
-    ].join('\n')
+    const curl = sendExample(location.origin)
     replace(this.empty, h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl))
   }
 
