@@ -5,12 +5,13 @@ import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
 import { usage } from './usage.js'
 
-const COMMANDS = ['serve', 'check', 'render'] as const
+const COMMANDS = ['serve', 'init', 'check', 'render'] as const
 type Command = (typeof COMMANDS)[number]
 
 const mainHelp = () => `sendbox ${version} — a local sandbox of the message-sending API
 
 Usage: sendbox [serve] [flags]      start the API and the inbox (the default)
+       sendbox init [flags]         create templates/ and fixtures/ with a starter
        sendbox check [flags]        parse and render every template with its fixtures
        sendbox render <slug> [flags] print a rendered template
        sendbox <command> --help     flags of a command
@@ -33,6 +34,8 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
           return 0
         }
         return await serve(argv, env)
+      case 'init':
+        return await (await import('./init.js')).init(argv, env, wantsHelp)
       case 'check':
         return await (await import('./check.js')).check(argv, env, wantsHelp)
       case 'render':

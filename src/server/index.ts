@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { relative } from 'node:path'
 import { toNodeHandler } from 'h3'
 import { listen, type Listener } from 'listhen'
 import { consola } from 'consola'
@@ -68,6 +70,20 @@ async function listenOn(handler: ReturnType<typeof toNodeHandler>, config: Sendb
   return listener
 }
 
+/**
+ * Why there is nothing to send with, and what to do: null when there are templates. A missing
+ * folder does not stop the start (the watcher picks it up when it appears).
+ */
+export function noTemplatesWarning(templatesDir: string, count: number): { missing: boolean; message: string } | null {
+  if (count > 0) return null
+  const shown = relative(process.cwd(), templatesDir) || templatesDir
+  const fix = 'Create a starter with `npx sendbox init`, or point --templates at your templates folder.'
+  if (!existsSync(templatesDir)) {
+    return { missing: true, message: `The templates folder ${shown} does not exist, so sendbox starts with 0 templates; it picks them up as soon as the folder appears. ${fix}` }
+  }
+  return { missing: false, message: `The templates folder ${shown} has no templates yet (<slug>.liquid or <slug>.html). ${fix}` }
+}
+
 function urlFor(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
   return `http://${shown}:${port}`
@@ -97,6 +113,9 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const logger = createLogger(config.logs)
   const events = createEventBus((error) => logger.error('An event listener failed', error))
   const catalog = await createTemplateCatalog({ templatesDir: config.templatesDir, fixturesDir: config.fixturesDir, watch: true, warn: logger.warn })
+  const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
+  // A missing folder is always worth a word; an empty one only on the console of `serve`.
+  if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
   let log
   try {
     log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, warn: logger.warn })
