@@ -5,7 +5,7 @@ import { htmlAnswer } from './html.js'
 import type { AppContext } from '../core/context.js'
 import { route } from '../http/route.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
-import { parseFilter, parseTimeout } from './query.js'
+import { parseAfter, parseFilter, parseTimeout } from './query.js'
 import { clearMessages, deleteMessage } from '../core/messages.js'
 import { ShuttingDownError, waitForMessage, WaitTimeoutError } from '../core/wait.js'
 
@@ -51,11 +51,12 @@ export function registerMessageRoutes(app: H3, ctx: AppContext): void {
     GET: async (event) => {
       const filter = parseFilter(event, { paging: false })
       const timeout = parseTimeout(event)
+      const after = parseAfter(event)
       // A client that hangs up stops waiting at once: no listener or timer outlives it.
       const abort = new AbortController()
       event.runtime?.node?.res?.once('close', () => abort.abort())
       try {
-        return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal })
+        return await waitForMessage(ctx, { ...filter, timeout, signal: abort.signal, ...(after ? { after } : {}) })
       } catch (error) {
         if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
         if (error instanceof ShuttingDownError) throw apiError(503, 'shutting_down', error.message)

@@ -62,6 +62,7 @@ const PAGING_PARAMETERS = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT } },
   { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
 ]
+const AFTER_PARAMETER = { name: 'after', in: 'query', required: false, description: '`now`: only a message that arrives after the wait began counts (none already stored). Without it, the newest stored match answers at once.', schema: { type: 'string', enum: ['now'] } }
 const TIMEOUT_PARAMETER = { name: 'timeout', in: 'query', required: false, description: 'Milliseconds to wait.', schema: { type: 'integer', minimum: 0, maximum: WAIT_MAX_MS, default: WAIT_DEFAULT_MS } }
 const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })
 const SLUG = pathParam('slug', 'A template slug.')
@@ -268,7 +269,7 @@ function paths(): Json {
         tags: INSPECTOR,
         security: PUBLIC,
         summary: 'The newest matching message, or the first to arrive before the timeout.',
-        parameters: [...FILTER_PARAMETERS, TIMEOUT_PARAMETER],
+        parameters: [...FILTER_PARAMETERS, TIMEOUT_PARAMETER, AFTER_PARAMETER],
         responses: { '200': { description: 'The message.', ...json(ref('MessageRecord')) }, ...errorResponses(['invalid_parameter', 'wait_timeout']) },
       },
     },

@@ -43,3 +43,11 @@ export function parseFilter(event: H3Event, { paging }: { paging: boolean }): Me
 export function parseTimeout(event: H3Event): number {
   return integer(event.url.searchParams, 'timeout', 0, WAIT_MAX_MS) ?? WAIT_DEFAULT_MS
 }
+
+/** `after=now` on a wait: only messages that arrive after it began (absent: stored ones count). */
+export function parseAfter(event: H3Event): 'now' | undefined {
+  const raw = event.url.searchParams.get('after')
+  if (raw === null || raw === '') return undefined
+  if (raw === 'now') return 'now'
+  throw badParameter('after', `must be "now" (only messages that arrive after the wait began), got ${JSON.stringify(raw)}`)
+}
