@@ -1,6 +1,7 @@
 import { matchesFilter } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import type { AppContext } from './context.js'
+import { rejectionHint } from './rejections.js'
 
 export interface WaitOptions extends MessageFilter {
   /** Milliseconds to wait for a match (default 5000, max 60000). */
@@ -55,15 +56,19 @@ export class WaitTimeoutError extends Error {
  * The newest message matching `filter`, or the first one to arrive before `timeout`.
  * Shared by GET /_sandbox/api/messages/wait and `sandbox.waitForMessage`.
  */
-export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose'>, options: WaitOptions, explain: (filter: MessageFilter) => string[] = () => []): Promise<MessageRecord> {
+export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose' | 'rejections'>, options: WaitOptions): Promise<MessageRecord> {
   const { timeout = WAIT_DEFAULT_MS, signal, after, limit: _limit, offset: _offset, ...filter } = options
   if (after !== undefined && after !== 'now') return Promise.reject(new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`))
   // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new ones.
   const existing = after === 'now' ? undefined : ctx.log.latest(filter)
   if (existing) return Promise.resolve(existing)
+  const began = new Date().toISOString()
   const timedOut = () => {
     const earlier = after === 'now' ? ctx.log.list({ ...filter, limit: 1 }).total : 0
-    return new WaitTimeoutError(filter, timeout, { earlier, hints: explain(filter) })
+    // Rejected sends that may be the one waited for; with after=now, only those since it began.
+    const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
+    const hints = rejectionHint(ctx, after === 'now' && !laterSince ? { ...filter, since: began } : filter)
+    return new WaitTimeoutError(filter, timeout, { earlier, hints })
   }
   return new Promise((resolve, reject) => {
     const cleanups: Array<() => void> = []

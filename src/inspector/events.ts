@@ -20,6 +20,8 @@ function frame(event: SandboxEvent): string {
       return `event: cleared\ndata: ${JSON.stringify({ count: event.count })}\n\n`
     case 'template':
       return `event: template\ndata: ${JSON.stringify(event.change)}\n\n`
+    case 'rejected':
+      return `event: rejected\ndata: ${JSON.stringify(event.rejection)}\n\n`
   }
 }
 

@@ -5,6 +5,7 @@ import { registerEventRoutes } from './events.js'
 import { registerFaultRoutes } from './fault-routes.js'
 import { registerMessageRoutes } from './messages.js'
 import { registerOpenApiRoute } from './openapi.js'
+import { registerRejectionRoutes } from './rejections.js'
 import { registerTemplatePreviewRoutes } from './templates.js'
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
@@ -25,6 +26,7 @@ export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
   registerMessageRoutes(app, ctx)
   registerEventRoutes(app, ctx)
   registerFaultRoutes(app, ctx)
+  registerRejectionRoutes(app, ctx)
   registerTemplatePreviewRoutes(app, ctx)
   registerOpenApiRoute(app, ctx)
 }

@@ -370,7 +370,32 @@ function paths(): Json {
       get: { operationId: 'listFaults', tags: INSPECTOR, security: PUBLIC, summary: 'The armed faults.', responses: { '200': { description: 'Armed faults.', ...json({ type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ref('Fault') } } }) }, ...errorResponses([]) } },
       delete: { operationId: 'clearFaults', tags: INSPECTOR, security: PUBLIC, summary: 'Disarm every fault.', responses: { ...noContent, ...errorResponses([]) } },
     },
+    '/_sandbox/api/rejections': {
+      get: { operationId: 'listRejections', tags: INSPECTOR, security: PUBLIC, summary: 'Recent rejected sends (the newest 100, in memory), newest first: no token, no body.', parameters: [...FILTER_PARAMETERS, ...PAGING_PARAMETERS], responses: { '200': { description: 'A page of rejections.', ...json({ type: 'object', required: ['rejections', 'total'], properties: { rejections: { type: 'array', items: REJECTION }, total: { type: 'integer' } } }) }, ...errorResponses(['invalid_parameter']) } },
+      delete: { operationId: 'clearRejections', tags: INSPECTOR, security: PUBLIC, summary: 'Forget the recent rejected sends.', responses: { ...noContent, ...errorResponses([]) } },
+    },
   }
+}
+
+const nullableString = { type: ['string', 'null'] }
+/** A rejected send, as src/core/rejections.ts keeps it. */
+const REJECTION = {
+  type: 'object',
+  required: ['id', 'at', 'status', 'code', 'message', 'details', 'template', 'from', 'to', 'subject', 'project', 'tokenHint'],
+  properties: {
+    id: { type: 'string', examples: ['rej_01KAP…'] },
+    at: { type: 'string', format: 'date-time' },
+    status: { type: 'integer' },
+    code: { type: 'string', examples: ['missing_variables'] },
+    message: { type: 'string' },
+    details: { type: 'array', items: {} },
+    template: nullableString,
+    from: nullableString,
+    to: { type: ['array', 'null'], items: { type: 'string' } },
+    subject: nullableString,
+    project: nullableString,
+    tokenHint: nullableString,
+  },
 }
 
 /** The whole document. `serverUrl` is where the running sandbox answers. */

@@ -1,5 +1,6 @@
 import { H3, redirect } from 'h3'
-import { toErrorResponse } from '../http/errors.js'
+import { errorAnswerOf, toErrorResponse } from '../http/errors.js'
+import { noteRequest, requestLogger } from '../http/request-log.js'
 import { registerApiRoutes } from '../api/index.js'
 import { registerInspectorRoutes } from '../inspector/index.js'
 import { registerInboxRoutes } from '../inbox/index.js'
@@ -11,7 +12,12 @@ export function createApp(ctx: AppContext): H3 {
   const app = new H3({
     // We report unexpected errors ourselves, once, through the logger.
     silent: true,
-    onError: (error) => toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause)),
+    // One console line per request, with logs on (the CLI); nothing at all on the hot path without.
+    ...(ctx.config.logs ? { onRequest: requestLogger((line) => ctx.logger.info(line)) } : {}),
+    onError: (error, event) => {
+      noteRequest(event, { code: errorAnswerOf(error).code })
+      return toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause))
+    },
   })
   route(app, '/', { GET: (event) => redirect('/_sandbox/', 302) })
   registerApiRoutes(app, ctx)

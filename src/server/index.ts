@@ -7,6 +7,7 @@ import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/
 import { errorBody } from '../http/errors.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
+import { createRejectionLog } from '../core/rejections.js'
 import { openMessageLog } from '../store/index.js'
 import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
@@ -26,6 +27,8 @@ export class StartError extends Error {
 
 function createLogger(logs: boolean): Logger {
   const logger = consola.withTag('sendbox')
+  // consola hides info in a test environment (NODE_ENV=test, VITEST); `logs` decides here.
+  logger.level = 3
   return {
     info: (message) => logs && logger.info(message),
     warn: (message) => logger.warn(message),
@@ -131,6 +134,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     log,
     events,
     faults: createFaultRegistry(),
+    rejections: createRejectionLog(),
     logger,
     onClose(fn) {
       closers.add(fn)
