@@ -8,6 +8,7 @@ import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
 import { detailParams, focusedItem, focusItem, focusSearch, itemLinks, markCurrent, moveInList, pickTab, readDetailRoute, refocusItem, restoreListFocus, sourceLineParams, syncFrame, tabParam, type ListFocus } from './split.js'
 import { sendExample } from './snippet.js'
+import { RejectionsPanel } from './rejections.js'
 
 const PAGE = 100
 const MAX_LIMIT = 1000
@@ -24,6 +25,8 @@ export class MessagesView {
   readonly root: HTMLElement
   readonly list: HTMLUListElement
   readonly search: HTMLInputElement
+  /** Recent rejected sends, above the list. */
+  readonly rejected = new RejectionsPanel()
   private readonly detail: HTMLElement
   private readonly count: HTMLElement
   private readonly dropped: HTMLElement
@@ -89,6 +92,7 @@ export class MessagesView {
         ),
         h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:')),
         this.dropped,
+        this.rejected.root,
       ),
       this.list,
       this.empty,
@@ -283,11 +287,13 @@ export class MessagesView {
 
   onCleared(): void {
     this.scheduleReload(50)
+    void this.rejected.load()
   }
 
   /** After a reconnection: whatever happened meanwhile. */
   resync(): void {
     void this.reload()
+    void this.rejected.load()
   }
 
   // ---- keyboard ------------------------------------------------------------------------

@@ -11,8 +11,12 @@ export function sendExample(origin: string, token = 'sandbox_local_dev_token'): 
     `curl ${origin}/messages \\`,
     `  -H 'Authorization: token ${token}' \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d '{"template":"welcome","from":"Acme <hello@acme.test>",`,
-    `       "to":"Ada <ada@example.com>","subject":"Hello",`,
-    `       "templateVariables":{"name":"Ada","dashboardUrl":"https://acme.test/dashboard"}}'`,
+    `  -d '{"template": "welcome",`,
+    `       "from": "Acme <hello@acme.test>",`,
+    `       "to": "Ada <ada@example.com>",`,
+    `       "subject": "Hello",`,
+    `       "templateVariables": {`,
+    `         "name": "Ada",`,
+    `         "dashboardUrl": "https://acme.test/dashboard"}}'`,
   ].join('\n')
 }
