@@ -29,6 +29,7 @@ export const serveFlags = {
   lenient: { type: 'boolean', env: 'SENDBOX_LENIENT', default: 'false', description: 'Allow unknown fields; render missing variables empty, as warnings' },
   'max-body': { type: 'string', env: 'SENDBOX_MAX_BODY', default: '1mb', valueHint: 'size', description: 'Largest request body (bytes, or 512kb, 2mb)' },
   open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
+  'exit-with-parent': { type: 'boolean', env: 'SENDBOX_EXIT_WITH_PARENT', default: 'off; under npm/npx the parent check is on', description: 'Stop when the process that started sendbox is gone, or stdin (a pipe) is closed' },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -71,7 +72,7 @@ export function parseFlags<T extends Record<string, FlagSpec>>(argv: string[], s
  * argv + environment → options for `startSendbox`. A flag wins over its variable. Values stay
  * strings here; `resolveConfig` validates them and names the flag when one is wrong.
  */
-export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { options: SendboxOptions; positionals: string[] } {
+export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { options: SendboxOptions; positionals: string[]; exitWithParent: boolean | undefined } {
   const { values, positionals } = parseFlags(argv, serveFlags)
   const pick = (flag: ServeFlag): string | string[] | boolean | undefined => {
     const spec: FlagSpec = serveFlags[flag]
@@ -108,5 +109,6 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     open: pick('open') as boolean | undefined,
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]
-  return { options, positionals }
+  // The process's own lifetime, not the sandbox's: a CLI setting, not a startSendbox option.
+  return { options, positionals, exitWithParent: pick('exit-with-parent') as boolean | undefined }
 }

@@ -3,6 +3,7 @@ import { SAMPLE_TOKEN } from '../core/config.js'
 import { StartError, startSendbox } from '../index.js'
 import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
+import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
 
 const COMMANDS = ['serve', 'init', 'check', 'render'] as const
@@ -61,12 +62,29 @@ function fail(error: unknown): number {
 }
 
 async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { options, positionals } = serveOptionsFrom(argv, env)
+  const { options, positionals, exitWithParent } = serveOptionsFrom(argv, env)
   if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
   // Listen for the signals before anything starts, so one that comes early is not fatal.
   const stopped = new Promise<void>((resolve) => {
     process.on('SIGINT', () => resolve())
     process.on('SIGTERM', () => resolve())
+    // Outlive no parent: asked for, or under npm, whose `sh -c` dies on SIGTERM without passing it on.
+    if (exitWithParent === true || (exitWithParent === undefined && startedByNpm(env))) {
+      // With the parent gone, so is the reader of our output: a write must not crash the stop
+      // (the log still has to be flushed).
+      for (const stream of [process.stdout, process.stderr]) {
+        stream.on('error', (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EPIPE') throw error
+        })
+      }
+      watchParent(
+        (reason) => {
+          process.stderr.write(`sendbox: stopping, ${reason}.\n`)
+          resolve()
+        },
+        { stdin: exitWithParent === true },
+      )
+    }
   })
   const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
   const { config } = sandbox
