@@ -29,9 +29,27 @@ export function hasTemplateExtension(name: string): boolean {
  */
 export function slugOfFileName(fileName: string): string | null {
   if (fileName.startsWith('_') || fileName.startsWith('.')) return null
+  // `<slug>.txt.liquid` is the hand-written text version of `<slug>`, not a template of its own.
+  if (fileName.endsWith(TEXT_EXTENSION)) return null
   const ext = TEMPLATE_EXTENSIONS.find((e) => fileName.endsWith(e))
   if (!ext) return null
   const slug = fileName.slice(0, -ext.length)
+  return isValidSlug(slug) ? slug : null
+}
+
+/** The extension of a template's hand-written plain-text version: `welcome.txt.liquid`. */
+export const TEXT_EXTENSION = '.txt.liquid'
+
+/**
+ * The slug whose text version a file directly in the templates folder is, or null.
+ *
+ * @example
+ * textSlugOfFileName('welcome.txt.liquid') // 'welcome'
+ * textSlugOfFileName('welcome.liquid')     // null
+ */
+export function textSlugOfFileName(fileName: string): string | null {
+  if (fileName.startsWith('_') || fileName.startsWith('.') || !fileName.endsWith(TEXT_EXTENSION)) return null
+  const slug = fileName.slice(0, -TEXT_EXTENSION.length)
   return isValidSlug(slug) ? slug : null
 }
 
