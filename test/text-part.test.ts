@@ -91,6 +91,7 @@ describe('a hand-written text version: <slug>.txt.liquid', () => {
       'welcome.txt.liquid': 'Welcome, {{ name }} & co <3\n{% include "partials/sig" %}',
       'partials/sig.liquid': '-- {{ team | default: "The Acme team" }}',
       'plain.liquid': '<p>No text version: {{ x }}</p>',
+      'notes.txt.liquid': '<p>A template named notes.txt</p>',
     })
   })
   afterAll(() => sandbox?.close())
@@ -111,10 +112,11 @@ describe('a hand-written text version: <slug>.txt.liquid', () => {
     expect(record!.html).toBe('<div class="preheader">Hi</div><h1>Welcome, Ada!</h1>')
   })
 
-  it('is not a template of its own', async () => {
+  it('is not a template of its own; without a template beside it, x.txt.liquid is the template x.txt (CONTRACT §2 slugs)', async () => {
     const { templates } = (await (await sandbox.api('/templates')).json()) as { templates: Array<{ slug: string }> }
-    expect(templates.map((t) => t.slug)).toEqual(['plain', 'welcome'])
+    expect(templates.map((t) => t.slug)).toEqual(['notes.txt', 'plain', 'welcome'])
     expect((await sandbox.api('/templates/welcome.txt')).status).toBe(404)
+    expect(await textOf(await send('notes.txt', {}))).toBe('A template named notes.txt')
   })
 
   it('its variables are the template\'s too: one only it reads is required', async () => {

@@ -304,6 +304,11 @@ async function listTemplateFiles(dir: string): Promise<{ files: Map<string, stri
     const current = chosen.get(slug)
     if (current === undefined || extensionRank(dirent.name) < extensionRank(current)) chosen.set(slug, dirent.name)
   }
+  // `x.txt.liquid` beside a template `x` is its text version, not the template `x.txt`.
+  for (const [slug, name] of [...textNames]) {
+    if (!chosen.has(slug)) textNames.delete(slug)
+    else if (chosen.get(`${slug}.txt`) === name) chosen.delete(`${slug}.txt`)
+  }
   // A symlink counts only when it leads to a file (compileFile checks where it leads).
   const onlyFiles = async (names: Map<string, string>) => {
     const out = new Map<string, string>()

@@ -29,15 +29,17 @@ export function hasTemplateExtension(name: string): boolean {
  */
 export function slugOfFileName(fileName: string): string | null {
   if (fileName.startsWith('_') || fileName.startsWith('.')) return null
-  // `<slug>.txt.liquid` is the hand-written text version of `<slug>`, not a template of its own.
-  if (fileName.endsWith(TEXT_EXTENSION)) return null
   const ext = TEMPLATE_EXTENSIONS.find((e) => fileName.endsWith(e))
   if (!ext) return null
   const slug = fileName.slice(0, -ext.length)
   return isValidSlug(slug) ? slug : null
 }
 
-/** The extension of a template's hand-written plain-text version: `welcome.txt.liquid`. */
+/**
+ * The extension of a template's hand-written plain-text version: `welcome.txt.liquid` beside
+ * `welcome.liquid` (or `.html`). Without that template beside it, such a file is a template of
+ * its own (slug `welcome.txt`), as the slug rule says; the catalog decides, seeing both.
+ */
 export const TEXT_EXTENSION = '.txt.liquid'
 
 /**
