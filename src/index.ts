@@ -19,12 +19,14 @@ import { clearMessages } from './core/messages.js'
 import { waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
 import type { MessageFilter, MessageRecord } from './store/types.js'
+import type { Rejection } from './core/rejections.js'
 
 export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
 export type { MessageRecord, MessageFilter, Address, Warning } from './store/types.js'
+export type { Rejection } from './core/rejections.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
 export interface Sendbox {
@@ -44,15 +46,29 @@ export interface Sendbox {
    */
   messages(filter?: MessageFilter): Promise<MessageRecord[]>
   /**
-   * The newest message matching, waiting for one to arrive; rejects with `WaitTimeoutError`
-   * naming the filter on timeout.
+   * The newest message matching, waiting for one to arrive; with `after: 'now'`, only one stored
+   * after this call (start it before the action). Rejects with `WaitTimeoutError` naming the
+   * filter, earlier matches it left out and recent rejected sends that match, on timeout.
    *
    * @example
-   * const reset = await sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', timeout: 5000 })
+   * const reset = sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', after: 'now' })
+   * await app.requestPasswordReset('ada@example.com')
+   * const message = await reset
    */
   waitForMessage(filter?: WaitOptions): Promise<MessageRecord>
   /**
-   * Clears the log, or only the messages matching the filter.
+   * Recent sends that were refused (the newest 100, in memory), newest first: status, error
+   * code and message, and what was read of the request (template, recipients, subject). Never
+   * the token or the body.
+   *
+   * @example
+   * const [last] = await sandbox.rejections({ to: 'ada@example.com' })
+   * last?.code // 'missing_variables'
+   */
+  rejections(filter?: MessageFilter): Promise<Rejection[]>
+  /**
+   * Clears the log, or only the messages matching the filter (a full clear also forgets the
+   * recent rejected sends).
    *
    * @example
    * beforeEach(() => sandbox.clear())
@@ -91,6 +107,7 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
     config: ctx.config,
     messages: async (filter = {}) => ctx.log.list(filter).messages,
     waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
+    rejections: async (filter = {}) => ctx.rejections.list(filter),
     clear: async (filter) => {
       await clearMessages(ctx, filter)
     },

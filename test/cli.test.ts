@@ -38,7 +38,7 @@ describe('the command line', () => {
     [['--max-body', '0'], '--max-body'],
     [['--max-body', 'lots'], '--max-body'],
     [['--max-messages', '0'], '--max-messages'],
-    [['--templates', '/definitely/not/here'], '--templates'],
+    [['--templates', 'package.json'], '--templates'],
   ])('a bad value %j is one line naming %s, exit 2', async (args, flag) => {
     const result = await runCli(['--memory', ...args])
     expect(result.code).toBe(2)

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../src/core/config.js'
 import { createEventBus } from '../src/core/events.js'
 import { createFaultRegistry } from '../src/core/faults.js'
+import { createRejectionLog } from '../src/core/rejections.js'
 import { createApp } from '../src/server/app.js'
 import type { AppContext } from '../src/core/context.js'
 import { openMessageLog } from '../src/store/index.js'
@@ -37,6 +38,7 @@ beforeAll(async () => {
     log: await openMessageLog({ file: null }),
     events: createEventBus(),
     faults: createFaultRegistry(),
+    rejections: createRejectionLog(),
     logger: { info: () => {}, warn: () => {}, error: reported },
     onClose: () => () => {},
   }

@@ -128,6 +128,23 @@ console.log('ok', message.subject)
     expect(result.code).toBe(0)
   })
 
+  it("const { startSendbox } = require('sendbox') works from a CommonJS script", async () => {
+    await writeFile(
+      join(app, 'smoke.cjs'),
+      `const { startSendbox } = require('sendbox')
+startSendbox({ port: 0, memory: true, templates: 'node_modules/sendbox/templates' }).then(async (sandbox) => {
+  const health = await (await fetch(sandbox.url + '/_sandbox/api/health')).json()
+  await sandbox.close()
+  console.log('ok', health.templates)
+})
+`,
+    )
+    const result = await run(process.execPath, ['smoke.cjs'], app)
+    expect(result.stderr).toBe('')
+    expect(result.stdout.trim()).toBe('ok 3')
+    expect(result.code).toBe(0)
+  })
+
   it('the with-sendbox.sh recipe runs against the installed package', async () => {
     await copyFile(join(ROOT, 'test', 'recipes', 'with-sendbox.sh'), join(app, 'with-sendbox.sh'))
     await writeFiles(app, { 'templates/hello.liquid': 'Hello {{ name }}' })

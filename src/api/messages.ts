@@ -7,6 +7,10 @@ import { formatAddress } from '../store/index.js'
 import { renderMessage } from '../templates/index.js'
 import { sendRequestSchema } from './schema.js'
 import { SEND_TOKEN, simulatedFault } from './security.js'
+import { errorAnswerOf } from '../http/errors.js'
+import { recordRejection, recipientsOf, type RejectionInput } from '../core/rejections.js'
+import { noteRequest, noteRequestUnlessKnown } from '../http/request-log.js'
+import { isPlainObject } from '../lib/json.js'
 import { validateSendRequest } from './validate.js'
 
 export { simulatedFault }
@@ -103,6 +107,7 @@ export const sendOperation = defineOperation({
   },
   async handler({ ctx, event, body: request, caller }) {
     const to = request.to.map(formatAddress)
+    noteRequest(event, { template: request.template, to: request.to.map((a) => a.address) })
     const fault = ctx.faults.take({ template: request.template, to })
     if (fault) throw simulatedFault(fault.status, fault.retryAfter)
     const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, { lenient: ctx.config.lenient })
@@ -120,4 +125,25 @@ export const sendOperation = defineOperation({
       warnings: record.warnings,
     }
   },
+  // A refused send leaves a trace (never the token, the variables or the body) that the
+  // inspector lists and a wait_timeout names: an app that ignored a 422 is found out.
+  onError({ ctx, event, error, caller, raw }) {
+    const seen = glimpse(raw)
+    if (seen.template || seen.to) noteRequestUnlessKnown(event, { ...(seen.template ? { template: seen.template } : {}), ...(seen.to ? { to: seen.to } : {}) })
+    const who = caller as { project?: string; tokenHint?: string } | undefined
+    recordRejection(ctx, { ...errorAnswerOf(error), ...seen, project: who?.project ?? null, tokenHint: who?.tokenHint ?? null })
+  },
 })
+
+type Seen = Pick<RejectionInput, 'template' | 'from' | 'to' | 'subject'>
+
+/** What a body that may not validate says about itself: enough to recognise the send later. */
+function glimpse(body: unknown): Seen {
+  if (!isPlainObject(body)) return { template: null, from: null, to: null, subject: null }
+  return {
+    template: typeof body.template === 'string' ? body.template : null,
+    from: typeof body.from === 'string' ? body.from : null,
+    to: recipientsOf(body.to),
+    subject: typeof body.subject === 'string' ? body.subject : null,
+  }
+}

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { checkEmail } from '../checks/index.js'
@@ -209,10 +210,16 @@ const checkFlags = {
   'email-checks': { type: 'boolean', env: '', default: 'true', description: 'Check each render as an email too: size, images, links, text (--no-email-checks to skip)' },
 } as const satisfies Record<string, FlagSpec>
 
-/** --templates/--fixtures with their SENDBOX_* variables, resolved like `serve` does. */
-export function folderOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv): { templatesDir: string; fixturesDir: string } {
+/**
+ * --templates/--fixtures with their SENDBOX_* variables, resolved like `serve` does. Unlike
+ * `serve` (which waits for a missing folder to appear), `check` and `render` need the templates
+ * now: a templates folder named explicitly that does not exist is bad usage, unless `mustExist`
+ * is false (`init` creates it).
+ */
+export function folderOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv, { mustExist = true } = {}): { templatesDir: string; fixturesDir: string } {
   const pick = (flag: 'templates' | 'fixtures') => (values[flag] as string | undefined) ?? env[serveFlags[flag].env]
   const config = resolveConfig({ templates: pick('templates'), fixtures: pick('fixtures'), memory: true })
+  if (mustExist && pick('templates') !== undefined && !existsSync(config.templatesDir)) throw new ConfigError('--templates', `the folder ${config.templatesDir} does not exist`)
   return { templatesDir: config.templatesDir, fixturesDir: config.fixturesDir }
 }
 
@@ -255,7 +262,8 @@ export async function check(argv: string[], env: NodeJS.ProcessEnv, help: boolea
   }
   const cwd = process.cwd()
   if (report.templates === 0) {
-    report.problems.push({ file: templatesDir, line: 1, column: 1, code: 'no_templates', message: `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html); point --templates at your templates folder.`, severity: 'error' })
+    const why = existsSync(templatesDir) ? `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html)` : `The templates folder ${templatesDir} does not exist`
+    report.problems.push({ file: templatesDir, line: 1, column: 1, code: 'no_templates', message: `${why}; create a starter with \`npx sendbox init\`, or point --templates at your templates folder.`, severity: 'error' })
   }
   const problems = report.problems.map((p) => ({ ...p, file: path.relative(cwd, p.file).split(path.sep).join('/') || '.' }))
   if (values.json) process.stdout.write(`${JSON.stringify({ problems, templates: report.templates, cases: report.cases }, null, 2)}\n`)

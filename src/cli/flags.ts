@@ -33,6 +33,7 @@ export const serveFlags = {
   cors: { type: 'string', env: 'SENDBOX_CORS', multiple: true, valueHint: 'origin', description: 'Let a browser app on this origin call the emulated API (repeatable; never the inspector)' },
   'inspector-password': { type: 'string', env: 'SENDBOX_INSPECTOR_PASSWORD', valueHint: 'password', description: 'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable' },
   open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
+  'exit-with-parent': { type: 'boolean', env: 'SENDBOX_EXIT_WITH_PARENT', default: 'off; under npm/npx the parent check is on', description: 'Stop when the process that started sendbox is gone, or stdin (a pipe) is closed' },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -75,7 +76,7 @@ export function parseFlags<T extends Record<string, FlagSpec>>(argv: string[], s
  * argv + environment → options for `startSendbox`. A flag wins over its variable. Values stay
  * strings here; `resolveConfig` validates them and names the flag when one is wrong.
  */
-export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { options: SendboxOptions; positionals: string[] } {
+export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { options: SendboxOptions; positionals: string[]; exitWithParent: boolean | undefined } {
   const { values, positionals } = parseFlags(argv, serveFlags)
   const pick = (flag: ServeFlag): string | string[] | boolean | undefined => {
     const spec: FlagSpec = serveFlags[flag]
@@ -116,5 +117,6 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     open: pick('open') as boolean | undefined,
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]
-  return { options, positionals }
+  // The process's own lifetime, not the sandbox's: a CLI setting, not a startSendbox option.
+  return { options, positionals, exitWithParent: pick('exit-with-parent') as boolean | undefined }
 }

@@ -1,14 +1,16 @@
 import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
 import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
+import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
 
-const COMMANDS = ['serve', 'check', 'render'] as const
+const COMMANDS = ['serve', 'init', 'check', 'render'] as const
 type Command = (typeof COMMANDS)[number]
 
 const mainHelp = () => `sendbox ${version} — a local sandbox of the message-sending API
 
 Usage: sendbox [serve] [flags]      start the API and the inbox (the default)
+       sendbox init [flags]         create templates/ and fixtures/ with a starter
        sendbox check [flags]        parse and render every template with its fixtures
        sendbox render <slug> [flags] print a rendered template
        sendbox <command> --help     flags of a command
@@ -31,6 +33,8 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
           return 0
         }
         return await serve(argv, env)
+      case 'init':
+        return await (await import('./init.js')).init(argv, env, wantsHelp)
       case 'check':
         return await (await import('./check.js')).check(argv, env, wantsHelp)
       case 'render':
@@ -56,12 +60,29 @@ function fail(error: unknown): number {
 }
 
 async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { options, positionals } = serveOptionsFrom(argv, env)
+  const { options, positionals, exitWithParent } = serveOptionsFrom(argv, env)
   if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
   // Listen for the signals before anything starts, so one that comes early is not fatal.
   const stopped = new Promise<void>((resolve) => {
     process.on('SIGINT', () => resolve())
     process.on('SIGTERM', () => resolve())
+    // Outlive no parent: asked for, or under npm, whose `sh -c` dies on SIGTERM without passing it on.
+    if (exitWithParent === true || (exitWithParent === undefined && startedByNpm(env))) {
+      // With the parent gone, so is the reader of our output: a write must not crash the stop
+      // (the log still has to be flushed).
+      for (const stream of [process.stdout, process.stderr]) {
+        stream.on('error', (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EPIPE') throw error
+        })
+      }
+      watchParent(
+        (reason) => {
+          process.stderr.write(`sendbox: stopping, ${reason}.\n`)
+          resolve()
+        },
+        { stdin: exitWithParent === true },
+      )
+    }
   })
   // Loaded here, not at the top: --version, --help, check and render never load the server.
   const { startSendbox } = await import('../index.js')

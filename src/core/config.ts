@@ -129,13 +129,13 @@ export function parseSize(value: number | string): number | null {
   return n === null || !Number.isFinite(n) ? null : Math.floor(n)
 }
 
-function folder(flag: string, value: string | undefined, fallback: string, cwd: string, mustExist: boolean): string {
+/**
+ * A folder option. A folder that does not exist (yet) is fine: the catalog starts empty, the
+ * server warns, and the watcher picks the folder up when it appears. A file is an error.
+ */
+function folder(flag: string, value: string | undefined, fallback: string, cwd: string): string {
   const dir = resolve(cwd, value ?? fallback)
-  if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw new ConfigError(flag, `${dir} is not a folder`)
-  } else if (mustExist && value !== undefined) {
-    throw new ConfigError(flag, `the folder ${dir} does not exist`)
-  }
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new ConfigError(flag, `${dir} is not a folder`)
   return dir
 }
 
@@ -187,8 +187,8 @@ export function resolveConfig(options: SendboxOptions = {}, defaults: { open: bo
   return {
     port: integer('--port', options.port ?? DEFAULTS.port, 0, 65535, 'a port number from 0 to 65535'),
     host,
-    templatesDir: folder('--templates', options.templates, DEFAULTS.templates, cwd, true),
-    fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd, false),
+    templatesDir: folder('--templates', options.templates, DEFAULTS.templates, cwd),
+    fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd),
     dbFile: options.memory ? null : resolve(cwd, options.db ?? DEFAULTS.db),
     maxMessages: integer('--max-messages', options.maxMessages ?? DEFAULTS.maxMessages, 1, 10_000_000, 'a whole number of at least 1'),
     tokens: list(options.token),

@@ -3,6 +3,7 @@ import type { EventBus } from './events.js'
 import type { MessageLog } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import type { FaultRegistry } from './faults.js'
+import type { RejectionLog } from './rejections.js'
 
 export interface Logger {
   info(message: string): void
@@ -18,6 +19,8 @@ export interface AppContext {
   log: MessageLog
   events: EventBus
   faults: FaultRegistry
+  /** Recent rejected sends (bounded, in memory). */
+  rejections: RejectionLog
   logger: Logger
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void

@@ -1,5 +1,6 @@
 import type { MessageRecord } from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
+import type { Rejection } from './rejections.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
 export type SandboxEvent =
@@ -7,6 +8,7 @@ export type SandboxEvent =
   | { type: 'deleted'; id: string }
   | { type: 'cleared'; count: number }
   | { type: 'template'; change: TemplateChange }
+  | { type: 'rejected'; rejection: Rejection }
 
 export interface EventBus {
   emit(event: SandboxEvent): void

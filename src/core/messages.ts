@@ -2,6 +2,7 @@ import { getRandomValues } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import type { RenderedMessage } from '../templates/index.js'
 import type { Address, MessageFilter, MessageRecord, Warning } from '../store/types.js'
+import { isEmptyFilter } from '../store/index.js'
 import type { AppContext } from './context.js'
 
 /**
@@ -72,8 +73,10 @@ export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send
  * @example
  * await clearMessages(ctx, { template: 'welcome' }) // → how many were removed
  */
-export async function clearMessages(ctx: Pick<AppContext, 'log' | 'events'>, filter?: MessageFilter): Promise<number> {
+export async function clearMessages(ctx: Pick<AppContext, 'log' | 'events'> & Partial<Pick<AppContext, 'rejections'>>, filter?: MessageFilter): Promise<number> {
   const count = await ctx.log.clear(filter)
+  // A clean slate clears the recent rejected sends too, so they do not explain a later test's wait.
+  if (isEmptyFilter(filter)) ctx.rejections?.clear()
   ctx.events.emit({ type: 'cleared', count })
   return count
 }

@@ -1,10 +1,18 @@
 import { matchesFilter } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import type { AppContext } from './context.js'
+import { rejectionHint } from './rejections.js'
 
 export interface WaitOptions extends MessageFilter {
   /** Milliseconds to wait for a match (default 5000, max 60000). */
   timeout?: number
+  /**
+   * `'now'`: only a message stored after the wait began counts, never one already in the log (a
+   * match from an earlier test cannot satisfy it). Start the wait before the action:
+   * `const next = sandbox.waitForMessage({ to, after: 'now' }); await signUp(); await next`.
+   * Without it, the newest stored match answers at once.
+   */
+  after?: 'now'
   signal?: AbortSignal
 }
 
@@ -19,15 +27,28 @@ export class ShuttingDownError extends Error {
   }
 }
 
+/** What a timed-out wait knows beyond its filter, to say why nothing came. */
+export interface WaitTimeoutContext {
+  /** Matches already in the log that the wait left out (`after: 'now'`). */
+  earlier?: number
+  /** Sentences about recent rejected sends that matched the filter. */
+  hints?: string[]
+}
+
 /** No matching message arrived in time. `filter` says what was waited for. */
 export class WaitTimeoutError extends Error {
   override name = 'WaitTimeoutError'
   constructor(
     readonly filter: MessageFilter,
     readonly timeout: number,
+    readonly context: WaitTimeoutContext = {},
   ) {
     const shown = Object.keys(filter).length ? JSON.stringify(filter) : 'any message'
-    super(`No message matching ${shown} arrived within ${timeout} ms.`)
+    const parts = [`No message matching ${shown} arrived within ${timeout} ms.`]
+    const { earlier = 0, hints = [] } = context
+    if (earlier > 0) parts.push(`${earlier === 1 ? '1 matching message was' : `${earlier} matching messages were`} already in the log before the wait began and did not count (after: now).`)
+    parts.push(...hints)
+    super(parts.join(' '))
   }
 }
 
@@ -35,10 +56,20 @@ export class WaitTimeoutError extends Error {
  * The newest message matching `filter`, or the first one to arrive before `timeout`.
  * Shared by GET /_sandbox/api/messages/wait and `sandbox.waitForMessage`.
  */
-export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose'>, options: WaitOptions): Promise<MessageRecord> {
-  const { timeout = WAIT_DEFAULT_MS, signal, limit: _limit, offset: _offset, ...filter } = options
-  const existing = ctx.log.latest(filter)
+export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose' | 'rejections'>, options: WaitOptions): Promise<MessageRecord> {
+  const { timeout = WAIT_DEFAULT_MS, signal, after, limit: _limit, offset: _offset, ...filter } = options
+  if (after !== undefined && after !== 'now') return Promise.reject(new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`))
+  // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new ones.
+  const existing = after === 'now' ? undefined : ctx.log.latest(filter)
   if (existing) return Promise.resolve(existing)
+  const began = new Date().toISOString()
+  const timedOut = () => {
+    const earlier = after === 'now' ? ctx.log.list({ ...filter, limit: 1 }).total : 0
+    // Rejected sends that may be the one waited for; with after=now, only those since it began.
+    const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
+    const hints = rejectionHint(ctx, after === 'now' && !laterSince ? { ...filter, since: began } : filter)
+    return new WaitTimeoutError(filter, timeout, { earlier, hints })
+  }
   return new Promise((resolve, reject) => {
     const cleanups: Array<() => void> = []
     const finish = (settle: () => void) => {
@@ -50,7 +81,7 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
         if (event.type === 'message' && matchesFilter(event.record, filter)) finish(() => resolve(event.record))
       }),
     )
-    const timer = setTimeout(() => finish(() => reject(new WaitTimeoutError(filter, timeout))), Math.min(timeout, WAIT_MAX_MS))
+    const timer = setTimeout(() => finish(() => reject(timedOut())), Math.min(timeout, WAIT_MAX_MS))
     cleanups.push(() => clearTimeout(timer))
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
     cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))

@@ -102,6 +102,11 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
   examples?: Record<string, OperationExample>
   /** A JSON-serialisable value (sent with `success.status`), a Response, or nothing for a 204. */
   handler(input: HandlerInput<P, Q, B, C>): unknown
+  /**
+   * Told of any failure of this operation (auth, body, handler) before it answers, with what
+   * was read by then: the caller once authenticated, the JSON body once parsed (unvalidated).
+   */
+  onError?(input: { ctx: AppContext; event: H3Event; error: unknown; caller?: C | undefined; raw?: unknown }): void
 }
 
 // Handlers are contravariant in their input; the list of operations holds any of them.
@@ -164,21 +169,28 @@ function readParams(params: Params | undefined, read: (name: string) => string |
 /** The handler h3 runs: security, path and query parameters, body, then the operation's own. */
 function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
   return async (event) => {
-    const caller = op.security?.check(event, ctx)
-    const params = readParams(op.params, (name) => event.context.params?.[name] ?? null, event)
-    const search = event.url.searchParams
-    const query = readParams(op.query, (name) => search.get(name), event)
-    let body: unknown
-    if (op.body) {
-      if (op.body.checkMediaType) assertJsonContentType(event)
-      const text = await readBodyText(event, op.body.limit?.(ctx) ?? ctx.config.maxBody)
-      body = op.body.parse(parseJsonBody(text), ctx)
+    // What was read before a failure, for an operation's onError (the raw body, the caller).
+    const read: { caller?: unknown; raw?: unknown } = {}
+    try {
+      const caller = (read.caller = op.security?.check(event, ctx))
+      const params = readParams(op.params, (name) => event.context.params?.[name] ?? null, event)
+      const search = event.url.searchParams
+      const query = readParams(op.query, (name) => search.get(name), event)
+      let body: unknown
+      if (op.body) {
+        if (op.body.checkMediaType) assertJsonContentType(event)
+        const text = await readBodyText(event, op.body.limit?.(ctx) ?? ctx.config.maxBody)
+        body = op.body.parse((read.raw = parseJsonBody(text)), ctx)
+      }
+      const answer = await op.handler({ ctx, event, params, query, body, caller })
+      if (answer instanceof Response) return answer
+      if (answer === undefined && op.success.status === 204) return new Response(null, { status: 204 })
+      event.res.status = op.success.status
+      return asJson(event, answer)
+    } catch (error) {
+      op.onError?.({ ctx, event, error, ...read })
+      throw error
     }
-    const answer = await op.handler({ ctx, event, params, query, body, caller })
-    if (answer instanceof Response) return answer
-    if (answer === undefined && op.success.status === 204) return new Response(null, { status: 204 })
-    event.res.status = op.success.status
-    return asJson(event, answer)
   }
 }
 

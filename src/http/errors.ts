@@ -80,3 +80,20 @@ export function toErrorResponse(error: unknown, report: (error: unknown) => void
   report(HTTPError.isError(error) ? (error.cause ?? error) : error)
   return jsonResponse(500, errorBody('internal_error', 'sendbox hit an unexpected error; the details are in its console.'))
 }
+
+/**
+ * The status, code, message and details the answer to `error` carries (what `toErrorResponse` puts in the body), for
+ * the request log and the rejected-sends log.
+ *
+ * @example
+ * errorAnswerOf(apiError(422, "missing_variables", "…")).code // "missing_variables"
+ * errorAnswerOf(new Error("bug")).code                         // "internal_error"
+ */
+export function errorAnswerOf(error: unknown): { status: number; code: string; message: string; details: unknown[] } {
+  if (HTTPError.isError(error) && !error.unhandled) {
+    if (isApiErrorData(error.data)) return { status: error.status, code: error.data.code, message: error.message, details: error.data.details }
+    const known = codeForStatus[error.status]
+    if (known) return { status: error.status, code: known[0], message: known[1], details: [] }
+  }
+  return { status: 500, code: 'internal_error', message: 'sendbox hit an unexpected error; the details are in its console.', details: [] }
+}

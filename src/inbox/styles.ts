@@ -99,6 +99,13 @@ main:focus { outline: none; }
 .hint { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
 .hint code { font-size: 11.5px; color: var(--text); }
 .dropped { margin: 8px 0 0; padding: 4px 8px; font-size: 12px; color: var(--warn-text); background: var(--warn-soft); border: 1px solid var(--warn-border); border-radius: 6px; }
+.rejections { margin: 8px 0 0; font-size: 12px; color: var(--danger); background: var(--surface); border: 1px solid var(--border); border-radius: 6px; }
+.rejections-summary { padding: 4px 8px; cursor: pointer; font-weight: 600; }
+.rejections-list { margin: 0; padding: 0 8px 6px; list-style: none; max-height: 40vh; overflow: auto; }
+.rejection { display: grid; gap: 2px; padding: 6px 0; border-top: 1px solid var(--border); color: var(--text); }
+.rejection-top { display: flex; gap: 8px; align-items: center; justify-content: space-between; }
+.rejection-what { font-family: var(--mono); font-size: 11px; color: var(--muted); overflow-wrap: anywhere; }
+.rejection-message { overflow-wrap: anywhere; }
 
 /* ---- list items ---- */
 .items { margin: 0; padding: 0; list-style: none; }

@@ -22,6 +22,8 @@ function frame(event: SandboxEvent): string {
       return `event: cleared\ndata: ${JSON.stringify({ count: event.count })}\n\n`
     case 'template':
       return `event: template\ndata: ${JSON.stringify(event.change)}\n\n`
+    case 'rejected':
+      return `event: rejected\ndata: ${JSON.stringify(event.rejection)}\n\n`
   }
 }
 
@@ -47,7 +49,7 @@ export const eventOperation = defineOperation({
   tag: 'inspector',
   summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
   description:
-    'Events: `message` (a record; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
+    'Events: `message` (a record; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   success: { status: 200, description: 'An event stream that stays open.', contentType: 'text/event-stream' },
   handler: ({ ctx }) => {
     let cleanup = (_overflow?: boolean) => {}

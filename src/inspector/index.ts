@@ -4,6 +4,7 @@ import { defineOperation, registerOperations, type Operation } from '../http/def
 import { eventOperation } from './events.js'
 import { faultOperations } from './fault-routes.js'
 import { messageOperations } from './messages.js'
+import { rejectionOperations } from './rejections.js'
 import { templatePreviewOperations } from './templates.js'
 
 const healthOperation = defineOperation({
@@ -54,7 +55,7 @@ const healthOperation = defineOperation({
 })
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
-export const inspectorOperations: Operation[] = [healthOperation, ...messageOperations, eventOperation, ...faultOperations, ...templatePreviewOperations]
+export const inspectorOperations: Operation[] = [healthOperation, ...messageOperations, eventOperation, ...faultOperations, ...rejectionOperations, ...templatePreviewOperations]
 
 export function registerInspectorRoutes(app: H3, ctx: AppContext, extra: readonly Operation[] = []): void {
   registerOperations(app, ctx, [...inspectorOperations, ...extra])

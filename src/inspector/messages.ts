@@ -11,7 +11,7 @@ import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
 import type { MessageRecord } from '../store/types.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
-import { FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, TIMEOUT_QUERY } from './query.js'
+import { AFTER_QUERY, FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, TIMEOUT_QUERY } from './query.js'
 
 const ID = pathParam('A message id, as POST /messages answered it.', { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }, (id) => id)
 
@@ -82,7 +82,7 @@ export const messageOperations = [
     tag: 'inspector',
     summary: 'The newest matching message, or the first to arrive before the timeout.',
     description: 'Answers at once when a message matches; otherwise waits up to `timeout` ms for one (404 wait_timeout when none came). A client that hangs up stops the wait.',
-    query: { ...FILTER_QUERY, ...TIMEOUT_QUERY },
+    query: { ...FILTER_QUERY, ...TIMEOUT_QUERY, ...AFTER_QUERY },
     success: { status: 200, description: 'The message.', schema: MESSAGE_RECORD },
     errors: [
       [404, 'wait_timeout'],
@@ -93,7 +93,7 @@ export const messageOperations = [
       const abort = new AbortController()
       event.runtime?.node?.res?.once('close', () => abort.abort())
       try {
-        return await waitForMessage(ctx, { ...filterOf(query), timeout: query.timeout, signal: abort.signal })
+        return await waitForMessage(ctx, { ...filterOf(query), timeout: query.timeout, signal: abort.signal, ...(query.after ? { after: query.after } : {}) })
       } catch (error) {
         if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
         // The client hung up: nobody reads this answer, and it is no error of ours to log.

@@ -36,3 +36,8 @@ export function filterOf(query: Partial<Record<keyof typeof FILTER_QUERY | keyof
   for (const [name, value] of Object.entries(query)) if (value !== undefined && name in { ...FILTER_QUERY, ...PAGING_QUERY }) filter[name] = value
   return filter as MessageFilter
 }
+
+/** `after=now` on a wait: only messages that arrive after it began (absent: stored ones count). */
+export const AFTER_QUERY = {
+  after: enumParam(['now'], '`now`: only a message that arrives after the wait began counts (none already stored). Without it, the newest stored match answers at once.'),
+}

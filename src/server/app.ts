@@ -1,6 +1,7 @@
 import { H3, redirect } from 'h3'
-import { toErrorResponse } from '../http/errors.js'
+import { errorAnswerOf, toErrorResponse } from '../http/errors.js'
 import { createGuard, guardPolicy } from '../http/guard.js'
+import { noteRequest, requestLogger } from '../http/request-log.js'
 import { registerApiRoutes } from '../api/index.js'
 import { registerInspectorRoutes } from '../inspector/index.js'
 import { registerInboxRoutes } from '../inbox/index.js'
@@ -14,7 +15,10 @@ export function createApp(ctx: AppContext): H3 {
   const app = new H3({
     // We report unexpected errors ourselves, once, through the logger.
     silent: true,
+    // One console line per request, with logs on (the CLI); nothing at all on the hot path without.
+    ...(ctx.config.logs ? { onRequest: requestLogger((line) => ctx.logger.info(line)) } : {}),
     onError: (error, event) => {
+      noteRequest(event, { code: errorAnswerOf(error).code })
       const response = toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause))
       // h3 does not merge the headers a middleware set into an error answer: a --cors origin must still read it.
       for (const [name, value] of Object.entries(guard.headersFor(event))) response.headers.set(name, value)

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { relative } from 'node:path'
 import { toNodeHandler } from 'h3'
 import { listen, type Listener } from 'listhen'
 import { consola } from 'consola'
@@ -5,6 +7,7 @@ import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/
 import { errorBody, JSON_CONTENT_TYPE } from '../http/errors.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
+import { createRejectionLog } from '../core/rejections.js'
 import { openMessageLog } from '../store/index.js'
 import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
@@ -27,6 +30,8 @@ export class StartError extends Error {
 
 function createLogger(logs: boolean): Logger {
   const logger = consola.withTag('sendbox')
+  // consola hides info in a test environment (NODE_ENV=test, VITEST); `logs` decides here.
+  logger.level = 3
   return {
     info: (message) => logs && logger.info(message),
     warn: (message) => logger.warn(message),
@@ -71,6 +76,20 @@ async function listenOn(handler: ReturnType<typeof withReasonPhrases>, config: S
   return listener
 }
 
+/**
+ * Why there is nothing to send with, and what to do: null when there are templates. A missing
+ * folder does not stop the start (the watcher picks it up when it appears).
+ */
+export function noTemplatesWarning(templatesDir: string, count: number): { missing: boolean; message: string } | null {
+  if (count > 0) return null
+  const shown = relative(process.cwd(), templatesDir) || templatesDir
+  const fix = 'Create a starter with `npx sendbox init`, or point --templates at your templates folder.'
+  if (!existsSync(templatesDir)) {
+    return { missing: true, message: `The templates folder ${shown} does not exist, so sendbox starts with 0 templates; it picks them up as soon as the folder appears. ${fix}` }
+  }
+  return { missing: false, message: `The templates folder ${shown} has no templates yet (<slug>.liquid or <slug>.html). ${fix}` }
+}
+
 /** A listening server and the context its routes share; what `startSendbox` builds on. */
 export interface RunningServer {
   ctx: AppContext
@@ -95,6 +114,9 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const logger = createLogger(config.logs)
   const events = createEventBus((error) => logger.error('An event listener failed', error))
   const catalog = await createTemplateCatalog({ templatesDir: config.templatesDir, fixturesDir: config.fixturesDir, watch: true, warn: logger.warn })
+  const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
+  // A missing folder is always worth a word; an empty one only on the console of `serve`.
+  if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
   let log
   try {
     log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, maxBytes: config.maxLogBytes, warn: logger.warn })
@@ -110,6 +132,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     log,
     events,
     faults: createFaultRegistry(),
+    rejections: createRejectionLog(),
     logger,
     onClose(fn) {
       closers.add(fn)

@@ -2,5 +2,5 @@
 export type * from './types.js'
 export { openMessageLog, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_BYTES } from './message-log.js'
 export { recordSize } from './size.js'
-export { matchesFilter, compileFilter, formatAddress, type RecordPredicate } from './filter.js'
+export { matchesFilter, compileFilter, formatAddress, isEmptyFilter, type RecordPredicate } from './filter.js'
 export { LogOpenError, isLogOpenError } from './errors.js'

@@ -13,10 +13,11 @@ import { analyzeCompiled, compileFile, type Compiled, type Entry } from './compi
 import { createEngine, isInside, type Engine } from './engine.js'
 import { locateError, relativeFile } from './errors.js'
 import { fixtureSlugOf, loadAllFixtures, loadFixtureCases } from './fixtures.js'
-import { extensionRank, slugOfFileName } from './slug.js'
+import { extensionRank, slugOfFileName, textSlugOfFileName } from './slug.js'
 import { nearest } from '../lib/suggest.js'
 import type {
   FixtureCase,
+  RenderFailure,
   RenderResult,
   TemplateCatalog,
   TemplateCatalogOptions,
@@ -36,6 +37,8 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
   const fixturesDir = path.resolve(options.fixturesDir)
   const warn = options.warn ?? (() => {})
   const engine = createEngine(templatesDir)
+  // Hand-written text versions (`<slug>.txt.liquid`) are plain text: their own engine, unescaped.
+  const textEngine = createEngine(templatesDir, { escape: false })
   const listeners = new Set<(change: TemplateChange) => void>()
 
   let state: State = { entries: new Map(), summaries: [] }
@@ -49,13 +52,31 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
 
   // Initial load.
   {
-    const files = await listTemplateFiles(templatesDir)
+    const { files, texts } = await listTemplateFiles(templatesDir)
     const compiled = await Promise.all([...files].map(([slug, file]) => compileFile(engine, slug, file)))
+    const textCompiled = await compileTexts(texts, new Set(files.keys()))
     const mtimeOf = statCache()
     const entries = new Map<string, Entry>()
-    for (const c of compiled) if (c) entries.set(c.slug, analyzeCompiled(engine, c, mtimeOf))
+    for (const c of compiled) if (c) entries.set(c.slug, analyze(c, textCompiled.get(c.slug), mtimeOf))
     commit(entries)
     fixtures = await loadAllFixtures(fixturesDir, warn)
+  }
+
+  /** The text versions of the given slugs (the others' are ignored: no template, no text). */
+  async function compileTexts(texts: Map<string, string>, slugs: Set<string>): Promise<Map<string, Compiled>> {
+    const out = new Map<string, Compiled>()
+    await Promise.all(
+      [...texts].map(async ([slug, file]) => {
+        if (!slugs.has(slug)) return
+        const compiled = await compileFile(textEngine, slug, file)
+        if (compiled) out.set(slug, compiled)
+      }),
+    )
+    return out
+  }
+
+  function analyze(compiled: Compiled, text: Compiled | undefined, mtimeOf: (file: string) => number | undefined): Entry {
+    return analyzeCompiled(engine, compiled, mtimeOf, text ? { engine: textEngine, compiled: text } : undefined)
   }
 
   const emit = (changes: TemplateChange[]) => {
@@ -74,21 +95,27 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
   /** Bring the templates in line with the disk after `changed` (absolute paths) changed. */
   const refreshTemplates = async (changed: string[]): Promise<TemplateChange[]> => {
     const before = state.entries
-    const files = await listTemplateFiles(templatesDir)
+    const { files, texts } = await listTemplateFiles(templatesDir)
     const changedSet = new Set(changed)
     // A folder event (the templates folder itself appeared or went) can hide file events.
     const rescanAll = changed.some((p) => p === templatesDir)
+    // A text version that came, went or changed reloads its template.
+    const textChanged = (slug: string, old: Entry | undefined) => {
+      const file = texts.get(slug)
+      return file !== old?.text?.file || (file !== undefined && changedSet.has(file))
+    }
 
     const fresh = new Map<string, Compiled>()
     await Promise.all(
       [...files].map(async ([slug, file]) => {
         const old = before.get(slug)
-        if (old && old.compiled.file === file && !changedSet.has(file) && !rescanAll) return
+        if (old && old.compiled.file === file && !changedSet.has(file) && !rescanAll && !textChanged(slug, old)) return
         const compiled = await compileFile(engine, slug, file)
         // Null: deleted between the listing and the read; the next event settles it.
         if (compiled) fresh.set(slug, compiled)
       }),
     )
+    const freshTexts = await compileTexts(texts, new Set(fresh.keys()))
 
     // Partials are cached by name, so any change outside the changed templates themselves (a
     // partial, a layout, a template another one includes, a file that may now resolve a missing
@@ -103,15 +130,18 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       (e) => e.dynamic || e.error !== undefined || e.deps.some((d) => changed.some((p) => sameBase(d, p))),
     )
     const full = rescanAll || !topLevelTemplates || dependedOn
-    if (full) engine.cache.clear()
+    if (full) {
+      engine.cache.clear()
+      textEngine.cache.clear()
+    }
 
     const mtimeOf = statCache()
     const entries = new Map<string, Entry>()
     for (const [slug, file] of [...files].sort(([a], [b]) => compare(a, b))) {
       const compiled = fresh.get(slug)
       const old = before.get(slug)
-      if (compiled) entries.set(slug, analyzeCompiled(engine, compiled, mtimeOf))
-      else if (old && old.compiled.file === file) entries.set(slug, full ? analyzeCompiled(engine, old.compiled, mtimeOf) : old)
+      if (compiled) entries.set(slug, analyze(compiled, freshTexts.get(slug), mtimeOf))
+      else if (old && old.compiled.file === file) entries.set(slug, full ? analyze(old.compiled, old.text, mtimeOf) : old)
     }
     commit(entries)
     return diff(before, entries, new Set(fresh.keys()), changed)
@@ -133,7 +163,9 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       if (!old) {
         changes.push({ slug, change: 'added', source: 'template', path: rel(entry.compiled.file) })
       } else if (reloaded.has(slug)) {
-        changes.push({ slug, change: 'changed', source: 'template', path: rel(entry.compiled.file) })
+        // Name the file that changed: the template, or its text version (which may be gone now).
+        const textFile = [entry.text?.file, old.text?.file].find((f) => f !== undefined && changed.includes(f))
+        changes.push({ slug, change: 'changed', source: 'template', path: rel(textFile ?? entry.compiled.file) })
       } else if (entry !== old) {
         // Re-analysed because of a partial: report it when it uses (or used) a changed file,
         // when we cannot tell (computed partial names), or when its state changed.
@@ -201,15 +233,24 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
 
   /** Renders a valid entry's cached parse. */
   const renderEntry = (entry: Entry, variables: Record<string, unknown>): RenderResult => {
-    const { parsed, file, lineOffset } = entry.compiled
+    const { parsed } = entry.compiled
     if (!parsed || entry.error) return { ok: false, error: entry.error ?? entry.compiled.error! }
+    const html = renderParsed(engine, entry.compiled, variables)
+    if (!html.ok || !entry.text) return html.ok ? { ok: true, html: html.output } : html
+    const text = renderParsed(textEngine, entry.text, variables)
+    return text.ok ? { ok: true, html: html.output, text: text.output } : text
+  }
+
+  /** One part (the HTML, or the text version) rendered on its engine's cached parse. */
+  const renderParsed = (on: Engine, compiled: Compiled, variables: Record<string, unknown>): { ok: true; output: string } | { ok: false; error: RenderFailure } => {
+    const { parsed, file, lineOffset } = compiled
     try {
       // A shallow copy: `increment`/`decrement` write into the top-level scope object.
-      const html = engine.liquid.renderSync(parsed, { ...(variables ?? {}) }) as string
+      const output = on.liquid.renderSync(parsed!, { ...(variables ?? {}) }) as string
       // liquidjs hands back a string that still shares storage with its render buffers; a
       // copy lets those go. Measured: 5000 stored receipts hold 17 MB less heap. (A UTF-8
       // round trip is the cheapest copy that does it: 6 µs against JSON's 16.)
-      return { ok: true, html: Buffer.from(String(html), 'utf8').toString('utf8') }
+      return { ok: true, output: Buffer.from(String(output), 'utf8').toString('utf8') }
     } catch (err) {
       return { ok: false, error: locateError(err, { root: templatesDir, file, lineOffset }) }
     }
@@ -241,30 +282,43 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
   return catalog
 }
 
-/** Templates directly in the folder, by slug (`.liquid` before `.html`). A missing folder has none. */
-async function listTemplateFiles(dir: string): Promise<Map<string, string>> {
+/**
+ * Templates directly in the folder, by slug (`.liquid` before `.html`), and their hand-written
+ * text versions (`<slug>.txt.liquid`). A missing folder has none.
+ */
+async function listTemplateFiles(dir: string): Promise<{ files: Map<string, string>; texts: Map<string, string> }> {
   let dirents: fs.Dirent[]
   try {
     dirents = await fs.promises.readdir(dir, { withFileTypes: true })
   } catch {
-    return new Map()
+    return { files: new Map(), texts: new Map() }
   }
   const chosen = new Map<string, string>()
+  const textNames = new Map<string, string>()
   for (const dirent of dirents) {
     if (!dirent.isFile() && !dirent.isSymbolicLink()) continue
+    const textSlug = textSlugOfFileName(dirent.name)
+    if (textSlug !== null) textNames.set(textSlug, dirent.name)
     const slug = slugOfFileName(dirent.name)
     if (slug === null) continue
     const current = chosen.get(slug)
     if (current === undefined || extensionRank(dirent.name) < extensionRank(current)) chosen.set(slug, dirent.name)
   }
-  const files = new Map<string, string>()
-  for (const [slug, name] of chosen) {
-    const file = path.join(dir, name)
-    // A symlink counts only when it leads to a file (compileFile checks where it leads).
-    const isFile = await fs.promises.stat(file).then((s) => s.isFile(), () => false)
-    if (isFile) files.set(slug, file)
+  // `x.txt.liquid` beside a template `x` is its text version, not the template `x.txt`.
+  for (const [slug, name] of [...textNames]) {
+    if (!chosen.has(slug)) textNames.delete(slug)
+    else if (chosen.get(`${slug}.txt`) === name) chosen.delete(`${slug}.txt`)
   }
-  return files
+  // A symlink counts only when it leads to a file (compileFile checks where it leads).
+  const onlyFiles = async (names: Map<string, string>) => {
+    const out = new Map<string, string>()
+    for (const [slug, name] of names) {
+      const file = path.join(dir, name)
+      if (await fs.promises.stat(file).then((s) => s.isFile(), () => false)) out.set(slug, file)
+    }
+    return out
+  }
+  return { files: await onlyFiles(chosen), texts: await onlyFiles(textNames) }
 }
 
 /** mtimes of partial files, read once per refresh. */

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Template as LiquidTemplate } from 'liquidjs'
-import { analyzeTemplate, resolveVariables } from './analyze.js'
+import { analyzeTemplate, resolveVariables, type TemplateAnalysis } from './analyze.js'
 import { isInside, type Engine } from './engine.js'
 import { locateError, relativeFile } from './errors.js'
 import { parseFrontMatter } from './frontmatter.js'
@@ -31,6 +31,8 @@ export interface Compiled {
 /** A compiled template after analysis: what the catalog serves. */
 export interface Entry {
   compiled: Compiled
+  /** Its hand-written text version (`<slug>.txt.liquid`), compiled by the text engine. */
+  text?: Compiled
   /** Present when valid. */
   template?: Template
   /** Present when invalid (the file, or a partial it uses, does not parse or is missing). */
@@ -93,6 +95,17 @@ export function analyzeCompiled(
   engine: Engine,
   compiled: Compiled,
   mtimeOf: (file: string) => number | undefined,
+  text?: { engine: Engine; compiled: Compiled },
+): Entry {
+  const entry = analyzeOne(engine, compiled, mtimeOf, text)
+  return text ? { ...entry, text: text.compiled } : entry
+}
+
+function analyzeOne(
+  engine: Engine,
+  compiled: Compiled,
+  mtimeOf: (file: string) => number | undefined,
+  text?: { engine: Engine; compiled: Compiled },
 ): Entry {
   const summaryOf = (variables: string[], updatedAt: string, error?: TemplateParseError): TemplateSummary => ({
     slug: compiled.slug,
@@ -114,8 +127,22 @@ export function analyzeCompiled(
     const error = locateError(err, { root: engine.root, file: compiled.file, lineOffset: compiled.lineOffset })
     return { compiled, error, deps: [], dynamic: false, summary: summaryOf(declaredNames, ownTime, error) }
   }
+  if (text) {
+    // The text version renders with the same variables: what it reads is needed too, and a text
+    // version that does not parse makes the template invalid (the error points into it).
+    if (!text.compiled.parsed) {
+      const error = text.compiled.error!
+      return { compiled, error, deps: analysis.deps, dynamic: analysis.dynamic, summary: summaryOf(declaredNames, ownTime, error) }
+    }
+    try {
+      analysis = mergeAnalyses(analysis, analyzeTemplate(text.engine, text.compiled.parsed))
+    } catch (err) {
+      const error = locateError(err, { root: engine.root, file: text.compiled.file, lineOffset: text.compiled.lineOffset })
+      return { compiled, error, deps: analysis.deps, dynamic: analysis.dynamic, summary: summaryOf(declaredNames, ownTime, error) }
+    }
+  }
   const { variables, requiredPaths } = resolveVariables(analysis, compiled.declared)
-  let newest = compiled.mtimeMs
+  let newest = Math.max(compiled.mtimeMs, text?.compiled.mtimeMs ?? 0)
   for (const dep of analysis.deps) newest = Math.max(newest, mtimeOf(dep) ?? 0)
   const updatedAt = new Date(newest).toISOString()
   const template: Template = Object.freeze({
@@ -127,6 +154,7 @@ export function analyzeCompiled(
     requiredPaths: Object.freeze(requiredPaths) as string[],
     declared: compiled.declared,
     updatedAt,
+    ...(text ? { textFile: text.compiled.file } : {}),
   })
   return {
     compiled,
@@ -134,6 +162,18 @@ export function analyzeCompiled(
     deps: analysis.deps,
     dynamic: analysis.dynamic,
     summary: summaryOf(template.variables, updatedAt),
+  }
+}
+
+/** Both parts' needs: a path is optional only when every use in either passes `default`. */
+function mergeAnalyses(a: TemplateAnalysis, b: TemplateAnalysis): TemplateAnalysis {
+  const paths = new Map(a.paths)
+  for (const [path, defaulted] of b.paths) paths.set(path, (paths.get(path) ?? true) && defaulted)
+  return {
+    names: [...new Set([...a.names, ...b.names])].sort(),
+    paths,
+    deps: [...new Set([...a.deps, ...b.deps])].sort(),
+    dynamic: a.dynamic || b.dynamic,
   }
 }
 

@@ -72,7 +72,11 @@ export interface Engine {
   readonly cache: PartialCache
 }
 
-export function createEngine(templatesDir: string): Engine {
+/**
+ * `escape: false` makes the engine of hand-written text versions (`<slug>.txt.liquid`): the same
+ * folder, limits and partial rules, but plain text, so output is not HTML-escaped.
+ */
+export function createEngine(templatesDir: string, options: { escape?: boolean } = {}): Engine {
   const root = path.resolve(templatesDir)
   const sandboxFs = createSandboxFs(root)
   const cache = createPartialCache(() => sandboxFs.lastRead)
@@ -83,7 +87,7 @@ export function createEngine(templatesDir: string): Engine {
     fs: sandboxFs,
     relativeReference: true,
     cache,
-    outputEscape: 'escape',
+    ...(options.escape === false ? {} : { outputEscape: 'escape' as const }),
     strictFilters: true,
     strictVariables: false,
     ownPropertyOnly: true,

@@ -1,4 +1,4 @@
-import { compile } from 'html-to-text'
+import { compile, type DomNode, type FormatCallback } from 'html-to-text'
 import type { Warning } from '../lib/problems.js'
 import type { SourcePosition, Template, TemplateCatalog, TemplateLookup } from './types.js'
 import { missingVariables, unusedVariables } from './analyze.js'
@@ -9,18 +9,62 @@ import { missingVariables, unusedVariables } from './analyze.js'
  * HTTP errors in one place (src/http/template-errors.ts), the CLI prints them, previews show them.
  */
 
+const cellsOf = (row: DomNode) => row.children.filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th'))
+
+/** The rows of a table: `tr`s directly in it or in its `thead`/`tbody`/`tfoot`. */
+function rowsOf(table: DomNode): DomNode[] {
+  const rows: DomNode[] = []
+  for (const child of table.children) {
+    if (child.type !== 'tag') continue
+    if (child.name === 'tr') rows.push(child)
+    else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot') rows.push(...child.children.filter((c) => c.type === 'tag' && c.name === 'tr'))
+  }
+  return rows
+}
+
+function containsTable(node: DomNode): boolean {
+  return node.children.some((c) => c.type === 'tag' && (c.name === 'table' || containsTable(c)))
+}
+
 /**
- * One compiled converter: links kept as `text [url]`, images dropped, 78-column wrap. Email
- * tables are layout, not data, so they stay html-to-text's plain blocks.
+ * Whether an email table holds data (a receipt's items) rather than layout: no table inside it,
+ * and at least two rows of two or more cells. Layout tables (the page, a button) are the rest.
+ */
+export function isDataTable(table: DomNode): boolean {
+  if (containsTable(table)) return false
+  return rowsOf(table).filter((row) => cellsOf(row).length >= 2).length >= 2
+}
+
+/**
+ * Tables as what they are: data tables as aligned columns (html-to-text's `dataTable`), layout
+ * tables as plain blocks, one row after another.
+ */
+const emailTable: FormatCallback = (elem, walk, builder, formatOptions) => {
+  const formatters = builder.options.formatters as Record<string, FormatCallback>
+  if (isDataTable(elem)) formatters.dataTable!(elem, walk, builder, { ...formatOptions, uppercaseHeaderCells: false, maxColumnWidth: 40, colSpacing: 3 })
+  else formatters.block!(elem, walk, builder, formatOptions)
+}
+
+/**
+ * One compiled converter: links kept as `text [url]`, images dropped, 78-column wrap; data
+ * tables as aligned rows; nothing a reader of the HTML does not see either (a hidden preheader,
+ * `display:none`, `hidden`, Outlook's `mso-hide:all`).
  */
 export const toPlainText = compile({
   wordwrap: 78,
+  formatters: { emailTable },
   selectors: [
     { selector: 'a', options: { linkBrackets: ['[', ']'], hideLinkHrefIfSameAsText: true } },
     { selector: 'img', format: 'skip' },
     { selector: 'h1', options: { uppercase: false } },
     { selector: 'h2', options: { uppercase: false } },
     { selector: 'h3', options: { uppercase: false } },
+    { selector: 'table', format: 'emailTable' },
+    { selector: '[style*="display:none"i]', format: 'skip' },
+    { selector: '[style*="display: none"i]', format: 'skip' },
+    { selector: '[style*="mso-hide:all"i]', format: 'skip' },
+    { selector: '[hidden]', format: 'skip' },
+    { selector: '.preheader', format: 'skip' },
   ],
 })
 
@@ -72,7 +116,8 @@ export function renderMessage(catalog: TemplateCatalog, slug: string, variables:
   }
   const result = lookup.render(variables)
   if (!result.ok) return { ok: false, failure: { code: 'render_failed', slug, error: result.error } }
-  return { ok: true, template, rendered: { html: result.html, text: toPlainText(result.html), warnings } }
+  // A hand-written text version wins over the text derived from the HTML.
+  return { ok: true, template, rendered: { html: result.html, text: result.text ?? toPlainText(result.html), warnings } }
 }
 
 /**

@@ -44,6 +44,26 @@ export function slugOfFileName(fileName: string): string | null {
   return isValidSlug(slug) ? slug : null
 }
 
+/**
+ * The extension of a template's hand-written plain-text version: `welcome.txt.liquid` beside
+ * `welcome.liquid` (or `.html`). Without that template beside it, such a file is a template of
+ * its own (slug `welcome.txt`), as the slug rule says; the catalog decides, seeing both.
+ */
+export const TEXT_EXTENSION = '.txt.liquid'
+
+/**
+ * The slug whose text version a file directly in the templates folder is, or null.
+ *
+ * @example
+ * textSlugOfFileName('welcome.txt.liquid') // 'welcome'
+ * textSlugOfFileName('welcome.liquid')     // null
+ */
+export function textSlugOfFileName(fileName: string): string | null {
+  if (fileName.startsWith('_') || fileName.startsWith('.') || !fileName.endsWith(TEXT_EXTENSION)) return null
+  const slug = fileName.slice(0, -TEXT_EXTENSION.length)
+  return isValidSlug(slug) ? slug : null
+}
+
 /** Rank of an extension in TEMPLATE_EXTENSIONS (lower wins). */
 export function extensionRank(fileName: string): number {
   const i = TEMPLATE_EXTENSIONS.findIndex((e) => fileName.endsWith(e))

@@ -49,6 +49,12 @@ export interface Template {
   declared: Record<string, DeclaredVariable>
   /** ISO time of the last change of the file (or of a partial/layout it uses, whichever is newer). */
   updatedAt: string
+  /**
+   * Absolute path of its hand-written text version (`<slug>.txt.liquid`), when there is one: a
+   * send's text part is that, rendered with the same variables, instead of text derived from the
+   * HTML.
+   */
+  textFile?: string
 }
 
 export type TemplateLookup =
@@ -56,7 +62,8 @@ export type TemplateLookup =
   | { ok: false; reason: 'not_found'; suggestions: string[] }
   | { ok: false; reason: 'invalid'; error: TemplateParseError }
 
-export type RenderResult = { ok: true; html: string } | { ok: false; error: RenderFailure }
+/** `text` is set when the template has a hand-written text version. */
+export type RenderResult = { ok: true; html: string; text?: string } | { ok: false; error: RenderFailure }
 
 export interface FixtureCase {
   /** `default` for `<slug>.json`, else the file name of `<slug>/<case>.json` without `.json`. */

@@ -8,11 +8,12 @@ import { tempDir } from '../helpers/sandbox.js'
 
 /**
  * The README's "In CI" recipes are these files, pasted verbatim; this runs them as a user would.
- * (retry.test.ts and wait-for-message.test.ts are recipes and ordinary tests at once.)
+ * (retry.test.ts and wait-for-message.test.ts are recipes and ordinary tests at once; python.test.ts
+ * runs the Python one.)
  */
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
-const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts']
+const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts', 'python/sendbox_process.py']
 
 interface Run {
   code: number
@@ -58,6 +59,42 @@ describe('README recipes', () => {
     const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], dir, env, 90_000)
     expect(result.stdout + result.stderr).toMatch(/2 passed/)
     expect(result.code, result.stdout + result.stderr).toBe(0)
+  }, 120_000)
+
+  it('vitest globalSetup and waitForMessage: a test whose app sends nothing fails, though an earlier test sent the same mail', async () => {
+    const dir = await tempDir('sendbox-recipe-stale-')
+    dirs.push(dir)
+    await mkdir(join(dir, 'node_modules'))
+    await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
+    await symlink(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
+    await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
+    await cp(join(HERE, 'vitest'), dir, { recursive: true })
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+    // Each recipe's first test, run again after it with the application's send left out: the
+    // mail of the first run is still in the sandbox, and must not make the copy pass.
+    const staleCopy = (source: string, title: string, send: RegExp) => {
+      const start = source.indexOf(`test('${title}'`)
+      const block = source.slice(start, source.indexOf('\n})\n', start) + 4)
+      expect(block).toMatch(send)
+      return `${source}\n${block.replace(`test('${title}'`, `test('STALE ${title}'`).replace(send, '// (the application forgot to send)').replace(/timeout(=|: )5000/g, 'timeout$11000')}`
+    }
+    const signup = await readFile(join(HERE, 'vitest', 'signup.spec.ts'), 'utf8')
+    await writeFile(join(dir, 'signup.spec.ts'), staleCopy(signup, 'signing up sends a welcome email', /await sendWelcomeEmail\('Ada', 'ada@example\.com'\)/))
+    const reset = await readFile(join(HERE, 'wait-for-message.test.ts'), 'utf8')
+    await writeFile(join(dir, 'reset.spec.ts'), staleCopy(reset, 'a password reset email carries the reset link', /await requestPasswordReset\(sandbox\.url, sandbox\.token, 'ada@example\.com'\)/))
+    const env: NodeJS.ProcessEnv = {}
+    for (const key of Object.keys(process.env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
+    const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'json', '--outputFile', 'results.json', '--sequence.concurrent=false'], dir, env, 90_000)
+    const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string }> }> }
+    const outcomes = Object.fromEntries(report.testResults.flatMap((file) => file.assertionResults.map((t) => [t.title, t.status])))
+    expect(outcomes, result.stdout + result.stderr).toEqual({
+      'signing up sends a welcome email': 'passed',
+      'the token from the setup is accepted': 'passed',
+      'STALE signing up sends a welcome email': 'failed',
+      'a password reset email carries the reset link': 'passed',
+      'no email to someone who did not ask': 'passed',
+      'STALE a password reset email carries the reset link': 'failed',
+    })
   }, 120_000)
 
   it('shell: with-sendbox.sh starts sendbox, runs the command with SENDBOX_URL/SENDBOX_TOKEN, stops it', async () => {

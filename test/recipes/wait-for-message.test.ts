@@ -25,9 +25,11 @@ async function requestPasswordReset(apiUrl: string, token: string, email: string
 }
 
 test('a password reset email carries the reset link', async () => {
+  // Start waiting first: after: 'now' takes only a message sent from here on, never an older one.
+  const reset = sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', after: 'now', timeout: 5000 })
   await requestPasswordReset(sandbox.url, sandbox.token, 'ada@example.com')
 
-  const message = await sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', timeout: 5000 })
+  const message = await reset
   expect(message.subject).toBe('Reset your password')
   expect(message.text).toContain('https://acme.test/reset?token=abc123')
 })

@@ -1,4 +1,5 @@
 import { API, type MessageRecord, type TemplateChange } from './api.js'
+import type { Rejection } from '../../core/rejections.js'
 import { $, isTyping } from './dom.js'
 import { timeAgo } from './format.js'
 import { MessagesView } from './messages.js'
@@ -58,6 +59,7 @@ function connect(): void {
   source.addEventListener('deleted', (event) => messages.onDeleted(data<{ id: string }>(event).id))
   source.addEventListener('cleared', () => messages.onCleared())
   source.addEventListener('template', (event) => templates.onTemplateChange(data<TemplateChange>(event)))
+  source.addEventListener('rejected', (event) => messages.rejected.add(data<Rejection>(event)))
   window.addEventListener('pagehide', () => source.close(), { once: true })
 }
 

@@ -7,6 +7,8 @@ import { DEFAULT_VIEW, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, se
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
 import { detailParams, focusedItem, focusItem, focusSearch, itemLinks, markCurrent, moveInList, pickTab, readDetailRoute, refocusItem, restoreListFocus, sourceLineParams, syncFrame, tabParam, type ListFocus } from './split.js'
+import { sendExample } from './snippet.js'
+import { RejectionsPanel } from './rejections.js'
 
 const PAGE = 100
 const MAX_LIMIT = 1000
@@ -23,6 +25,8 @@ export class MessagesView {
   readonly root: HTMLElement
   readonly list: HTMLUListElement
   readonly search: HTMLInputElement
+  /** Recent rejected sends, above the list. */
+  readonly rejected = new RejectionsPanel()
   private readonly detail: HTMLElement
   private readonly count: HTMLElement
   private readonly dropped: HTMLElement
@@ -88,6 +92,7 @@ export class MessagesView {
         ),
         h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:')),
         this.dropped,
+        this.rejected.root,
       ),
       this.list,
       this.empty,
@@ -196,14 +201,7 @@ export class MessagesView {
       replace(this.empty, h('p', { class: 'empty-title' }, 'No message matches'), h('p', null, describeFilter(this.filter)))
       return
     }
-    const curl = [
-      `curl ${location.origin}/messages \\`,
-      `  -H 'Authorization: token sandbox_local_dev_token' \\`,
-      `  -H 'Content-Type: application/json' \\`,
-      `  -d '{"template":"welcome","from":"Acme <hello@acme.test>",`,
-      `       "to":"Ada <ada@example.com>","subject":"Hello",`,
-      `       "templateVariables":{"name":"Ada"}}'`,
-    ].join('\n')
+    const curl = sendExample(location.origin)
     replace(this.empty, h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl))
   }
 
@@ -289,11 +287,13 @@ export class MessagesView {
 
   onCleared(): void {
     this.scheduleReload(50)
+    void this.rejected.load()
   }
 
   /** After a reconnection: whatever happened meanwhile. */
   resync(): void {
     void this.reload()
+    void this.rejected.load()
   }
 
   // ---- keyboard ------------------------------------------------------------------------

@@ -20,10 +20,12 @@ async function sendWelcomeEmail(name: string, to: string) {
 }
 
 test('signing up sends a welcome email', async () => {
+  // The sandbox is shared by the whole run: only mail sent from now on may count.
+  const since = new Date().toISOString()
   await sendWelcomeEmail('Ada', 'ada@example.com')
 
   // Wait for it (at most 5 s): 200 with the message, or 404 wait_timeout.
-  const response = await fetch(`${url}/_sandbox/api/messages/wait?to=ada@example.com&timeout=5000`)
+  const response = await fetch(`${url}/_sandbox/api/messages/wait?to=ada@example.com&since=${since}&timeout=5000`)
   expect(response.status).toBe(200)
   const message = (await response.json()) as MessageRecord
   expect(message.subject).toBe('Welcome to Acme')
