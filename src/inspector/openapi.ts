@@ -192,7 +192,7 @@ function schemas(): Json {
       properties: {
         htmlBytes: { type: 'integer' },
         findings: { type: 'array', items: ref('Finding') },
-        clients: { type: 'array', items: { type: 'object', required: ['client', 'supported', 'used', 'score', 'unsupported'], properties: { client: { type: 'string' }, supported: { type: 'integer' }, used: { type: 'integer' }, score: { type: 'number', minimum: 0, maximum: 100 }, unsupported: { type: 'array', items: { type: 'string' } } } } },
+        clients: { type: 'array', items: { type: 'object', required: ['client', 'name', 'supported', 'used', 'score', 'unsupported'], properties: { client: { type: 'string' }, name: { type: 'string', examples: ['Gmail (webmail)'] }, supported: { type: 'integer' }, used: { type: 'integer' }, score: { type: 'number', minimum: 0, maximum: 100 }, unsupported: { type: 'array', items: { type: 'string' } } } } },
         counts: { type: 'object', properties: { error: { type: 'integer' }, warning: { type: 'integer' }, info: { type: 'integer' } } },
       },
     },
