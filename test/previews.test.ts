@@ -9,6 +9,7 @@ beforeAll(async () => {
     'welcome.liquid': '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
     'broken.liquid': 'ok\n{% for %}',
     'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
+    'digest.liquid': '{% for story in stories %}<h2>{{ story.title }}</h2>{% for tag in story.tags %}<i>{{ tag }}</i>{% endfor %}{% endfor %}',
   }, {}, { 'welcome/ada.json': '{"name":"Ada"}', 'welcome/bob.json': '{"name":"Bob"}', 'welcome/bad.json': '{nope' })
 })
 afterAll(() => sandbox?.close())
@@ -111,6 +112,13 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   it('offers a skeleton of the variables from examples and the analysis', async () => {
     const body = await (await get('/templates/welcome')).json()
     expect(body.skeleton).toEqual({ name: 'Example' })
+  })
+
+  it('gives a loop an array of objects in the skeleton, so the loop renders once with placeholders', async () => {
+    const { skeleton } = await (await get('/templates/digest')).json()
+    expect(skeleton).toEqual({ stories: [{ tags: ['<stories[].tags[]>'], title: '<stories[].title>' }] })
+    const rendered = await (await post('/templates/digest/render', { variables: skeleton })).json()
+    expect(rendered.html).toBe('<h2>&lt;stories[].title&gt;</h2><i>&lt;stories[].tags[]&gt;</i>')
   })
 })
 

@@ -138,26 +138,35 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
 
 /**
  * Starting values for a variables editor when a template has no fixture: front-matter
- * examples, then every required path the analysis found, as a placeholder string.
+ * examples, then every required path the analysis found, as a placeholder string, and a loop as
+ * an array of one object with the fields its body reads (`stories: [{ title: "<stories[].title>" }]`).
  */
 export function variableSkeleton(template: Template): Record<string, unknown> {
   const skeleton = exampleVariables(template)
-  for (const path of template.requiredPaths) {
-    const segments = path.split('.')
-    let node: Record<string, unknown> = skeleton
-    segments.forEach((segment, i) => {
-      const last = i === segments.length - 1
-      const existing = Object.hasOwn(node, segment) ? node[segment] : undefined
-      if (last) {
-        if (existing === undefined) node[segment] = `<${path}>`
-      } else {
-        if (typeof existing !== 'object' || existing === null) node[segment] = {}
-        node = node[segment] as Record<string, unknown>
-      }
-    })
-  }
+  for (const path of [...template.requiredPaths, ...template.itemPaths]) placeholder(skeleton, path)
   for (const name of template.variables) if (!Object.hasOwn(skeleton, name)) skeleton[name] = ''
   return skeleton
+}
+
+/**
+ * Sets `<path>` at `path` where nothing is set yet: `a.b` goes through objects, `a[]` through the
+ * first item of an array. What is in the way (a placeholder string) gives way to the structure.
+ */
+function placeholder(root: Record<string, unknown>, path: string): void {
+  const steps = path.replaceAll('[]', '.[]').split('.')
+  let node: Record<string | number, unknown> = root
+  steps.forEach((step, i) => {
+    const key = step === '[]' ? 0 : step
+    const last = i === steps.length - 1
+    const existing = Object.hasOwn(node, key) ? node[key] : undefined
+    if (last) {
+      if (existing === undefined) node[key] = `<${path}>`
+      return
+    }
+    const wantsArray = steps[i + 1] === '[]'
+    if (wantsArray ? !Array.isArray(existing) : typeof existing !== 'object' || existing === null || Array.isArray(existing)) node[key] = wantsArray ? [] : {}
+    node = node[key] as Record<string | number, unknown>
+  })
 }
 
 const MAX_LIVE_PREVIEWS = 50

@@ -125,6 +125,7 @@ export function analyzeCompiled(
     description: compiled.description,
     variables: Object.freeze(variables) as string[],
     requiredPaths: Object.freeze(requiredPaths) as string[],
+    itemPaths: Object.freeze(analysis.items) as string[],
     declared: compiled.declared,
     updatedAt,
   })
