@@ -105,6 +105,8 @@ const UNSUPPORTED = /^`(.+)` is not supported by `(.+)`$/
 function needle(feature: string): string {
   const tag = /^<(\w+)> element$/.exec(feature)?.[1]
   if (tag) return `<${tag}`
+  const attribute = /^([\w-]+) attribute$/.exec(feature)?.[1]
+  if (attribute) return ` ${attribute}=`
   const decl = /^([\w-]+):(.+)$/.exec(feature)
   if (decl) return decl[2]!.trim()
   if (feature.startsWith('@')) return feature
@@ -122,6 +124,7 @@ const FEATURE_FIXES: Record<string, string> = {
   opacity: 'Where opacity is ignored the element shows fully: use it only for effects that may be missing.',
   overflow: 'Where overflow is ignored nothing is clipped: do not rely on it to hide content (hide a preheader with display:none and max-height:0 too).',
   'border-radius': 'Corners come out square there; fine unless the design depends on them.',
+  '@media': 'Those clients show the base design: keep it complete, and let media queries only add to it (dark mode, narrow screens).',
 }
 
 function featureFix(features: string[]): string {
