@@ -67,6 +67,7 @@ const pathParam = (name: string, description: string) => ({ name, in: 'path', re
 const SLUG = pathParam('slug', 'A template slug.')
 const ID = pathParam('id', 'A message id (`msg_…`).')
 const IMAGES = { name: 'images', in: 'query', required: false, description: '`off` blocks remote images, like a mail client with images off.', schema: { type: 'string', enum: ['off'] } }
+const SOFT = { name: 'soft', in: 'query', required: false, description: '`1`: a template, fixture or render problem answers 200 `{ ok: false, error }` (its places with the lines around them) instead of an error status, so a page showing it logs no failed request.', schema: { type: 'string', enum: ['1'] } }
 const CASE = { name: 'case', in: 'query', required: false, description: 'A fixture case; default: the first case, else front-matter examples.', schema: { type: 'string' } }
 
 const noContent = { '204': { description: 'Done; no body.' } }
@@ -140,6 +141,7 @@ function schemas(): Json {
         slug: { type: 'string' },
         description: { type: ['string', 'null'] },
         body: { type: 'string' },
+        source: { type: 'string', description: 'The whole file, front matter included (line numbers match errors).' },
         variables: { type: 'array', items: { type: 'string' } },
         required: { type: 'array', items: { type: 'string' }, description: 'Dotted paths a send must supply.' },
         declared: { type: 'object', additionalProperties: { type: 'object', properties: { description: { type: 'string' }, example: {}, required: { type: 'boolean' } } } },
@@ -304,13 +306,13 @@ function paths(): Json {
       get: { operationId: 'inspectTemplate', tags: INSPECTOR, security: PUBLIC, summary: 'Source, variables, required paths, declared variables, fixture cases.', parameters: [SLUG], responses: { '200': { description: 'The template.', ...json(ref('TemplateDetail')) }, ...errorResponses(['template_not_found', 'template_invalid']) } },
     },
     '/_sandbox/api/templates/{slug}/render': {
-      get: { operationId: 'renderFixture', tags: INSPECTOR, security: PUBLIC, summary: 'Render with a fixture case (or front-matter examples); missing variables render empty and are listed.', parameters: [SLUG, CASE], responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'fixture_not_found', 'fixture_invalid', 'render_failed']) } },
+      get: { operationId: 'renderFixture', tags: INSPECTOR, security: PUBLIC, summary: 'Render with a fixture case (or front-matter examples); missing variables render empty and are listed.', parameters: [SLUG, CASE, SOFT], responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'fixture_not_found', 'fixture_invalid', 'render_failed']) } },
       post: {
         operationId: 'renderVariables',
         tags: INSPECTOR,
         security: PUBLIC,
         summary: 'Render with the posted variables.',
-        parameters: [SLUG],
+        parameters: [SLUG, SOFT],
         requestBody: { required: true, ...json({ type: 'object', properties: { variables: { type: 'object' } } }) },
         responses: { '200': { description: 'The render.', ...json(ref('Preview')) }, ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']) },
       },
@@ -346,11 +348,20 @@ function paths(): Json {
         operationId: 'createPreview',
         tags: INSPECTOR,
         security: PUBLIC,
-        summary: 'Render a template with posted variables and keep the HTML (the newest 50) for a sandboxed frame.',
-        requestBody: { required: true, ...json({ type: 'object', required: ['template'], properties: { template: { type: 'string' }, variables: { type: 'object' } } }) },
+        summary: 'Render a template with posted variables (or a fixture case) and keep the HTML (the newest 50) for a sandboxed frame; the answer carries everything an editor shows, the email checks included.',
+        parameters: [SOFT],
+        requestBody: { required: true, ...json({ type: 'object', required: ['template'], properties: { template: { type: 'string' }, variables: { type: 'object', description: 'Absent (and no case): none.' }, case: { type: 'string', description: 'A fixture case to render instead of variables.' } } }) },
         responses: {
-          '201': { description: 'Rendered.', ...json({ type: 'object', required: ['id', 'url', 'text', 'warnings', 'missing'], properties: { id: { type: 'string' }, url: { type: 'string' }, text: { type: 'string' }, warnings: { type: 'array', items: ref('Warning') }, missing: { type: 'array', items: { type: 'string' } } } }) },
-          ...errorResponses(['template_not_found', 'template_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']),
+          '201': {
+            description: 'Rendered.',
+            ...json({
+              type: 'object',
+              required: ['ok', 'id', 'url', 'html', 'text', 'warnings', 'missing', 'variables', 'checks'],
+              properties: { ok: { const: true }, id: { type: 'string' }, url: { type: 'string' }, html: { type: 'string' }, text: { type: 'string' }, warnings: { type: 'array', items: ref('Warning') }, missing: { type: 'array', items: { type: 'string' } }, variables: { type: 'object' }, checks: ref('EmailChecks') },
+            }),
+          },
+          '200': { description: 'With `?soft=1`: the template, the fixture case or the render failed.', ...json({ type: 'object', required: ['ok', 'error'], properties: { ok: { const: false }, error: { type: 'object', required: ['code', 'message', 'details'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'array' } } } } }) },
+          ...errorResponses(['template_not_found', 'template_invalid', 'fixture_not_found', 'fixture_invalid', 'invalid_json', 'payload_too_large', 'validation_failed', 'render_failed']),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { parseJsonBody, readBodyText } from '../http/body.js'
@@ -10,7 +10,9 @@ import { exampleVariables, isValidSlug, lookupFailure, missingVariables, renderM
 import { isPlainObject } from '../lib/json.js'
 import { templateError } from '../http/template-errors.js'
 import type { FixtureCase, Template } from '../templates/types.js'
+import { withExcerpts } from './excerpt.js'
 import { htmlAnswer } from './html.js'
+import type { LivePreview, RenderPreview, Soft, TemplateDetail, TemplateListItem } from './types.js'
 
 /**
  * Template previews for the inbox (and anyone styling templates): the catalog with fixture
@@ -45,16 +47,17 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
 
 /**
  * With `?soft=1` a preview that cannot render answers 200 `{ ok: false, error }` instead of a
- * 4xx: a page showing the error inline then logs no failed request in the browser console.
+ * 4xx: a page showing the error inline then logs no failed request in the browser console. The
+ * error's places (file, line, column) come with the lines of the file around them.
  */
-function soft<T extends object>(event: H3Event, render: () => T): (T & { ok: true }) | { ok: false; error: unknown } {
-  if (event.url.searchParams.get('soft') !== '1') return { ok: true, ...render() }
+async function softly<T extends object>(event: H3Event, ctx: AppContext, render: () => T | Promise<T>): Promise<Soft<T>> {
+  if (event.url.searchParams.get('soft') !== '1') return { ok: true, ...(await render()) }
   try {
-    return { ok: true, ...render() }
+    return { ok: true, ...(await render()) }
   } catch (error) {
-    const data = (error as { data?: { code?: string; details?: unknown[] }; status?: number; message?: string }).data
+    const data = (error as { data?: { code?: string; details?: unknown[] } }).data
     if (!data?.code) throw error
-    return { ok: false, error: { code: data.code, message: (error as Error).message, details: data.details ?? [] } }
+    return { ok: false, error: { code: data.code, message: (error as Error).message, details: await withExcerpts(ctx.catalog.templatesDir, data.details ?? []) } }
   }
 }
 
@@ -73,7 +76,7 @@ async function postedVariables(event: H3Event, ctx: AppContext): Promise<Record<
   return variables ?? {}
 }
 
-function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>) {
+function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>): RenderPreview {
   // Lenient: a preview shows what renders and lists what is missing, instead of refusing.
   const outcome = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
   if (!outcome.ok) throw templateError(outcome.failure, { notFound: 404 })
@@ -83,17 +86,19 @@ function preview(ctx: AppContext, template: Template, variables: Record<string, 
 
 export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/templates', {
-    GET: () => ({
+    GET: (): { templates: TemplateListItem[] } => ({
       templates: ctx.catalog.list().map((t) => ({ ...t, fixtures: ctx.catalog.fixtures(t.slug).map(caseInfo) })),
     }),
   })
   route(app, '/_sandbox/api/templates/:slug', {
-    GET: (event) => {
+    GET: async (event): Promise<TemplateDetail> => {
       const template = templateOf(ctx, slugOf(event))
       return {
         slug: template.slug,
         description: template.description,
         body: template.body,
+        // The file as it is (front matter too), for a source view whose lines match errors'.
+        source: await readFile(template.file, 'utf8').catch(() => template.body),
         variables: template.variables,
         required: template.requiredPaths,
         declared: template.declared,
@@ -105,13 +110,13 @@ export function registerTemplatePreviewRoutes(app: H3, ctx: AppContext): void {
   })
   route(app, '/_sandbox/api/templates/:slug/render', {
     GET: (event) =>
-      soft(event, () => {
+      softly(event, ctx, () => {
         const template = templateOf(ctx, slugOf(event))
         return preview(ctx, template, previewVariables(ctx, template, event.url.searchParams.get('case')))
       }),
     POST: async (event) => {
       const variables = await postedVariables(event, ctx)
-      return soft(event, () => preview(ctx, templateOf(ctx, slugOf(event)), variables))
+      return softly(event, ctx, () => preview(ctx, templateOf(ctx, slugOf(event)), variables))
     },
   })
   route(app, '/_sandbox/api/templates/:slug/checks', {
@@ -172,26 +177,35 @@ function placeholder(root: Record<string, unknown>, path: string): void {
 const MAX_LIVE_PREVIEWS = 50
 
 /**
- * Live previews for the variables editor: POST variables, get an id, point a sandboxed frame
- * at it. Kept in memory (the newest 50), so the inbox page never needs inline HTML.
+ * Live previews for the variables editor: POST variables (or name a fixture case), get an id,
+ * point a sandboxed frame at it; the answer also carries everything else an editor shows (the
+ * HTML, the text, warnings, missing variables, the email checks), so one request per edit is
+ * enough. Kept in memory (the newest 50), so the inbox page never needs inline HTML.
  */
 function registerLivePreviewRoutes(app: H3, ctx: AppContext): void {
   const previews = new Map<string, string>()
   let seq = 0
   route(app, '/_sandbox/api/previews', {
     POST: async (event) => {
-      const { template: slug, variables } = await bodyFields(event, ctx)
+      const { template: slug, variables, case: caseName } = await bodyFields(event, ctx)
       const problems = [
         ...(typeof slug !== 'string' || !slug ? [{ field: 'template', code: 'required', message: 'template is required.' }] : []),
         ...(variables !== undefined && !isPlainObject(variables) ? [VARIABLES_NOT_OBJECT] : []),
+        ...(caseName !== undefined && (typeof caseName !== 'string' || !caseName) ? [{ field: 'case', code: 'invalid_type', message: 'case must be the name of a fixture case.' }] : []),
+        ...(caseName !== undefined && variables !== undefined ? [{ field: 'case', code: 'invalid_value', message: 'Send variables or a fixture case, not both.' }] : []),
       ]
-      if (problems.length) throw apiError(422, 'validation_failed', 'A preview takes { "template": "<slug>", "variables": { … } }.', { details: problems })
-      const result = preview(ctx, templateOf(ctx, slug as string), (variables as Record<string, unknown> | undefined) ?? {})
-      const id = `pv_${(++seq).toString(36)}_${Date.now().toString(36)}`
-      previews.set(id, result.html)
-      if (previews.size > MAX_LIVE_PREVIEWS) previews.delete(previews.keys().next().value!)
-      event.res.status = 201
-      return { id, url: `/_sandbox/api/previews/${id}`, text: result.text, warnings: result.warnings, missing: result.missing }
+      if (problems.length) throw apiError(422, 'validation_failed', 'A preview takes { "template": "<slug>", "variables": { … } } or { "template": "<slug>", "case": "<name>" }.', { details: problems })
+      const answer = await softly(event, ctx, async (): Promise<LivePreview> => {
+        const template = templateOf(ctx, slug as string)
+        const chosen = caseName === undefined ? ((variables as Record<string, unknown> | undefined) ?? {}) : previewVariables(ctx, template, caseName as string)
+        const { html, text, warnings, missing, variables: used } = preview(ctx, template, chosen)
+        const id = `pv_${(++seq).toString(36)}_${Date.now().toString(36)}`
+        previews.set(id, html)
+        if (previews.size > MAX_LIVE_PREVIEWS) previews.delete(previews.keys().next().value!)
+        return { id, url: `/_sandbox/api/previews/${id}`, html, text, warnings, missing, variables: used, checks: await checkEmail({ html, text }) }
+      })
+      if (answer.ok) event.res.status = 201
+      return answer
     },
   })
   route(app, '/_sandbox/api/previews/:id', {
