@@ -4,10 +4,9 @@
  * layout that puts the preview first.
  */
 export const TEMPLATES_CSS = String.raw`
-/* ---- head: back (narrow) and the list toggle (wide) ---- */
-.head-row { display: flex; align-items: center; justify-content: space-between; gap: 8px; }
-.head-row:has(> .back:only-child) { display: block; }
-.list-toggle { margin: -6px -8px 4px auto; color: var(--muted); }
+/* ---- head: the title, and the list toggle beside it (wide only) ---- */
+.title-line { display: flex; align-items: flex-start; justify-content: space-between; gap: 12px; }
+.list-toggle { flex: none; margin: -2px -8px 0 0; color: var(--muted); }
 .list-toggle:hover { color: var(--text); }
 
 /* ---- the splitter between the variables editor and the preview (wide only) ---- */
@@ -55,6 +54,14 @@ export const TEMPLATES_CSS = String.raw`
   #view-templates .message-head h2 { margin-bottom: 4px; font-size: 18px; }
   #view-templates .lede { margin: 0 0 6px; font-size: 13px; }
   #view-templates .meta-updated { display: none; }
-  #view-templates .tabs { flex-wrap: wrap; }
+  /* Six tabs in one row: it scrolls sideways when a phone is narrower still. */
+  #view-templates .toolbar { padding: 4px 10px 0; }
+  #view-templates .tabs { max-width: 100%; overflow-x: auto; overflow-y: hidden; scrollbar-width: none; }
+  #view-templates .tabs { gap: 0; }
+  #view-templates [role="tab"] { flex: none; margin-bottom: 0; padding: 8px 5px 9px; }
+  /* The preview options in one row that scrolls sideways, not three rows above the preview. */
+  #view-templates .viewbar { position: relative; flex-wrap: nowrap; overflow-x: auto; padding: 6px 16px; }
+  #view-templates .viewbar > * { flex: none; }
+  #view-templates .toolbar-end { margin-bottom: 4px; }
 }
 `

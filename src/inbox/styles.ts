@@ -308,7 +308,7 @@ dialog p { margin: 0; color: var(--muted); }
 }
 @media (min-width: 1280px) {
   /* The editor's width comes from its splitter (src/inbox/client/resizer.ts). */
-  .template-body { display: grid; grid-template-columns: var(--editor-width, 380px) auto minmax(0, 1fr); }
+  .template-body { display: grid; grid-template-columns: min(var(--editor-width, 400px), calc(100% - 360px)) auto minmax(0, 1fr); }
   .template-body[data-editor="off"] { grid-template-columns: minmax(0, 1fr); }
   .vars-editor { min-height: 0; overflow: auto; padding: 14px 16px; border-bottom: 0; border-right: 1px solid var(--border); }
   .vars-json { flex: 1 1 auto; min-height: 14em; max-height: none; resize: none; }

@@ -62,6 +62,8 @@ export class DetailTabs {
     this.current = pickTab(this.options.tabs, tab)
     this.state = view
     selectTab(this.tabList, this.current)
+    // A tab list that scrolls sideways (a phone) keeps the selected tab in sight.
+    if (this.tabList.scrollWidth > this.tabList.clientWidth) this.tabList.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' })
     this.controls.sync(view)
     this.panel.setAttribute('aria-labelledby', `${this.options.prefix}-tab-${this.current}`)
     updateFrame(this.frame, view, this.src)

@@ -48,10 +48,12 @@ export function resizer(options: ResizerOptions): HTMLElement {
   let width = stored(options.storageKey) ?? options.initial
 
   const apply = (next: number, save: boolean) => {
-    width = Math.round(Math.min(Math.max(options.min, next), Math.max(options.min, options.max())))
+    // Before it is laid out there is no maximum to speak of; the stylesheet caps it anyway.
+    const max = options.max()
+    width = Math.round(Math.max(options.min, max > options.min ? Math.min(next, max) : next))
     options.target.style.setProperty(options.property, `${width}px`)
     handle.setAttribute('aria-valuenow', String(width))
-    handle.setAttribute('aria-valuemax', String(Math.round(options.max())))
+    if (max > options.min) handle.setAttribute('aria-valuemax', String(Math.round(max)))
     handle.setAttribute('aria-valuetext', `${width} pixels wide`)
     if (save) {
       try {
@@ -76,17 +78,16 @@ export function resizer(options: ResizerOptions): HTMLElement {
     event.preventDefault()
     const startX = event.clientX
     const startWidth = width
-    handle.setPointerCapture(event.pointerId)
     handle.classList.add('is-dragging')
     const move = (e: PointerEvent) => apply(startWidth + e.clientX - startX, false)
     const end = () => {
-      handle.removeEventListener('pointermove', move)
+      document.removeEventListener('pointermove', move)
       handle.classList.remove('is-dragging')
       apply(width, true)
     }
-    handle.addEventListener('pointermove', move)
-    handle.addEventListener('pointerup', end, { once: true })
-    handle.addEventListener('pointercancel', end, { once: true })
+    document.addEventListener('pointermove', move)
+    document.addEventListener('pointerup', end, { once: true })
+    document.addEventListener('pointercancel', end, { once: true })
   })
   return handle
 }

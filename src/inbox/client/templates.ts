@@ -80,7 +80,7 @@ export class TemplatesView {
     })
     const main = h('div', { class: 'template-main' }, this.notes, this.tabs.controls.root, this.tabs.panel)
     this.body = h('div', { class: 'template-body' })
-    const handle = resizer({ target: this.body, property: '--editor-width', controls: 'vars-editor', label: 'Resize the variables editor', min: 260, max: () => Math.max(260, this.body.clientWidth - 360), initial: 380, storageKey: 'sendbox.editor.width' })
+    const handle = resizer({ target: this.body, property: '--editor-width', controls: 'vars-editor', label: 'Resize the variables editor', min: 260, max: () => Math.max(260, this.body.clientWidth - 360), initial: 400, storageKey: 'sendbox.editor.width' })
     this.body.append(this.editor.root, handle, main)
   }
 
@@ -337,8 +337,8 @@ export class TemplatesView {
       : h('p', { class: 'field-static' }, 'No fixture case yet')
     replace(
       this.head,
-      h('div', { class: 'head-row' }, h('a', { class: 'back', href: this.hrefFor(null) }, h('span', { 'aria-hidden': 'true' }, '← '), 'Templates'), this.toggle.button),
-      h('h2', { id: 'template-title', tabindex: '-1' }, t.slug),
+      h('a', { class: 'back', href: this.hrefFor(null) }, h('span', { 'aria-hidden': 'true' }, '← '), 'Templates'),
+      h('div', { class: 'title-line' }, h('h2', { id: 'template-title', tabindex: '-1' }, t.slug), this.toggle.button),
       t.description ? h('p', { class: 'lede' }, t.description) : null,
       h(
         'dl',
