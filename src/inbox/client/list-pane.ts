@@ -31,6 +31,8 @@ export interface ListPaneOptions {
 export interface ListNavigation {
   open(value: string): void
   back(): void
+  /** Before `/` looks for the search box: show the pane if the view has folded it away. */
+  reveal?(): void
 }
 
 export class ListPane {
@@ -120,6 +122,7 @@ export class ListPane {
 
   /** `/`: the search box, coming back to the list first when it is not on screen. */
   focusSearch(): void {
+    this.nav.reveal?.()
     focusSearch(this.search, this.afterRoute, () => this.nav.back())
   }
 

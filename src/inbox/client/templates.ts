@@ -43,7 +43,8 @@ const CHANGE_BURST_MS = 120
  */
 export class TemplatesView {
   readonly root: HTMLElement
-  private readonly pane: ListPane
+  /** The list, its search box and its keys (app.ts sends j/k, /, Esc there). */
+  readonly pane: ListPane
   private readonly detail: HTMLElement
   private readonly session = new TemplateSession()
   private readonly tabs: DetailTabs
@@ -67,7 +68,14 @@ export class TemplatesView {
         searchLabel: 'Filter templates',
         onInput: () => this.renderList(),
       },
-      { open: (slug) => goHash(this.hrefFor(slug)), back: () => this.back() },
+      // `/` with the list folded away unfolds it first.
+      {
+        open: (slug) => goHash(this.hrefFor(slug)),
+        back: () => this.back(),
+        reveal: () => {
+          if (this.toggle.hidden) this.toggle.set(false)
+        },
+      },
     )
     this.detail = h('section', { class: 'pane detail-pane', id: 'template-pane', 'aria-label': 'Template preview' })
     this.root = h('div', { class: 'split', id: 'view-templates', 'data-open': 'false', hidden: true }, this.pane.root, this.detail)
@@ -84,33 +92,7 @@ export class TemplatesView {
     this.body.append(this.editor.root, handle, main)
   }
 
-  // The keyboard entry points app.ts uses (j/k, /, Esc) ----------------------------------
-
-  get list(): HTMLElement {
-    return this.pane.list
-  }
-
-  get search(): HTMLInputElement {
-    return this.pane.search
-  }
-
-  focusItem(index: number): void {
-    this.pane.focusItem(index)
-  }
-
-  move(delta: number): void {
-    this.pane.move(delta)
-  }
-
-  focusSearch(): void {
-    if (this.toggle.hidden) this.toggle.set(false)
-    this.pane.focusSearch()
-  }
-
-  escapeSearch(): void {
-    this.pane.escapeSearch()
-  }
-
+  /** Escape: from a template back to the list, with the keyboard on that template. */
   back(): boolean {
     if (!this.session.slug) return false
     this.pane.leaving(this.session.slug)
