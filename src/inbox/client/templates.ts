@@ -4,13 +4,14 @@ import { DetailTabs } from './detail-tabs.js'
 import { VariablesEditor, type SaveResult } from './editor.js'
 import { errorCard } from './error-card.js'
 import { announce, h, replace, toast } from './dom.js'
-import { fullTime, plural, timeAgo } from './format.js'
+import { plural } from './format.js'
 import { ListPane } from './list-pane.js'
 import { ListToggle } from './list-toggle.js'
 import { DEFAULT_VIEW, setViewParams, TEMPLATE_WIDTHS, viewParams, type ViewState } from './preview.js'
 import { resizer } from './resizer.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { detailParams, readDetailRoute, sourceLineParams, tabParam } from './split.js'
+import { templateHead } from './template-head.js'
 import { hasDarkRules, showTemplateNotes } from './template-notes.js'
 import { TemplateSession } from './template-session.js'
 import type { Variables } from './variables.js'
@@ -307,29 +308,7 @@ export class TemplatesView {
 
   private renderHead(t: TemplateListItem): void {
     this.headKey = JSON.stringify([t, this.session.caseName])
-    const cases = t.fixtures
-    const selected = this.session.selectedCase
-    const caseControl = cases.length
-      ? h(
-          'div',
-          { class: 'field' },
-          h('label', { for: 'case-select' }, 'Fixture'),
-          h('select', { id: 'case-select', onchange: (event: Event) => this.setCase((event.target as HTMLSelectElement).value) }, cases.map((c) => h('option', { value: c.name, selected: c.name === selected }, c.error ? `${c.name} (invalid)` : c.name))),
-        )
-      : h('p', { class: 'field-static' }, 'No fixture case yet')
-    replace(
-      this.head,
-      h('a', { class: 'back', href: this.hrefFor(null) }, h('span', { 'aria-hidden': 'true' }, '← '), 'Templates'),
-      h('div', { class: 'title-line' }, h('h2', { id: 'template-title', tabindex: '-1' }, t.slug), this.toggle.button),
-      t.description ? h('p', { class: 'lede' }, t.description) : null,
-      h(
-        'dl',
-        { class: 'meta' },
-        h('div', null, h('dt', null, 'Expects'), h('dd', { class: 'chips' }, t.variables.length ? t.variables.map((v) => h('code', { class: 'chip' }, v)) : 'no variables')),
-        h('div', { class: 'meta-updated' }, h('dt', null, 'Updated'), h('dd', null, h('time', { datetime: t.updatedAt, title: fullTime(t.updatedAt), 'data-relative': '' }, timeAgo(t.updatedAt)))),
-      ),
-      h('div', { class: 'toolbar' }, this.tabs.tabList, h('div', { class: 'toolbar-end' }, caseControl)),
-    )
+    replace(this.head, templateHead(t, { backHref: this.hrefFor(null), toggle: this.toggle.button, tabList: this.tabs.tabList, selectedCase: this.session.selectedCase, onCase: (name) => this.setCase(name) }))
   }
 
   /** The outcome on screen: notes, badge, editor state, and the selected tab's panel. */
