@@ -9,6 +9,7 @@ beforeAll(async () => {
     'welcome.liquid': '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
     'broken.liquid': 'ok\n{% for %}',
     'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
+    'digest.liquid': '{% for story in stories %}<h2>{{ story.title }}</h2>{% for tag in story.tags %}<i>{{ tag }}</i>{% endfor %}{% endfor %}',
   }, {}, { 'welcome/ada.json': '{"name":"Ada"}', 'welcome/bob.json': '{"name":"Bob"}', 'welcome/bad.json': '{nope' })
 })
 afterAll(() => sandbox?.close())
@@ -111,6 +112,61 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   it('offers a skeleton of the variables from examples and the analysis', async () => {
     const body = await (await get('/templates/welcome')).json()
     expect(body.skeleton).toEqual({ name: 'Example' })
+  })
+
+  it('gives a loop an array of objects in the skeleton, so the loop renders once with placeholders', async () => {
+    const { skeleton } = await (await get('/templates/digest')).json()
+    expect(skeleton).toEqual({ stories: [{ tags: ['<stories[].tags[]>'], title: '<stories[].title>' }] })
+    const rendered = await (await post('/templates/digest/render', { variables: skeleton })).json()
+    expect(rendered.html).toBe('<h2>&lt;stories[].title&gt;</h2><i>&lt;stories[].tags[]&gt;</i>')
+  })
+})
+
+describe('one preview per edit: POST /previews answers everything the inbox tabs need', () => {
+  const post = (path: string, body: unknown) => fetch(`${sandbox.url}/_sandbox/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+  it('renders posted variables: the kept HTML, the text, warnings, missing variables, the variables and the checks', async () => {
+    const created = await post('/previews', { template: 'welcome', variables: { name: 'Live', extra: 1 } })
+    expect(created.status).toBe(201)
+    const body = await created.json()
+    expect(body).toMatchObject({ ok: true, id: expect.stringMatching(/^pv_/), url: `/_sandbox/api/previews/${body.id}`, text: expect.stringContaining('Hi Live'), missing: [], variables: { name: 'Live', extra: 1 } })
+    expect(body.html).toContain('<p>Hi Live</p>')
+    expect(body.warnings.map((w: { code: string }) => w.code)).toEqual(['unused_variable'])
+    expect(body.checks.findings.map((f: { code: string }) => f.code)).toContain('localhost_link')
+    expect(body.checks.counts.error).toBeGreaterThan(0)
+    expect(await (await fetch(`${sandbox.url}${body.url}`)).text()).toContain('Hi Live')
+  })
+
+  it('renders a fixture case by name (its variables come back); neither variables nor a case is none', async () => {
+    const bob = await (await post('/previews', { template: 'welcome', case: 'bob' })).json()
+    expect(bob).toMatchObject({ ok: true, variables: { name: expect.stringMatching(/^(Bob|Robert)$/) } })
+    const none = await (await post('/previews', { template: 'welcome' })).json()
+    expect(none).toMatchObject({ variables: {}, missing: ['name'] })
+    const problem = await errorOf(await post('/previews', { template: 'welcome', case: 'bob', variables: {} }))
+    expect(problem.code).toBe('validation_failed')
+    expect((await errorOf(await post('/previews', { template: 'welcome', case: 'zed' }))).code).toBe('fixture_not_found')
+  })
+
+  it('with ?soft=1 answers 201 { ok: false } with the error, and the offending lines of the file', async () => {
+    const broken = await post('/previews?soft=1', { template: 'broken' })
+    // One status per operation (its definition documents it): a soft failure keeps the 201.
+    expect(broken.status).toBe(201)
+    const body = await broken.json()
+    expect(body).toMatchObject({ ok: false, error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] } })
+    expect(body.error.details[0].excerpt).toEqual([
+      { line: 1, text: 'ok' },
+      { line: 2, text: '{% for %}' },
+    ])
+    const runaway = await (await post('/previews?soft=1', { template: 'runaway', variables: {} })).json()
+    expect(runaway).toMatchObject({ ok: false, error: { code: 'render_failed', details: [{ file: 'runaway.liquid', excerpt: [{ line: 1 }] }] } })
+    expect((await (await post('/previews?soft=1', { template: 'welcome', case: 'zed' })).json()).error.code).toBe('fixture_not_found')
+    expect((await errorOf(await post('/previews', { template: 'broken' }))).code).toBe('template_invalid')
+  })
+
+  it("gives the template's own source (front matter too) in its detail", async () => {
+    const body = await (await get('/templates/welcome')).json()
+    expect(body.source.startsWith('---\nvariables:')).toBe(true)
+    expect(body.source).toContain('<p>Hi {{ name }}</p>')
   })
 })
 

@@ -2,6 +2,7 @@ import css from '@adobe/css-tools'
 import { DoIUseEmail } from '@jsx-email/doiuse-email'
 import type { Element } from 'domhandler'
 import type { ParsedHtml } from './html.js'
+import { andList, clientList, clientName } from './client-names.js'
 import type { ClientScore, Finding } from './types.js'
 
 /** The clients most mail is read in; caniemail knows more, but these decide a design. */
@@ -104,11 +105,34 @@ const UNSUPPORTED = /^`(.+)` is not supported by `(.+)`$/
 function needle(feature: string): string {
   const tag = /^<(\w+)> element$/.exec(feature)?.[1]
   if (tag) return `<${tag}`
+  const attribute = /^([\w-]+) attribute$/.exec(feature)?.[1]
+  if (attribute) return ` ${attribute}=`
   const decl = /^([\w-]+):(.+)$/.exec(feature)
   if (decl) return decl[2]!.trim()
   if (feature.startsWith('@')) return feature
   if (feature.startsWith(':')) return feature
   return feature.toLowerCase()
+}
+
+/**
+ * What to do about the features the example layout and most emails use, which clients ignore
+ * harmlessly; anything else gets the general advice.
+ */
+const FEATURE_FIXES: Record<string, string> = {
+  'target attribute': 'Nothing to do: where target is ignored, the link opens the way that client opens every link.',
+  '<body> element': 'Those clients drop <body> and its attributes: put background colours and padding on a wrapper table too.',
+  opacity: 'Where opacity is ignored the element shows fully: use it only for effects that may be missing.',
+  overflow: 'Where overflow is ignored nothing is clipped: do not rely on it to hide content (hide a preheader with display:none and max-height:0 too).',
+  'border-radius': 'Corners come out square there; fine unless the design depends on them.',
+  '@media': 'Those clients show the base design: keep it complete, and let media queries only add to it (dark mode, narrow screens).',
+}
+
+function featureFix(features: string[]): string {
+  const general = features.filter((f) => !FEATURE_FIXES[f])
+  return [
+    ...features.filter((f) => FEATURE_FIXES[f]).map((f) => (features.length > 1 ? `${f}: ${FEATURE_FIXES[f]}` : FEATURE_FIXES[f]!)),
+    ...(general.length ? [`Give ${andList(general)} a fallback that still reads well where ${general.length === 1 ? 'it is' : 'they are'} ignored, or avoid ${general.length === 1 ? 'it' : 'them'}.`] : []),
+  ].join(' ')
 }
 
 /** Scores each client on the features the email uses, from the bundled caniemail data. */
@@ -128,23 +152,34 @@ export function checkClients(html: string, parsed: ParsedHtml): { clients: Clien
   const clients = CLIENTS.map((client) => {
     const missing = [...(unsupported.get(client) ?? [])].sort()
     const supported = used.size - missing.length
-    return { client, supported, used: used.size, score: used.size === 0 ? 100 : Math.round((100 * supported) / used.size), unsupported: missing }
+    return { client, name: clientName(client), supported, used: used.size, score: used.size === 0 ? 100 : Math.round((100 * supported) / used.size), unsupported: missing }
   })
-  const findings: Finding[] = []
   const lower = html.toLowerCase()
+  const lineOf = (feature: string) => {
+    const index = lower.indexOf(needle(feature).toLowerCase())
+    return index >= 0 ? lineOfIndex(index) : null
+  }
+  // One note per set of clients that lack the same features: "overflow and border-radius are
+  // not supported by Outlook (Windows)", not one note per feature saying the same thing.
+  const byLacking = new Map<string, { lacking: string[]; features: string[] }>()
   for (const feature of [...used].sort()) {
     const lacking = clients.filter((c) => c.unsupported.includes(feature)).map((c) => c.client)
-    // Most of the clients lacking a feature is worth a warning; a few is information.
-    const severity = lacking.length * 2 > CLIENTS.length ? 'warning' : 'info'
-    const index = lower.indexOf(needle(feature).toLowerCase())
-    findings.push({
+    const key = lacking.join(' ')
+    const group = byLacking.get(key) ?? { lacking, features: [] }
+    group.features.push(feature)
+    byLacking.set(key, group)
+  }
+  const findings: Finding[] = [...byLacking.values()].map(({ lacking, features }) => {
+    const lines = features.map(lineOf).filter((line): line is number => line !== null)
+    return {
       check: 'clients',
       code: 'unsupported_feature',
-      severity,
-      message: `${feature} is not supported by ${lacking.length} of ${CLIENTS.length} major clients (${lacking.join(', ')}).`,
-      fix: `Give ${feature} a fallback that still reads well where it is ignored, or avoid it.`,
-      line: index >= 0 ? lineOfIndex(index) : null,
-    })
-  }
+      // Most of the clients lacking a feature is worth a warning; a few is information.
+      severity: lacking.length * 2 > CLIENTS.length ? 'warning' : 'info',
+      message: `${andList(features)} ${features.length === 1 ? 'is' : 'are'} not supported by ${lacking.length === 1 ? '' : `${lacking.length} of ${CLIENTS.length} major clients: `}${clientList(lacking)}.`,
+      fix: featureFix(features),
+      line: lines.length ? Math.min(...lines) : null,
+    }
+  })
   return { clients, findings }
 }

@@ -18,6 +18,8 @@ export interface Finding {
 export interface ClientScore {
   /** caniemail's client id, e.g. `gmail.desktop-webmail`. */
   client: string
+  /** What people call it, e.g. "Gmail (webmail)". */
+  name: string
   /** Features this email uses that the client supports, out of `used`. */
   supported: number
   used: number

@@ -115,9 +115,10 @@ export const EMAIL_CHECKS = component('EmailChecks', {
     clients: list(
       {
         type: 'object',
-        required: ['client', 'supported', 'used', 'score', 'unsupported'],
+        required: ['client', 'name', 'supported', 'used', 'score', 'unsupported'],
         properties: {
           client: str('caniemail\'s client id.', { examples: ['gmail.desktop-webmail'] }),
+          name: str('The client\'s name, as people say it.', { examples: ['Gmail (desktop webmail)'] }),
           supported: { type: 'integer', minimum: 0, description: 'Features used that the client supports.' },
           used: { type: 'integer', minimum: 0, description: 'HTML and CSS features the email uses.' },
           score: { type: 'number', minimum: 0, maximum: 100 },

@@ -1,3 +1,5 @@
+import { TEMPLATES_CSS } from './styles-templates.js'
+
 /**
  * The inbox stylesheet, served as /_sandbox/app.css. A string constant so that it ships in
  * dist/ (src/ is not in the package). System fonts, light and dark following the system.
@@ -312,7 +314,9 @@ dialog p { margin: 0; color: var(--muted); }
   .template-main .frame { height: 78vh; }
 }
 @media (min-width: 1280px) {
-  .template-body { display: grid; grid-template-columns: minmax(280px, 320px) minmax(0, 1fr); }
+  /* The editor's width comes from its splitter (src/inbox/client/resizer.ts). */
+  .template-body { display: grid; grid-template-columns: min(var(--editor-width, 400px), calc(100% - 360px)) auto minmax(0, 1fr); }
+  .template-body[data-editor="off"] { grid-template-columns: minmax(0, 1fr); }
   .vars-editor { min-height: 0; overflow: auto; padding: 14px 16px; border-bottom: 0; border-right: 1px solid var(--border); }
   .vars-json { flex: 1 1 auto; min-height: 14em; max-height: none; resize: none; }
 }
@@ -342,4 +346,4 @@ dialog p { margin: 0; color: var(--muted); }
   .details { padding: 14px 16px 24px; }
   .error-panel { margin: 16px; }
 }
-`
+` + TEMPLATES_CSS

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { relative } from 'node:path'
 import { checkEmail } from '../checks/index.js'
 import type { AppContext } from '../core/context.js'
@@ -10,7 +11,9 @@ import { templateError } from '../http/template-errors.js'
 import { boolean, jsonObject, object, optional, string } from '../lib/schema.js'
 import { exampleVariables, FIXTURE_CASE_PATTERN, FixtureWriteError, isValidSlug, lookupFailure, missingVariables, renderMessage, SLUG_HINT, SLUG_PATTERN, writeFixtureCase } from '../templates/index.js'
 import type { FixtureCase, Template } from '../templates/types.js'
+import { withExcerpts } from './excerpt.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
+import type { LivePreview, RenderPreview, Soft, TemplateDetail } from './types.js'
 
 /**
  * Template previews for the inbox (and anyone styling templates): the catalog with fixture
@@ -58,20 +61,21 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
 
 /**
  * With `?soft=1` a preview that cannot render answers 200 `{ ok: false, error }` instead of a
- * 4xx: a page showing the error inline then logs no failed request in the browser console.
+ * 4xx: a page showing the error inline then logs no failed request in the browser console. The
+ * error's places (file, line, column) come with the lines of the file around them.
  */
-function soft<T extends object>(isSoft: boolean, render: () => T): (T & { ok: true }) | { ok: false; error: unknown } {
-  if (!isSoft) return { ok: true, ...render() }
+async function soft<T extends object>(ctx: AppContext, isSoft: boolean, render: () => T | Promise<T>): Promise<Soft<T>> {
+  if (!isSoft) return { ok: true, ...(await render()) }
   try {
-    return { ok: true, ...render() }
+    return { ok: true, ...(await render()) }
   } catch (error) {
     const data = (error as { data?: { code?: string; details?: unknown[] } }).data
     if (!data?.code) throw error
-    return { ok: false, error: { code: data.code, message: (error as Error).message, details: data.details ?? [] } }
+    return { ok: false, error: { code: data.code, message: (error as Error).message, details: await withExcerpts(ctx.catalog.templatesDir, data.details ?? []) } }
   }
 }
 
-function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>) {
+function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>): RenderPreview {
   // Lenient: a preview shows what renders and lists what is missing, instead of refusing.
   const outcome = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
   if (!outcome.ok) throw templateError(outcome.failure, { notFound: 404 })
@@ -81,27 +85,37 @@ function preview(ctx: AppContext, template: Template, variables: Record<string, 
 
 /**
  * Starting values for a variables editor when a template has no fixture: front-matter
- * examples, then every required path the analysis found, as a placeholder string.
+ * examples, then every required path the analysis found, as a placeholder string, and a loop as
+ * an array of one object with the fields its body reads (`stories: [{ title: "<stories[].title>" }]`).
  */
 export function variableSkeleton(template: Template): Record<string, unknown> {
   const skeleton = exampleVariables(template)
-  for (const path of template.requiredPaths) {
-    const segments = path.split('.')
-    let node: Record<string, unknown> = skeleton
-    segments.forEach((segment, i) => {
-      const last = i === segments.length - 1
-      const existing = Object.hasOwn(node, segment) ? node[segment] : undefined
-      if (last) {
-        if (existing === undefined) node[segment] = `<${path}>`
-      } else {
-        if (typeof existing !== 'object' || existing === null) node[segment] = {}
-        node = node[segment] as Record<string, unknown>
-      }
-    })
-  }
+  for (const path of [...template.requiredPaths, ...template.itemPaths]) placeholder(skeleton, path)
   for (const name of template.variables) if (!Object.hasOwn(skeleton, name)) skeleton[name] = ''
   return skeleton
 }
+
+/**
+ * Sets `<path>` at `path` where nothing is set yet: `a.b` goes through objects, `a[]` through the
+ * first item of an array. What is in the way (a placeholder string) gives way to the structure.
+ */
+function placeholder(root: Record<string, unknown>, path: string): void {
+  const steps = path.replaceAll('[]', '.[]').split('.')
+  let node: Record<string | number, unknown> = root
+  steps.forEach((step, i) => {
+    const key = step === '[]' ? 0 : step
+    const last = i === steps.length - 1
+    const existing = Object.hasOwn(node, key) ? node[key] : undefined
+    if (last) {
+      if (existing === undefined) node[key] = `<${path}>`
+      return
+    }
+    const wantsArray = steps[i + 1] === '[]'
+    if (wantsArray ? !Array.isArray(existing) : typeof existing !== 'object' || existing === null || Array.isArray(existing)) node[key] = wantsArray ? [] : {}
+    node = node[key] as Record<string | number, unknown>
+  })
+}
+
 
 const VARIABLES = jsonObject({ description: 'Values for the template\'s variables; any JSON.', examples: [{ name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' }] })
 const VARIABLES_BODY = jsonBody(object({ variables: optional(VARIABLES, {}) }, { description: 'Variables to render with; absent: none (each missing one is listed in `missing`).' }), 'Variables to render with.')
@@ -170,9 +184,10 @@ const fixtureBody = object(
 const previewBody = object(
   {
     template: string({ pattern: SLUG_PATTERN, patternHint: SLUG_HINT, description: 'The template\'s slug.', examples: ['welcome'] }),
-    variables: optional(VARIABLES, {}),
+    variables: optional(VARIABLES),
+    case: optional(string({ pattern: SLUG_PATTERN, patternHint: 'the name of one of the template\'s fixture cases', description: 'Render with this fixture case instead of posted variables (not both).', examples: ['default'] })),
   },
-  { description: 'What to render.' },
+  { description: 'What to render: the template with `variables` (absent: none), or with a fixture `case`.' },
 )
 
 export const templatePreviewOperations = [
@@ -212,11 +227,12 @@ export const templatePreviewOperations = [
       description: 'The template.',
       schema: component('TemplateDetail', {
         type: 'object',
-        required: ['slug', 'description', 'body', 'variables', 'required', 'declared', 'updatedAt', 'fixtures', 'skeleton'],
+        required: ['slug', 'description', 'body', 'source', 'variables', 'required', 'declared', 'updatedAt', 'fixtures', 'skeleton'],
         properties: {
           slug: TEMPLATE_SUMMARY_PROPERTIES.slug,
           description: TEMPLATE_SUMMARY_PROPERTIES.description,
           body: { type: 'string', description: 'The source, front matter excluded.' },
+          source: { type: 'string', description: 'The whole file as it is on disk, front matter included: its line numbers are those errors give.' },
           variables: TEMPLATE_SUMMARY_PROPERTIES.variables,
           required: { type: 'array', items: { type: 'string' }, description: 'Dotted paths a send must supply.' },
           declared: {
@@ -231,12 +247,14 @@ export const templatePreviewOperations = [
       }),
     },
     errors: TEMPLATE_ERRORS,
-    handler({ ctx, params }) {
+    async handler({ ctx, params }): Promise<TemplateDetail> {
       const template = templateOf(ctx, params.slug)
       return {
         slug: template.slug,
         description: template.description,
         body: template.body,
+        // The file as it is (front matter too), for a source view whose lines match errors'.
+        source: await readFile(template.file, 'utf8').catch(() => template.body),
         variables: template.variables,
         required: template.requiredPaths,
         declared: template.declared,
@@ -259,7 +277,7 @@ export const templatePreviewOperations = [
     errors: [...RENDER_ERRORS, ...CASE_ERRORS],
     examples: { receipt: { summary: 'The order receipt with its big-order case', params: { slug: 'order-receipt' }, query: { case: 'big-order' } } },
     handler: ({ ctx, params, query }) =>
-      soft(query.soft === '1', () => {
+      soft(ctx, query.soft === '1', () => {
         const template = templateOf(ctx, params.slug)
         return preview(ctx, template, previewVariables(ctx, template, query.case))
       }),
@@ -292,7 +310,7 @@ export const templatePreviewOperations = [
         },
       },
     },
-    handler: ({ ctx, params, query, body }) => soft(query.soft === '1', () => preview(ctx, templateOf(ctx, params.slug), body.variables ?? {})),
+    handler: ({ ctx, params, query, body }) => soft(ctx, query.soft === '1', () => preview(ctx, templateOf(ctx, params.slug), body.variables ?? {})),
   }),
   defineOperation({
     method: 'GET',
@@ -348,33 +366,51 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/previews',
     operationId: 'createPreview',
     tag: 'inspector',
-    summary: 'Render a template with posted variables and keep the HTML for a sandboxed frame.',
-    description: 'The newest 50 are kept in memory; `GET url` serves one. The inbox\'s variables editor uses this, so the page never needs inline HTML.',
+    summary: 'Render a template and keep the HTML for a sandboxed frame; answer everything an editor shows.',
+    description:
+      'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place) in the same 201 instead of its 4xx.',
+    query: { soft: SOFT_QUERY.soft },
     body: jsonBody(previewBody, 'What to render.'),
     success: {
       status: 201,
-      description: 'Rendered and kept.',
+      description: 'Rendered and kept (with `?soft=1`, or why it failed).',
       schema: {
-        type: 'object',
-        required: ['id', 'url', 'text', 'warnings', 'missing'],
-        properties: {
-          id: { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' },
-          url: { type: 'string', description: 'Where the HTML is served: `/_sandbox/api/previews/<id>`.' },
-          text: { type: 'string' },
-          warnings: { type: 'array', items: WARNING },
-          missing: { type: 'array', items: { type: 'string' } },
-        },
+        oneOf: [
+          component('LivePreview', {
+            type: 'object',
+            required: ['ok', 'id', 'url', 'html', 'text', 'warnings', 'missing', 'variables', 'checks'],
+            properties: {
+              ok: { type: 'boolean', enum: [true] },
+              id: { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' },
+              url: { type: 'string', description: 'Where the HTML is served: `/_sandbox/api/previews/<id>`.' },
+              html: { type: 'string' },
+              text: { type: 'string' },
+              warnings: { type: 'array', items: WARNING },
+              missing: { type: 'array', items: { type: 'string' }, description: 'Dotted paths the template needs that the variables lack.' },
+              variables: { type: 'object', additionalProperties: true, description: 'The variables it rendered with (the case\'s, when one was named).' },
+              checks: EMAIL_CHECKS,
+            },
+          }),
+          SOFT_FAILURE,
+        ],
       },
     },
-    errors: RENDER_ERRORS,
+    errors: [...RENDER_ERRORS, ...CASE_ERRORS],
     examples: { welcome: { summary: 'A live preview of the welcome template', body: { template: 'welcome', variables: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' } } } },
-    handler({ ctx, body }) {
-      const result = preview(ctx, templateOf(ctx, body.template), body.variables ?? {})
-      const store = previewStore(ctx)
-      const id = `pv_${(++store.seq).toString(36)}_${Date.now().toString(36)}`
-      store.previews.set(id, result.html)
-      if (store.previews.size > MAX_LIVE_PREVIEWS) store.previews.delete(store.previews.keys().next().value!)
-      return { id, url: `/_sandbox/api/previews/${id}`, text: result.text, warnings: result.warnings, missing: result.missing }
+    handler({ ctx, body, query }) {
+      if (body.case !== undefined && body.variables !== undefined) {
+        throw apiError(422, 'validation_failed', 'Send variables or a fixture case, not both.', { details: [{ field: 'case', code: 'invalid_value', message: 'Send variables or a fixture case, not both.' }] })
+      }
+      return soft(ctx, query.soft === '1', async (): Promise<LivePreview> => {
+        const template = templateOf(ctx, body.template)
+        const chosen = body.case === undefined ? (body.variables ?? {}) : previewVariables(ctx, template, body.case)
+        const { html, text, warnings, missing, variables } = preview(ctx, template, chosen)
+        const store = previewStore(ctx)
+        const id = `pv_${(++store.seq).toString(36)}_${Date.now().toString(36)}`
+        store.previews.set(id, html)
+        if (store.previews.size > MAX_LIVE_PREVIEWS) store.previews.delete(store.previews.keys().next().value!)
+        return { id, url: `/_sandbox/api/previews/${id}`, html, text, warnings, missing, variables, checks: await checkEmail({ html, text }) }
+      })
     },
   }),
   defineOperation({

@@ -5,11 +5,15 @@
  * `children()`, `partialScope()`), never by scanning the source:
  *
  * - which uses pass through `default` as their first filter (those variables are optional);
- * - which partial and layout files are used (to reload dependants, and for `updatedAt`).
+ * - which partial and layout files are used (to reload dependants, and for `updatedAt`);
+ * - what a loop body reads through its loop variable (`{% for story in stories %}{{ story.title }}`
+ *   reads `stories[].title`), so a variables editor can start a loop with an array of objects.
  */
 import {
+  ForTag,
   LiquidError,
   RenderTag,
+  TablerowTag,
   TypeGuards,
   Value,
   toValueSync,
@@ -31,6 +35,8 @@ export interface TemplateAnalysis {
   deps: string[]
   /** Some `render`/`include`/`layout` computes its file name at render time. */
   dynamic: boolean
+  /** Paths read through loop variables, `[]` standing for an item: `stories[].title`. Sorted. */
+  items: string[]
 }
 
 interface WalkState {
@@ -44,7 +50,12 @@ interface WalkState {
   isolated: Set<string>
   visited: Set<string>
   dynamic: boolean
+  /** Item paths (see TemplateAnalysis.items), before the roots are checked against the globals. */
+  items: Set<string>
 }
+
+/** Loop variables in scope → the path of their collection's items (`story` → `stories[]`). */
+type LoopAliases = ReadonlyMap<string, string>
 
 /** Accessors that apply to the value itself: `items.size` needs `items`, not a key "size". */
 const ACCESSORS = new Set(['size', 'first', 'last'])
@@ -62,10 +73,11 @@ export function analyzeTemplate(engine: Engine, templates: LiquidTemplate[]): Te
     isolated: new Set(),
     visited: new Set(),
     dynamic: false,
+    items: new Set(),
   }
   // The walk loads every static partial first, so a missing or broken one is reported at the tag
   // that names it; the analysis below then finds them all in the cache.
-  walk(engine, templates, false, state)
+  walk(engine, templates, false, new Map(), state)
   let analysis
   try {
     analysis = engine.liquid.analyzeSync(templates, { partials: true })
@@ -111,18 +123,28 @@ export function analyzeTemplate(engine: Engine, templates: LiquidTemplate[]): Te
     const defaulted = state.defaulted.has(locationKey(variable.location))
     paths.set(path, (paths.get(path) ?? true) && defaulted)
   }
+  // A loop over something the template assigned itself is not the caller's to fill.
+  const items = [...state.items].filter((path) => names.has(path.split(/[.[]/)[0]!))
   return {
     names: [...names].sort(),
     paths,
     deps: [...new Set([...state.shared, ...state.isolated])].sort(),
     dynamic: state.dynamic,
+    items: items.filter((p) => !items.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[]`))).sort(),
   }
 }
 
-function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, state: WalkState): void {
+function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, aliases: LoopAliases, state: WalkState): void {
   for (const node of templates) {
     if (node.arguments) {
       for (const argument of node.arguments()) markDefaulted(argument, state)
+    }
+    if (!isolated && (node instanceof ForTag || node instanceof TablerowTag)) {
+      // (A render partial sees only its parameters: its loops are not the caller's.)
+      const inner = loopItems(engine, node, aliases, state)
+      walk(engine, node.templates, isolated, inner, state)
+      if (node instanceof ForTag) walk(engine, node.elseTemplates, isolated, aliases, state)
+      continue
     }
     if (node.partialScope) {
       const scope = node.partialScope()
@@ -140,7 +162,7 @@ function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, st
         const key = `${childIsolated}:${file ?? scope.name}`
         if (!state.visited.has(key)) {
           state.visited.add(key)
-          walk(engine, partial, childIsolated, state)
+          walk(engine, partial, childIsolated, childIsolated ? new Map() : aliases, state)
         }
       } else if (hasComputedFile(node)) {
         state.dynamic = true
@@ -148,9 +170,35 @@ function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, st
     }
     if (node.children) {
       // `false`: partials are handled above (a layout's children are then the rest of the file).
-      walk(engine, toValueSync(node.children(false, true)) as LiquidTemplate[], isolated, state)
+      walk(engine, toValueSync(node.children(false, true)) as LiquidTemplate[], isolated, aliases, state)
     }
   }
+}
+
+/**
+ * A loop's item paths: its body analysed on its own, where the loop variable is a global, so
+ * what it reads through the variable (in the body and the partials it includes) comes out as
+ * `story.title` → `stories[].title`. Returns the aliases inside the loop.
+ */
+function loopItems(engine: Engine, loop: ForTag | TablerowTag, aliases: LoopAliases, state: WalkState): LoopAliases {
+  const segments = TypeGuards.isPropertyAccessToken(loop.collection) ? loop.collection.props.map((p) => (p as { content?: unknown }).content ?? null) : []
+  const path = staticPath(segments)
+  if (path === null) return aliases // a range, a literal, a computed collection
+  const [root, ...rest] = path.split('.')
+  const collection = aliases.has(root!) ? [aliases.get(root!)!, ...rest].join('.') : path
+  const item = `${collection}[]`
+  let body
+  try {
+    body = engine.liquid.analyzeSync(loop.templates, { partials: true })
+  } catch {
+    body = engine.liquid.analyzeSync(loop.templates, { partials: false }) // see analyzeTemplate
+  }
+  for (const variable of Object.values(body.globals).flat()) {
+    if (variable.segments[0] !== loop.variable) continue
+    const read = staticPath(variable.segments)
+    if (read !== null) state.items.add(read === loop.variable ? item : `${item}${read.slice(loop.variable.length)}`)
+  }
+  return new Map([...aliases, [loop.variable, item]])
 }
 
 function loadPartial(engine: Engine, name: string, node: LiquidTemplate): LiquidTemplate[] {

@@ -152,6 +152,7 @@ function analyzeOne(
     description: compiled.description,
     variables: Object.freeze(variables) as string[],
     requiredPaths: Object.freeze(requiredPaths) as string[],
+    itemPaths: Object.freeze(analysis.items) as string[],
     declared: compiled.declared,
     updatedAt,
     ...(text ? { textFile: text.compiled.file } : {}),
@@ -174,6 +175,7 @@ function mergeAnalyses(a: TemplateAnalysis, b: TemplateAnalysis): TemplateAnalys
     paths,
     deps: [...new Set([...a.deps, ...b.deps])].sort(),
     dynamic: a.dynamic || b.dynamic,
+    items: [...new Set([...a.items, ...b.items])].sort(),
   }
 }
 

@@ -45,6 +45,11 @@ export interface Template {
    * missing_variables.
    */
   requiredPaths: string[]
+  /**
+   * What loops read through their loop variable, `[]` standing for an item, sorted:
+   * `{% for story in stories %}{{ story.title }}` gives `stories[].title`.
+   */
+  itemPaths: string[]
   /** Front matter `variables`, as declared. */
   declared: Record<string, DeclaredVariable>
   /** ISO time of the last change of the file (or of a partial/layout it uses, whichever is newer). */

@@ -403,7 +403,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     await page.locator('#template-pane button[data-dark="invert"]').click()
     expect(await scrollWidth(page)).toBeLessThanOrEqual(390)
     await page.locator('#template-tab-checks .tab-badge').waitFor()
-    for (const tab of ['Text', 'Source', 'Variables', 'Checks']) {
+    for (const tab of ['Text', 'HTML', 'Liquid', 'Variables', 'Checks']) {
       await page.getByRole('tab', { name: tab }).click()
       expect(await scrollWidth(page), `${tab} tab`).toBeLessThanOrEqual(390)
     }

@@ -36,6 +36,22 @@ describe('Template.variables and requiredPaths', () => {
     expect(result.required).toEqual(['heading', 'name', 'order.items'])
   })
 
+  it('reads loops as arrays: what the body reads through the loop variable, as item paths', async () => {
+    const result = await analyse(
+      [
+        '{% for story in stories %}{{ story.title }} {{ story.author.name }} {{ forloop.index }}{% endfor %}',
+        '{% for item in order.items %}{{ item.name }}{% for tag in item.tags %}{{ tag }}{% endfor %}{% endfor %}',
+        '{% for i in (1..3) %}{{ i }}{% endfor %}',
+        '{% assign local = order.items %}{% for x in local %}{{ x.nope }}{% endfor %}',
+        '{% tablerow cell in cells %}{{ cell.label }}{% endtablerow %}',
+        '{% for s in shared %}{% include "partials/s" %}{% endfor %}',
+      ].join('\n'),
+      { 'partials/s.liquid': '{{ s.headline }}' },
+    )
+    expect(result.required).toEqual(['cells', 'order.items', 'shared', 'stories'])
+    expect(result.template.itemPaths).toEqual(['cells[].label', 'order.items[].name', 'order.items[].tags[]', 'shared[].headline', 'stories[].author.name', 'stories[].title'])
+  })
+
   it('makes a variable optional when every use passes through default', async () => {
     const result = await analyse(
       '{{ name | default: "there" }} {{ name | default: "you" | upcase }} {{ plan | default: "free" }} {{ plan }}',

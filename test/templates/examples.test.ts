@@ -69,6 +69,17 @@ describe('shipped examples', () => {
     }
   }
 
+  it('have dark-mode rules, as Apple Mail and Outlook for Mac apply them', () => {
+    for (const summary of catalog.list()) {
+      const found = catalog.lookup(summary.slug)
+      if (!found.ok) throw new Error(summary.slug)
+      const result = found.render(catalog.fixtures(summary.slug)[0]!.variables!)
+      if (!result.ok) throw new Error(JSON.stringify(result.error))
+      expect(result.html, summary.slug).toContain('<meta name="color-scheme" content="light dark">')
+      expect(result.html, summary.slug).toMatch(/@media \(prefers-color-scheme: dark\) \{/)
+    }
+  })
+
   it('cover every fixture case', () => {
     const cases = catalog.list().flatMap((t) => catalog.fixtures(t.slug).map((c) => `${t.slug}/${c.name}`))
     expect(cases.sort()).toEqual(Object.entries(EXPECTED).flatMap(([slug, c]) => Object.keys(c).map((n) => `${slug}/${n}`)).sort())

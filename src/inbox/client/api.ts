@@ -2,10 +2,11 @@
 
 export type { Address, Warning, MessageRecord, MessagePage } from '../../store/types.js'
 export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
-export type { TemplateChange } from '../../templates/types.js'
-import type { Address, Warning, MessageRecord, MessagePage } from '../../store/types.js'
+export type { DeclaredVariable, TemplateChange } from '../../templates/types.js'
+export type { ExcerptLine, FixtureCaseInfo, LivePreview, Soft, SoftError, SourceProblem, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
+import type { MessageRecord, MessagePage } from '../../store/types.js'
 import type { CheckReport } from '../../checks/types.js'
-import type { TemplateChange } from '../../templates/types.js'
+import type { LivePreview, Soft, SoftError, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
 
 export interface Health {
   status: string
@@ -14,66 +15,6 @@ export interface Health {
   messages: number
   dropped?: number
 }
-
-export interface SourceProblem {
-  file?: string
-  line?: number
-  column?: number
-  message?: string
-}
-
-export interface FixtureCaseInfo {
-  name: string
-  error?: string
-}
-
-export interface TemplateSummary {
-  slug: string
-  description: string | null
-  variables: string[]
-  updatedAt: string
-  error?: SourceProblem
-  fixtures: FixtureCaseInfo[]
-}
-
-export interface DeclaredVariable {
-  description?: string
-  example?: unknown
-  required?: boolean
-}
-
-export interface TemplateDetail {
-  slug: string
-  description: string | null
-  body: string
-  variables: string[]
-  required: string[]
-  declared: Record<string, DeclaredVariable>
-  updatedAt: string
-  fixtures: FixtureCaseInfo[]
-  /** Starting variables for an editor: front-matter examples plus a placeholder per required path. */
-  skeleton?: Record<string, unknown>
-}
-
-export interface RenderPreview {
-  html: string
-  text: string
-  warnings: Warning[]
-  missing: string[]
-  variables: Record<string, unknown>
-}
-
-/** A `?soft=1` render: problems come back as 200 `{ ok: false }`, so the console logs no failed request. */
-export type SoftRender = ({ ok: true } & RenderPreview) | { ok: false; error: { code: string; message: string; details: unknown[] } }
-
-export interface LivePreview {
-  id: string
-  url: string
-  text: string
-  warnings: Warning[]
-  missing: string[]
-}
-
 
 /** An inspector error, in the contract's shape. */
 export class ApiError extends Error {
@@ -114,19 +55,21 @@ export const api = {
   message: (id: string) => request<MessageRecord>(`/messages/${encodeURIComponent(id)}`),
   deleteMessage: (id: string) => request<void>(`/messages/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   clearMessages: (query: URLSearchParams) => request<void>(`/messages?${query}`, { method: 'DELETE' }),
-  templates: () => request<{ templates: TemplateSummary[] }>('/templates'),
+  templates: () => request<{ templates: TemplateListItem[] }>('/templates'),
   template: (slug: string) => request<TemplateDetail>(`/templates/${encodeURIComponent(slug)}`),
-  /** With a fixture case (or the first case, or front-matter examples). */
-  render: (slug: string, caseName: string | null) => request<SoftRender>(`/templates/${encodeURIComponent(slug)}/render?${new URLSearchParams({ ...(caseName ? { case: caseName } : {}), soft: '1' })}`),
-  /** With the variables as given. */
-  renderWith: (slug: string, variables: Record<string, unknown>) => request<SoftRender>(`/templates/${encodeURIComponent(slug)}/render?soft=1`, json('POST', { variables })),
-  /** The same render, kept by the server for a frame to load from `url`. */
-  preview: (slug: string, variables: Record<string, unknown>) => request<LivePreview>('/previews', json('POST', { template: slug, variables })),
+  /**
+   * One render for the variables editor, with all its tabs need (HTML, text, warnings, missing
+   * variables, checks), kept by the server for a frame to load from `url`. Soft: a template or
+   * render problem comes back as `{ ok: false, error }`, not as a failed request.
+   */
+  preview: (body: { template: string; variables: Record<string, unknown> } | { template: string; case?: string }) => request<Soft<LivePreview>>('/previews?soft=1', json('POST', body)),
   saveFixture: (slug: string, name: string, variables: Record<string, unknown>, overwrite = false) =>
     request<{ name: string; file: string }>(`/templates/${encodeURIComponent(slug)}/fixtures`, json('POST', { name, variables, ...(overwrite ? { overwrite: true } : {}) })),
   messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
-  templateChecks: (slug: string, variables: Record<string, unknown>) => request<CheckReport>(`/templates/${encodeURIComponent(slug)}/checks`, json('POST', { variables })),
 }
+
+/** A failed request, as a soft answer's error: the page shows both the same way. */
+export const softError = (error: unknown): SoftError => (error instanceof ApiError ? { code: error.code, message: error.message, details: error.details } : { code: 'network_error', message: String(error), details: [] })
 
 function json(method: string, body: unknown): RequestInit {
   return { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }

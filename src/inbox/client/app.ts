@@ -73,37 +73,38 @@ function onKeydown(event: KeyboardEvent): void {
   if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return
   if (document.querySelector('dialog[open]')) return
   const view = activeView()
+  const { pane } = view
   if (isTyping(event.target)) {
-    if (event.target !== view.search) return
+    if (event.target !== pane.search) return
     if (event.key === 'Escape') {
       event.preventDefault()
-      view.escapeSearch()
+      pane.escapeSearch()
     } else if (event.key === 'ArrowDown') {
       // From the search box straight into the results.
       event.preventDefault()
-      view.focusItem(0)
+      pane.focusItem(0)
     }
     return
   }
   const target = event.target as HTMLElement
-  const inList = view.list.contains(target)
+  const inList = pane.list.contains(target)
   const arrowsFree = inList || target === document.body || target.id === 'main'
   switch (event.key) {
     case '/':
       event.preventDefault()
-      view.focusSearch()
+      pane.focusSearch()
       return
     case 'j':
     case 'ArrowDown':
       if (event.key === 'ArrowDown' && !arrowsFree) return
       event.preventDefault()
-      view.move(1)
+      pane.move(1)
       return
     case 'k':
     case 'ArrowUp':
       if (event.key === 'ArrowUp' && !arrowsFree) return
       event.preventDefault()
-      view.move(-1)
+      pane.move(-1)
       return
     case 'Escape':
       if (view.back()) event.preventDefault()

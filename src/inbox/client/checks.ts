@@ -28,31 +28,6 @@ export function checkSummary(report: CheckReport): { count: number; severity: 'e
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 
-const FAMILIES: Record<string, string> = {
-  'apple-mail': 'Apple Mail',
-  gmail: 'Gmail',
-  outlook: 'Outlook',
-  yahoo: 'Yahoo Mail',
-  'samsung-email': 'Samsung Email',
-  thunderbird: 'Thunderbird',
-  fastmail: 'Fastmail',
-}
-const PLATFORMS: Record<string, string> = {
-  macos: 'macOS',
-  ios: 'iOS',
-  android: 'Android',
-  windows: 'Windows',
-  'desktop-webmail': 'webmail',
-  'mobile-webmail': 'mobile webmail',
-}
-
-/** `gmail.desktop-webmail` → "Gmail (webmail)". */
-export function clientName(id: string): string {
-  const [family = id, platform] = id.split('.')
-  const name = FAMILIES[family] ?? family
-  return platform ? `${name} (${PLATFORMS[platform] ?? platform})` : name
-}
-
 /**
  * The panel. `lineHref` makes "line 42" a link (to the Source tab at that line); without it the
  * line is plain text.
@@ -127,7 +102,7 @@ function clientTable(prefix: string, clients: ClientScore[]): HTMLElement {
           h(
             'tr',
             { 'data-client': c.client },
-            h('th', { scope: 'row', title: c.client }, clientName(c.client)),
+            h('th', { scope: 'row', title: c.client }, c.name),
             h('td', { class: 'score' }, h('span', { class: 'score-value', 'data-state': c.score >= 90 ? 'ok' : c.score >= 60 ? 'warning' : 'error' }, `${c.score} %`), h('span', { class: 'visually-hidden' }, ` (${c.supported} of ${c.used})`)),
             h('td', null, c.unsupported.length ? h('span', { class: 'chips' }, c.unsupported.map((u) => h('code', { class: 'chip' }, u))) : h('span', { class: 'muted' }, 'nothing')),
           ),

@@ -1,12 +1,12 @@
 import { h, replace } from './dom.js'
+import { parseVariables, type Parsed, type Variables } from './variables.js'
 
 /**
  * The live variables editor beside a template preview: JSON in a textarea, re-rendered a moment
  * after typing stops; an inline error (and the last good render kept) while the JSON does not
- * parse; the variables the template needs and does not get; and "Save as fixture case".
+ * parse; and "Save as fixture case". (What the variables leave out is shown once, above the
+ * preview, by the view.)
  */
-
-export type Variables = Record<string, unknown>
 
 export type SaveResult = { ok: true; file: string } | { ok: false; code: string; message: string }
 
@@ -24,32 +24,11 @@ export const DEBOUNCE_MS = 250
 const CASE_NAME = /^[A-Za-z0-9._-]{1,128}$/
 const validCaseName = (name: string) => CASE_NAME.test(name) && name !== '.' && name !== '..' && name !== 'default'
 
-export type Parsed = { ok: true; variables: Variables } | { ok: false; message: string }
-
-export function parseVariables(text: string): Parsed {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    return { ok: false, message: `Not valid JSON: ${(error as Error).message}` }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'The variables must be one JSON object, like { "name": "Ada" }.' }
-  return { ok: true, variables: value as Variables }
-}
-
-/** JSON with sorted keys: equal variables compare equal whatever their order or spacing. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Variables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v))
-}
-
-export const sameVariables = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b)
-
 export class VariablesEditor {
   readonly root: HTMLElement
   readonly textarea: HTMLTextAreaElement
   private readonly status: HTMLElement
   private readonly error: HTMLElement
-  private readonly missing: HTMLElement
   private readonly edited: HTMLElement
   private readonly resetButton: HTMLButtonElement
   private readonly nameInput: HTMLInputElement
@@ -71,7 +50,6 @@ export class VariablesEditor {
     })
     this.status = h('p', { class: 'render-status', id: 'render-status', role: 'status', 'aria-live': 'polite', 'data-state': 'idle' })
     this.error = h('p', { class: 'field-error', id: 'vars-error', hidden: true })
-    this.missing = h('div', { class: 'note note-warn', id: 'missing-variables', hidden: true })
     this.resetButton = h('button', { type: 'button', class: 'link-button', id: 'reset-vars', onclick: () => this.hooks.onReset() }, 'Reset')
     this.edited = h('span', { class: 'edited', id: 'vars-edited', hidden: true }, 'Edited · ', this.resetButton)
     this.nameInput = h('input', { id: 'case-name', class: 'text-input', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'e.g. long-name', maxlength: 128, 'aria-describedby': 'save-case-message', oninput: () => this.clearSaveMessage() })
@@ -94,7 +72,6 @@ export class VariablesEditor {
       this.textarea,
       this.error,
       this.status,
-      this.missing,
       form,
     )
   }
@@ -114,11 +91,6 @@ export class VariablesEditor {
   setStatus(text: string, state: 'busy' | 'ok' | 'error' | 'idle'): void {
     this.status.dataset.state = state
     if (this.status.textContent !== text) this.status.textContent = text
-  }
-
-  setMissing(paths: string[]): void {
-    this.missing.hidden = paths.length === 0
-    replace(this.missing, paths.length ? [h('strong', null, 'Missing: '), paths.map((p, i) => [i ? ', ' : '', h('code', null, p)]), `. ${paths.length === 1 ? 'It renders' : 'They render'} empty here; a send without ${paths.length === 1 ? 'it' : 'them'} is refused.`] : [])
   }
 
   /** Whether the text differs from the case (or examples) it started from; `base` names those. */

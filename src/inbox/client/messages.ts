@@ -6,7 +6,8 @@ import { fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from
 import { DEFAULT_VIEW, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, setViewParams, viewParams, type ViewState } from './preview.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
-import { detailParams, focusedItem, focusItem, focusSearch, itemLinks, markCurrent, moveInList, pickTab, readDetailRoute, refocusItem, restoreListFocus, sourceLineParams, syncFrame, tabParam, type ListFocus } from './split.js'
+import { ListPane } from './list-pane.js'
+import { detailParams, itemLinks, pickTab, readDetailRoute, sourceLineParams, syncFrame, tabParam } from './split.js'
 import { sendExample } from './snippet.js'
 import { RejectionsPanel } from './rejections.js'
 
@@ -23,16 +24,14 @@ const TABS = [
 /** The message list (live, searchable) and the open message, side by side or one at a time. */
 export class MessagesView {
   readonly root: HTMLElement
-  readonly list: HTMLUListElement
-  readonly search: HTMLInputElement
+  /** The list, its search box and its keys (app.ts sends j/k, /, Esc there). */
+  readonly pane: ListPane
   /** Recent rejected sends, above the list. */
   readonly rejected = new RejectionsPanel()
   private readonly detail: HTMLElement
-  private readonly count: HTMLElement
   private readonly dropped: HTMLElement
   private readonly clearButton: HTMLButtonElement
   private readonly more: HTMLButtonElement
-  private readonly empty: HTMLElement
 
   private items: MessageRecord[] = []
   private total = 0
@@ -51,53 +50,31 @@ export class MessagesView {
   private reloadTimer = 0
   private searchTimer = 0
   private readonly fresh = new Set<string>()
-  private readonly afterRoute: ListFocus = { search: false, item: null }
   private frame: HTMLIFrameElement | null = null
   private panel: HTMLElement | null = null
   private tabs: HTMLElement | null = null
   private controls: PreviewControls | null = null
 
   constructor() {
-    this.search = h('input', {
-      id: 'search',
-      type: 'search',
-      class: 'search-input',
-      placeholder: 'Search messages',
-      autocomplete: 'off',
-      spellcheck: 'false',
-      'aria-describedby': 'search-help',
-      'aria-keyshortcuts': '/',
-      oninput: () => this.onSearchInput(),
-    })
-    this.count = h('span', { class: 'count', id: 'message-count' })
     this.dropped = h('p', { class: 'dropped', id: 'dropped', hidden: true })
     this.clearButton = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'clear-all', onclick: () => void this.clearAll() }, 'Clear all')
-    this.list = h('ul', { class: 'items', id: 'message-list', 'aria-labelledby': 'messages-title' })
     this.more = h('button', { type: 'button', class: 'btn more', hidden: true, onclick: () => this.showMore() }, 'Show more')
-    this.empty = h('div', { class: 'empty', hidden: true })
     this.detail = h('section', { class: 'pane detail-pane', id: 'message-pane', 'aria-label': 'Message' })
-    const listPane = h(
-      'section',
-      { class: 'pane list-pane', 'aria-labelledby': 'messages-title' },
-      h(
-        'div',
-        { class: 'pane-head' },
-        h('div', { class: 'title-row' }, h('h2', { id: 'messages-title' }, 'Messages'), this.count, h('span', { class: 'spacer' }), this.clearButton),
-        h(
-          'div',
-          { class: 'search', role: 'search' },
-          h('label', { for: 'search', class: 'visually-hidden' }, 'Search messages'),
-          this.search,
-          h('kbd', { class: 'search-key', 'aria-hidden': 'true' }, '/'),
-        ),
-        h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:')),
-        this.dropped,
-        this.rejected.root,
-      ),
-      this.list,
-      this.empty,
-      this.more,
+    this.pane = new ListPane(
+      {
+        key: 'id',
+        ids: { pane: 'message-list-pane', title: 'messages-title', search: 'search', count: 'message-count', list: 'message-list' },
+        title: 'Messages',
+        searchLabel: 'Search messages',
+        searchProps: { 'aria-describedby': 'search-help' },
+        onInput: () => this.onSearchInput(),
+        titleExtras: [h('span', { class: 'spacer' }), this.clearButton],
+        headExtras: [h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:')), this.dropped, this.rejected.root],
+        footer: [this.more],
+      },
+      { open: (id) => goHash(this.hrefFor(id)), back: () => this.back() },
     )
+    const listPane = this.pane.root
     this.root = h('div', { class: 'split', id: 'view-messages', 'data-open': 'false' }, listPane, this.detail)
     this.renderPlaceholder()
     // "Light" is asked for explicitly when the system is dark: follow the system's changes.
@@ -111,7 +88,7 @@ export class MessagesView {
     if (q !== this.query) {
       this.query = q
       this.filter = parseSearch(q)
-      if (this.search.value !== q) this.search.value = q
+      if (this.pane.search.value !== q) this.pane.search.value = q
       void this.reload()
     } else if (!this.loaded) void this.reload()
     // Tab, width, colours and images carry over from one message to the next, and show in the URL.
@@ -121,8 +98,8 @@ export class MessagesView {
     this.root.dataset.open = String(!!route.id)
     if (route.id !== this.openId || !this.record) void this.open(route.id)
     else this.syncDetail()
-    this.markCurrent()
-    if (!route.id) restoreListFocus(this.afterRoute, this.search, this.list, this.detail, 'id')
+    this.pane.markCurrent(this.openId)
+    if (!route.id) this.pane.restoreFocus(this.detail)
   }
 
   private hrefFor(id: string | null): string {
@@ -165,18 +142,13 @@ export class MessagesView {
   }
 
   private renderList(): void {
-    const focusedId = focusedItem(this.list, 'id')
     const filtered = isFiltered(this.filter)
-    this.count.textContent = this.loaded ? String(this.total) : ''
-    this.count.setAttribute('aria-label', filtered ? `${plural(this.total, 'matching message')}` : plural(this.total, 'message'))
-    this.count.title = this.count.getAttribute('aria-label')!
+    this.pane.setCount(this.loaded ? String(this.total) : '', filtered ? `${plural(this.total, 'matching message')}` : plural(this.total, 'message'))
     this.clearButton.textContent = filtered ? 'Delete matching' : 'Clear all'
     this.clearButton.disabled = this.total === 0
-    replace(this.list, ...this.items.map((m) => this.renderItem(m)))
+    this.pane.show(this.items.map((m) => this.renderItem(m)))
     this.more.hidden = this.items.length >= this.total || this.limit >= MAX_LIMIT
     this.renderEmpty(filtered)
-    this.markCurrent()
-    refocusItem(this.list, 'id', focusedId)
   }
 
   private renderItem(m: MessageRecord): HTMLElement {
@@ -195,18 +167,10 @@ export class MessagesView {
   }
 
   private renderEmpty(filtered: boolean): void {
-    this.empty.hidden = !this.loaded || this.items.length > 0
-    if (this.empty.hidden) return
-    if (filtered) {
-      replace(this.empty, h('p', { class: 'empty-title' }, 'No message matches'), h('p', null, describeFilter(this.filter)))
-      return
-    }
+    if (!this.loaded || this.items.length > 0) return this.pane.setEmpty(null)
+    if (filtered) return this.pane.setEmpty([h('p', { class: 'empty-title' }, 'No message matches'), h('p', null, describeFilter(this.filter))])
     const curl = sendExample(location.origin)
-    replace(this.empty, h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl))
-  }
-
-  private markCurrent(): void {
-    markCurrent(this.list, 'id', this.openId)
+    this.pane.setEmpty([h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl)])
   }
 
   private showMore(): void {
@@ -217,7 +181,7 @@ export class MessagesView {
   private onSearchInput(): void {
     window.clearTimeout(this.searchTimer)
     this.searchTimer = window.setTimeout(() => {
-      const q = this.search.value.trim()
+      const q = this.pane.search.value.trim()
       if (q === this.query) return
       this.query = q
       this.filter = parseSearch(q)
@@ -227,18 +191,6 @@ export class MessagesView {
     }, 150)
   }
 
-  /** Escape in the search box: clear it first, then leave it. */
-  /** `/`: the search box, coming back to the list first when it is not on screen. */
-  focusSearch(): void {
-    focusSearch(this.search, this.afterRoute, () => this.back())
-  }
-
-  escapeSearch(): void {
-    if (this.search.value) {
-      this.search.value = ''
-      this.onSearchInput()
-    } else this.focusItem(0)
-  }
 
   private async clearAll(): Promise<void> {
     const filtered = isFiltered(this.filter)
@@ -298,19 +250,10 @@ export class MessagesView {
 
   // ---- keyboard ------------------------------------------------------------------------
 
-  focusItem(index: number): void {
-    focusItem(this.list, 'id', index)
-  }
-
-  /** j/k: the next or previous message in the list; opens it when the list is not on screen. */
-  move(delta: number): void {
-    moveInList(this.list, 'id', this.openId, delta, (id) => goHash(this.hrefFor(id)))
-  }
-
   /** Escape: from a message back to the list, with the keyboard on that message. */
   back(): boolean {
     if (!this.openId) return false
-    this.afterRoute.item = this.openId
+    this.pane.leaving(this.openId)
     goHash(this.hrefFor(null))
     return true
   }
@@ -342,7 +285,7 @@ export class MessagesView {
     void this.loadChecks(record.id)
     document.title = `${record.subject} · sendbox`
     // On a narrow screen the message replaces the list: take the keyboard along.
-    if (this.list.getClientRects().length === 0) $('#message-subject', this.detail).focus({ preventScroll: true })
+    if (this.pane.list.getClientRects().length === 0) $('#message-subject', this.detail).focus({ preventScroll: true })
   }
 
   private renderPlaceholder(): void {
@@ -472,7 +415,7 @@ export class MessagesView {
   private async deleteOpen(): Promise<void> {
     const m = this.record
     if (!m) return
-    const links = itemLinks(this.list, 'id')
+    const links = itemLinks(this.pane.list, 'id')
     const at = links.findIndex((l) => l.dataset.id === m.id)
     const next = links[at + 1] ?? links[at - 1]
     try {

@@ -5,11 +5,12 @@
  *   #/                                      the message list (with ?q=search)
  *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | details | checks)
  *   #/templates                             the templates
- *   #/templates/<slug>?case=x&width=600     a template (tab: preview | text | source | variables | checks)
+ *   #/templates/<slug>?case=x&width=600     a template (tab: preview | text | source | liquid | variables | checks)
  *
  * Both previews also take `width` (320–1600; the presets are just values), `dark` (`media`: the
- * email's own dark-mode rules; `invert`: colours inverted), `images=off`, and on the Source tab
- * `line` (the line the checks pointed at).
+ * email's own dark-mode rules; `invert`: colours inverted), `images=off`, and on a source tab
+ * (`source`, the rendered HTML; `liquid`, a template's own file) `line`: the line the checks,
+ * or an error, pointed at.
  */
 
 export type Route =

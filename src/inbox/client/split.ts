@@ -24,10 +24,10 @@ export interface DetailRoute {
   line: number | null
 }
 
-/** What a route asks of the detail: the tab and the view carry over when it leaves them out; a line only on the Source tab. */
-export function readDetailRoute(params: URLSearchParams, tabs: TabSpec[], tab: string, view: ViewState): DetailRoute {
+/** What a route asks of the detail: the tab and the view carry over when it leaves them out; a line only on a source tab (`lineTabs`). */
+export function readDetailRoute(params: URLSearchParams, tabs: TabSpec[], tab: string, view: ViewState, lineTabs: readonly string[] = ['source']): DetailRoute {
   if (params.has('tab')) tab = pickTab(tabs, params.get('tab'))
-  return { tab, view: readView(params, view), line: tab === 'source' ? parseLine(params.get('line')) : null }
+  return { tab, view: readView(params, view), line: lineTabs.includes(tab) ? parseLine(params.get('line')) : null }
 }
 
 /** The detail's URL parameters, for replaceParams (null: leave the key out). */
@@ -35,10 +35,10 @@ export function detailParams(tabs: TabSpec[], { tab, view, line }: DetailRoute):
   return { tab: tabParam(tabs, tab), ...viewParams(view), line: line ? String(line) : null }
 }
 
-/** The current route's parameters, on the Source tab at this line ("line 42" in the checks links there). */
-export function sourceLineParams(line: number): URLSearchParams {
+/** The current route's parameters, on a source tab at this line ("line 42" in the checks links there). */
+export function sourceLineParams(line: number, tab = 'source'): URLSearchParams {
   const params = new URLSearchParams(currentRoute().params)
-  params.set('tab', 'source')
+  params.set('tab', tab)
   params.set('line', String(line))
   return params
 }
