@@ -20,7 +20,11 @@ export function recordSize(record: MessageRecord): number {
   return size
 }
 
-/** Notes the size of a line already serialised (`line` without its newline). */
+/**
+ * Notes the size of a line already serialised (`line` without its newline).
+ *
+ * @example noteRecordLine(record, JSON.stringify(record))
+ */
 export function noteRecordLine(record: MessageRecord, line: string): void {
   sizes.set(record, line.length + 1)
 }
