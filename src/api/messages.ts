@@ -4,7 +4,7 @@ import type { H3Event } from 'h3'
 import { apiError } from '../errors/index.js'
 import { faultFromToken, type FaultStatus } from '../inspector/faults.js'
 import type { AppContext } from '../server/context.js'
-import { formatAddress } from '../store/index.js'
+import { formatAddress, noteRecordSize } from '../store/index.js'
 import type { MessageRecord } from '../store/types.js'
 import { authenticate } from './auth.js'
 import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
@@ -44,7 +44,8 @@ export async function sendMessage(event: H3Event, ctx: AppContext) {
   const tokenFault = faultFromToken(caller.token)
   if (tokenFault) throw simulatedFault(tokenFault)
   assertJsonContentType(event)
-  const body = parseJsonBody(await readBodyText(event, config.maxBody))
+  const text = await readBodyText(event, config.maxBody)
+  const body = parseJsonBody(text)
   const request = validateSendRequest(body, { lenient: config.lenient })
   const to = request.to.map(formatAddress)
   const fault = ctx.faults.take({ template: request.template, to })
@@ -66,6 +67,8 @@ export async function sendMessage(event: H3Event, ctx: AppContext) {
     text: rendered.text,
     warnings: [...request.warnings, ...rendered.warnings],
   }
+  // Its weight for --max-log-bytes, without serialising it: the request carried its variables.
+  noteRecordSize(record, 400 + text.length + rendered.html.length + rendered.text.length)
   await ctx.log.append(record)
   ctx.events.emit({ type: 'message', record })
   // A plain object (not a Response) lets h3 hand srvx a ready string: no web stream per send.
