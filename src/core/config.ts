@@ -89,7 +89,7 @@ export const DEFAULTS = {
   maxMessages: 5000,
   tokenPrefix: 'sandbox_',
   maxBody: 1024 * 1024,
-  // 5000 messages of up to ~50 KB each (the example receipt is ~6 KB): ordinary emails never reach it.
+  // 5000 messages of up to ~50 KB each (the example receipt is ~4 KB): ordinary emails never reach it.
   maxLogBytes: 256 * 1024 * 1024,
 } as const
 

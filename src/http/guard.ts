@@ -181,9 +181,13 @@ export function guardPolicy(config: { host: string; allowedHosts: readonly strin
 }
 
 /**
- * The guard as one h3 middleware. Returns a preflight answer, throws the 401/403s, and
- * otherwise puts the headers every answer carries on `event.res` (and returns `headersFor` for
- * errors, which h3 answers without them).
+ * The guard as one h3 middleware. `check` returns a preflight answer, throws the 401/403s, and
+ * otherwise puts the headers every answer carries on `event.res`; `headersFor` gives them again
+ * for an error answer, which h3 builds without them.
+ *
+ * @example
+ * const guard = createGuard(guardPolicy(config))
+ * app.use((event) => guard.check(event))
  */
 export function createGuard(policy: GuardPolicy): { check(event: H3Event): Response | undefined; headersFor(event: H3Event): Record<string, string> } {
   const extra = new WeakMap<H3Event, Record<string, string>>()

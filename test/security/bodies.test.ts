@@ -14,7 +14,7 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox?.close())
 
-/** `{"a":` nested so that the whole body is `depth` levels deep. */
+/** Arrays nested `depth` levels deep around `inner`. */
 const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`
 const send = (variables: string) => `{"template":"welcome","from":"a@acme.test","to":"b@example.com","subject":"Hi","templateVariables":{"name":"Ada","deep":${variables}}}`
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { guardPolicy, hostName, isHostAllowed, isOwnOrigin } from '../../src/http/guard.js'
 import { raw, codeOf } from '../helpers/http.js'
 import { startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js'
 
@@ -91,5 +92,36 @@ describe('--allowed-host', () => {
     } finally {
       await open.close()
     }
+  })
+})
+
+describe('the rules, as functions', () => {
+  const policy = (host: string, allowedHosts: string[] = []) => guardPolicy({ host, allowedHosts, anyHost: false, cors: [], inspectorPassword: null })
+
+  it('the --host name is allowed by itself; an IP or a wildcard adds nothing', () => {
+    expect(policy('myname.local').allowedHosts).toEqual(['myname.local'])
+    expect(isHostAllowed('MyName.Local:5025', policy('myname.local'))).toBe(true)
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', '192.168.1.20']) expect(policy(host).allowedHosts, host).toEqual([])
+  })
+
+  it('reads Host headers strictly', () => {
+    expect(hostName('LocalHost:5025')).toBe('localhost')
+    expect(hostName('[::1]:5025')).toBe('[::1]')
+    expect(hostName('localhost.')).toBe('localhost')
+    expect(hostName('a:b:c')).toBeNull()
+    expect(hostName('evil.example:5025:1')).toBeNull()
+    expect(isHostAllowed(null, policy('127.0.0.1'))).toBe(true)
+    expect(isHostAllowed('[not-an-ip]:1', policy('127.0.0.1'))).toBe(false)
+  })
+
+  it('own origin: same host and port as the Host header, http or https', () => {
+    expect(isOwnOrigin('http://localhost:5025', 'localhost:5025')).toBe(true)
+    expect(isOwnOrigin('https://localhost:5025', 'localhost:5025')).toBe(true)
+    expect(isOwnOrigin('http://localhost', 'localhost:80')).toBe(true)
+    expect(isOwnOrigin('http://[::1]:5025', '[::1]:5025')).toBe(true)
+    expect(isOwnOrigin('http://localhost:5026', 'localhost:5025')).toBe(false)
+    expect(isOwnOrigin('http://127.0.0.1:5025', 'localhost:5025')).toBe(false)
+    expect(isOwnOrigin('null', 'localhost:5025')).toBe(false)
+    expect(isOwnOrigin('file://', 'localhost:5025')).toBe(false)
   })
 })
