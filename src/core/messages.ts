@@ -1,6 +1,7 @@
 import { getRandomValues } from 'node:crypto'
 import { monotonicFactory } from 'ulid'
 import type { RenderedMessage } from '../templates/index.js'
+import { initialRecipients } from '../store/index.js'
 import type { Address, MessageFilter, MessageRecord, Warning } from '../store/types.js'
 import type { AppContext } from './context.js'
 
@@ -46,10 +47,11 @@ export interface AcceptedSend {
  * const record = await storeMessage(ctx, { caller, template: 'welcome', from, to, subject, templateVariables, rendered, warnings: [] })
  */
 export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send: AcceptedSend): Promise<MessageRecord> {
+  const createdAt = new Date().toISOString()
   const record: MessageRecord = {
     id: newMessageId(),
     status: 'sent',
-    createdAt: new Date().toISOString(),
+    createdAt,
     project: send.caller.project,
     tokenHint: send.caller.tokenHint,
     template: send.template,
@@ -60,6 +62,7 @@ export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send
     html: send.rendered.html,
     text: send.rendered.text,
     warnings: [...send.warnings, ...send.rendered.warnings],
+    recipients: initialRecipients(send.to, createdAt),
   }
   await ctx.log.append(record)
   ctx.events.emit({ type: 'message', record })
