@@ -149,6 +149,10 @@ export const API_ERRORS = [
   { status: 422, code: 'missing_variables', description: 'templateVariables lacks variables the template needs; details: { variable, message }.' },
   { status: 422, code: 'render_failed', description: 'Rendering failed (limits, bad filter argument); details give file, line, column.' },
   { status: 422, code: 'fixture_invalid', description: 'The fixture case is not a JSON object of variables.' },
+  { status: 422, code: 'recipient_not_found', description: 'A simulated event names an address that is not one of the message\'s recipients; details list them.' },
+  { status: 422, code: 'url_not_in_message', description: 'A simulated click names a url that does not occur in the message\'s HTML; details list its links.' },
+  { status: 404, code: 'webhook_delivery_not_found', description: 'No such webhook delivery (only the newest 1000 attempts are kept).' },
+  { status: 404, code: 'suppression_not_found', description: 'The address is not on the suppression list.' },
   ...FAULT_STATUSES.map((status) => ({
     status,
     code: 'simulated_fault',

@@ -29,6 +29,10 @@ export const serveFlags = {
   lenient: { type: 'boolean', env: 'SENDBOX_LENIENT', default: 'false', description: 'Allow unknown fields; render missing variables empty, as warnings' },
   'max-body': { type: 'string', env: 'SENDBOX_MAX_BODY', default: '1mb', valueHint: 'size', description: 'Largest request body (bytes, or 512kb, 2mb)' },
   open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
+  webhook: { type: 'string', env: 'SENDBOX_WEBHOOK', multiple: true, valueHint: 'url', description: 'Post every delivery event to this URL, signed (repeatable; the variable takes a comma-separated list)' },
+  'webhook-secret': { type: 'string', env: 'SENDBOX_WEBHOOK_SECRET', default: 'generated and printed at start', valueHint: 'whsec_…', description: 'Standard Webhooks signing secret, whsec_<base64>' },
+  'webhook-retries': { type: 'string', env: 'SENDBOX_WEBHOOK_RETRIES', default: String(DEFAULTS.webhookRetries), valueHint: 'n', description: 'Retries of a webhook without a 2xx (exponential backoff from 1 s)' },
+  'delivery-delay': { type: 'string', env: 'SENDBOX_DELIVERY_DELAY', default: String(DEFAULTS.deliveryDelay), valueHint: 'ms', description: 'Milliseconds between a message\'s delivery state changes (the first one too)' },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -106,6 +110,10 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     lenient: pick('lenient') as boolean | undefined,
     maxBody: pick('max-body') as string | undefined,
     open: pick('open') as boolean | undefined,
+    webhook: pick('webhook') as string[] | undefined,
+    webhookSecret: pick('webhook-secret') as string | undefined,
+    webhookRetries: num('webhook-retries'),
+    deliveryDelay: num('delivery-delay'),
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]
   return { options, positionals }

@@ -3,6 +3,8 @@ import type { EventBus } from './events.js'
 import type { MessageLog } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import type { FaultRegistry } from './faults.js'
+import type { DeliveryEngine } from './delivery.js'
+import type { WebhookDispatcher } from './webhooks.js'
 
 export interface Logger {
   info(message: string): void
@@ -18,6 +20,10 @@ export interface AppContext {
   log: MessageLog
   events: EventBus
   faults: FaultRegistry
+  /** Delivery states and simulated engagement (CONTRACT §7). */
+  delivery: DeliveryEngine
+  /** Signed webhook deliveries, their queues and history. */
+  webhooks: WebhookDispatcher
   logger: Logger
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void

@@ -1,5 +1,6 @@
-import type { MessageRecord } from '../store/types.js'
+import type { MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
+import type { WebhookDelivery } from './webhooks.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
 export type SandboxEvent =
@@ -7,6 +8,11 @@ export type SandboxEvent =
   | { type: 'deleted'; id: string }
   | { type: 'cleared'; count: number }
   | { type: 'template'; change: TemplateChange }
+  /** A recipient event (a transition, or engagement): `record` is the message after it. */
+  | { type: 'status'; record: MessageRecord; recipient: number; event: RecipientEvent }
+  /** A webhook delivery was queued, attempted, or settled. */
+  | { type: 'webhook'; delivery: WebhookDelivery }
+  | { type: 'suppression'; change: 'added' | 'removed'; suppressions: Suppression[] }
 
 export interface EventBus {
   emit(event: SandboxEvent): void

@@ -20,10 +20,26 @@ function frame(event: SandboxEvent): string {
       return `event: cleared\ndata: ${JSON.stringify({ count: event.count })}\n\n`
     case 'template':
       return `event: template\ndata: ${JSON.stringify(event.change)}\n\n`
+    case 'status':
+      return `event: status\ndata: ${JSON.stringify(statusPayload(event))}\n\n`
+    case 'webhook':
+      return `event: webhook\ndata: ${JSON.stringify(event.delivery)}\n\n`
+    case 'suppression':
+      return `event: suppression\ndata: ${JSON.stringify({ change: event.change, suppressions: event.suppressions })}\n\n`
   }
 }
 
-/** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`. */
+/**
+ * A `status` event (CONTRACT §7): the message's id and overall status, the recipient's address,
+ * and what happened to that recipient (its new status and the event), so that a page can update
+ * without fetching the record.
+ */
+export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) {
+  const recipient = event.record.recipients[event.recipient]!
+  return { id: event.record.id, status: event.record.status, recipient: recipient.address, recipientIndex: event.recipient, recipientStatus: recipient.status, event: event.event }
+}
+
+/** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`, `status`, `webhook`, `suppression`. */
 export function registerEventRoutes(app: H3, ctx: AppContext): void {
   route(app, '/_sandbox/api/events', {
     GET: () => {

@@ -6,6 +6,9 @@ import { registerFaultRoutes } from './fault-routes.js'
 import { registerMessageRoutes } from './messages.js'
 import { registerOpenApiRoute } from './openapi.js'
 import { registerTemplatePreviewRoutes } from './templates.js'
+import { registerDeliveryRoutes } from './delivery-routes.js'
+import { registerWebhookRoutes } from './webhook-routes.js'
+import { registerSuppressionRoutes } from './suppression-routes.js'
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
 export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
@@ -27,4 +30,7 @@ export function registerInspectorRoutes(app: H3, ctx: AppContext): void {
   registerFaultRoutes(app, ctx)
   registerTemplatePreviewRoutes(app, ctx)
   registerOpenApiRoute(app, ctx)
+  registerDeliveryRoutes(app, ctx)
+  registerWebhookRoutes(app, ctx)
+  registerSuppressionRoutes(app, ctx)
 }

@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import { apiError } from '../http/errors.js'
 import type { MessageFilter } from '../store/types.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
+import { isMessageStatus, MESSAGE_STATUSES } from '../store/index.js'
 
 /** Query string → filters, each bad value a 400 naming its parameter. */
 
@@ -9,11 +10,11 @@ export const LIST_DEFAULT_LIMIT = 50
 export const LIST_MAX_LIMIT = 1000
 const TEXT_FILTERS = ['to', 'from', 'template', 'subject', 'project'] as const
 
-function badParameter(name: string, message: string) {
+export function badParameter(name: string, message: string) {
   return apiError(400, 'invalid_parameter', `The query parameter "${name}" ${message}.`, { details: [{ parameter: name, message }] })
 }
 
-function integer(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
+export function integer(params: URLSearchParams, name: string, min: number, max: number): number | undefined {
   const raw = params.get(name)
   if (raw === null) return undefined
   const n = Number(raw)
@@ -32,6 +33,11 @@ export function parseFilter(event: H3Event, { paging }: { paging: boolean }): Me
   if (since !== null && since !== '') {
     if (Number.isNaN(Date.parse(since))) throw badParameter('since', `must be an ISO time such as 2026-11-21T10:00:00Z (got ${JSON.stringify(since)})`)
     filter.since = since
+  }
+  const status = params.get('status')
+  if (status !== null && status !== '') {
+    if (!isMessageStatus(status)) throw badParameter('status', `must be one of ${MESSAGE_STATUSES.join(', ')} (got ${JSON.stringify(status)})`)
+    filter.status = status
   }
   if (paging) {
     filter.limit = integer(params, 'limit', 1, LIST_MAX_LIMIT) ?? LIST_DEFAULT_LIMIT
