@@ -5,6 +5,11 @@ import { route } from '../http/route.js'
 import { FAULT_STATUSES } from '../core/faults.js'
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from './query.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
+import { SIMULATED_EVENT_TYPES } from '../core/delivery.js'
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../core/webhook-events.js'
+import { HISTORY_ATTEMPTS } from '../core/webhooks.js'
+import { MESSAGE_STATUSES } from '../store/index.js'
+import { WEBHOOK_LIST_DEFAULT_LIMIT, WEBHOOK_LIST_MAX_LIMIT } from './webhook-routes.js'
 
 /**
  * GET /_sandbox/api/openapi.json: an OpenAPI 3.1 description of the emulated API and the
@@ -57,6 +62,7 @@ const FILTER_PARAMETERS = [
   stringParam('subject', 'Subject contains this, case-insensitive.'),
   stringParam('project', 'Exactly this project (8 hex characters of the token\'s SHA-256).'),
   { name: 'since', in: 'query', required: false, description: 'Only messages created at or after this ISO time.', schema: { type: 'string', format: 'date-time' } },
+  { name: 'status', in: 'query', required: false, description: 'Exactly this overall status (on /wait: waits for a message to reach it).', schema: { type: 'string', enum: [...MESSAGE_STATUSES] } },
 ]
 const PAGING_PARAMETERS = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT } },
@@ -155,10 +161,11 @@ function schemas(): Json {
     },
     MessageRecord: {
       type: 'object',
-      required: ['id', 'status', 'createdAt', 'project', 'tokenHint', 'template', 'from', 'to', 'subject', 'templateVariables', 'html', 'text', 'warnings'],
+      required: ['id', 'status', 'createdAt', 'project', 'tokenHint', 'template', 'from', 'to', 'subject', 'templateVariables', 'html', 'text', 'warnings', 'recipients'],
       properties: {
         id: { type: 'string', pattern: '^msg_' },
-        status: { const: 'sent' },
+        status: { type: 'string', enum: [...MESSAGE_STATUSES], description: '`sent` until every recipient has settled; then `delivered` if all were, else the first of bounced, complained, suppressed, deferred that a recipient is in.' },
+        recipients: { type: 'array', items: ref('Recipient'), description: 'One per `to` entry, in the same order.' },
         createdAt: { type: 'string', format: 'date-time' },
         project: { type: 'string', pattern: '^[0-9a-f]{8}$', description: 'First 8 hex characters of the SHA-256 of the token.' },
         tokenHint: { type: 'string', examples: ['sandbox_…f3a9'] },
@@ -172,6 +179,80 @@ function schemas(): Json {
         warnings: { type: 'array', items: ref('Warning') },
       },
     },
+    RecipientStatus: { type: 'string', enum: [...MESSAGE_STATUSES] },
+    RecipientEvent: {
+      type: 'object',
+      required: ['type', 'at'],
+      properties: {
+        type: { type: 'string', enum: ['sent', 'delivered', 'deferred', 'bounced', 'complained', 'suppressed', 'opened', 'clicked'] },
+        at: { type: 'string', format: 'date-time' },
+        url: { type: 'string', description: '`clicked`: the link.' },
+        bounce: { type: 'object', properties: { type: { const: 'hard' } } },
+        simulated: { const: true, description: 'Made with POST /_sandbox/api/messages/{id}/events.' },
+      },
+    },
+    Recipient: {
+      type: 'object',
+      required: ['address', 'status', 'events'],
+      properties: { address: { type: 'string' }, status: ref('RecipientStatus'), events: { type: 'array', items: ref('RecipientEvent'), description: 'Oldest first; the first is `sent`.' } },
+    },
+    SimulatedEvent: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { type: 'string', enum: [...SIMULATED_EVENT_TYPES] },
+        recipient: { type: 'string', description: 'A recipient\'s address; default: the first recipient.' },
+        url: { type: 'string', description: '`clicked` only, and required there: a link that occurs in the message\'s HTML.' },
+      },
+    },
+    Suppression: {
+      type: 'object',
+      required: ['address', 'project', 'reason', 'createdAt'],
+      properties: {
+        address: { type: 'string', description: 'Lower-cased.' },
+        project: { type: 'string', pattern: '^[0-9a-f]{8}$' },
+        reason: { type: 'string', enum: ['bounced', 'complained'] },
+        createdAt: { type: 'string', format: 'date-time' },
+        messageId: { type: 'string', description: 'The message whose bounce or complaint added it.' },
+      },
+    },
+    SuppressionList: { type: 'object', required: ['suppressions', 'total'], properties: { suppressions: { type: 'array', items: ref('Suppression') }, total: { type: 'integer' } } },
+    WebhookAttempt: {
+      type: 'object',
+      required: ['at', 'statusCode', 'error', 'durationMs', 'responseBody'],
+      properties: {
+        at: { type: 'string', format: 'date-time' },
+        statusCode: { type: ['integer', 'null'], description: 'null when no response came.' },
+        error: { type: ['string', 'null'], description: 'Why no response came: refused, timed out, …' },
+        durationMs: { type: 'number' },
+        responseBody: { type: 'string', description: 'The first 1024 characters of the response body.' },
+        manual: { const: true, description: 'Made with POST /_sandbox/api/webhooks/{id}/retry.' },
+      },
+    },
+    WebhookDelivery: {
+      type: 'object',
+      required: ['id', 'webhookId', 'type', 'url', 'messageId', 'recipient', 'status', 'createdAt', 'nextAttemptAt', 'request', 'attempts'],
+      properties: {
+        id: { type: 'string', pattern: '^whd_' },
+        webhookId: { type: 'string', pattern: '^evt_', description: 'The `webhook-id` header: the same for every attempt and URL of one event.' },
+        type: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+        url: { type: 'string' },
+        messageId: { type: 'string' },
+        recipient: { type: 'string' },
+        status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        createdAt: { type: 'string', format: 'date-time' },
+        nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+        request: { type: 'object', required: ['headers', 'body'], properties: { headers: { type: 'object', additionalProperties: { type: 'string' } }, body: { type: 'string' } } },
+        attempts: { type: 'array', items: ref('WebhookAttempt') },
+      },
+    },
+    WebhookList: {
+      type: 'object',
+      required: ['endpoints', 'deliveries', 'total', 'pending'],
+      properties: { endpoints: { type: 'array', items: { type: 'string' } }, deliveries: { type: 'array', items: ref('WebhookDelivery') }, total: { type: 'integer' }, pending: { type: 'integer', description: 'Deliveries queued or waiting for a retry.' } },
+    },
+    ...webhookEventSchemas(),
     MessageList: { type: 'object', required: ['messages', 'total'], properties: { messages: { type: 'array', items: ref('MessageRecord') }, total: { type: 'integer', description: 'Matches before limit and offset.' } } },
     Finding: {
       type: 'object',
@@ -223,6 +304,78 @@ function schemas(): Json {
     },
   }
 }
+
+const WEBHOOK_SCHEMA_NAME = (type: WebhookEventType) => `WebhookEvent${type.replace('message.', '').replace(/^./, (c) => c.toUpperCase())}`
+
+/** The payload of each webhook event (CONTRACT §7), for `components` and the top-level `webhooks`. */
+function webhookEventSchemas(): Json {
+  const data = (status: Json, extra: Json = {}, required: string[] = []) => ({
+    type: 'object',
+    required: ['id', 'project', 'template', 'recipient', 'subject', 'status', ...required],
+    properties: {
+      id: { type: 'string', pattern: '^msg_' },
+      project: { type: 'string', pattern: '^[0-9a-f]{8}$' },
+      template: { type: 'string' },
+      recipient: { type: 'string', description: 'The bare address the event is about.' },
+      subject: { type: 'string' },
+      status,
+      ...extra,
+    },
+  })
+  const extras: Record<WebhookEventType, Json> = {
+    'message.sent': data({ const: 'sent' }, { recipients: { type: 'array', items: { type: 'string' }, description: 'Every recipient; `recipient` is the first.' } }, ['recipients']),
+    'message.delivered': data({ const: 'delivered' }),
+    'message.deferred': data({ const: 'deferred' }),
+    'message.bounced': data({ const: 'bounced' }, { bounce: { type: 'object', required: ['type'], properties: { type: { const: 'hard' } } } }, ['bounce']),
+    'message.complained': data({ const: 'complained' }),
+    'message.suppressed': data({ const: 'suppressed' }),
+    'message.opened': data(ref('RecipientStatus')),
+    'message.clicked': data(ref('RecipientStatus'), { url: { type: 'string' } }, ['url']),
+  }
+  const schemas: Json = {}
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    schemas[WEBHOOK_SCHEMA_NAME(type)] = { type: 'object', required: ['type', 'timestamp', 'data'], properties: { type: { const: type }, timestamp: { type: 'string', format: 'date-time' }, data: extras[type] } }
+  }
+  return schemas
+}
+
+const WEBHOOK_SUMMARIES: Record<WebhookEventType, string> = {
+  'message.sent': 'Every accepted send, before any of its recipients\' events.',
+  'message.delivered': 'A recipient got the message.',
+  'message.deferred': 'A soft bounce: delivery is retried (delivered at the next step).',
+  'message.bounced': 'A hard bounce; the address joins the project\'s suppression list.',
+  'message.complained': 'A spam complaint (after delivered); the address joins the suppression list.',
+  'message.suppressed': 'Not sent: the address is on the project\'s suppression list.',
+  'message.opened': 'A simulated open.',
+  'message.clicked': 'A simulated click on a link of the HTML.',
+}
+
+/** OpenAPI 3.1 `webhooks`: what sendbox posts to every --webhook URL, signed per Standard Webhooks. */
+function webhooks(): Json {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })
+  const parameters = [
+    header('webhook-id', 'The event\'s id (`evt_…`), the same on every retry: drop duplicates by it.'),
+    header('webhook-timestamp', 'Unix seconds of this attempt.'),
+    header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` with the key of the `whsec_…` secret.'),
+  ]
+  const result: Json = {}
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    result[type] = {
+      post: {
+        operationId: `webhook_${type.replace('.', '_')}`,
+        summary: WEBHOOK_SUMMARIES[type],
+        description: `Posted to every --webhook URL. Any other answer than a 2xx within 5 s is retried with exponential backoff (--webhook-retries, first after 1 s); one message's events reach a URL in order.`,
+        parameters,
+        requestBody: { required: true, ...json(ref(WEBHOOK_SCHEMA_NAME(type))) },
+        responses: { '2XX': { description: 'Received; any 2xx counts.' } },
+      },
+    }
+  }
+  return result
+}
+
+const ADDRESS = pathParam('address', 'An address (case-insensitive); encode `+` and `@` or not.')
+const PROJECT = { name: 'project', in: 'query', required: false, description: 'Only this project (8 hex characters).', schema: { type: 'string' } }
 
 function paths(): Json {
   const authErrors: ErrorCode[] = ['unauthorized', 'sandbox_token_required']
@@ -293,7 +446,8 @@ function paths(): Json {
         operationId: 'events',
         tags: INSPECTOR,
         security: PUBLIC,
-        summary: 'Server-Sent Events: `message` (a record), `deleted` ({ id }), `cleared` ({ count }), `template` ({ slug, change, source, path }); a heartbeat comment every 15 s.',
+        summary:
+          'Server-Sent Events: `message` (a record), `deleted` ({ id }), `cleared` ({ count }), `template` ({ slug, change, source, path }), `status` ({ id, status, recipient, recipientIndex, recipientStatus, event }), `webhook` (a delivery), `suppression` ({ change, suppressions }); a heartbeat comment every 15 s.',
         responses: { '200': { description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errorResponses([]) },
       },
     },
@@ -357,6 +511,57 @@ function paths(): Json {
     '/_sandbox/api/previews/{id}': {
       get: { operationId: 'getPreview', tags: INSPECTOR, security: PUBLIC, summary: 'A kept preview\'s HTML, sandboxed.', parameters: [pathParam('id', 'A preview id (`pv_…`).'), IMAGES], responses: { '200': { description: 'HTML.', content: { 'text/html': { schema: { type: 'string' } } } }, ...errorResponses(['preview_not_found']) } },
     },
+    '/_sandbox/api/messages/{id}/events': {
+      post: {
+        operationId: 'simulateEvent',
+        tags: INSPECTOR,
+        security: PUBLIC,
+        summary: 'Simulate an event for a recipient (the first by default): appended, states updated, webhook fired.',
+        description: 'Checks, in this order: media type (415), size (413), JSON (400), shape (422 validation_failed), the message (404), the recipient (422 recipient_not_found), a clicked url in the HTML (422 url_not_in_message). A simulated event takes its recipient over: its automatic steps still to come are dropped.',
+        parameters: [ID],
+        requestBody: { required: true, ...json(ref('SimulatedEvent')) },
+        responses: {
+          '201': { description: 'Appended; the message after it.', ...json(ref('MessageRecord')) },
+          ...errorResponses(['unsupported_media_type', 'payload_too_large', 'invalid_json', 'validation_failed', 'message_not_found', 'recipient_not_found', 'url_not_in_message']),
+        },
+      },
+    },
+    '/_sandbox/api/webhooks': {
+      get: {
+        operationId: 'listWebhookDeliveries',
+        tags: INSPECTOR,
+        security: PUBLIC,
+        summary: `Webhook deliveries with every attempt, newest first (finished ones: the newest ${HISTORY_ATTEMPTS} attempts; pending ones: all).`,
+        parameters: [
+          stringParam('message', 'Only this message\'s deliveries.'),
+          { name: 'type', in: 'query', required: false, schema: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] } },
+          { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_MAX_LIMIT, default: WEBHOOK_LIST_DEFAULT_LIMIT } },
+        ],
+        responses: { '200': { description: 'The deliveries.', ...json(ref('WebhookList')) }, ...errorResponses(['invalid_parameter']) },
+      },
+    },
+    '/_sandbox/api/webhooks/{id}': {
+      get: { operationId: 'getWebhookDelivery', tags: INSPECTOR, security: PUBLIC, summary: 'One delivery.', parameters: [pathParam('id', 'A delivery id (`whd_…`).')], responses: { '200': { description: 'The delivery.', ...json(ref('WebhookDelivery')) }, ...errorResponses(['webhook_delivery_not_found']) } },
+    },
+    '/_sandbox/api/webhooks/{id}/retry': {
+      post: {
+        operationId: 'retryWebhookDelivery',
+        tags: INSPECTOR,
+        security: PUBLIC,
+        summary: 'Send a delivery once more, now (same webhook-id, fresh signature); answers after that attempt.',
+        parameters: [pathParam('id', 'A delivery id (`whd_…`).')],
+        responses: { '200': { description: 'The delivery with the new attempt.', ...json(ref('WebhookDelivery')) }, ...errorResponses(['webhook_delivery_not_found']) },
+      },
+    },
+    '/_sandbox/api/suppressions': {
+      get: { operationId: 'listSuppressions', tags: INSPECTOR, security: PUBLIC, summary: 'The suppression list, newest first.', parameters: [PROJECT, stringParam('address', 'Only this address.')], responses: { '200': { description: 'The list.', ...json(ref('SuppressionList')) }, ...errorResponses([]) } },
+      delete: { operationId: 'clearSuppressions', tags: INSPECTOR, security: PUBLIC, summary: 'Empty the list (or a project\'s part of it).', parameters: [PROJECT], responses: { ...noContent, ...errorResponses([]) } },
+    },
+    '/_sandbox/api/suppressions/{address}': {
+      get: { operationId: 'getSuppression', tags: INSPECTOR, security: PUBLIC, summary: 'An address\'s suppressions (one per project).', parameters: [ADDRESS, PROJECT], responses: { '200': { description: 'The entries.', ...json(ref('SuppressionList')) }, ...errorResponses(['suppression_not_found']) } },
+      delete: { operationId: 'deleteSuppression', tags: INSPECTOR, security: PUBLIC, summary: 'Take an address off the list (for every project, or `?project=`).', parameters: [ADDRESS, PROJECT], responses: { ...noContent, ...errorResponses(['suppression_not_found']) } },
+    },
     '/_sandbox/api/faults': {
       post: {
         operationId: 'armFault',
@@ -389,6 +594,7 @@ export function openApiDocument(options: { version: string; serverUrl?: string }
     ],
     security: [{ token: [] }],
     paths: paths(),
+    webhooks: webhooks(),
     components: {
       securitySchemes: {
         token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The header value is `token <API_TOKEN>` ("token" matched case-insensitively). Only sandbox tokens are accepted: by default any starting with `sandbox_`.' },
