@@ -33,6 +33,12 @@ function startChild(args, readyPattern) {
 
 const stop = (child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })
 
+/** CPU time (user + system) a process has used, in ms: per send, it is steadier than sends/s on a busy machine. */
+async function cpuOf(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 function rssOf(pid) {
   return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024)
 }
@@ -81,11 +87,14 @@ try {
   const runs = { http: [], work: [], sendbox: [], webhook: [] }
   // Webhooks posted per send during a round (message.sent + message.delivered: 2 when they keep up).
   const perSend = []
+  const cpuPerSend = { sendbox: [], webhook: [] }
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(servers)) {
       const before = name === 'webhook' ? await received() : 0
+      const cpuBefore = await cpuOf(servers[name].child.pid)
       const run = await load(servers[name].url)
       runs[name].push(run)
+      if (name in cpuPerSend) cpuPerSend[name].push((((await cpuOf(servers[name].child.pid)) - cpuBefore) * 1000) / (run.rps * DURATION))
       if (name === 'webhook') perSend.push((await received() - before) / (run.rps * DURATION))
     }
   }
@@ -133,6 +142,7 @@ try {
   console.log(`sendbox / HTTP floor:  ${(results.sendbox.rps / results.http.rps).toFixed(2)}`)
   console.log(`sendbox / work floor:  ${median(ratios).toFixed(2)}   (target >= 0.8; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`)
   console.log(`one webhook URL / none: ${(results.webhook.rps / results.sendbox.rps).toFixed(2)}   (target >= 0.85; per round ${webhookRatios.map((x) => x.toFixed(2)).join(' ')})`)
+  console.log(`  CPU per send: ${median(cpuPerSend.webhook).toFixed(0)} µs with the webhook, ${median(cpuPerSend.sendbox).toFixed(0)} µs without (ratio ${(median(cpuPerSend.sendbox) / median(cpuPerSend.webhook)).toFixed(2)})`)
   console.log(`  webhooks received per send during a round: ${perSend.map((x) => x.toFixed(2)).join(' ')} (2 = all delivered as they came); pending at the end: ${backlog}`)
   console.log(`sequential p50, empty log: ${emptyP50.toFixed(2)} ms; with 5000 messages: ${fullP50.toFixed(2)} ms; ratio ${(fullP50 / emptyP50).toFixed(2)}   (target <= 1.5)`)
   console.log(`RSS with 5000 receipts stored: ${(rss / 1024 / 1024).toFixed(0)} MB   (target < 200)`)

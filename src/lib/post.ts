@@ -103,6 +103,8 @@ interface Connection {
 }
 
 const HEAD_LIMIT = 64 * 1024
+/** Requests on the least busy connection before another one is opened. */
+const SPREAD_AT = 4
 
 /**
  * @example
@@ -114,7 +116,24 @@ export function createPoster(options: PosterOptions = {}): Poster {
   const maxConnections = options.connections ?? 4
   const depth = options.pipelining ?? 16
   const origins = new Map<string, Origin>()
+  /** Webhook URLs are a handful, posted to over and over: each is parsed once. */
+  const targets = new Map<string, { origin: Origin; requestLine: string } | null>()
   let closed = false
+
+  function targetOf(url: string): { origin: Origin; requestLine: string } | null {
+    let target = targets.get(url)
+    if (target === undefined) {
+      let parsed: URL | null = null
+      try {
+        parsed = new URL(url)
+      } catch {
+        // not a URL
+      }
+      target = parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? { origin: originFor(parsed), requestLine: `POST ${parsed.pathname}${parsed.search} HTTP/1.1\r\nhost: ${parsed.host}\r\n` } : null
+      if (targets.size < 256) targets.set(url, target)
+    }
+    return target
+  }
 
   function finish(request: Request, result: Omit<PostResult, 'durationMs'>): void {
     if (request.done) return
@@ -147,8 +166,9 @@ export function createPoster(options: PosterOptions = {}): Poster {
       }
       let best: Connection | undefined
       for (const c of origin.connections) if (!c.closed && c.keepAlive && load(c) < room && (!best || load(c) < load(best))) best = c
-      // A new connection while the busy ones are deep: spreads a burst, and a slow answer stalls fewer.
-      if ((!best || load(best) > 0) && origin.connections.length < maxConnections) best = open(origin)
+      // Another connection only once the others are a few requests deep: one connection takes a
+      // whole turn's requests in one write, and a slow answer still stalls only a few behind it.
+      if ((!best || load(best) >= SPREAD_AT) && origin.connections.length < maxConnections) best = open(origin)
       if (!best) return
       origin.queue.shift()
       best.outbox.push(head)
@@ -342,20 +362,17 @@ export function createPoster(options: PosterOptions = {}): Poster {
       const done = new Promise<PostResult>((resolve) => {
         request = { head: '', body: Buffer.from(body, 'utf8'), bodyLimit: options.bodyLimit, started: performance.now(), timer: undefined as unknown as NodeJS.Timeout, retried: false, done: false, resolve }
       })
-      let target: URL
-      try {
-        target = new URL(url)
-        if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not http')
-      } catch {
-        fail(request, `not an http(s) URL: ${url}`)
-        return { done, abort: () => {} }
-      }
       if (closed) {
         fail(request, 'aborted: sendbox is closing')
         return { done, abort: () => {} }
       }
-      const origin = originFor(target)
-      let head = `POST ${target.pathname}${target.search} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-length: ${request.body.length}\r\n`
+      const target = targetOf(url)
+      if (!target) {
+        fail(request, `not an http(s) URL: ${url}`)
+        return { done, abort: () => {} }
+      }
+      const { origin } = target
+      let head = `${target.requestLine}content-length: ${request.body.length}\r\n`
       for (const [name, value] of Object.entries(options.headers)) head += `${name}: ${value}\r\n`
       request.head = `${head}\r\n`
       request.timer = setTimeout(() => {
@@ -375,6 +392,7 @@ export function createPoster(options: PosterOptions = {}): Poster {
     },
     close() {
       closed = true
+      targets.clear()
       for (const origin of origins.values()) {
         for (const request of origin.queue) fail(request, 'aborted: sendbox is closing')
         origin.queue = []
