@@ -2,7 +2,10 @@ import { createHmac } from 'node:crypto'
 import { newId } from '../lib/ids.js'
 import { createPoster, type Poster } from '../lib/post.js'
 import type { EventBus } from './events.js'
-import type { WebhookEvent, WebhookEventType } from './webhook-events.js'
+import type { WebhookEvent } from './webhook-events.js'
+import type { WebhookAttempt, WebhookDelivery, WebhookFilter } from './webhook-types.js'
+
+export type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus, WebhookFilter } from './webhook-types.js'
 
 /**
  * Webhook delivery (CONTRACT §7), off the send path: every event goes to every `--webhook` URL
@@ -11,50 +14,6 @@ import type { WebhookEvent, WebhookEventType } from './webhook-events.js'
  * 2xx or ran out of retries), while different messages' lanes go out side by side. A send only
  * ever adds to a queue: an unreachable or slow URL costs it nothing.
  */
-
-export interface WebhookAttempt {
-  /** ISO time the attempt started. */
-  at: string
-  /** The response's status code; null when none came. */
-  statusCode: number | null
-  /** Why there was no 2xx response body to speak of: refused, timed out, … ; null when a response came. */
-  error: string | null
-  durationMs: number
-  /** The start of the response body (at most 1024 characters). */
-  responseBody: string
-  /** Made with POST /_sandbox/api/webhooks/:id/retry. */
-  manual?: true
-}
-
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed'
-
-/** One event on its way to one URL, with every attempt so far. */
-export interface WebhookDelivery {
-  /** `whd_…`: this delivery (POST /_sandbox/api/webhooks/:id/retry). */
-  id: string
-  /** The `webhook-id` header: the same for every attempt and every URL of one event, so receivers can drop duplicates. */
-  webhookId: string
-  type: WebhookEventType
-  url: string
-  messageId: string
-  recipient: string
-  /** `pending` while attempts remain (or it waits its turn), then `delivered` or `failed`. */
-  status: WebhookDeliveryStatus
-  createdAt: string
-  /** When the next automatic attempt is due, while it waits for a retry. */
-  nextAttemptAt: string | null
-  /** What was sent: the headers of the latest attempt (each is signed anew) and the body. */
-  request: { headers: Record<string, string>; body: string }
-  attempts: WebhookAttempt[]
-}
-
-export interface WebhookFilter {
-  message?: string
-  type?: string
-  status?: WebhookDeliveryStatus
-  url?: string
-  limit?: number
-}
 
 export interface WebhookDispatcher {
   readonly endpoints: readonly string[]
