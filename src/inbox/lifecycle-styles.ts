@@ -67,5 +67,16 @@ export const LIFECYCLE_CSS = String.raw`
 @media (max-width: 760px) {
   .page { padding: 14px 16px 24px; }
   .delivery-item .item-time { margin-left: 0; }
+  /* Four sections in the top bar: they scroll sideways rather than widen the page, and the
+     connection status keeps its dot (its words stay for screen readers). */
+  .sections { position: relative; flex: 1; min-width: 0; overflow-x: auto; scrollbar-width: none; }
+  .sections::-webkit-scrollbar { display: none; }
+  .status { margin-left: 0; }
+  #status-text { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  .suppressions { display: block; overflow-x: auto; }
+  /* Six message tabs: they scroll sideways within the toolbar. */
+  .toolbar .tabs { position: relative; min-width: 0; max-width: 100%; overflow-x: auto; scrollbar-width: none; }
+  .toolbar .tabs::-webkit-scrollbar { display: none; }
+  [role="tab"] { flex: none; }
 }
 `

@@ -48,12 +48,18 @@ export function applyStatus(record: MessageRecord, change: StatusChange): Messag
   return { ...record, status: change.status, recipients }
 }
 
-/** The links in the message's HTML, read by the browser's parser (inert: nothing runs, nothing loads). */
+/**
+ * The links in the message's HTML, as the server reads them for a click (src/core/delivery.ts
+ * `linksIn`): the href of every <a>, `&amp;` read as `&`. Not DOMParser: parsing the email in the
+ * page reports every inline style of it as a violation of the page's CSP.
+ *
+ * @example
+ * linksOf('<a href="https://x.test/?a=1&amp;b=2">x</a>') // ['https://x.test/?a=1&b=2']
+ */
 export function linksOf(html: string): string[] {
-  const doc = new DOMParser().parseFromString(html, 'text/html')
   const links = new Set<string>()
-  for (const a of doc.querySelectorAll('a[href]')) {
-    const href = a.getAttribute('href')?.trim()
+  for (const match of html.matchAll(/<a\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
+    const href = (match[1] ?? match[2] ?? match[3] ?? '').replace(/&amp;/g, '&').trim()
     if (href && !href.startsWith('#') && !/^javascript:/i.test(href)) links.add(href)
   }
   return [...links]

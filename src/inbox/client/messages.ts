@@ -16,8 +16,8 @@ const TABS = [
   { id: 'html', label: 'HTML' },
   { id: 'text', label: 'Text' },
   { id: 'source', label: 'Source' },
-  { id: 'delivery', label: 'Delivery' },
   { id: 'details', label: 'Details' },
+  { id: 'delivery', label: 'Delivery' },
   { id: 'checks', label: 'Checks' },
 ]
 
