@@ -158,7 +158,8 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
       if (!parsed.ok) throw new TypeError(`sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`)
       return ctx.delivery.simulate(id, parsed.value)
     },
-    webhooks: async (filter = {}) => ctx.webhooks.list(filter).deliveries,
+    // Copies: a delivery still pending goes on changing inside sendbox.
+    webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
     close: server.close,

@@ -46,6 +46,8 @@ export interface PosterOptions {
   connections?: number
   /** Requests in flight on one connection. Default 16. */
   pipelining?: number
+  /** Extra certificate authorities to trust for https (Node's own bundle otherwise; `NODE_EXTRA_CA_CERTS` works too). */
+  ca?: string | Buffer
 }
 
 interface Request {
@@ -179,7 +181,9 @@ export function createPoster(options: PosterOptions = {}): Poster {
   const load = (c: Connection) => c.inFlight.length + c.outbox.length
 
   function open(origin: Origin): Connection {
-    const socket = origin.tls ? tlsConnect({ host: origin.host, port: origin.port, servername: origin.servername, ALPNProtocols: ['http/1.1'] }) : netConnect({ host: origin.host, port: origin.port })
+    const socket = origin.tls
+      ? tlsConnect({ host: origin.host, port: origin.port, servername: origin.servername, ALPNProtocols: ['http/1.1'], ...(options.ca ? { ca: options.ca } : {}) })
+      : netConnect({ host: origin.host, port: origin.port })
     socket.setNoDelay(true)
     socket.setEncoding('latin1')
     const connection: Connection = { socket, inFlight: [], outbox: [], flushing: false, answered: 0, closed: false, buffer: '', phase: 'head', status: 0, mode: 'none', remaining: 0, kept: '', keepAlive: true, chunk: -1 }

@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import { join } from 'node:path'
+import { tempDir } from '../helpers/sandbox.js'
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPoster, type Poster } from '../../src/lib/post.js'
@@ -129,6 +134,20 @@ describe('the webhook client', () => {
     // Idle past the server's keep-alive timeout: it closed the socket.
     await closedByServer
     expect((await poster.post(`${url}/`, '{}', opts()).done).status).toBe(200)
+  })
+
+  it('https: a certificate it trusts works; one it does not is an error that says why', async () => {
+    const dir = await tempDir('sendbox-tls-')
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' })
+    const cert = readFileSync(join(dir, 'cert.pem'))
+    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+      req.resume()
+      req.on('end', () => res.end('secure'))
+    })
+    const url = (await listen(server)).replace('http://127.0.0.1', 'https://localhost')
+    expect(await client({ ca: cert }).post(`${url}/hooks`, '{}', opts()).done).toMatchObject({ status: 200, body: 'secure', error: null })
+    const untrusted = await client().post(`${url}/hooks`, '{}', opts()).done
+    expect(untrusted).toMatchObject({ status: null, error: expect.stringMatching(/self[- ]signed certificate/) })
   })
 
   it('refused: an error that says so', async () => {
