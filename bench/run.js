@@ -33,6 +33,12 @@ function startChild(args, readyPattern) {
 
 const stop = (child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })
 
+/** CPU time (user + system) a process has used, in ms: per send, it is steadier than sends/s on a busy machine. */
+async function cpuOf(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 function rssOf(pid) {
   return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024)
 }
@@ -65,21 +71,41 @@ const results = {}
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 try {
-  const sendboxArgs = (db) => ['bin/sendbox.js', '--port', '0', '--db', db, '--templates', templates, '--fixtures', join(root, 'fixtures'), '--no-open', '--max-messages', '5000']
-  // All three servers stay up; rounds alternate between them so that whatever else the machine
+  const sendboxArgs = (db, ...more) => ['bin/sendbox.js', '--port', '0', '--db', db, '--templates', templates, '--fixtures', join(root, 'fixtures'), '--no-open', '--max-messages', '5000', ...more]
+  // A webhook receiver in a process of its own, for the sendbox that posts every event to it.
+  const receiver = await startChild(['bench/receiver.js'], /receiver ready (\d+)/)
+  const received = async () => (await (await fetch(`${receiver.url}/count`)).json()).count
+  // All four servers stay up; rounds alternate between them so that whatever else the machine
   // is doing falls on each alike, and the medians are compared.
   const servers = {
     http: await startChild(['bench/floor.js', 'http', templates, SLUG, join(dir, 'http.jsonl')], /floor ready (\d+)/),
     work: await startChild(['bench/floor.js', 'work', templates, SLUG, join(dir, 'work.jsonl')], /floor ready (\d+)/),
     sendbox: await startChild(sendboxArgs(join(dir, 'load.jsonl')), /sendbox ready (\S+)/),
+    webhook: await startChild(sendboxArgs(join(dir, 'webhook.jsonl'), '--webhook', `${receiver.url}/hooks`), /sendbox ready (\S+)/),
   }
   for (const { url } of Object.values(servers)) await load(url, CONNECTIONS, 2) // warm-up
-  const runs = { http: [], work: [], sendbox: [] }
-  for (let round = 0; round < ROUNDS; round++) for (const name of Object.keys(servers)) runs[name].push(await load(servers[name].url))
+  const runs = { http: [], work: [], sendbox: [], webhook: [] }
+  // Webhooks posted per send during a round (message.sent + message.delivered: 2 when they keep up).
+  const perSend = []
+  const cpuPerSend = { sendbox: [], webhook: [] }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of Object.keys(servers)) {
+      const before = name === 'webhook' ? await received() : 0
+      const cpuBefore = await cpuOf(servers[name].child.pid)
+      const run = await load(servers[name].url)
+      runs[name].push(run)
+      if (name in cpuPerSend) cpuPerSend[name].push((((await cpuOf(servers[name].child.pid)) - cpuBefore) * 1000) / (run.rps * DURATION))
+      if (name === 'webhook') perSend.push((await received() - before) / (run.rps * DURATION))
+    }
+  }
   for (const [name, xs] of Object.entries(runs)) results[name] = { rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)), all: xs.map((x) => Math.round(x.rps)) }
   const ratios = runs.sendbox.map((x, i) => x.rps / runs.work[i].rps)
+  const webhookRatios = runs.webhook.map((x, i) => x.rps / runs.sendbox[i].rps)
+  const backlog = (await (await fetch(`${servers.webhook.url}/_sandbox/api/webhooks?limit=1`)).json()).pending
   await stop(servers.http.child)
   await stop(servers.work.child)
+  await stop(servers.webhook.child)
+  await stop(receiver.child)
   const sendbox = servers.sendbox
 
   const fill = async (url, target) => {
@@ -115,6 +141,9 @@ try {
   console.log('')
   console.log(`sendbox / HTTP floor:  ${(results.sendbox.rps / results.http.rps).toFixed(2)}`)
   console.log(`sendbox / work floor:  ${median(ratios).toFixed(2)}   (target >= 0.8; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`)
+  console.log(`one webhook URL / none: ${(results.webhook.rps / results.sendbox.rps).toFixed(2)}   (target >= 0.85; per round ${webhookRatios.map((x) => x.toFixed(2)).join(' ')})`)
+  console.log(`  CPU per send: ${median(cpuPerSend.webhook).toFixed(0)} µs with the webhook, ${median(cpuPerSend.sendbox).toFixed(0)} µs without (ratio ${(median(cpuPerSend.sendbox) / median(cpuPerSend.webhook)).toFixed(2)})`)
+  console.log(`  webhooks received per send during a round: ${perSend.map((x) => x.toFixed(2)).join(' ')} (2 = all delivered as they came); pending at the end: ${backlog}`)
   console.log(`sequential p50, empty log: ${emptyP50.toFixed(2)} ms; with 5000 messages: ${fullP50.toFixed(2)} ms; ratio ${(fullP50 / emptyP50).toFixed(2)}   (target <= 1.5)`)
   console.log(`RSS with 5000 receipts stored: ${(rss / 1024 / 1024).toFixed(0)} MB   (target < 200)`)
   console.log(`RSS with 5000 receipts after the 32-connection run: ${(rssAfterLoad / 1024 / 1024).toFixed(0)} MB   (V8 keeps its heap high-water mark)`)

@@ -16,16 +16,34 @@
 import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
 import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
+import { parseSimulatedEvent, type SimulatedEvent } from './core/delivery.js'
+import { listSuppressions, removeSuppressions } from './core/suppressions.js'
+import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
 import { waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
-import type { MessageFilter, MessageRecord } from './store/types.js'
+import type { MessageFilter, MessageRecord, Suppression, SuppressionFilter } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
 
 export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
-export type { MessageRecord, MessageFilter, Address, Warning } from './store/types.js'
+export type { MessageRecord, MessageFilter, Address, Warning, MessageStatus, Recipient, RecipientStatus, RecipientEvent, RecipientEventType, Suppression, SuppressionFilter } from './store/types.js'
+export { MessageNotFoundError, RecipientNotFoundError, UrlNotInMessageError, type SimulatedEvent, type SimulatedEventType } from './core/delivery.js'
+export type { WebhookDelivery, WebhookAttempt, WebhookDeliveryStatus, WebhookFilter } from './core/webhooks.js'
+export type {
+  WebhookEvent,
+  WebhookEventType,
+  MessageEventData,
+  MessageSentEvent,
+  MessageDeliveredEvent,
+  MessageDeferredEvent,
+  MessageBouncedEvent,
+  MessageComplainedEvent,
+  MessageSuppressedEvent,
+  MessageOpenedEvent,
+  MessageClickedEvent,
+} from './core/webhook-events.js'
 export type { Rejection } from './core/rejections.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
@@ -38,6 +56,8 @@ export interface Sendbox {
   /** A token this sandbox accepts. */
   readonly token: string
   readonly config: SendboxConfig
+  /** The `whsec_…` secret webhooks are signed with: the `webhookSecret` option, or one generated at start. */
+  readonly webhookSecret: string
   /**
    * Stored messages, newest first (all of them unless `limit` is given).
    *
@@ -82,6 +102,39 @@ export interface Sendbox {
    * await sandbox.fail({ status: 503, count: 2, match: { template: 'welcome' } })
    */
   fail(fault: FaultInput): Promise<Fault>
+  /**
+   * Simulates engagement or an outcome for a recipient (the first when none is named): appends
+   * the event, updates the states, fires its webhook. Resolves with the message after it.
+   * Rejects with a `TypeError` for an invalid event, `MessageNotFoundError`,
+   * `RecipientNotFoundError`, or `UrlNotInMessageError` (a click on a link the HTML lacks).
+   *
+   * @example
+   * const message = await sandbox.simulate(sent.id, { type: 'clicked', url: 'https://acme.test/dashboard' })
+   */
+  simulate(id: string, event: SimulatedEvent): Promise<MessageRecord>
+  /**
+   * Webhook deliveries with their attempts, newest first.
+   *
+   * @example
+   * const [delivery] = await sandbox.webhooks({ type: 'message.bounced' })
+   * delivery.attempts[0].statusCode // 200
+   */
+  webhooks(filter?: WebhookFilter): Promise<WebhookDelivery[]>
+  /**
+   * The suppression list, newest first (all projects unless `project` is given).
+   *
+   * @example
+   * expect(await sandbox.suppressions()).toContainEqual(expect.objectContaining({ address: 'ada+bounce@example.com' }))
+   */
+  suppressions(filter?: SuppressionFilter): Promise<Suppression[]>
+  /**
+   * Takes addresses off the suppression list: the matching ones, or all. Clearing messages
+   * leaves the list alone.
+   *
+   * @example
+   * beforeEach(() => sandbox.unsuppress())
+   */
+  unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
   /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
   close(): Promise<void>
 }
@@ -105,6 +158,7 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
     port: server.port,
     token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
+    webhookSecret: ctx.config.webhookSecret,
     messages: async (filter = {}) => ctx.log.list(filter).messages,
     waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
     rejections: async (filter = {}) => ctx.rejections.list(filter),
@@ -116,6 +170,15 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
       if (!parsed.ok) throw new TypeError(`sandbox.fail(): the fault is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`)
       return ctx.faults.arm(parsed.value)
     },
+    simulate: async (id, event) => {
+      const parsed = parseSimulatedEvent(event)
+      if (!parsed.ok) throw new TypeError(`sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`)
+      return ctx.delivery.simulate(id, parsed.value)
+    },
+    // Copies: a delivery still pending goes on changing inside sendbox.
+    webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
+    suppressions: async (filter = {}) => listSuppressions(ctx, filter),
+    unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
     close: server.close,
   }
 }

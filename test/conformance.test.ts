@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { cp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { compileErrors, validate } from '@readme/openapi-parser'
@@ -29,12 +31,24 @@ let doc: Json
 let check: ReturnType<typeof answerValidator>
 const ids: string[] = []
 const previewIds: string[] = []
+const deliveryIds: string[] = []
+let receiver: Server
 const SLUGS = ['welcome', 'order-receipt', 'password-reset']
 
 const goodSends = [
   { template: 'welcome', from: 'Acme <hello@acme.test>', to: 'Ada <ada@example.com>', subject: 'Welcome', templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/d' } },
   { template: 'password-reset', from: 'hello@acme.test', to: ['ada@example.com', '"Lovelace, Ada" <ada@example.org>'], subject: 'Reset', templateVariables: { name: 'Ada', resetUrl: 'https://acme.test/r' } },
 ]
+
+const BOUNCED = 'bounce@example.com'
+
+/** A suppressed address to look up and remove: a send to it bounces (CONTRACT §7). */
+async function seedSuppression() {
+  if ((await sandbox.suppressions()).some((entry) => entry.address === BOUNCED)) return
+  const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...goodSends[0], to: BOUNCED }) })
+  const { id } = (await response.json()) as { id: string }
+  await expect.poll(async () => (await sandbox.suppressions()).some((entry) => entry.address === BOUNCED), { message: `the bounce of ${id}` }).toBe(true)
+}
 
 async function seedMessages() {
   if (ids.length > 0 && (await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[0]}`)).status === 200) return
@@ -49,15 +63,23 @@ beforeAll(async () => {
   dir = await tempDir()
   await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
   await cp(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true })
-  sandbox = await startSendbox({ port: 0, memory: true, templates: join(dir, 'templates'), fixtures: join(dir, 'fixtures') })
+  // A webhook receiver that takes everything, so that deliveries exist to list, read and retry.
+  receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()))
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done))
+  const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+  sandbox = await startSendbox({ port: 0, memory: true, templates: join(dir, 'templates'), fixtures: join(dir, 'fixtures'), webhook })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json
   check = answerValidator(doc)
   await seedMessages()
   const preview = await fetch(`${sandbox.url}/_sandbox/api/previews`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template: 'welcome' }) })
   previewIds.push(((await preview.json()) as { id: string }).id)
+  // Once a seeded message is delivered, its message.sent and message.delivered deliveries exist.
+  await sandbox.waitForMessage({ template: 'welcome', status: 'delivered' })
+  deliveryIds.push(...(await sandbox.webhooks()).map((d) => d.id))
 })
 afterAll(async () => {
   await sandbox?.close()
+  await new Promise((done) => receiver?.close(done))
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
@@ -86,6 +108,8 @@ const asString = (value: unknown) => (typeof value === 'string' ? value : JSON.s
 function pathArbitrary(name: string, path: string, schema: Json): fc.Arbitrary<string> {
   const generated = arbitraryOf(doc, schema).map(asString)
   if (name === 'slug') return fc.oneof({ arbitrary: fc.constantFrom(...SLUGS), weight: 4 }, { arbitrary: generated, weight: 1 })
+  if (name === 'address') return fc.oneof({ arbitrary: fc.constant(BOUNCED), weight: 4 }, { arbitrary: generated, weight: 1 })
+  if (name === 'id' && path.startsWith('/_sandbox/api/webhooks')) return fc.oneof({ arbitrary: fc.constantFrom(...deliveryIds), weight: 4 }, { arbitrary: generated, weight: 1 })
   if (name === 'id' && path.startsWith('/_sandbox/api/previews')) return fc.oneof({ arbitrary: fc.constantFrom(...previewIds), weight: 4 }, { arbitrary: generated, weight: 1 })
   if (name === 'id') return fc.oneof({ arbitrary: fc.constant('@seeded'), weight: 4 }, { arbitrary: generated, weight: 1 })
   return generated
@@ -105,6 +129,8 @@ function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
   if (!schema) return undefined
   const generated = arbitraryOf(doc, schema)
   if (op.label === 'POST /messages') return fc.oneof(fc.constantFrom(...goodSends), generated)
+  // A simulated event on a seeded message succeeds when it names no stranger and no missing link.
+  if (op.label === 'POST /_sandbox/api/messages/{id}/events') return fc.oneof(fc.record({ type: fc.constantFrom('opened', 'delivered', 'bounced', 'complained') }), generated)
   if (op.label === 'POST /_sandbox/api/previews') return fc.oneof(fc.record({ template: fc.constantFrom(...SLUGS), variables: fc.constant({ name: 'Ada' }) }), generated)
   return generated
 }
@@ -255,6 +281,7 @@ describe('conformance to the served OpenAPI document', () => {
     for (const op of operations()) {
       await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
       await seedMessages()
+      await seedSuppression()
       for (const kind of ['valid', 'invalid'] as const) {
         const arbitrary = kind === 'valid' ? validRequest(op) : invalidRequest(op)
         await fc.assert(

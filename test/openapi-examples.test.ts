@@ -114,7 +114,15 @@ describe('the README\'s examples', () => {
   it('every curl that sends a message, sends it (201), unless the README shows the error it gets', async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
     // A curl followed by a JSON error block is an example of that error (test/readme-examples.test.ts checks it answers so).
-    const bodies = [...readme.matchAll(/curl [^\n]*\/messages[^`]*?-d '(\{[\s\S]*?\})'\n```\n(\n```json\n\{ "error")?/g)].filter((m) => !m[2]).map((m) => m[1]!)
+    const bodies: string[] = []
+    for (const block of readme.matchAll(/```sh\n([\s\S]*?)```\n(\n```json\n\{ "error")?/g)) {
+      if (block[2]) continue
+      // One command at a time: a block may send, then do something with the answer.
+      for (const command of block[1]!.split(/(?=curl )/)) {
+        const body = /^curl [^\n]*?\/messages['"\s][\s\S]*?-d '(\{[^']*\})'/.exec(command)?.[1]
+        if (body) bodies.push(body)
+      }
+    }
     expect(bodies.length).toBeGreaterThanOrEqual(1)
     for (const body of bodies) {
       const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' }, body })

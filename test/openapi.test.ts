@@ -65,6 +65,12 @@ const CONTRACT_ROUTES: Array<[method: string, path: string]> = [
   ['get', '/_sandbox/api/faults'],
   ['delete', '/_sandbox/api/faults'],
   ['get', '/_sandbox/api/openapi.json'],
+  ['post', '/_sandbox/api/messages/{id}/events'],
+  ['get', '/_sandbox/api/webhooks'],
+  ['post', '/_sandbox/api/webhooks/{id}/retry'],
+  ['get', '/_sandbox/api/suppressions'],
+  ['delete', '/_sandbox/api/suppressions'],
+  ['delete', '/_sandbox/api/suppressions/{address}'],
 ]
 
 /** What sendbox serves that is not API: the inbox page and its assets, and the redirect to it. */
@@ -117,6 +123,23 @@ describe('GET /_sandbox/api/openapi.json', () => {
         for (const param of op.parameters ?? []) expect(param.description, `${method} ${path} ${param.name}`).toBeTruthy()
       }
     }
+  })
+
+  it('describes every webhook payload under the top-level webhooks (OpenAPI 3.1), and the status filter', () => {
+    const types = ['message.sent', 'message.delivered', 'message.deferred', 'message.bounced', 'message.complained', 'message.suppressed', 'message.opened', 'message.clicked']
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...types].sort())
+    for (const type of types) {
+      const post = doc.webhooks[type].post
+      expect(post.parameters.map((p: Json) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+      const schema = doc.components.schemas[post.requestBody.content['application/json'].schema.$ref.split('/').at(-1)]
+      expect(schema.properties.type).toEqual({ const: type })
+      expect(schema.properties.data.required).toEqual(expect.arrayContaining(['id', 'project', 'template', 'recipient', 'subject', 'status']))
+    }
+    expect(doc.components.schemas.WebhookEventBounced.properties.data.required).toContain('bounce')
+    for (const path of ['/_sandbox/api/messages', '/_sandbox/api/messages/wait']) {
+      expect(doc.paths[path].get.parameters.find((p: Json) => p.name === 'status').schema.enum).toEqual(['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'deferred'])
+    }
+    expect(doc.components.schemas.MessageRecord.required).toContain('recipients')
   })
 
   it('describes the token scheme as an apiKey in the Authorization header, on the API routes only', () => {
@@ -294,6 +317,8 @@ describe('the document and the validation cannot drift', () => {
         for (const value of param.schema.enum) {
           // after=now takes only mail that arrives later: accepted, it times out (404), never 400.
           if (param.name === 'after') expect((await fetch(`${url}?${param.name}=${value}&timeout=0`)).status, `${path}?${param.name}=${value}`).toBe(404)
+          // A wait for a status no message is in (yet) times out: accepted, never 400.
+          else if (path.endsWith('/wait')) expect([200, 404], `${path}?${param.name}=${value}`).toContain((await fetch(`${url}?${param.name}=${value}&timeout=0`)).status)
           else expect((await fetch(`${url}?${param.name}=${value}`)).status, `${path}?${param.name}=${value}`).toBe(200)
         }
         const refused = await fetch(`${url}?${param.name}=nope`)

@@ -34,6 +34,10 @@ export const serveFlags = {
   'inspector-password': { type: 'string', env: 'SENDBOX_INSPECTOR_PASSWORD', valueHint: 'password', description: 'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable' },
   open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
   'exit-with-parent': { type: 'boolean', env: 'SENDBOX_EXIT_WITH_PARENT', default: 'off; under npm/npx the parent check is on', description: 'Stop when the process that started sendbox is gone, or stdin (a pipe) is closed' },
+  webhook: { type: 'string', env: 'SENDBOX_WEBHOOK', multiple: true, valueHint: 'url', description: 'Post every delivery event to this URL, signed (repeatable; the variable takes a comma-separated list)' },
+  'webhook-secret': { type: 'string', env: 'SENDBOX_WEBHOOK_SECRET', default: 'generated and printed at start', valueHint: 'whsec_…', description: 'Standard Webhooks signing secret, whsec_<base64>' },
+  'webhook-retries': { type: 'string', env: 'SENDBOX_WEBHOOK_RETRIES', default: String(DEFAULTS.webhookRetries), valueHint: 'n', description: 'Retries of a webhook without a 2xx (exponential backoff from 1 s)' },
+  'delivery-delay': { type: 'string', env: 'SENDBOX_DELIVERY_DELAY', default: String(DEFAULTS.deliveryDelay), valueHint: 'ms', description: 'Milliseconds between a message\'s delivery state changes (the first one too)' },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -115,6 +119,10 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     cors: pick('cors') as string[] | undefined,
     inspectorPassword: pick('inspector-password') as string | undefined,
     open: pick('open') as boolean | undefined,
+    webhook: pick('webhook') as string[] | undefined,
+    webhookSecret: pick('webhook-secret') as string | undefined,
+    webhookRetries: num('webhook-retries'),
+    deliveryDelay: num('delivery-delay'),
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]
   // The process's own lifetime, not the sandbox's: a CLI setting, not a startSendbox option.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import bytes from 'bytes'
@@ -51,6 +52,21 @@ export interface SendboxOptions {
   logs?: boolean
   /** Working folder the relative paths resolve against. Default `process.cwd()`. */
   cwd?: string
+  /** URLs every delivery event is posted to, signed (Standard Webhooks). */
+  webhook?: string | string[]
+  /** `whsec_<base64>`; generated when missing (see `sandbox.webhookSecret`). */
+  webhookSecret?: string
+  /** Retries of a webhook delivery that got no 2xx, with exponential backoff from 1 s. Default 5. */
+  webhookRetries?: number
+  /** Milliseconds between a message's delivery transitions (the first one too). Default 0. */
+  deliveryDelay?: number
+  /**
+   * @internal Milliseconds before a webhook's first retry (then doubling). Default 1000; sendbox's
+   * own tests shorten it so that they never wait seconds.
+   */
+  webhookBackoff?: number
+  /** @internal Milliseconds a webhook attempt may take. Default 5000. */
+  webhookTimeout?: number
 }
 
 export interface SendboxConfig {
@@ -78,6 +94,16 @@ export interface SendboxConfig {
   inspectorPassword: string | null
   open: boolean
   logs: boolean
+  /** Webhook endpoints, as given (validated http(s) URLs). */
+  webhooks: string[]
+  /** `whsec_<base64>`, given or generated. */
+  webhookSecret: string
+  /** Whether the secret was generated at start (so the banner prints it). */
+  webhookSecretGenerated: boolean
+  webhookRetries: number
+  deliveryDelay: number
+  webhookBackoffMs: number
+  webhookTimeoutMs: number
 }
 
 export const DEFAULTS = {
@@ -89,9 +115,49 @@ export const DEFAULTS = {
   maxMessages: 5000,
   tokenPrefix: 'sandbox_',
   maxBody: 1024 * 1024,
-  // 5000 messages of up to ~50 KB each (the example receipt is ~4 KB): ordinary emails never reach it.
+  // 5000 messages of up to ~50 KB each (the example receipt is ~6 KB): ordinary emails never reach it.
   maxLogBytes: 256 * 1024 * 1024,
+  webhookRetries: 5,
+  deliveryDelay: 0,
+  webhookBackoffMs: 1000,
+  webhookTimeoutMs: 5000,
 } as const
+
+/** Standard Webhooks secrets: `whsec_` then the key in base64. */
+const WEBHOOK_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4}))$/
+
+/**
+ * A fresh signing secret: 24 random bytes, as Standard Webhooks suggests.
+ *
+ * @example
+ * generateWebhookSecret() // 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+ */
+export const generateWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`
+
+function webhookUrls(value: string | string[] | undefined): string[] {
+  const urls = list(value)
+  for (const url of urls) {
+    let parsed: URL | null = null
+    try {
+      parsed = new URL(url)
+    } catch {
+      // reported below
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new ConfigError('--webhook', `expected an http:// or https:// URL, got ${JSON.stringify(url)}`)
+    }
+  }
+  return [...new Set(urls)]
+}
+
+function webhookSecret(value: string | undefined): string | null {
+  if (value === undefined) return null
+  const secret = value.trim()
+  if (!WEBHOOK_SECRET.test(secret)) {
+    throw new ConfigError('--webhook-secret', `expected whsec_ followed by the key in base64 (Standard Webhooks), e.g. ${generateWebhookSecret()}; got ${JSON.stringify(value)}`)
+  }
+  return secret
+}
 
 /** The token the start banner and `sandbox.token` offer when no --token is given. */
 export const SAMPLE_TOKEN = 'sandbox_local_dev_token'
@@ -184,6 +250,7 @@ export function resolveConfig(options: SendboxOptions = {}, defaults: { open: bo
     throw new ConfigError('--inspector-password', 'expected a password; leave the flag out to keep the inspector open')
   }
   const tokenPrefixes = [DEFAULTS.tokenPrefix, ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix)]
+  const secret = webhookSecret(options.webhookSecret)
   return {
     port: integer('--port', options.port ?? DEFAULTS.port, 0, 65535, 'a port number from 0 to 65535'),
     host,
@@ -201,5 +268,12 @@ export function resolveConfig(options: SendboxOptions = {}, defaults: { open: bo
     inspectorPassword: password ?? null,
     open: options.open ?? defaults.open,
     logs: options.logs ?? defaults.logs,
+    webhooks: webhookUrls(options.webhook),
+    webhookSecret: secret ?? generateWebhookSecret(),
+    webhookSecretGenerated: secret === null,
+    webhookRetries: integer('--webhook-retries', options.webhookRetries ?? DEFAULTS.webhookRetries, 0, 20, 'a whole number of retries from 0 to 20'),
+    deliveryDelay: integer('--delivery-delay', options.deliveryDelay ?? DEFAULTS.deliveryDelay, 0, 3_600_000, 'milliseconds from 0 to 3600000'),
+    webhookBackoffMs: integer('webhookBackoff', options.webhookBackoff ?? DEFAULTS.webhookBackoffMs, 1, 3_600_000, 'milliseconds'),
+    webhookTimeoutMs: integer('webhookTimeout', options.webhookTimeout ?? DEFAULTS.webhookTimeoutMs, 1, 600_000, 'milliseconds'),
   }
 }

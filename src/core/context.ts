@@ -4,6 +4,8 @@ import type { MessageLog } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import type { FaultRegistry } from './faults.js'
 import type { RejectionLog } from './rejections.js'
+import type { DeliveryEngine } from './delivery.js'
+import type { WebhookDispatcher } from './webhooks.js'
 
 export interface Logger {
   info(message: string): void
@@ -21,6 +23,10 @@ export interface AppContext {
   faults: FaultRegistry
   /** Recent rejected sends (bounded, in memory). */
   rejections: RejectionLog
+  /** Delivery states and simulated engagement (CONTRACT §7). */
+  delivery: DeliveryEngine
+  /** Signed webhook deliveries, their queues and history. */
+  webhooks: WebhookDispatcher
   logger: Logger
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void

@@ -1,6 +1,7 @@
-import type { MessageRecord } from '../store/types.js'
+import type { MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
 import type { Rejection } from './rejections.js'
+import type { WebhookDelivery } from './webhooks.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
 export type SandboxEvent =
@@ -9,6 +10,11 @@ export type SandboxEvent =
   | { type: 'cleared'; count: number }
   | { type: 'template'; change: TemplateChange }
   | { type: 'rejected'; rejection: Rejection }
+  /** A recipient event (a transition, or engagement): `record` is the message after it. */
+  | { type: 'status'; record: MessageRecord; recipient: number; event: RecipientEvent }
+  /** A webhook delivery was queued, attempted, or settled. */
+  | { type: 'webhook'; delivery: WebhookDelivery }
+  | { type: 'suppression'; change: 'added' | 'removed'; suppressions: Suppression[] }
 
 export interface EventBus {
   emit(event: SandboxEvent): void

@@ -1,6 +1,6 @@
-import { getRandomValues } from 'node:crypto'
-import { monotonicFactory } from 'ulid'
+import { newId } from '../lib/ids.js'
 import type { RenderedMessage } from '../templates/index.js'
+import { initialRecipients } from '../store/index.js'
 import type { Address, MessageFilter, MessageRecord, Warning } from '../store/types.js'
 import { isEmptyFilter } from '../store/index.js'
 import type { AppContext } from './context.js'
@@ -10,21 +10,8 @@ import type { AppContext } from './context.js'
  * deletes and the programmatic API all call. Each changes the log, then tells the event bus.
  */
 
-// ulid's default PRNG asks the OS for one random byte per character; a pooled buffer keeps
-// ids just as unpredictable at a fraction of the cost on the hot path.
-const pool = new Uint8Array(4096)
-let next = pool.length
-function pooledRandom(): number {
-  if (next >= pool.length) {
-    getRandomValues(pool)
-    next = 0
-  }
-  return pool[next++]! / 256
-}
-const ulid = monotonicFactory(pooledRandom)
-
 /** Unique, and sorts by creation time (ULID, monotonic within a millisecond). */
-export const newMessageId = () => `msg_${ulid()}`
+export const newMessageId = () => newId('msg_')
 
 /** A validated send: who sent it (never the token itself), to whom, and what rendered. */
 export interface AcceptedSend {
@@ -47,10 +34,11 @@ export interface AcceptedSend {
  * const record = await storeMessage(ctx, { caller, template: 'welcome', from, to, subject, templateVariables, rendered, warnings: [] })
  */
 export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send: AcceptedSend): Promise<MessageRecord> {
+  const createdAt = new Date().toISOString()
   const record: MessageRecord = {
     id: newMessageId(),
     status: 'sent',
-    createdAt: new Date().toISOString(),
+    createdAt,
     project: send.caller.project,
     tokenHint: send.caller.tokenHint,
     template: send.template,
@@ -61,6 +49,7 @@ export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send
     html: send.rendered.html,
     text: send.rendered.text,
     warnings: [...send.warnings, ...send.rendered.warnings],
+    recipients: initialRecipients(send.to, createdAt),
   }
   await ctx.log.append(record)
   ctx.events.emit({ type: 'message', record })

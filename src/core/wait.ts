@@ -78,7 +78,8 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     }
     cleanups.push(
       ctx.events.subscribe((event) => {
-        if (event.type === 'message' && matchesFilter(event.record, filter)) finish(() => resolve(event.record))
+        // A message matches when it arrives, or later when its status changes (?status=bounced).
+        if ((event.type === 'message' || event.type === 'status') && matchesFilter(event.record, filter)) finish(() => resolve(event.record))
       }),
     )
     const timer = setTimeout(() => finish(() => reject(timedOut())), Math.min(timeout, WAIT_MAX_MS))

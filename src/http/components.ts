@@ -1,3 +1,5 @@
+import { MESSAGE_STATUSES } from '../store/index.js'
+import { RECIPIENT } from './delivery-components.js'
 import type { JsonSchema } from '../lib/schema.js'
 import { component } from './openapi.js'
 
@@ -34,7 +36,8 @@ export const ADDRESS = component('Address', {
 
 const RECORD_PROPERTIES: Record<string, JsonSchema> = {
   id: str('The message id.', { pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }),
-  status: str('Always `sent` in the sandbox.', { enum: ['sent'] }),
+  status: str('`sent` until every recipient has settled; then `delivered` if all were, else the first of bounced, complained, suppressed, deferred that a recipient is in (CONTRACT §7).', { enum: [...MESSAGE_STATUSES] }),
+  recipients: { type: 'array', items: RECIPIENT, description: 'One per `to` entry, in the same order.' },
   createdAt: time('When the send was accepted.'),
   project: str('First 8 hex characters of the SHA-256 of the token that sent it.', { pattern: '^[0-9a-f]{8}$', examples: ['1f2e3d4c'] }),
   tokenHint: str('Enough of the token to recognise it, never enough to use it.', { examples: ['sandbox_…f3a9'] }),

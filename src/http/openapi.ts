@@ -162,6 +162,8 @@ export interface DocumentInfo {
   securitySchemes: Json
   /** The scheme every operation uses unless it says otherwise. */
   defaultSecurity: string
+  /** OpenAPI 3.1 top-level `webhooks`: requests the server makes, not answers. */
+  webhooks?: Json
 }
 
 /**
@@ -180,6 +182,7 @@ export function openApiDocument(operations: readonly Operation[], info: Document
   for (const op of operations) for (const [, code] of operationErrors(op) as ErrorRef[]) codes.add(code)
   const schemas: Json = {}
   const hoisted = hoist(paths, schemas) as Json
+  const webhooks = info.webhooks ? (hoist(info.webhooks, schemas) as Json) : undefined
   for (const code of [...codes].sort()) schemas[errorSchemaName(code)] = errorSchema(code)
   return {
     openapi: '3.1.0',
@@ -188,6 +191,7 @@ export function openApiDocument(operations: readonly Operation[], info: Document
     tags: info.tags,
     security: [{ [info.defaultSecurity]: [] }],
     paths: hoisted,
+    ...(webhooks ? { webhooks } : {}),
     components: { securitySchemes: info.securitySchemes, schemas },
   }
 }

@@ -4,6 +4,7 @@ import { apiError } from '../http/errors.js'
 import { route } from '../http/route.js'
 import { FAVICON_SVG, INBOX_HTML } from './shell.js'
 import { INBOX_CSS } from './styles.js'
+import { LIFECYCLE_CSS } from './lifecycle-styles.js'
 
 /**
  * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
@@ -48,7 +49,7 @@ export function registerInboxRoutes(app: H3): void {
       return asset(INBOX_HTML, 'text/html; charset=utf-8', { 'content-security-policy': INBOX_CSP, 'x-frame-options': 'DENY' })
     },
   })
-  route(app, '/_sandbox/app.css', { GET: () => asset(INBOX_CSS, 'text/css; charset=utf-8') })
+  route(app, '/_sandbox/app.css', { GET: () => asset(INBOX_CSS + LIFECYCLE_CSS, 'text/css; charset=utf-8') })
   route(app, '/_sandbox/favicon.svg', { GET: () => asset(FAVICON_SVG, 'image/svg+xml') })
   route(app, '/_sandbox/:file', {
     GET: async (event) => {

@@ -22,6 +22,8 @@ export const INBOX_HTML = `<!doctype html>
     <ul>
       <li><a href="#/" id="nav-messages">Messages</a></li>
       <li><a href="#/templates" id="nav-templates">Templates</a></li>
+      <li><a href="#/webhooks" id="nav-webhooks">Webhooks</a></li>
+      <li><a href="#/suppressions" id="nav-suppressions">Suppressions</a></li>
     </ul>
   </nav>
   <p class="status" id="status" data-state="connecting"><span class="status-dot" aria-hidden="true"></span><span id="status-text">Connecting…</span></p>

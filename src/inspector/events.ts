@@ -24,6 +24,12 @@ function frame(event: SandboxEvent): string {
       return `event: template\ndata: ${JSON.stringify(event.change)}\n\n`
     case 'rejected':
       return `event: rejected\ndata: ${JSON.stringify(event.rejection)}\n\n`
+    case 'status':
+      return `event: status\ndata: ${JSON.stringify(statusPayload(event))}\n\n`
+    case 'webhook':
+      return `event: webhook\ndata: ${JSON.stringify(event.delivery)}\n\n`
+    case 'suppression':
+      return `event: suppression\ndata: ${JSON.stringify({ change: event.change, suppressions: event.suppressions })}\n\n`
   }
 }
 
@@ -41,7 +47,17 @@ function encodedFrame(event: SandboxEvent): Uint8Array {
   return bytes
 }
 
-/** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`. */
+/**
+ * A `status` event (CONTRACT §7): the message's id and overall status, the recipient's address,
+ * and what happened to that recipient (its new status and the event), so that a page can update
+ * without fetching the record.
+ */
+export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) {
+  const recipient = event.record.recipients[event.recipient]!
+  return { id: event.record.id, status: event.record.status, recipient: recipient.address, recipientIndex: event.recipient, recipientStatus: recipient.status, event: event.event }
+}
+
+/** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`, `rejected`, `status`, `webhook`, `suppression`. */
 export const eventOperation = defineOperation({
   method: 'GET',
   path: '/_sandbox/api/events',
@@ -49,7 +65,7 @@ export const eventOperation = defineOperation({
   tag: 'inspector',
   summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
   description:
-    'Events: `message` (a record; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
+    'Events: `message` (a record; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   success: { status: 200, description: 'An event stream that stays open.', contentType: 'text/event-stream' },
   handler: ({ ctx }) => {
     let cleanup = (_overflow?: boolean) => {}

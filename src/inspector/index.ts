@@ -5,6 +5,9 @@ import { eventOperation } from './events.js'
 import { faultOperations } from './fault-routes.js'
 import { messageOperations } from './messages.js'
 import { rejectionOperations } from './rejections.js'
+import { deliveryOperations } from './delivery-routes.js'
+import { suppressionOperations } from './suppression-routes.js'
+import { webhookOperations } from './webhook-routes.js'
 import { templatePreviewOperations } from './templates.js'
 
 const healthOperation = defineOperation({
@@ -55,7 +58,7 @@ const healthOperation = defineOperation({
 })
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
-export const inspectorOperations: Operation[] = [healthOperation, ...messageOperations, eventOperation, ...faultOperations, ...rejectionOperations, ...templatePreviewOperations]
+export const inspectorOperations: Operation[] = [healthOperation, ...messageOperations, eventOperation, ...faultOperations, ...rejectionOperations, ...deliveryOperations, ...webhookOperations, ...suppressionOperations, ...templatePreviewOperations]
 
 export function registerInspectorRoutes(app: H3, ctx: AppContext, extra: readonly Operation[] = []): void {
   registerOperations(app, ctx, [...inspectorOperations, ...extra])

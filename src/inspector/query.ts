@@ -1,6 +1,7 @@
 import { enumParam, intParam, textParam, timeParam } from '../http/params.js'
 import type { MessageFilter } from '../store/types.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
+import { MESSAGE_STATUSES } from '../store/index.js'
 
 /** The message filters, paging and wait timeout: query parameters defined once for routes and document. */
 
@@ -14,6 +15,7 @@ export const FILTER_QUERY = {
   subject: textParam('Only messages whose subject contains this, case-insensitive.', { examples: ['reset'] }),
   project: textParam('Only messages sent with this project: 8 hex characters of the token\'s SHA-256 (exact).', { examples: ['1f2e3d4c'] }),
   since: timeParam('Only messages created at or after this time: RFC 3339 (`2026-11-21T10:00:00Z`), or a date (midnight UTC).'),
+  status: enumParam(MESSAGE_STATUSES, 'Only messages in this overall delivery status (CONTRACT §7): `sent` until every recipient has settled, then `delivered`, or the first of `bounced`, `complained`, `suppressed`, `deferred`.'),
 }
 
 export const PAGING_QUERY = {

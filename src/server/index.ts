@@ -8,6 +8,8 @@ import { errorBody, JSON_CONTENT_TYPE } from '../http/errors.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
+import { createDeliveryEngine } from '../core/delivery.js'
+import { createWebhookDispatcher } from '../core/webhooks.js'
 import { openMessageLog } from '../store/index.js'
 import { createTemplateCatalog } from '../templates/index.js'
 import { version } from '../version.js'
@@ -125,6 +127,15 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     throw error
   }
   const closers = new Set<() => void>()
+  const webhooks = createWebhookDispatcher({
+    endpoints: config.webhooks,
+    secret: config.webhookSecret,
+    retries: config.webhookRetries,
+    backoffMs: config.webhookBackoffMs,
+    timeoutMs: config.webhookTimeoutMs,
+    userAgent: `sendbox/${version}`,
+    events,
+  })
   const ctx: AppContext = {
     config,
     version,
@@ -133,12 +144,16 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     events,
     faults: createFaultRegistry(),
     rejections: createRejectionLog(),
+    // Replaced just below: the engine needs the context it is part of.
+    delivery: undefined as unknown as AppContext['delivery'],
+    webhooks,
     logger,
     onClose(fn) {
       closers.add(fn)
       return () => closers.delete(fn)
     },
   }
+  ctx.delivery = createDeliveryEngine(ctx, webhooks)
   const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
   let listener: Listener
   try {
@@ -155,6 +170,8 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     }
   } catch (error) {
     stopTemplateEvents()
+    ctx.delivery.close()
+    webhooks.close()
     await Promise.all([catalog.close(), log.close()])
     throw error
   }
@@ -169,6 +186,9 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
       for (const fn of closers) fn()
       closers.clear()
       stopTemplateEvents()
+      // Pending steps and deliveries stop here; a later start picks the steps up from the log.
+      ctx.delivery.close()
+      webhooks.close()
       await listener.close()
       await Promise.all([catalog.close(), log.close()])
     })())

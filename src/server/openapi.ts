@@ -1,3 +1,4 @@
+import { webhookOperations } from '../http/delivery-components.js'
 import { serverUrl } from '../http/url.js'
 import { apiOperations } from '../api/index.js'
 import { defineOperation, type Operation } from '../http/define.js'
@@ -29,7 +30,7 @@ const DOCUMENT_INFO = {
 
 /** The document of these operations, as served by a sandbox at `serverUrl`. */
 export function sandboxDocument(operations: readonly Operation[], version: string, serverUrl?: string) {
-  return openApiDocument(operations, { ...DOCUMENT_INFO, version, ...(serverUrl ? { serverUrl } : {}) })
+  return openApiDocument(operations, { ...DOCUMENT_INFO, version, webhooks: webhookOperations(), ...(serverUrl ? { serverUrl } : {}) })
 }
 
 export const openApiOperation = defineOperation({

@@ -21,12 +21,14 @@ export function compileFilter(filter: MessageFilter = {}): RecordPredicate {
   const template = needle(filter.template)
   const subject = needle(filter.subject)
   const project = filter.project || undefined
+  const status = filter.status || undefined
   // An unparseable `since` is the HTTP layer's to reject; here it simply filters nothing.
   const since = filter.since ? Date.parse(filter.since) : Number.NaN
   const hasSince = !Number.isNaN(since)
 
   return (record) =>
     (project === undefined || record.project === project) &&
+    (status === undefined || record.status === status) &&
     (template === undefined || contains(record.template, template)) &&
     (subject === undefined || contains(record.subject, subject)) &&
     (from === undefined || (record.from != null && contains(formatAddress(record.from), from))) &&
@@ -42,8 +44,8 @@ export function matchesFilter(record: MessageRecord, filter: MessageFilter): boo
 /** True when the filter selects every record (no criteria, or only empty ones). */
 export function isEmptyFilter(filter: MessageFilter | undefined): boolean {
   if (!filter) return true
-  const { to, from, template, subject, project, since } = filter
-  return !to && !from && !template && !subject && !project && (!since || Number.isNaN(Date.parse(since)))
+  const { to, from, template, subject, project, since, status } = filter
+  return !to && !from && !template && !subject && !project && !status && (!since || Number.isNaN(Date.parse(since)))
 }
 
 function needle(value: string | undefined): string | undefined {

@@ -4,3 +4,4 @@ export { openMessageLog, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_BYTES } from './messa
 export { recordSize, noteRecordSize } from './size.js'
 export { matchesFilter, compileFilter, formatAddress, isEmptyFilter, type RecordPredicate } from './filter.js'
 export { LogOpenError, isLogOpenError } from './errors.js'
+export { MESSAGE_STATUSES, isMessageStatus, overallStatus, initialRecipients } from './recipients.js'

@@ -4,7 +4,8 @@ import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
 import { noteRecordLine, recordSize } from './size.js'
-import type { MessageRecord } from './types.js'
+import { applyEventsInPlace } from './recipients.js'
+import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
 
 /**
  * A lowdb Adapter over an append-only JSON Lines file.
@@ -13,7 +14,11 @@ import type { MessageRecord } from './types.js'
  *   then     a message record (has `id` and `status`), or a tombstone:
  *            {"op":"delete","id":"…"}        one message deleted
  *            {"op":"delete","ids":["…",…]}   a filtered clear: one line, so it lands whole or not at all
- *            {"op":"clear"}                  everything before it is gone
+ *            {"op":"clear"}                  every message before it is gone (suppressions stay)
+ *            {"op":"events","id":"…","events":[{"recipient":0,"type":"delivered","at":"…"}]}
+ *                                            a message's delivery events (CONTRACT §7), folded into its record
+ *            {"op":"suppress","address":"…","project":"…","reason":"bounced","createdAt":"…"}
+ *            {"op":"unsuppress","address"?:"…","project"?:"…"}   removes the matching suppressions
  *
  * `read` replays the file; `write` is compaction (temp file, fsync, rename); `append` is the
  * per-send path, which writes lines and never rewrites the file. Every file operation goes
@@ -23,11 +28,23 @@ import type { MessageRecord } from './types.js'
 export const LOG_HEADER = '{"sendbox":"log","version":1}'
 
 export type Tombstone = { op: 'delete'; id: string } | { op: 'delete'; ids: string[] } | { op: 'clear' }
-export type LogEntry = MessageRecord | Tombstone
+export type EventsEntry = { op: 'events'; id: string; events: RecipientEventEntry[] }
+export type SuppressEntry = { op: 'suppress' } & Suppression
+export type UnsuppressEntry = { op: 'unsuppress' } & SuppressionFilter
+export type LogEntry = MessageRecord | Tombstone | EventsEntry | SuppressEntry | UnsuppressEntry
 
-/** lowdb's data: the live records in arrival order. */
+/** lowdb's data: the live records in arrival order, and the suppressions, oldest first. */
 export interface LogData {
   records: MessageRecord[]
+  suppressions: Suppression[]
+}
+
+/** One suppression per project and address. */
+export const suppressionKey = (project: string, address: string): string => `${project}\u0000${address.toLowerCase()}`
+
+/** Whether a suppression is one a removal with this filter takes. */
+export function matchesSuppression(entry: Suppression, filter: SuppressionFilter): boolean {
+  return (filter.project === undefined || entry.project === filter.project) && (filter.address === undefined || entry.address === filter.address.toLowerCase())
 }
 
 export interface JsonlAdapter extends Adapter<LogData> {
@@ -115,13 +132,13 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     lineCount = replayed.lines
     rewrite = replayed.rewrite
     droppedAtRead = replayed.dropped
-    return { records: replayed.records }
+    return { records: replayed.records, suppressions: replayed.suppressions }
   }
 
   function fresh(): LogData {
     rewrite = true
     lineCount = 0
-    return { records: [] }
+    return { records: [], suppressions: [] }
   }
 
   function append(entries: readonly LogEntry[]): Promise<void> {
@@ -163,18 +180,20 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   function write(data: LogData): Promise<void> {
     assertOpen()
     const records = data.records.slice()
+    const suppressions = (data.suppressions ?? []).slice()
     // Lines already batched were in memory before this snapshot: they go to the old file,
     // which the rename then replaces. Anything appended from here on must follow the rename.
     filling = null
     const linesBefore = lineCount
-    lineCount = records.length
-    return serial(() => compact(records)).catch((error: unknown) => {
-      lineCount += linesBefore - records.length
+    const live = records.length + suppressions.length
+    lineCount = live
+    return serial(() => compact(records, suppressions)).catch((error: unknown) => {
+      lineCount += linesBefore - live
       throw error
     })
   }
 
-  async function compact(records: MessageRecord[]): Promise<void> {
+  async function compact(records: MessageRecord[], suppressions: Suppression[]): Promise<void> {
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     // Opened for appending: after the rename this same handle is the log's append handle,
     // so there is no window in which the log has no handle or a handle on the old inode.
@@ -185,6 +204,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       const previousMode = await stat(file).then((s) => s.mode & 0o7777, () => null)
       if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
       let slice = `${LOG_HEADER}\n`
+      for (const suppression of suppressions) slice += `${JSON.stringify({ op: 'suppress', ...suppression })}\n`
       for (const record of records) {
         slice += `${JSON.stringify(record)}\n`
         if (slice.length >= WRITE_SLICE) {
@@ -260,6 +280,7 @@ function checkHeader(file: string, firstLine: string): void {
 
 interface Replayed {
   records: MessageRecord[]
+  suppressions: Suppression[]
   lines: number
   rewrite: boolean
   dropped: number
@@ -281,6 +302,8 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
   let order: MessageRecord[] = []
   let head = 0
   const live = new Map<string, MessageRecord>()
+  // Insertion order is age: a suppression added again moves to the end.
+  const suppressions = new Map<string, Suppression>()
   let lines = 0
   let dropped = 0
   /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
@@ -328,6 +351,17 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
       liveBytes = 0
       order = []
       head = 0
+    } else if (decoded.op === 'events') {
+      // Events of a message deleted or dropped since: nothing to apply them to.
+      const record = live.get(decoded.id)
+      if (record) applyEventsInPlace(record, decoded.events)
+    } else if (decoded.op === 'suppress') {
+      const { op: _op, ...suppression } = decoded
+      const key = suppressionKey(suppression.project, suppression.address)
+      suppressions.delete(key)
+      suppressions.set(key, suppression)
+    } else if (decoded.op === 'unsuppress') {
+      for (const [key, entry] of suppressions) if (matchesSuppression(entry, decoded)) suppressions.delete(key)
     } else if ('ids' in decoded) {
       for (const id of decoded.ids) forget(id)
     } else {
@@ -336,7 +370,7 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
   }
   const records: MessageRecord[] = []
   for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
-  return { records, lines, rewrite, dropped }
+  return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
 }
 
 /** A log entry, or why the line is not one. */
@@ -354,11 +388,22 @@ function decode(raw: string): LogEntry | string {
     if (entry.op === 'delete' && typeof entry.id === 'string') return { op: 'delete', id: entry.id }
     if (entry.op === 'delete' && Array.isArray(entry.ids) && entry.ids.every((id) => typeof id === 'string'))
       return { op: 'delete', ids: entry.ids as string[] }
+    if (entry.op === 'events' && typeof entry.id === 'string' && Array.isArray(entry.events) && entry.events.every(isEventEntry)) return entry as unknown as EventsEntry
+    if (entry.op === 'suppress' && typeof entry.address === 'string' && typeof entry.project === 'string' && typeof entry.reason === 'string' && typeof entry.createdAt === 'string')
+      return entry as unknown as SuppressEntry
+    if (entry.op === 'unsuppress' && isOptionalString(entry.address) && isOptionalString(entry.project)) return entry as unknown as UnsuppressEntry
     return `unknown log operation ${JSON.stringify(entry.op)}`
   }
   if (typeof entry.id !== 'string' || typeof entry.status !== 'string') return 'neither a message (id, status) nor a tombstone (op)'
   return entry as unknown as MessageRecord
 }
+
+function isEventEntry(value: unknown): boolean {
+  const event = value as { recipient?: unknown; type?: unknown; at?: unknown } | null
+  return typeof event === 'object' && event !== null && Number.isInteger(event.recipient) && typeof event.type === 'string' && typeof event.at === 'string'
+}
+
+const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string'
 
 /** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
 async function writeAll(handle: FileHandle, text: string): Promise<number> {

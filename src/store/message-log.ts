@@ -3,10 +3,11 @@ import path from 'node:path'
 import { Low } from 'lowdb'
 import { LogOpenError, unreadable } from './errors.js'
 import { compileFilter, isEmptyFilter } from './filter.js'
-import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
+import { createJsonlAdapter, matchesSuppression, suppressionKey, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
 import { recordSize } from './size.js'
-import type { MessageFilter, MessageLog, MessageLogOptions, MessagePage, MessageRecord } from './types.js'
+import { initialRecipients, withEvents } from './recipients.js'
+import type { MessageFilter, MessageLog, MessageLogOptions, MessagePage, MessageRecord, Suppression } from './types.js'
 
 export const DEFAULT_MAX_MESSAGES = 5000
 /** 5000 messages of up to ~50 KB each; an ordinary email is a few KB. */
@@ -32,7 +33,7 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   if (!(maxBytes >= 1)) throw new RangeError(`maxBytes must be at least 1, got ${maxBytes}`)
   const limits = { maxMessages, maxBytes }
   const warn = options.warn ?? ((message: string) => console.warn(message))
-  if (options.file === null) return createLog(null, { records: [] }, limits, 0, warn)
+  if (options.file === null) return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
 
   const file = path.resolve(options.file)
   try {
@@ -47,10 +48,10 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   try {
     await removeStaleTempFiles(file)
     const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes })
-    const db = new Low<LogData>(adapter, { records: [] })
+    const db = new Low<LogData>(adapter, { records: [], suppressions: [] })
     await db.read()
     const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), warn)
-    if (adapter.needsRewrite() || adapter.lines() > log.count()) {
+    if (adapter.needsRewrite() || adapter.lines() > log.count() + db.data.suppressions.length) {
       try {
         await db.write()
       } catch (error) {
@@ -83,14 +84,19 @@ function createLog(
   /** Bytes of the live records (their JSON lines): bounded by maxBytes as their count is by maxMessages. */
   let bytes = 0
   for (const record of data.records) {
+    // Written before delivery states existed: its recipients are still where the send left them.
+    record.recipients ??= initialRecipients(record.to ?? [], record.createdAt)
     byId.set(record.id, record)
     bytes += recordSize(record)
   }
+  // data.suppressions is what compaction writes (oldest first); the map finds one by key.
+  const suppressionsByKey = new Map<string, Suppression>()
+  for (const entry of data.suppressions) suppressionsByKey.set(suppressionKey(entry.project, entry.address), entry)
   let dropped = droppedAtOpen
   let closing: Promise<void> | null = null
 
   const live = () => data.records.length - head
-  const dead = () => (adapter ? adapter.lines() - live() : 0)
+  const dead = () => (adapter ? adapter.lines() - live() - data.suppressions.length : 0)
 
   /** Drops the oldest past either limit. The newest record stays, however large. */
   function dropOverflow(): void {
@@ -232,6 +238,64 @@ function createLog(
       await written
       compactIfWorthwhile()
       return count
+    },
+
+    async addEvents(id, events) {
+      assertOpen()
+      const record = byId.get(id)
+      if (!record || events.length === 0) return record
+      const written = adapter?.append([{ op: 'events', id, events: events.slice() }])
+      const next = withEvents(record, events)
+      // Recent messages are the ones with events: the search from the end is short.
+      const index = data.records.lastIndexOf(record)
+      if (index >= head) data.records[index] = next
+      byId.set(id, next)
+      try {
+        await written
+      } catch (error) {
+        // Not on disk: the states must not say otherwise.
+        if (byId.get(id) === next) {
+          const at = data.records.lastIndexOf(next)
+          if (at >= head) data.records[at] = record
+          byId.set(id, record)
+        }
+        throw error
+      }
+      compactIfWorthwhile()
+      return next
+    },
+
+    suppression: (project, address) => suppressionsByKey.get(suppressionKey(project, address)),
+
+    suppressions(filter = {}) {
+      const found: Suppression[] = []
+      for (let i = data.suppressions.length - 1; i >= 0; i--) if (matchesSuppression(data.suppressions[i]!, filter)) found.push(data.suppressions[i]!)
+      return found
+    },
+
+    async suppress(entry) {
+      assertOpen()
+      const stored: Suppression = { ...entry, address: entry.address.toLowerCase() }
+      const written = adapter?.append([{ op: 'suppress', ...stored }])
+      const key = suppressionKey(stored.project, stored.address)
+      const previous = suppressionsByKey.get(key)
+      if (previous) data.suppressions.splice(data.suppressions.indexOf(previous), 1)
+      data.suppressions.push(stored)
+      suppressionsByKey.set(key, stored)
+      await written
+      compactIfWorthwhile()
+    },
+
+    async unsuppress(filter = {}) {
+      assertOpen()
+      const removed = data.suppressions.filter((entry) => matchesSuppression(entry, filter))
+      if (removed.length === 0) return []
+      const written = adapter?.append([{ op: 'unsuppress', ...(filter.address !== undefined ? { address: filter.address.toLowerCase() } : {}), ...(filter.project !== undefined ? { project: filter.project } : {}) }])
+      data.suppressions = data.suppressions.filter((entry) => !removed.includes(entry))
+      for (const entry of removed) suppressionsByKey.delete(suppressionKey(entry.project, entry.address))
+      await written
+      compactIfWorthwhile()
+      return removed.reverse()
     },
 
     count: live,

@@ -9,9 +9,46 @@ export interface Address {
 }
 
 
+/**
+ * Where a recipient is (CONTRACT §7). `sent` until its first outcome; then `delivered`,
+ * `deferred` (delivered later), `bounced`, `complained` (after `delivered`) or `suppressed`.
+ */
+export type RecipientStatus = 'sent' | 'delivered' | 'deferred' | 'bounced' | 'complained' | 'suppressed'
+
+/** A message's overall status: `sent` until every recipient has one of the others. */
+export type MessageStatus = RecipientStatus
+
+/** What happened to a recipient: a state change, or engagement (`opened`, `clicked`) that leaves the state as it is. */
+export type RecipientEventType = 'sent' | 'delivered' | 'deferred' | 'bounced' | 'complained' | 'suppressed' | 'opened' | 'clicked'
+
+export interface RecipientEvent {
+  type: RecipientEventType
+  /** ISO time. */
+  at: string
+  /** `clicked`: the link. */
+  url?: string
+  /** `bounced`: always a hard bounce here. */
+  bounce?: { type: 'hard' }
+  /** Set on events made with POST /_sandbox/api/messages/:id/events (or `sandbox.simulate`). */
+  simulated?: true
+}
+
+export interface Recipient {
+  /** The bare address, as sent. */
+  address: string
+  status: RecipientStatus
+  /** Oldest first; the first is always `sent`. */
+  events: RecipientEvent[]
+}
+
+/** One event for one recipient of a message, by its index in `recipients` (an address may occur twice). */
+export interface RecipientEventEntry extends RecipientEvent {
+  recipient: number
+}
+
 export interface MessageRecord {
   id: string
-  status: 'sent'
+  status: MessageStatus
   createdAt: string
   /** First 8 hex chars of the SHA-256 of the token. */
   project: string
@@ -25,6 +62,25 @@ export interface MessageRecord {
   html: string
   text: string
   warnings: Warning[]
+  /** One per `to` entry, in the same order. */
+  recipients: Recipient[]
+}
+
+/** An address that sends of one project (token) no longer reach: they end `suppressed`. */
+export interface Suppression {
+  /** Lower-cased bare address. */
+  address: string
+  project: string
+  reason: 'bounced' | 'complained'
+  createdAt: string
+  /** The message whose bounce or complaint added it. */
+  messageId?: string
+}
+
+/** Which suppressions a removal takes: all of them, a project's, an address's, or one. */
+export interface SuppressionFilter {
+  address?: string
+  project?: string
 }
 
 /** The inspector's filters. Text filters are case-insensitive substrings. */
@@ -37,6 +93,8 @@ export interface MessageFilter {
   project?: string
   /** Only messages created at or after this ISO time. */
   since?: string
+  /** Exactly this overall status. */
+  status?: MessageStatus
   limit?: number
   offset?: number
 }
@@ -58,8 +116,22 @@ export interface MessageLog {
   latest(filter?: MessageFilter): MessageRecord | undefined
   /** false when there was no such message. */
   delete(id: string): Promise<boolean>
-  /** Clears all, or only the messages matching the filter. Returns how many went. */
+  /** Clears all, or only the messages matching the filter. Returns how many went. Suppressions stay. */
   clear(filter?: MessageFilter): Promise<number>
+  /**
+   * Appends events to a message's recipients as one small line (never a rewrite) and returns
+   * the updated record, a new object (records handed out earlier do not change). Undefined when
+   * the message is gone.
+   */
+  addEvents(id: string, events: readonly RecipientEventEntry[]): Promise<MessageRecord | undefined>
+  /** The suppression of this address for this project, if any. */
+  suppression(project: string, address: string): Suppression | undefined
+  /** Suppressions, newest first. */
+  suppressions(filter?: SuppressionFilter): Suppression[]
+  /** Adds (or refreshes) a suppression. */
+  suppress(entry: Suppression): Promise<void>
+  /** Removes the matching suppressions; returns them. */
+  unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
   count(): number
   /** Messages dropped by `maxMessages` or `maxBytes` since this log was opened. */
   dropped(): number

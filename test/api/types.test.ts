@@ -13,7 +13,7 @@ afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined))
 
 /** A consumer project, type-checked the way a user's would be: `sendbox` from node_modules. */
 const consumer = `
-import { startSendbox, WaitTimeoutError, type MessageRecord, type Sendbox, type SendboxOptions } from 'sendbox'
+import { startSendbox, WaitTimeoutError, type MessageRecord, type MessageStatus, type Sendbox, type SendboxOptions, type Suppression, type WebhookDelivery, type WebhookEvent } from 'sendbox'
 
 const options: SendboxOptions = { port: 0, templates: './templates', memory: true, open: false, lenient: true, token: ['sandbox_a'], maxBody: '2mb' }
 const sandbox: Sendbox = await startSendbox(options)
@@ -25,6 +25,19 @@ const address: string = record.to[0]!.address
 const all: MessageRecord[] = await sandbox.messages({ template: 'welcome' })
 await sandbox.fail({ status: 503, count: 2, match: { template: 'welcome' } })
 await sandbox.clear()
+const secret: string = sandbox.webhookSecret
+const simulated: MessageRecord = await sandbox.simulate(record.id, { type: 'clicked', url: 'https://acme.test' })
+const status: MessageStatus = simulated.status
+const [delivery]: WebhookDelivery[] = await sandbox.webhooks({ type: 'message.bounced' })
+const suppressed: Suppression[] = await sandbox.suppressions({ project: record.project })
+await sandbox.unsuppress({ address: 'ada@example.com' })
+const bounced: MessageRecord = await sandbox.waitForMessage({ status: 'bounced' })
+function onWebhook(event: WebhookEvent): string {
+  if (event.type === 'message.bounced') return event.data.bounce.type
+  if (event.type === 'message.clicked') return event.data.url
+  return event.data.recipient
+}
+await startSendbox({ webhook: ['http://127.0.0.1:4000/hooks'], webhookSecret: 'whsec_AAAA', deliveryDelay: 100, webhookRetries: 2 })
 await sandbox.close()
 const isTimeout = (e: unknown) => e instanceof WaitTimeoutError
 // @ts-expect-error: a port is a number
@@ -33,7 +46,11 @@ await startSendbox({ port: '5025' })
 await sandbox.fail({ status: 404 })
 // @ts-expect-error: no such option
 await startSendbox({ prot: 1 })
-export { url, token, subject, address, all, isTimeout }
+// @ts-expect-error: not an event sendbox simulates
+await sandbox.simulate('msg_x', { type: 'read' })
+// @ts-expect-error: not a status
+await sandbox.waitForMessage({ status: 'lost' })
+export { url, token, subject, address, all, isTimeout, secret, status, delivery, suppressed, bounced, onWebhook }
 `
 
 it('types ship: dist/index.d.ts type-checks a consumer importing sendbox (and catches misuse)', async () => {

@@ -17,6 +17,7 @@ describe("the inbox search box's syntax", () => {
     ['to: ada', { subject: 'ada' }],
     ['to:ada to:bob', { to: 'bob' }],
     ['project:1f2e3d4c', { project: '1f2e3d4c' }],
+    ['status:bounced to:ada', { status: 'bounced', to: 'ada' }],
     ['subject:"unterminated', { subject: 'unterminated' }],
   ])('%j → %j', (input, expected) => {
     expect(parseSearch(input)).toEqual(expected)

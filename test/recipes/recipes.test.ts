@@ -8,12 +8,12 @@ import { tempDir } from '../helpers/sandbox.js'
 
 /**
  * The README's "In CI" recipes are these files, pasted verbatim; this runs them as a user would.
- * (retry.test.ts and wait-for-message.test.ts are recipes and ordinary tests at once; python.test.ts
+ * (retry.test.ts, wait-for-message.test.ts and bounce-webhook.test.ts are recipes and ordinary tests at once; python.test.ts
  * runs the Python one.)
  */
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
-const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts', 'python/sendbox_process.py']
+const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts', 'python/sendbox_process.py', 'bounce-webhook.test.ts']
 
 interface Run {
   code: number

@@ -8,10 +8,12 @@ let seq = 0
 
 export function makeRecord(overrides: Partial<MessageRecord> = {}): MessageRecord {
   seq++
+  const createdAt = new Date(Date.UTC(2026, 10, 21, 10, 0, 0) + seq * 1000).toISOString()
+  const to = overrides.to ?? [{ name: 'Ada', address: 'ada@example.com' }]
   return {
     id: `msg_${String(seq).padStart(6, '0')}`,
     status: 'sent',
-    createdAt: new Date(Date.UTC(2026, 10, 21, 10, 0, 0) + seq * 1000).toISOString(),
+    createdAt,
     project: 'abcd1234',
     tokenHint: 'sandbox_…f3a9',
     template: 'welcome',
@@ -22,6 +24,7 @@ export function makeRecord(overrides: Partial<MessageRecord> = {}): MessageRecor
     html: '<p>Hi</p>',
     text: 'Hi',
     warnings: [],
+    recipients: to.map((a) => ({ address: a.address, status: 'sent', events: [{ type: 'sent', at: createdAt }] })),
     ...overrides,
   }
 }

@@ -1,10 +1,12 @@
 /** The inspector API, as the page uses it. The record types are the server's own (type-only imports, erased in the build). */
 
-export type { Address, Warning, MessageRecord, MessagePage } from '../../store/types.js'
+export type { Address, Warning, MessageRecord, MessagePage, MessageStatus, Recipient, RecipientStatus, RecipientEvent, Suppression } from '../../store/types.js'
+export type { WebhookDelivery, WebhookAttempt } from '../../core/webhook-types.js'
 export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
 export type { DeclaredVariable, TemplateChange } from '../../templates/types.js'
 export type { ExcerptLine, FixtureCaseInfo, LivePreview, Soft, SoftError, SourceProblem, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
-import type { MessageRecord, MessagePage } from '../../store/types.js'
+import type { MessageRecord, MessagePage, MessageStatus, RecipientEvent, RecipientStatus, Suppression } from '../../store/types.js'
+import type { WebhookDelivery } from '../../core/webhook-types.js'
 import type { CheckReport } from '../../checks/types.js'
 import type { LivePreview, Soft, SoftError, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
 
@@ -14,6 +16,30 @@ export interface Health {
   templates: number
   messages: number
   dropped?: number
+}
+
+/** The SSE `status` event: a recipient event, and the message's status after it. */
+export interface StatusChange {
+  id: string
+  status: MessageStatus
+  recipient: string
+  recipientIndex: number
+  recipientStatus: RecipientStatus
+  event: RecipientEvent
+}
+
+export interface WebhookList {
+  endpoints: string[]
+  deliveries: WebhookDelivery[]
+  total: number
+  pending: number
+}
+
+/** What the simulate buttons post. */
+export interface SimulatedEvent {
+  type: 'opened' | 'clicked' | 'bounced' | 'complained' | 'delivered'
+  recipient?: string
+  url?: string
 }
 
 /** An inspector error, in the contract's shape. */
@@ -66,6 +92,12 @@ export const api = {
   saveFixture: (slug: string, name: string, variables: Record<string, unknown>, overwrite = false) =>
     request<{ name: string; file: string }>(`/templates/${encodeURIComponent(slug)}/fixtures`, json('POST', { name, variables, ...(overwrite ? { overwrite: true } : {}) })),
   messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
+  simulate: (id: string, event: SimulatedEvent) => request<MessageRecord>(`/messages/${encodeURIComponent(id)}/events`, json('POST', event)),
+  webhooks: (limit = 200) => request<WebhookList>(`/webhooks?limit=${limit}`),
+  retryWebhook: (id: string) => request<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
+  suppressions: () => request<{ suppressions: Suppression[]; total: number }>('/suppressions'),
+  deleteSuppression: (address: string, project: string) => request<void>(`/suppressions/${encodeURIComponent(address)}?project=${encodeURIComponent(project)}`, { method: 'DELETE' }),
+  clearSuppressions: () => request<void>('/suppressions', { method: 'DELETE' }),
 }
 
 /** A failed request, as a soft answer's error: the page shows both the same way. */

@@ -1,30 +1,37 @@
-import { API, type MessageRecord, type TemplateChange } from './api.js'
+import { API, type MessageRecord, type StatusChange, type TemplateChange, type WebhookDelivery } from './api.js'
 import type { Rejection } from '../../core/rejections.js'
 import { $, isTyping } from './dom.js'
 import { timeAgo } from './format.js'
 import { MessagesView } from './messages.js'
 import { currentRoute } from './router.js'
 import { TemplatesView } from './templates.js'
+import { SuppressionsView } from './suppressions.js'
+import { WebhooksView } from './webhooks.js'
 
 /**
- * The inbox page: two views (messages, templates) behind hash routes, kept live by the
- * inspector's event stream, usable from the keyboard alone.
+ * The inbox page: four views (messages, templates, webhooks, suppressions) behind hash routes,
+ * kept live by the inspector's event stream, usable from the keyboard alone.
  */
 
 const messages = new MessagesView()
 const templates = new TemplatesView()
+const webhooks = new WebhooksView()
+const suppressions = new SuppressionsView()
 
 function route(): void {
   const current = currentRoute()
-  const onTemplates = current.view === 'templates'
-  messages.root.hidden = onTemplates
-  templates.root.hidden = !onTemplates
-  for (const [id, on] of [['nav-messages', !onTemplates], ['nav-templates', onTemplates]] as const) {
-    const link = $(`#${id}`)
-    if (on) link.setAttribute('aria-current', 'page')
+  messages.root.hidden = current.view !== 'messages'
+  templates.root.hidden = current.view !== 'templates'
+  webhooks.root.hidden = current.view !== 'webhooks'
+  suppressions.root.hidden = current.view !== 'suppressions'
+  for (const view of ['messages', 'templates', 'webhooks', 'suppressions'] as const) {
+    const link = $(`#nav-${view}`)
+    if (view === current.view) link.setAttribute('aria-current', 'page')
     else link.removeAttribute('aria-current')
   }
   if (current.view === 'templates') templates.show(current)
+  else if (current.view === 'webhooks') webhooks.show()
+  else if (current.view === 'suppressions') suppressions.show()
   else messages.show(current)
 }
 
@@ -44,6 +51,8 @@ function connect(): void {
     setStatus('live')
     // Whatever happened before this stream was open (or while it was down) is fetched once.
     messages.resync()
+    webhooks.resync()
+    suppressions.resync()
     if (opened) templates.resync()
     opened = true
   })
@@ -60,19 +69,25 @@ function connect(): void {
   source.addEventListener('cleared', () => messages.onCleared())
   source.addEventListener('template', (event) => templates.onTemplateChange(data<TemplateChange>(event)))
   source.addEventListener('rejected', (event) => messages.rejected.add(data<Rejection>(event)))
+  source.addEventListener('status', (event) => messages.onStatus(data<StatusChange>(event)))
+  source.addEventListener('webhook', (event) => webhooks.onDelivery(data<WebhookDelivery>(event)))
+  source.addEventListener('suppression', () => suppressions.onChange())
   window.addEventListener('pagehide', () => source.close(), { once: true })
 }
 
 // ---- keyboard ----------------------------------------------------------------------------
 
-function activeView(): MessagesView | TemplatesView {
-  return currentRoute().view === 'templates' ? templates : messages
+/** The view with a list and a search box, for the keyboard; none on the webhooks and suppressions pages. */
+function activeView(): MessagesView | TemplatesView | null {
+  const { view } = currentRoute()
+  return view === 'templates' ? templates : view === 'messages' ? messages : null
 }
 
 function onKeydown(event: KeyboardEvent): void {
   if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return
   if (document.querySelector('dialog[open]')) return
   const view = activeView()
+  if (!view) return
   const { pane } = view
   if (isTyping(event.target)) {
     if (event.target !== pane.search) return
@@ -115,7 +130,7 @@ function onKeydown(event: KeyboardEvent): void {
 // ---- start -------------------------------------------------------------------------------
 
 const main = $('#main')
-main.append(messages.root, templates.root)
+main.append(messages.root, templates.root, webhooks.root, suppressions.root)
 $('#skip-link').addEventListener('click', (event) => {
   // The hash belongs to the router: move the focus without touching it.
   event.preventDefault()

@@ -1,4 +1,5 @@
-import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord } from './api.js'
+import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord, type StatusChange } from './api.js'
+import { applyStatus, deliveryTab, statusBadge, updateHeaderBadge } from './delivery.js'
 import { checksTab, showChecksBadge } from './checks.js'
 import { confirmDialog, jsonBlock, revealLine, sandboxedFrame, showSource, tabList, warningItems } from './components.js'
 import { $, announce, h, replace, toast } from './dom.js'
@@ -12,12 +13,14 @@ import { sendExample } from './snippet.js'
 import { RejectionsPanel } from './rejections.js'
 
 const PAGE = 100
+const STATUSES = ['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'deferred']
 const MAX_LIMIT = 1000
 const TABS = [
   { id: 'html', label: 'HTML' },
   { id: 'text', label: 'Text' },
   { id: 'source', label: 'Source' },
   { id: 'details', label: 'Details' },
+  { id: 'delivery', label: 'Delivery' },
   { id: 'checks', label: 'Checks' },
 ]
 
@@ -69,7 +72,7 @@ export class MessagesView {
         searchProps: { 'aria-describedby': 'search-help' },
         onInput: () => this.onSearchInput(),
         titleExtras: [h('span', { class: 'spacer' }), this.clearButton],
-        headExtras: [h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:')), this.dropped, this.rejected.root],
+        headExtras: [h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:'), ' ', h('code', null, 'status:')), this.dropped, this.rejected.root],
         footer: [this.more],
       },
       { open: (id) => goHash(this.hrefFor(id)), back: () => this.back() },
@@ -116,6 +119,13 @@ export class MessagesView {
     const seq = ++this.loadSeq
     const query = filterToQuery(this.filter)
     query.set('limit', String(this.limit))
+    if (this.filter.status && !STATUSES.includes(this.filter.status)) {
+      // Half-typed (status:bou): nothing matches, and no request the server would refuse.
+      this.items = []
+      this.total = 0
+      this.loaded = true
+      return this.renderList()
+    }
     try {
       const [page, health] = await Promise.all([api.messages(query), api.health()])
       if (seq !== this.loadSeq) return
@@ -161,14 +171,20 @@ export class MessagesView {
         { class: `item${this.fresh.has(m.id) ? ' is-new' : ''}`, href: this.hrefFor(m.id), 'data-id': m.id },
         h('span', { class: 'item-top' }, h('span', { class: 'item-from', title: fullAddress(m.from) }, shortAddress(m.from)), h('time', { class: 'item-time', datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' }, timeAgo(m.createdAt))),
         h('span', { class: 'item-subject' }, m.subject),
-        h('span', { class: 'item-meta' }, h('span', { class: 'item-to', title: m.to.map(fullAddress).join(', ') }, h('span', { class: 'visually-hidden' }, 'to '), to), h('span', { class: 'tag' }, h('span', { class: 'visually-hidden' }, 'template '), m.template)),
+        h('span', { class: 'item-meta' }, h('span', { class: 'item-to', title: m.to.map(fullAddress).join(', ') }, h('span', { class: 'visually-hidden' }, 'to '), to), statusBadge(m.status), h('span', { class: 'tag' }, h('span', { class: 'visually-hidden' }, 'template '), m.template)),
       ),
     )
   }
 
   private renderEmpty(filtered: boolean): void {
     if (!this.loaded || this.items.length > 0) return this.pane.setEmpty(null)
-    if (filtered) return this.pane.setEmpty([h('p', { class: 'empty-title' }, 'No message matches'), h('p', null, describeFilter(this.filter))])
+    if (filtered) {
+      return this.pane.setEmpty([
+        h('p', { class: 'empty-title' }, 'No message matches'),
+        h('p', null, describeFilter(this.filter)),
+        this.filter.status && !STATUSES.includes(this.filter.status) ? h('p', { class: 'hint' }, `status: is one of ${STATUSES.join(', ')}`) : null,
+      ])
+    }
     const curl = sendExample(location.origin)
     this.pane.setEmpty([h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl)])
   }
@@ -235,6 +251,26 @@ export class MessagesView {
     }
     if (id === this.openId) this.renderGone()
     this.scheduleReload()
+  }
+
+  /** SSE `status`: a recipient event; the list's badge, the header's and the Delivery tab follow. */
+  onStatus(change: StatusChange): void {
+    const at = this.items.findIndex((m) => m.id === change.id)
+    if (at !== -1) {
+      const before = this.items[at]!
+      this.items[at] = applyStatus(before, change)
+      if (before.status !== change.status) {
+        const badge = this.pane.list.querySelector(`a[data-id="${CSS.escape(change.id)}"] .status-badge`)
+        badge?.replaceWith(statusBadge(change.status))
+      }
+    }
+    if (this.record && this.record.id === change.id) {
+      this.record = applyStatus(this.record, change)
+      updateHeaderBadge(this.detail, this.record.status)
+      if (this.tab === 'delivery') this.renderPanel()
+    }
+    // A status filter in the search: the matching set changed.
+    if (this.filter.status) this.scheduleReload(100)
   }
 
   onCleared(): void {
@@ -323,6 +359,7 @@ export class MessagesView {
             h('div', null, h('dt', null, 'From'), h('dd', null, addressNode(m.from))),
             h('div', null, h('dt', null, 'To'), h('dd', null, recipientList(m.to))),
             h('div', null, h('dt', null, 'Sent'), h('dd', null, h('time', { datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' }, timeAgo(m.createdAt)))),
+            h('div', null, h('dt', null, 'Status'), h('dd', null, h('span', { id: 'message-status' }, statusBadge(m.status)), ' ', h('a', { href: formatHash({ view: 'messages', id: m.id, params: new URLSearchParams({ tab: 'delivery' }) }), class: 'quiet-link' }, 'timeline'))),
             h('div', null, h('dt', null, 'Template'), h('dd', null, h('a', { href: formatHash({ view: 'templates', slug: m.template, params: new URLSearchParams() }) }, m.template))),
           ),
           h(
@@ -406,6 +443,9 @@ export class MessagesView {
         break
       case 'checks':
         replace(panel, checksTab('message', this.checks, this.checksError, (line) => this.lineHref(line)))
+        break
+      case 'delivery':
+        replace(panel, deliveryTab(m))
         break
       default:
         replace(panel, details(m))

@@ -3,9 +3,11 @@
  * reload:
  *
  *   #/                                      the message list (with ?q=search)
- *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | details | checks)
+ *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | delivery | details | checks)
  *   #/templates                             the templates
  *   #/templates/<slug>?case=x&width=600     a template (tab: preview | text | source | liquid | variables | checks)
+ *   #/webhooks                              webhook deliveries (?open=<delivery id>)
+ *   #/suppressions                          the suppression list
  *
  * Both previews also take `width` (320–1600; the presets are just values), `dark` (`media`: the
  * email's own dark-mode rules; `invert`: colours inverted), `images=off`, and on a source tab
@@ -16,6 +18,8 @@
 export type Route =
   | { view: 'messages'; id: string | null; params: URLSearchParams }
   | { view: 'templates'; slug: string | null; params: URLSearchParams }
+  | { view: 'webhooks'; params: URLSearchParams }
+  | { view: 'suppressions'; params: URLSearchParams }
 
 function decode(segment: string | undefined): string | null {
   if (!segment) return null
@@ -33,11 +37,16 @@ export function parseHash(hash: string): Route {
   const params = new URLSearchParams(queryAt === -1 ? '' : raw.slice(queryAt + 1))
   const [, section, name] = path.split('/')
   if (section === 'templates') return { view: 'templates', slug: decode(name), params }
+  if (section === 'webhooks' || section === 'suppressions') return { view: section, params }
   if (section === 'messages') return { view: 'messages', id: decode(name), params }
   return { view: 'messages', id: null, params }
 }
 
 export function formatHash(route: Route): string {
+  if (route.view === 'webhooks' || route.view === 'suppressions') {
+    const query = route.params.toString()
+    return `#/${route.view}${query ? `?${query}` : ''}`
+  }
   const name = route.view === 'messages' ? route.id : route.slug
   let path = route.view === 'messages' ? (name ? `#/messages/${encodeURIComponent(name)}` : '#/') : `#/templates${name ? `/${encodeURIComponent(name)}` : ''}`
   const query = route.params.toString()

@@ -1,13 +1,13 @@
 /**
  * The search box's syntax, mapped onto the inspector's filters (which it ANDs):
  *
- *   to:ada from:acme template:welcome project:1f2e3d4c subject:"password reset"  plain words
+ *   to:ada from:acme template:welcome project:1f2e3d4c status:bounced subject:"password reset"  plain words
  *
  * Plain words are matched against the subject, as one phrase. Values with spaces take quotes.
- * Every match is a case-insensitive substring (project: is exact). A key given twice: the last wins.
+ * Every match is a case-insensitive substring (project: and status: are exact). A key given twice: the last wins.
  */
 
-export const SEARCH_KEYS = ['to', 'from', 'subject', 'template', 'project'] as const
+export const SEARCH_KEYS = ['to', 'from', 'subject', 'template', 'project', 'status'] as const
 export type SearchKey = (typeof SEARCH_KEYS)[number]
 export type SearchFilter = Partial<Record<SearchKey, string>>
 

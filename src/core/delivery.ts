@@ -1,0 +1,255 @@
+import { isPlainObject } from '../lib/json.js'
+import type { FieldProblem, Parsed } from '../lib/problems.js'
+import { nearest } from '../lib/suggest.js'
+import type { MessageRecord, RecipientEventEntry, RecipientEventType, Suppression } from '../store/types.js'
+import type { AppContext } from './context.js'
+import { outcomeOf, remainingSteps, stepsFor, suppresses } from './outcomes.js'
+import { recipientEvent, sentEvent } from './webhook-events.js'
+import type { WebhookDispatcher } from './webhooks.js'
+
+/**
+ * The delivery lifecycle (CONTRACT §7). Every accepted send fires `message.sent`; then, after
+ * the 201 and `--delivery-delay` ms apart, its recipients go through the states their
+ * addresses name. Each step is one small log line and one `status` event per recipient, and a
+ * webhook each. Simulated engagement (`simulate`) adds events by hand and takes the recipient
+ * over: its remaining automatic steps are dropped.
+ */
+
+export const SIMULATED_EVENT_TYPES = ['opened', 'clicked', 'bounced', 'complained', 'delivered'] as const
+export type SimulatedEventType = (typeof SIMULATED_EVENT_TYPES)[number]
+
+/** What POST /_sandbox/api/messages/:id/events and `sandbox.simulate` take. */
+export interface SimulatedEvent {
+  type: SimulatedEventType
+  /** A recipient's address; default: the first recipient. */
+  recipient?: string
+  /** `clicked`: a link that occurs in the message's HTML. */
+  url?: string
+}
+
+const SIMULATE_FIELDS = ['type', 'recipient', 'url']
+
+/**
+ * Validates a simulated event, listing every problem at once.
+ *
+ * @example
+ * parseSimulatedEvent({ type: 'opened' })         // { ok: true, value: { type: 'opened' } }
+ * parseSimulatedEvent({ type: 'clicked' })        // { ok: false, problems: [{ field: 'url', code: 'required', … }] }
+ */
+export function parseSimulatedEvent(body: unknown): Parsed<SimulatedEvent> {
+  const problems: FieldProblem[] = []
+  if (!isPlainObject(body)) return { ok: false, problems: [{ field: '', code: 'invalid_type', message: 'The body must be a JSON object such as {"type": "opened"}.' }] }
+  const { type, recipient, url } = body
+  const known = `one of ${SIMULATED_EVENT_TYPES.join(', ')}`
+  if (type === undefined) problems.push({ field: 'type', code: 'required', message: `type is required: ${known}.` })
+  else if (!SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType)) problems.push({ field: 'type', code: 'invalid_value', message: `type must be ${known}, not ${JSON.stringify(type)}.` })
+  if (recipient !== undefined && (typeof recipient !== 'string' || recipient.trim() === '')) problems.push({ field: 'recipient', code: 'invalid_type', message: 'recipient must be the address of one of the message\'s recipients.' })
+  if (url !== undefined && (typeof url !== 'string' || url.trim() === '')) problems.push({ field: 'url', code: 'invalid_type', message: 'url must be a link (a string) that occurs in the message\'s HTML.' })
+  else if (type === 'clicked' && url === undefined) problems.push({ field: 'url', code: 'required', message: 'A clicked event needs the url of a link in the message\'s HTML.' })
+  else if (url !== undefined && type !== 'clicked' && SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType)) problems.push({ field: 'url', code: 'invalid_value', message: `url goes with clicked only, not with ${String(type)}.` })
+  for (const key of Object.keys(body)) {
+    if (SIMULATE_FIELDS.includes(key)) continue
+    const [near] = nearest(key, SIMULATE_FIELDS, 1)
+    problems.push({ field: key, code: 'unknown_field', message: `Unknown field "${key}"${near ? `; did you mean "${near}"?` : ''}. An event takes type, recipient and url.` })
+  }
+  if (problems.length) return { ok: false, problems }
+  return { ok: true, value: { type: type as SimulatedEventType, ...(recipient !== undefined ? { recipient: (recipient as string).trim() } : {}), ...(url !== undefined ? { url: url as string } : {}) } }
+}
+
+/** There is no message with this id. */
+export class MessageNotFoundError extends Error {
+  override name = 'MessageNotFoundError'
+  constructor(readonly id: string) {
+    super(`There is no message "${id}"; it may have been deleted or dropped by --max-messages.`)
+  }
+}
+
+/** The named recipient is not one of the message's. */
+export class RecipientNotFoundError extends Error {
+  override name = 'RecipientNotFoundError'
+  constructor(
+    readonly recipient: string,
+    readonly recipients: string[],
+  ) {
+    super(`"${recipient}" is not a recipient of this message; its recipients are ${recipients.join(', ')}.`)
+  }
+}
+
+/** A `clicked` url that the message's HTML does not contain. */
+export class UrlNotInMessageError extends Error {
+  override name = 'UrlNotInMessageError'
+  constructor(
+    readonly url: string,
+    readonly links: string[],
+  ) {
+    super(
+      links.length
+        ? `The message's HTML has no link to ${url}; its links are ${links.slice(0, 10).join(', ')}${links.length > 10 ? ', …' : ''}.`
+        : `The message's HTML has no link to ${url} (it has no links at all).`,
+    )
+  }
+}
+
+/**
+ * The href of every link in an HTML document, in order, without repeats (entities `&amp;`
+ * decoded, which is how a browser would follow them).
+ *
+ * @example
+ * linksIn('<a href="https://x.test/?a=1&amp;b=2">x</a>') // ['https://x.test/?a=1&b=2']
+ */
+export function linksIn(html: string): string[] {
+  const links = new Set<string>()
+  for (const match of html.matchAll(/<a\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
+    const href = (match[1] ?? match[2] ?? match[3] ?? '').replace(/&amp;/g, '&').trim()
+    if (href) links.add(href)
+  }
+  return [...links]
+}
+
+const occursIn = (html: string, url: string) => html.includes(url) || html.includes(url.replace(/&/g, '&amp;'))
+
+/** `Ada <ada@example.com>` or `ada@example.com` → `ada@example.com`. */
+const bareAddress = (value: string) => (/<([^<>]+)>\s*$/.exec(value)?.[1] ?? value).trim().toLowerCase()
+
+export interface DeliveryEngine {
+  /**
+   * Appends a simulated event, updates the states, fires its webhook; resolves with the record
+   * after it. Throws MessageNotFoundError, RecipientNotFoundError or UrlNotInMessageError.
+   */
+  simulate(id: string, event: SimulatedEvent): Promise<MessageRecord>
+  /** Messages with automatic steps still to come. */
+  scheduled(): number
+  /** Stops every pending step. */
+  close(): void
+}
+
+interface Pending {
+  id: string
+  /** Per recipient, the steps left; null until the first step decides them. */
+  plans: RecipientEventType[][] | null
+  step: number
+  /** Recipients a simulated event took over. */
+  skip: Set<number>
+  timer: NodeJS.Timeout | null
+}
+
+type DeliveryContext = Pick<AppContext, 'log' | 'events' | 'config' | 'logger'>
+
+/**
+ * Starts the lifecycle: listens for accepted sends on the event bus, and picks up the steps a
+ * previous run left unfinished in the log.
+ *
+ * @example
+ * const delivery = createDeliveryEngine(ctx, webhooks)
+ * await delivery.simulate(record.id, { type: 'opened' })
+ */
+export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDispatcher): DeliveryEngine {
+  const pending = new Map<string, Pending>()
+  let closed = false
+
+  function schedule(p: Pending): void {
+    pending.set(p.id, p)
+    // Even at 0 this is a timer: the step always comes after the send's 201.
+    p.timer = setTimeout(() => {
+      p.timer = null
+      step(p).catch((error: unknown) => {
+        if (!closed) ctx.logger.error(`Could not apply the delivery step of ${p.id}`, error)
+      })
+    }, ctx.config.deliveryDelay)
+  }
+
+  /** An address on the project's suppression list is suppressed; otherwise its outcome decides. */
+  const planFor = (record: MessageRecord, address: string): RecipientEventType[] =>
+    stepsFor(ctx.log.suppression(record.project, address) ? 'suppressed' : outcomeOf(address))
+
+  async function step(p: Pending): Promise<void> {
+    const record = ctx.log.get(p.id)
+    if (closed || !record) return void pending.delete(p.id)
+    p.plans ??= record.recipients.map((r) => planFor(record, r.address))
+    const at = new Date().toISOString()
+    const entries: RecipientEventEntry[] = []
+    p.plans.forEach((plan, recipient) => {
+      const type = plan[p.step]
+      if (type && !p.skip.has(recipient)) entries.push({ recipient, type, at, ...(type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}) })
+    })
+    p.step++
+    await apply(record.id, entries)
+    const more = p.plans.some((plan, recipient) => !p.skip.has(recipient) && plan.length > p.step)
+    if (more && !closed) schedule(p)
+    else pending.delete(p.id)
+  }
+
+  /**
+   * Logs the events and the suppressions they cause, then publishes them: the status events,
+   * their webhooks, the suppression events. The new states and the suppressions show in memory
+   * at the same moment (both are queued for the same write), so whoever sees a bounced
+   * recipient also sees its address on the list.
+   */
+  async function apply(id: string, entries: RecipientEventEntry[]): Promise<MessageRecord | undefined> {
+    const before = ctx.log.get(id)
+    if (entries.length === 0 || !before) return before
+    const updating = ctx.log.addEvents(id, entries)
+    const suppressions = entries
+      .filter((e) => suppresses(e.type))
+      .map((e): Suppression => ({ address: before.recipients[e.recipient]!.address.toLowerCase(), project: before.project, reason: e.type as Suppression['reason'], createdAt: e.at, messageId: id }))
+    const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
+    const record = await updating
+    await Promise.all(suppressing)
+    if (!record || closed) return record
+    for (const { recipient, ...event } of entries) {
+      ctx.events.emit({ type: 'status', record, recipient, event })
+      const webhook = recipientEvent(record, recipient, event)
+      if (webhook) webhooks.enqueue(webhook, record.id)
+    }
+    if (suppressions.length) ctx.events.emit({ type: 'suppression', change: 'added', suppressions })
+    return record
+  }
+
+  const stopListening = ctx.events.subscribe((event) => {
+    if (event.type !== 'message' || closed) return
+    webhooks.enqueue(sentEvent(event.record), event.record.id)
+    schedule({ id: event.record.id, plans: null, step: 0, skip: new Set(), timer: null })
+  })
+
+  // Steps a previous run did not get to: they go on from where the log says they stopped.
+  for (const record of ctx.log.list().messages.reverse()) {
+    const left = record.recipients.map(remainingSteps)
+    if (left.every((steps) => steps !== null && steps.length === 0)) continue
+    if (left.some((steps) => steps === null)) {
+      schedule({ id: record.id, plans: null, step: 0, skip: new Set(left.flatMap((steps, i) => (steps !== null ? [i] : []))), timer: null })
+    } else schedule({ id: record.id, plans: left as RecipientEventType[][], step: 0, skip: new Set(), timer: null })
+  }
+
+  return {
+    async simulate(id, input) {
+      const record = ctx.log.get(id)
+      if (!record) throw new MessageNotFoundError(id)
+      let recipient = 0
+      if (input.recipient !== undefined) {
+        const wanted = bareAddress(input.recipient)
+        recipient = record.recipients.findIndex((r) => r.address.toLowerCase() === wanted)
+        if (recipient === -1) throw new RecipientNotFoundError(input.recipient, record.recipients.map((r) => r.address))
+      }
+      if (input.type === 'clicked' && !occursIn(record.html, input.url ?? '')) throw new UrlNotInMessageError(input.url ?? '', linksIn(record.html))
+      pending.get(id)?.skip.add(recipient)
+      const entry: RecipientEventEntry = {
+        recipient,
+        type: input.type,
+        at: new Date().toISOString(),
+        ...(input.type === 'clicked' ? { url: input.url! } : {}),
+        ...(input.type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
+        simulated: true,
+      }
+      const updated = await apply(id, [entry])
+      if (!updated) throw new MessageNotFoundError(id)
+      return updated
+    },
+    scheduled: () => pending.size,
+    close() {
+      closed = true
+      stopListening()
+      for (const p of pending.values()) if (p.timer) clearTimeout(p.timer)
+      pending.clear()
+    },
+  }
+}

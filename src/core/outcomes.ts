@@ -1,0 +1,82 @@
+import type { Recipient, RecipientEventType } from '../store/types.js'
+
+/**
+ * Outcome by recipient (CONTRACT §7): the address's local part, or its `+tag`, names what
+ * happens to it, the way the SES mailbox simulator and Resend's test addresses do.
+ *
+ *   anything else                        delivered
+ *   bounce, bounced, hardbounce          bounced (hard); the address is suppressed
+ *   softbounce, deferred, delay          deferred, then delivered
+ *   complaint, complained, spam          delivered, then complained; the address is suppressed
+ *   an address on the suppression list   suppressed
+ */
+
+export type Outcome = 'delivered' | 'bounced' | 'deferred' | 'complained' | 'suppressed'
+
+const NAMED: Record<string, Outcome> = {
+  bounce: 'bounced',
+  bounced: 'bounced',
+  hardbounce: 'bounced',
+  softbounce: 'deferred',
+  deferred: 'deferred',
+  delay: 'deferred',
+  complaint: 'complained',
+  complained: 'complained',
+  spam: 'complained',
+}
+
+/** The states a recipient goes through, one per step, `--delivery-delay` apart. */
+const STEPS: Record<Outcome, RecipientEventType[]> = {
+  delivered: ['delivered'],
+  bounced: ['bounced'],
+  deferred: ['deferred', 'delivered'],
+  complained: ['delivered', 'complained'],
+  suppressed: ['suppressed'],
+}
+
+/**
+ * The outcome an address names, case-insensitively; a `+tag` wins over the local part.
+ *
+ * @example
+ * outcomeOf('ada@example.com')         // 'delivered'
+ * outcomeOf('Ada+Bounce@example.com')  // 'bounced'
+ * outcomeOf('spam@example.com')        // 'complained'
+ * outcomeOf('delay+x@example.com')     // 'deferred'
+ */
+export function outcomeOf(address: string): Exclude<Outcome, 'suppressed'> {
+  const at = address.lastIndexOf('@')
+  const local = (at === -1 ? address : address.slice(0, at)).toLowerCase()
+  const plus = local.indexOf('+')
+  const tag = plus === -1 ? undefined : NAMED[local.slice(plus + 1)]
+  const base = NAMED[plus === -1 ? local : local.slice(0, plus)]
+  return (tag ?? base ?? 'delivered') as Exclude<Outcome, 'suppressed'>
+}
+
+/**
+ * The events a recipient goes through, from the start.
+ *
+ * @example
+ * stepsFor('deferred') // ['deferred', 'delivered']
+ */
+export const stepsFor = (outcome: Outcome): RecipientEventType[] => STEPS[outcome].slice()
+
+/** Whether this event puts the address on the project's suppression list. */
+export const suppresses = (type: RecipientEventType): type is 'bounced' | 'complained' => type === 'bounced' || type === 'complained'
+
+/**
+ * What is left of a recipient's automatic steps, from what its events say already happened
+ * (after a restart). Nothing once a simulated event took it over, or once its events left the
+ * plan; `null` when it has not started (its outcome is decided when it does: the suppression
+ * list may change until then).
+ *
+ * @example
+ * remainingSteps({ address: 'x+softbounce@example.com', status: 'deferred', events: [sent, deferred] }) // ['delivered']
+ */
+export function remainingSteps(recipient: Recipient): RecipientEventType[] | null {
+  const done = recipient.events.filter((e) => e.type !== 'sent')
+  if (done.length === 0) return null
+  if (done.some((e) => e.simulated)) return []
+  const plan = done[0]!.type === 'suppressed' ? STEPS.suppressed : STEPS[outcomeOf(recipient.address)]
+  for (let i = 0; i < done.length; i++) if (plan[i] !== done[i]!.type) return []
+  return plan.slice(done.length)
+}

@@ -1,0 +1,83 @@
+import { listSuppressions, removeSuppressions } from '../core/suppressions.js'
+import { SUPPRESSION_LIST } from '../http/delivery-components.js'
+import { defineOperation } from '../http/define.js'
+import { apiError } from '../http/errors.js'
+import { pathParam, textParam } from '../http/params.js'
+
+const PROJECT = { project: textParam('Only this project: 8 hex characters of the token\'s SHA-256.', { examples: ['1f2e3d4c'] }) }
+
+const decoded = (value: string): string => {
+  try {
+    return decodeURIComponent(value).trim().toLowerCase()
+  } catch {
+    return value.trim().toLowerCase()
+  }
+}
+const ADDRESS = { address: pathParam('An address (case-insensitive); `@` and `+` may be percent-encoded or not.', { type: 'string', minLength: 1, examples: ['ada@example.com'] }, decoded) }
+
+const notSuppressed = (address: string) =>
+  apiError(404, 'suppression_not_found', `${JSON.stringify(address)} is not on the suppression list (of the project asked for). GET /_sandbox/api/suppressions lists the addresses that are.`)
+
+/** The suppression list (CONTRACT §7): list, and remove one address or all. */
+export const suppressionOperations = [
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/suppressions',
+    operationId: 'listSuppressions',
+    tag: 'inspector',
+    summary: 'The suppression list: addresses hard-bounced or complained, per project.',
+    description: 'Sends to a suppressed address are still 201, and the recipient ends `suppressed`. Clearing messages leaves the list alone.',
+    query: { ...PROJECT, address: textParam('Only this address.', { examples: ['ada@example.com'] }) },
+    success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
+    handler({ ctx, query }) {
+      const suppressions = listSuppressions(ctx, { ...(query.project ? { project: query.project } : {}), ...(query.address ? { address: query.address } : {}) })
+      return { suppressions, total: suppressions.length }
+    },
+  }),
+  defineOperation({
+    method: 'DELETE',
+    path: '/_sandbox/api/suppressions',
+    operationId: 'clearSuppressions',
+    tag: 'inspector',
+    summary: 'Empty the suppression list (of one project with `?project=`).',
+    description: 'Sends to those addresses are delivered again.',
+    query: PROJECT,
+    success: { status: 204, description: 'Removed.' },
+    async handler({ ctx, query }) {
+      await removeSuppressions(ctx, query.project ? { project: query.project } : {})
+    },
+  }),
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/suppressions/:address',
+    operationId: 'getSuppression',
+    tag: 'inspector',
+    summary: 'An address\'s suppressions (one per project).',
+    description: '404 when the address is not suppressed.',
+    params: ADDRESS,
+    query: PROJECT,
+    success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
+    errors: [[404, 'suppression_not_found']],
+    handler({ ctx, params, query }) {
+      const suppressions = listSuppressions(ctx, { ...(query.project ? { project: query.project } : {}), address: params.address })
+      if (!suppressions.length) throw notSuppressed(params.address)
+      return { suppressions, total: suppressions.length }
+    },
+  }),
+  defineOperation({
+    method: 'DELETE',
+    path: '/_sandbox/api/suppressions/:address',
+    operationId: 'removeSuppression',
+    tag: 'inspector',
+    summary: 'Take an address off the suppression list.',
+    description: '404 when the address is not suppressed.',
+    params: ADDRESS,
+    query: PROJECT,
+    success: { status: 204, description: 'Removed.' },
+    errors: [[404, 'suppression_not_found']],
+    async handler({ ctx, params, query }) {
+      const removed = await removeSuppressions(ctx, { ...(query.project ? { project: query.project } : {}), address: params.address })
+      if (!removed.length) throw notSuppressed(params.address)
+    },
+  }),
+]
