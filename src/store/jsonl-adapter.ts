@@ -55,6 +55,8 @@ export interface JsonlAdapter extends Adapter<LogData> {
   open(): Promise<void>
   /** Lines after the header that the file holds once everything queued has landed. */
   lines(): number
+  /** About the bytes the file holds once everything queued has landed: what compaction weighs dead lines by. */
+  bytes(): number
   /** After read(): the file must be rewritten before appending (missing, empty, torn or unterminated tail). */
   needsRewrite(): boolean
   /** Records read() dropped to honour `maxRecords`. */
@@ -88,6 +90,8 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /** Bytes in the file, so a failed append can be cut back off instead of leaving half a line. */
   let size = 0
   let lineCount = 0
+  /** `size` plus what is queued: the file's length once everything queued has landed. */
+  let fileChars = 0
   let rewrite = false
   let droppedAtRead = 0
   let closed = false
@@ -128,6 +132,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       await input.close().catch(() => {})
     }
     size = bytes.length
+    fileChars = size
     const replayed = replay(file, bytes.toString('utf8'), { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
     lineCount = replayed.lines
     rewrite = replayed.rewrite
@@ -138,6 +143,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   function fresh(): LogData {
     rewrite = true
     lineCount = 0
+    fileChars = 0
     return { records: [], suppressions: [] }
   }
 
@@ -159,6 +165,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     batch.text += text
     batch.count += entries.length
     lineCount += entries.length
+    fileChars += text.length
     return batch.written
   }
 
@@ -170,6 +177,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       size += await writeAll(handle, batch.text)
     } catch (error) {
       lineCount -= batch.count
+      fileChars -= batch.text.length
       // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
       await handle.truncate(before).catch(() => {})
       throw error
@@ -187,8 +195,12 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const linesBefore = lineCount
     const live = records.length + suppressions.length
     lineCount = live
+    // The new file's length is known once it is written; appends from now on add to it.
+    const charsBefore = fileChars
+    fileChars = 0
     return serial(() => compact(records, suppressions)).catch((error: unknown) => {
       lineCount += linesBefore - live
+      fileChars += charsBefore
       throw error
     })
   }
@@ -221,6 +233,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       throw error
     }
     await syncDirectory(path.dirname(file))
+    fileChars += written
     const previous = handle
     handle = next
     size = written
@@ -238,6 +251,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
         handle ??= await open(file, 'a', FILE_MODE)
       }),
     lines: () => lineCount,
+    bytes: () => fileChars,
     needsRewrite: () => rewrite,
     droppedAtRead: () => droppedAtRead,
     close() {

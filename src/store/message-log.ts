@@ -134,10 +134,14 @@ function createLog(
     return backing!.db.write()
   }
 
-  /** Rewrite once dead lines outweigh live ones: each rewrite is paid for by as many appends. */
+  /**
+   * Rewrite once dead lines outweigh live ones in bytes (and there are enough of them): each
+   * rewrite is paid for by as many bytes appended. Counting lines instead made every small
+   * delivery-event line weigh as much as a whole message, and the log was rewritten twice as often.
+   */
   function compactIfWorthwhile(): void {
     if (!adapter || closing) return
-    if (dead() >= MIN_DEAD_LINES && dead() > live()) {
+    if (dead() >= MIN_DEAD_LINES && adapter.bytes() - bytes > bytes) {
       compact().catch((error: unknown) => warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`))
     }
   }

@@ -1,4 +1,4 @@
-import { appendFile, readFile } from 'node:fs/promises'
+import { appendFile, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openMessageLog, overallStatus } from '../../src/store/index.js'
@@ -131,5 +131,25 @@ describe('suppressions', () => {
     await second.close()
     // No dead line, nothing rewritten: the file is as it was.
     expect(await lines(file)).toEqual(text)
+  })
+})
+
+describe('compaction and event lines', () => {
+  it('weighs dead lines by bytes: a run of small event lines does not rewrite a log of whole messages', async () => {
+    const file = path.join(await tempDir(), 'log.jsonl')
+    const log = await openMessageLog({ file, maxMessages: 50, warn: () => {} })
+    // 50 messages of a realistic size (a rendered email is kilobytes), then 150 event lines: more
+    // dead lines than live ones, but a sliver of the bytes. Counting lines rewrote the file here.
+    const html = '<p>x</p>'.repeat(400)
+    for (let i = 0; i < 50; i++) await log.append(makeRecord({ id: `m${i}`, html }))
+    const inode = (await stat(file)).ino
+    for (let i = 0; i < 150; i++) await log.addEvents(`m${i % 50}`, [{ recipient: 0, type: 'opened', at }])
+    expect((await stat(file)).ino).toBe(inode)
+    expect(await lines(file)).toHaveLength(1 + 50 + 150)
+    // Dropped messages are dead bytes that count: once they outweigh the live ones, it compacts.
+    for (let i = 50; i < 120; i++) await log.append(makeRecord({ id: `m${i}`, html }))
+    await log.delete('m119') // a later write, queued behind the compaction the appends triggered
+    expect((await stat(file)).ino).not.toBe(inode)
+    await log.close()
   })
 })
