@@ -6,6 +6,9 @@ import { pathParam, textParam } from '../http/params.js'
 
 const PROJECT = { project: textParam('Only this project: 8 hex characters of the token\'s SHA-256.', { examples: ['1f2e3d4c'] }) }
 
+/** `?project=` as a filter: one project, or all when absent. */
+const projectFilter = (project: string | undefined) => (project ? { project } : {})
+
 const decoded = (value: string): string => {
   try {
     return decodeURIComponent(value).trim().toLowerCase()
@@ -30,7 +33,7 @@ export const suppressionOperations = [
     query: { ...PROJECT, address: textParam('Only this address.', { examples: ['ada@example.com'] }) },
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     handler({ ctx, query }) {
-      const suppressions = listSuppressions(ctx, { ...(query.project ? { project: query.project } : {}), ...(query.address ? { address: query.address } : {}) })
+      const suppressions = listSuppressions(ctx, { ...projectFilter(query.project), ...(query.address ? { address: query.address } : {}) })
       return { suppressions, total: suppressions.length }
     },
   }),
@@ -44,7 +47,7 @@ export const suppressionOperations = [
     query: PROJECT,
     success: { status: 204, description: 'Removed.' },
     async handler({ ctx, query }) {
-      await removeSuppressions(ctx, query.project ? { project: query.project } : {})
+      await removeSuppressions(ctx, projectFilter(query.project))
     },
   }),
   defineOperation({
@@ -59,7 +62,7 @@ export const suppressionOperations = [
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     errors: [[404, 'suppression_not_found']],
     handler({ ctx, params, query }) {
-      const suppressions = listSuppressions(ctx, { ...(query.project ? { project: query.project } : {}), address: params.address })
+      const suppressions = listSuppressions(ctx, { ...projectFilter(query.project), address: params.address })
       if (!suppressions.length) throw notSuppressed(params.address)
       return { suppressions, total: suppressions.length }
     },
@@ -76,7 +79,7 @@ export const suppressionOperations = [
     success: { status: 204, description: 'Removed.' },
     errors: [[404, 'suppression_not_found']],
     async handler({ ctx, params, query }) {
-      const removed = await removeSuppressions(ctx, { ...(query.project ? { project: query.project } : {}), address: params.address })
+      const removed = await removeSuppressions(ctx, { ...projectFilter(query.project), address: params.address })
       if (!removed.length) throw notSuppressed(params.address)
     },
   }),

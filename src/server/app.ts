@@ -27,7 +27,7 @@ export function createApp(ctx: AppContext): H3 {
   })
   // Host, cross-site and password checks, before every route (and before the 404 of no route).
   app.use((event) => guard.check(event))
-  route(app, '/', { GET: (event) => redirect('/_sandbox/', 302) })
+  route(app, '/', { GET: () => redirect('/_sandbox/', 302) })
   registerApiRoutes(app, ctx)
   registerInspectorRoutes(app, ctx, [openApiOperation])
   registerInboxRoutes(app)

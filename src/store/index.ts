@@ -1,7 +1,7 @@
 /** The message log: a durable, append-only JSON Lines file behind lowdb, or memory only. */
 export type * from './types.js'
 export { openMessageLog, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_BYTES } from './message-log.js'
-export { recordSize, noteRecordSize } from './size.js'
+export { recordSize } from './size.js'
 export { matchesFilter, compileFilter, formatAddress, isEmptyFilter, type RecordPredicate } from './filter.js'
 export { LogOpenError, isLogOpenError } from './errors.js'
-export { MESSAGE_STATUSES, isMessageStatus, overallStatus, initialRecipients } from './recipients.js'
+export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

@@ -24,10 +24,6 @@ const STATE_OF: Record<RecipientEventType, RecipientStatus | null> = {
 /** Worst first: the overall status is the first of these any recipient is in. */
 const PRECEDENCE: readonly RecipientStatus[] = ['bounced', 'complained', 'suppressed', 'deferred']
 
-export function isMessageStatus(value: unknown): value is MessageStatus {
-  return MESSAGE_STATUSES.includes(value as MessageStatus)
-}
-
 /**
  * The overall status: `sent` while any recipient is, `delivered` when all are, else the first
  * of bounced, complained, suppressed, deferred that a recipient is in.

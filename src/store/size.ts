@@ -41,16 +41,6 @@ export function recordSize(record: MessageRecord): number {
 }
 
 /**
- * Notes a size its caller knows better than an estimate (a send knows its request's length,
- * which holds the variables), before the record is stored.
- *
- * @example noteRecordSize(record, bodyText.length + html.length + text.length)
- */
-export function noteRecordSize(record: MessageRecord, size: number): void {
-  sizes.set(record, size)
-}
-
-/**
  * Notes the exact size of a line already serialised (`line` without its newline).
  *
  * @example noteRecordLine(record, JSON.stringify(record))
