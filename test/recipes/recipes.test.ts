@@ -13,6 +13,23 @@ import { tempDir } from '../helpers/sandbox.js'
  */
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
+
+/** A project using the Vitest recipe: sendbox and vitest linked in, the example templates, the recipe's files. */
+async function vitestRecipeProject(dir: string): Promise<void> {
+  await mkdir(join(dir, 'node_modules'))
+  await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
+  await symlink(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
+  await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
+  await cp(join(HERE, 'vitest'), dir, { recursive: true })
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+}
+
+/** The environment for a nested vitest run: none of this run's own VITEST…, NODE_ENV or TEST settings. */
+function outsideVitest(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const key of Object.keys(process.env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
+  return env
+}
 const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts', 'python/sendbox_process.py', 'bounce-webhook.test.ts']
 
 interface Run {
@@ -48,14 +65,8 @@ describe('README recipes', () => {
   it('vitest globalSetup: a project using the setup, provide/inject and the environment passes', async () => {
     const dir = await tempDir('sendbox-recipe-vitest-')
     dirs.push(dir)
-    await mkdir(join(dir, 'node_modules'))
-    await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
-    await symlink(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
-    await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
-    await cp(join(HERE, 'vitest'), dir, { recursive: true })
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
-    const env: NodeJS.ProcessEnv = {}
-    for (const key of Object.keys(process.env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
+    await vitestRecipeProject(dir)
+    const env = outsideVitest()
     const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], dir, env, 90_000)
     expect(result.stdout + result.stderr).toMatch(/2 passed/)
     expect(result.code, result.stdout + result.stderr).toBe(0)
@@ -64,12 +75,7 @@ describe('README recipes', () => {
   it('vitest globalSetup and waitForMessage: a test whose app sends nothing fails, though an earlier test sent the same mail', async () => {
     const dir = await tempDir('sendbox-recipe-stale-')
     dirs.push(dir)
-    await mkdir(join(dir, 'node_modules'))
-    await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
-    await symlink(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
-    await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
-    await cp(join(HERE, 'vitest'), dir, { recursive: true })
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+    await vitestRecipeProject(dir)
     // Each recipe's first test, run again after it with the application's send left out: the
     // mail of the first run is still in the sandbox, and must not make the copy pass.
     const staleCopy = (source: string, title: string, send: RegExp) => {
@@ -82,8 +88,7 @@ describe('README recipes', () => {
     await writeFile(join(dir, 'signup.spec.ts'), staleCopy(signup, 'signing up sends a welcome email', /await sendWelcomeEmail\('Ada', 'ada@example\.com'\)/))
     const reset = await readFile(join(HERE, 'wait-for-message.test.ts'), 'utf8')
     await writeFile(join(dir, 'reset.spec.ts'), staleCopy(reset, 'a password reset email carries the reset link', /await requestPasswordReset\(sandbox\.url, sandbox\.token, 'ada@example\.com'\)/))
-    const env: NodeJS.ProcessEnv = {}
-    for (const key of Object.keys(process.env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
+    const env = outsideVitest()
     const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'json', '--outputFile', 'results.json', '--sequence.concurrent=false'], dir, env, 90_000)
     const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string }> }> }
     const outcomes = Object.fromEntries(report.testResults.flatMap((file) => file.assertionResults.map((t) => [t.title, t.status])))
