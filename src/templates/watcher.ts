@@ -94,7 +94,9 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
       if (closed || watcher !== current) return
       const absolute = path.resolve(file)
       push(absolute)
-      if (event === 'unlinkDir' && roots.includes(absolute)) restart()
+      // A file written while the new watch starts is part of its initial scan, which is not
+      // reported (ignoreInitial): report the folder once the new watch is in place.
+      if (event === 'unlinkDir' && roots.includes(absolute)) void restart().then(() => push(absolute))
     })
     current.on('error', (err) => warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`))
     // chokidar never reports "ready" for an empty list of paths.

@@ -1,0 +1,62 @@
+import { EventEmitter } from 'node:events'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, expect, it, vi } from 'vitest'
+import { tempDir } from './helpers.js'
+
+/**
+ * chokidar replaced by watchers the test drives, to order events as a loaded machine can: the
+ * events of a deleted folder arriving late, and a file written while the new watch scans.
+ */
+const fakes: FakeWatcher[] = []
+class FakeWatcher extends EventEmitter {
+  constructor(readonly paths: string[]) {
+    super()
+  }
+  close = vi.fn(async () => {})
+  ready(): void {
+    this.emit('ready')
+  }
+}
+vi.mock('chokidar', () => ({
+  watch: (paths: string[]) => {
+    const fake = new FakeWatcher(paths)
+    fakes.push(fake)
+    return fake
+  },
+}))
+const { watchFolders } = await import('../../src/templates/watcher.js')
+
+afterEach(() => {
+  fakes.length = 0
+})
+
+/** Waits for `predicate` to hold, checking on each turn of the event loop. */
+async function until(predicate: () => boolean): Promise<void> {
+  while (!predicate()) await new Promise((resolve) => setImmediate(resolve))
+}
+
+it('reports the folder once a restarted watch is ready, so files written during its scan are found', async () => {
+  const root = path.join(await tempDir(), 'templates')
+  fs.mkdirSync(root)
+  const batches: string[][] = []
+  const starting = watchFolders({ folders: [root], onBatch: (paths) => batches.push(paths), warn: () => {}, debounceMs: 0, pollMs: 60_000 })
+  await until(() => fakes.length === 1)
+  fakes[0]!.ready()
+  const watcher = await starting
+  try {
+    // The folder was deleted and created again; chokidar says so late, when it is already back.
+    fakes[0]!.emit('all', 'unlinkDir', root)
+    await until(() => fakes.length === 2 && batches.length === 1)
+    expect(batches[0]).toEqual([root])
+    expect(fakes[1]!.paths).toEqual([root])
+    // A file written after that batch was handled, while the new watch is still scanning: its
+    // initial scan is not reported (ignoreInitial), so only a report after "ready" finds it.
+    fs.writeFileSync(path.join(root, 'b.liquid'), 'b')
+    fakes[1]!.ready()
+    await until(() => batches.length === 2)
+    expect(batches[1]).toEqual([root])
+  } finally {
+    await watcher.close()
+  }
+})
