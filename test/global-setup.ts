@@ -1,11 +1,46 @@
 import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
 
 /**
  * The CLI tests run bin/sendbox.js, which runs dist/, and the inbox serves its client from
  * dist/inbox/client/: build both from the current sources first.
+ *
+ * tsc writes in place (truncate, then write), so a process reading dist/ meanwhile (a server left
+ * from another run, an editor's `npm start`) could load half a file. The build goes to a temporary
+ * folder, and only files whose bytes changed are moved into dist/, each with one atomic rename.
  */
 export default function setup(): void {
-  for (const project of ['tsconfig.build.json', 'tsconfig.inbox.json']) {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' })
+  const staging = mkdtempSync(join(tmpdir(), 'sendbox-build-'))
+  try {
+    for (const project of ['tsconfig.build.json', 'tsconfig.inbox.json']) {
+      execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--outDir', staging], { stdio: 'inherit' })
+    }
+    moveChanged(staging, 'dist')
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
+}
+
+function moveChanged(from: string, to: string): void {
+  for (const entry of readdirSync(from, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue
+    const source = join(entry.parentPath, entry.name)
+    const target = join(to, relative(from, source))
+    if (same(source, target)) continue
+    mkdirSync(dirname(target), { recursive: true })
+    // Same file system for an atomic rename: stage next to the target first.
+    const next = `${target}.${process.pid}.tmp`
+    copyFileSync(source, next)
+    renameSync(next, target)
+  }
+}
+
+function same(a: string, b: string): boolean {
+  try {
+    return readFileSync(a).equals(readFileSync(b))
+  } catch {
+    return false
   }
 }
