@@ -11,7 +11,7 @@ import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
 import { openMessageLog } from '../store/index.js'
-import { createTemplateCatalog } from '../templates/index.js'
+import { createTemplateCatalog, warmPlainText } from '../templates/index.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
@@ -193,5 +193,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
       await Promise.all([catalog.close(), log.close()])
     })())
 
+  // After the caller has heard "ready": the first send then finds the text converter loaded.
+  setTimeout(warmPlainText, 0).unref()
   return { ctx, url, port, close }
 }

@@ -1,4 +1,5 @@
-import { compile, type DomNode, type FormatCallback } from 'html-to-text'
+import { createRequire } from 'node:module'
+import type { DomNode, FormatCallback, HtmlToTextOptions } from 'html-to-text'
 import type { Warning } from '../lib/problems.js'
 import type { SourcePosition, Template, TemplateCatalog, TemplateLookup } from './types.js'
 import { missingVariables, unusedVariables } from './analyze.js'
@@ -46,11 +47,11 @@ const emailTable: FormatCallback = (elem, walk, builder, formatOptions) => {
 }
 
 /**
- * One compiled converter: links kept as `text [url]`, images dropped, 78-column wrap; data
+ * The converter's options: links kept as `text [url]`, images dropped, 78-column wrap; data
  * tables as aligned rows; nothing a reader of the HTML does not see either (a hidden preheader,
  * `display:none`, `hidden`, Outlook's `mso-hide:all`).
  */
-export const toPlainText = compile({
+const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
   wordwrap: 78,
   formatters: { emailTable },
   selectors: [
@@ -66,7 +67,29 @@ export const toPlainText = compile({
     { selector: '[hidden]', format: 'skip' },
     { selector: '.preheader', format: 'skip' },
   ],
-})
+}
+
+// html-to-text and its parser are a fifth of what a start loads, and no start needs them: they
+// load (synchronously, as CommonJS) on the first text part, or in `warmPlainText` once the server
+// is up.
+const require = createRequire(import.meta.url)
+let converter: ((html: string) => string) | undefined
+
+/**
+ * The text part of an HTML message, with one converter compiled on first use.
+ *
+ * @example
+ * toPlainText('<p>Hello <a href="https://acme.test">Ada</a></p>') // 'Hello Ada [https://acme.test]'
+ */
+export function toPlainText(html: string): string {
+  converter ??= (require('html-to-text') as typeof import('html-to-text')).compile(PLAIN_TEXT_OPTIONS)
+  return converter(html)
+}
+
+/** Loads and compiles the converter now (a server calls it once it is ready, off the first send's path). */
+export function warmPlainText(): void {
+  toPlainText('')
+}
 
 /** A soft problem with a send or a preview; it never stops one. */
 export type RenderWarning = Warning

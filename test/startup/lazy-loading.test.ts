@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { runCli, ROOT } from '../helpers/cli.js'
+import { childEnv, runCli, ROOT } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
 
 const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url))
@@ -25,4 +25,24 @@ describe('commands load only what they need', () => {
       expect(loaded.filter((url) => SERVER_SIDE.some((part) => url.includes(part)))).toEqual([])
     })
   }
+})
+
+it('a server is ready before the text converter loads, and loads it right after', async () => {
+  // In a child process, so what is loaded is the server's doing alone.
+  const script = `
+    import { createRequire } from 'node:module'
+    import { startSendbox } from ${JSON.stringify(join(ROOT, 'dist', 'index.js'))}
+    const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('/node_modules/html-to-text/'))
+    const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
+    const atReady = loaded()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    await new Promise((resolve) => setImmediate(resolve))
+    console.log(JSON.stringify({ atReady, after: loaded() }))
+    await sandbox.close()
+  `
+  const { execFile } = await import('node:child_process')
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: childEnv() }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  )
+  expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ atReady: false, after: true })
 })
