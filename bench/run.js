@@ -82,30 +82,49 @@ try {
     work: await startChild(['bench/floor.js', 'work', templates, SLUG, join(dir, 'work.jsonl')], /floor ready (\d+)/),
     sendbox: await startChild(sendboxArgs(join(dir, 'load.jsonl')), /sendbox ready (\S+)/),
     webhook: await startChild(sendboxArgs(join(dir, 'webhook.jsonl'), '--webhook', `${receiver.url}/hooks`), /sendbox ready (\S+)/),
+    sse: await startChild(sendboxArgs(join(dir, 'sse.jsonl')), /sendbox ready (\S+)/),
+    'sse summary': await startChild(sendboxArgs(join(dir, 'sse-summary.jsonl')), /sendbox ready (\S+)/),
   }
+  // 20 inbox tabs' worth of event streams on the `sse` server, read in a process of their own.
+  const SUBSCRIBERS = 20
+  // Full records (what a CI listener gets by default) on `sse`; summaries (what the inbox asks for) on `sse summary`.
+  const subscribers = {
+    sse: await startChild(['bench/subscribers.js', servers.sse.url, String(SUBSCRIBERS)], /subscribers ready (\d+)/),
+    'sse summary': await startChild(['bench/subscribers.js', servers['sse summary'].url, String(SUBSCRIBERS), '?fields=summary'], /subscribers ready (\d+)/),
+  }
+  const framesSeen = async (name) => (await (await fetch(`${subscribers[name].url}/count`)).json()).events
   for (const { url } of Object.values(servers)) await load(url, CONNECTIONS, 2) // warm-up
-  const runs = { http: [], work: [], sendbox: [], webhook: [] }
+  const runs = { http: [], work: [], sendbox: [], webhook: [], sse: [], 'sse summary': [] }
+  // Message frames each subscriber read per send during a round (1 when they keep up).
+  const framesPerSend = { sse: [], 'sse summary': [] }
   // Webhooks posted per send during a round (message.sent + message.delivered: 2 when they keep up).
   const perSend = []
   const cpuPerSend = { sendbox: [], webhook: [] }
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(servers)) {
-      const before = name === 'webhook' ? await received() : 0
+      const before = name === 'webhook' ? await received() : name in subscribers ? await framesSeen(name) : 0
       const cpuBefore = await cpuOf(servers[name].child.pid)
       const run = await load(servers[name].url)
       runs[name].push(run)
       if (name in cpuPerSend) cpuPerSend[name].push((((await cpuOf(servers[name].child.pid)) - cpuBefore) * 1000) / (run.rps * DURATION))
       if (name === 'webhook') perSend.push((await received() - before) / (run.rps * DURATION))
+      if (name in subscribers) framesPerSend[name].push((await framesSeen(name) - before) / SUBSCRIBERS / (run.rps * DURATION))
     }
   }
   for (const [name, xs] of Object.entries(runs)) results[name] = { rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)), all: xs.map((x) => Math.round(x.rps)) }
   const ratios = runs.sendbox.map((x, i) => x.rps / runs.work[i].rps)
   const webhookRatios = runs.webhook.map((x, i) => x.rps / runs.sendbox[i].rps)
+  const sseRatios = runs.sse.map((x, i) => x.rps / runs.sendbox[i].rps)
+  const summaryRatios = runs['sse summary'].map((x, i) => x.rps / runs.sendbox[i].rps)
   const backlog = (await (await fetch(`${servers.webhook.url}/_sandbox/api/webhooks?limit=1`)).json()).pending
   await stop(servers.http.child)
   await stop(servers.work.child)
   await stop(servers.webhook.child)
   await stop(receiver.child)
+  for (const name of Object.keys(subscribers)) {
+    await stop(servers[name].child)
+    await stop(subscribers[name].child)
+  }
   const sendbox = servers.sendbox
 
   const fill = async (url, target) => {
@@ -144,6 +163,8 @@ try {
   console.log(`one webhook URL / none: ${(results.webhook.rps / results.sendbox.rps).toFixed(2)}   (target >= 0.85; per round ${webhookRatios.map((x) => x.toFixed(2)).join(' ')})`)
   console.log(`  CPU per send: ${median(cpuPerSend.webhook).toFixed(0)} µs with the webhook, ${median(cpuPerSend.sendbox).toFixed(0)} µs without (ratio ${(median(cpuPerSend.sendbox) / median(cpuPerSend.webhook)).toFixed(2)})`)
   console.log(`  webhooks received per send during a round: ${perSend.map((x) => x.toFixed(2)).join(' ')} (2 = all delivered as they came); pending at the end: ${backlog}`)
+  console.log(`${SUBSCRIBERS} SSE subscribers / none: ${median(sseRatios).toFixed(2)} with whole records, ${median(summaryRatios).toFixed(2)} with summaries as the inbox asks   (target >= 0.8; per round ${sseRatios.map((x) => x.toFixed(2)).join(' ')} | ${summaryRatios.map((x) => x.toFixed(2)).join(' ')})`)
+  console.log(`  message frames read per subscriber per send: ${framesPerSend.sse.map((x) => x.toFixed(2)).join(' ')} | ${framesPerSend['sse summary'].map((x) => x.toFixed(2)).join(' ')} (1 = every subscriber kept up)`)
   console.log(`sequential p50, empty log: ${emptyP50.toFixed(2)} ms; with 5000 messages: ${fullP50.toFixed(2)} ms; ratio ${(fullP50 / emptyP50).toFixed(2)}   (target <= 1.5)`)
   console.log(`RSS with 5000 receipts stored: ${(rss / 1024 / 1024).toFixed(0)} MB   (target < 200)`)
   console.log(`RSS with 5000 receipts after the 32-connection run: ${(rssAfterLoad / 1024 / 1024).toFixed(0)} MB   (V8 keeps its heap high-water mark)`)

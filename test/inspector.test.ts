@@ -180,9 +180,9 @@ describe('GET /_sandbox/api/events', () => {
   })
 })
 
-async function openStream() {
+async function openStream(query = '') {
   const controller = new AbortController()
-  const response = await fetch(`${sandbox.url}/_sandbox/api/events`, { signal: controller.signal })
+  const response = await fetch(`${sandbox.url}/_sandbox/api/events${query}`, { signal: controller.signal })
   expect(response.headers.get('content-type')).toContain('text/event-stream')
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
@@ -220,6 +220,30 @@ describe('?fields=summary', () => {
     expect(page.messages[0]).not.toHaveProperty('text')
     expect(page.messages[0]).not.toHaveProperty('templateVariables')
     expect((await list()).messages[0]).toHaveProperty('html')
+  })
+
+  it('streams message events as summaries, the same as the list gives', async () => {
+    const [summaries, records] = await Promise.all([openStream('?fields=summary'), openStream()])
+    await send('ada@example.com')
+    const [summary, record] = await Promise.all(
+      [summaries, records].map(async (reader) => {
+        const events = await reader.until((events) => events.some((e) => e.event === 'message'))
+        reader.close()
+        return JSON.parse(events.find((e) => e.event === 'message')!.data)
+      }),
+    )
+    // The same fields as a list summary (its states may have moved on since).
+    const listed = (await list('?fields=summary')).messages[0]!
+    expect(Object.keys(summary).sort()).toEqual(Object.keys(listed).sort())
+    expect(summary).toMatchObject({ id: listed.id, subject: 'Welcome aboard', to: [{ address: 'ada@example.com' }] })
+    expect(summary).not.toHaveProperty('html')
+    expect(record.html).toContain('Hello Ada')
+  })
+
+  it('refuses an unknown fields value on the event stream', async () => {
+    const response = await fetch(`${sandbox.url}/_sandbox/api/events?fields=bodies`)
+    expect(response.status).toBe(400)
+    expect((await errorOf(response)).code).toBe('invalid_parameter')
   })
 })
 

@@ -1,4 +1,4 @@
-import type { H3, H3Event } from 'h3'
+import { HTTPResponse, type H3, type H3Event } from 'h3'
 import type { AppContext } from '../core/context.js'
 import { parse, type JsonSchema, type Schema } from '../lib/schema.js'
 import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
@@ -100,7 +100,7 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
   /** Errors the handler itself raises (parameters, body and security add their own). */
   errors?: readonly ErrorRef[]
   examples?: Record<string, OperationExample>
-  /** A JSON-serialisable value (sent with `success.status`), a Response, or nothing for a 204. */
+  /** A JSON-serialisable value (sent with `success.status`), a Response or HTTPResponse (a Node stream body), or nothing for a 204. */
   handler(input: HandlerInput<P, Q, B, C>): unknown
   /**
    * Told of any failure of this operation (auth, body, handler) before it answers, with what
@@ -183,7 +183,7 @@ function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
         body = op.body.parse((read.raw = parseJsonBody(text)), ctx)
       }
       const answer = await op.handler({ ctx, event, params, query, body, caller })
-      if (answer instanceof Response) return answer
+      if (answer instanceof Response || answer instanceof HTTPResponse) return answer
       if (answer === undefined && op.success.status === 204) return new Response(null, { status: 204 })
       event.res.status = op.success.status
       return asJson(event, answer)

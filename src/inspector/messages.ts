@@ -11,7 +11,7 @@ import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
 import type { MessageRecord } from '../store/types.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
-import { AFTER_QUERY, FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, TIMEOUT_QUERY } from './query.js'
+import { AFTER_QUERY, FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, summaryOf, TIMEOUT_QUERY } from './query.js'
 
 const ID = pathParam('A message id, as POST /messages answered it.', { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }, (id) => id)
 
@@ -54,7 +54,7 @@ export const messageOperations = [
     handler({ ctx, query }) {
       const page = ctx.log.list(filterOf(query))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
-      const messages = query.fields === 'summary' ? page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) : page.messages
+      const messages = query.fields === 'summary' ? page.messages.map(summaryOf) : page.messages
       // Sizes are known (measured when stored): a large page streams instead of becoming one string.
       let bytes = 0
       for (const record of page.messages) bytes += recordSize(record)

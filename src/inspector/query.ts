@@ -1,5 +1,5 @@
 import { enumParam, intParam, textParam, timeParam } from '../http/params.js'
-import type { MessageFilter } from '../store/types.js'
+import type { MessageFilter, MessageRecord } from '../store/types.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
 import { MESSAGE_STATUSES } from '../store/index.js'
 
@@ -42,4 +42,15 @@ export function filterOf(query: Partial<Record<keyof typeof FILTER_QUERY | keyof
 /** `after=now` on a wait: only messages that arrive after it began (absent: stored ones count). */
 export const AFTER_QUERY = {
   after: enumParam(['now'], '`now`: only a message that arrives after the wait began counts (none already stored). Without it, the newest stored match answers at once.'),
+}
+
+/**
+ * A record without its bodies (`html`, `text`, `templateVariables`): what `?fields=summary`
+ * answers, in the list and on the event stream.
+ *
+ * @example summaryOf(record) // { id, status, template, from, to, subject, createdAt, … }
+ */
+export function summaryOf(record: MessageRecord): Omit<MessageRecord, 'html' | 'text' | 'templateVariables'> {
+  const { html: _html, text: _text, templateVariables: _variables, ...summary } = record
+  return summary
 }

@@ -7,9 +7,9 @@ export interface EventStream {
 }
 
 /** Opens the event stream and resolves once it is connected. */
-export async function openEventStream(baseUrl: string): Promise<EventStream> {
+export async function openEventStream(baseUrl: string, query = ''): Promise<EventStream> {
   const abort = new AbortController()
-  const response = await fetch(`${baseUrl}/_sandbox/api/events`, { signal: abort.signal })
+  const response = await fetch(`${baseUrl}/_sandbox/api/events${query}`, { signal: abort.signal })
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
   const events: EventStream['events'] = []
   const waiters = new Set<() => void>()
