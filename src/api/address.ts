@@ -1,4 +1,4 @@
-import addresses from 'email-addresses'
+import { createRequire } from 'node:module'
 import type { Address } from '../store/types.js'
 
 /**
@@ -50,9 +50,15 @@ export function parseAddress(input: string): Address | null {
   return parseAddressFully(input)
 }
 
+// The fast path takes the usual forms; the full parser loads (CommonJS, synchronously) on the
+// first address it does not take, not on every start.
+const require = createRequire(import.meta.url)
+let addresses: typeof import('email-addresses') | undefined
+
 /** The full RFC 5322 (with RFC 6532 UTF-8) parse, via email-addresses. */
 export function parseAddressFully(input: string): Address | null {
   if (/[\r\n]/.test(input)) return null
+  addresses ??= require('email-addresses') as typeof import('email-addresses')
   const parsed = addresses.parseOneAddress({ input: input.trim(), rfc6532: true })
   if (!parsed || parsed.type !== 'mailbox') return null
   const mailbox = parsed as { name: string | null; address: string }

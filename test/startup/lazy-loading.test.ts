@@ -27,17 +27,17 @@ describe('commands load only what they need', () => {
   }
 })
 
-it('a server is ready before the text converter loads, and loads it right after', async () => {
+it('a server is ready before the text converter and the full address parser load; the converter loads right after', async () => {
   // In a child process, so what is loaded is the server's doing alone.
   const script = `
     import { createRequire } from 'node:module'
     import { startSendbox } from ${JSON.stringify(join(ROOT, 'dist', 'index.js'))}
-    const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('/node_modules/html-to-text/'))
+    const loaded = (name) => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('/node_modules/' + name + '/'))
     const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
-    const atReady = loaded()
+    const atReady = loaded('html-to-text') || loaded('email-addresses')
     await new Promise((resolve) => setTimeout(resolve, 0))
     await new Promise((resolve) => setImmediate(resolve))
-    console.log(JSON.stringify({ atReady, after: loaded() }))
+    console.log(JSON.stringify({ atReady, after: loaded('html-to-text') }))
     await sandbox.close()
   `
   const { execFile } = await import('node:child_process')
