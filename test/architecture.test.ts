@@ -110,3 +110,40 @@ describe('layering (ARCHITECTURE.md)', () => {
     for (const exception of EXCEPTIONS) expect(edges.has(exception), exception).toBe(true)
   })
 })
+
+/** Import cycles among files (type-only imports count: they tie the files' meaning together). */
+export function cycles(files: string[], read: (file: string) => string = (f) => readFileSync(f, 'utf8')): string[][] {
+  const known = new Set(files)
+  const edges = new Map(files.map((file) => [file, importsOf(read(file)).map(({ spec }) => resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).filter((to) => known.has(to))]))
+  const found: string[][] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const path: string[] = []
+  const visit = (file: string) => {
+    state.set(file, 'open')
+    path.push(file)
+    for (const to of edges.get(file) ?? []) {
+      if (state.get(to) === 'open') found.push(path.slice(path.indexOf(to)).map((f) => relative(SRC, f).split(sep).join('/')))
+      else if (!state.has(to)) visit(to)
+    }
+    path.pop()
+    state.set(file, 'done')
+  }
+  for (const file of files) if (!state.has(file)) visit(file)
+  return found
+}
+
+describe('no import cycles', () => {
+  it('no file of src/ imports, through others, itself', () => {
+    expect(cycles(sourceFiles(SRC))).toEqual([])
+  })
+
+  it('catches a cycle made of type imports', () => {
+    const files = [join(SRC, 'core/a.ts'), join(SRC, 'core/b.ts'), join(SRC, 'core/c.ts')]
+    const sources: Record<string, string> = {
+      [files[0]!]: "import type { B } from './b.js'",
+      [files[1]!]: "import { c } from './c.js'",
+      [files[2]!]: "import type { A } from './a.js'",
+    }
+    expect(cycles(files, (f) => sources[f]!)).toEqual([['core/a.ts', 'core/b.ts', 'core/c.ts']])
+  })
+})

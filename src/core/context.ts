@@ -6,12 +6,9 @@ import type { FaultRegistry } from './faults.js'
 import type { RejectionLog } from './rejections.js'
 import type { DeliveryEngine } from './delivery.js'
 import type { WebhookDispatcher } from './webhooks.js'
+import type { Logger } from './logger.js'
 
-export interface Logger {
-  info(message: string): void
-  warn(message: string): void
-  error(message: string, error?: unknown): void
-}
+export type { Logger } from './logger.js'
 
 /** Everything a route may use. Built once by `startSendbox`, passed down, never reached back up. */
 export interface AppContext {

@@ -1,8 +1,10 @@
 import { isPlainObject } from '../lib/json.js'
 import type { FieldProblem, Parsed } from '../lib/problems.js'
 import { nearest } from '../lib/suggest.js'
-import type { MessageRecord, RecipientEventEntry, RecipientEventType, Suppression } from '../store/types.js'
-import type { AppContext } from './context.js'
+import type { MessageLog, MessageRecord, RecipientEventEntry, RecipientEventType, Suppression } from '../store/types.js'
+import type { SendboxConfig } from './config.js'
+import type { EventBus } from './events.js'
+import type { Logger } from './logger.js'
 import { outcomeOf, remainingSteps, stepsFor, suppresses } from './outcomes.js'
 import { recipientEvent, sentEvent } from './webhook-events.js'
 import type { WebhookDispatcher } from './webhooks.js'
@@ -133,7 +135,7 @@ interface Pending {
   timer: NodeJS.Timeout | null
 }
 
-type DeliveryContext = Pick<AppContext, 'log' | 'events' | 'config' | 'logger'>
+type DeliveryContext = { log: MessageLog; events: EventBus; config: SendboxConfig; logger: Logger }
 
 /**
  * Starts the lifecycle: listens for accepted sends on the event bus, and picks up the steps a

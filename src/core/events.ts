@@ -1,7 +1,7 @@
 import type { MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
-import type { Rejection } from './rejections.js'
-import type { WebhookDelivery } from './webhooks.js'
+import type { Rejection } from './rejection-types.js'
+import type { WebhookDelivery } from './webhook-types.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
 export type SandboxEvent =

@@ -1,9 +1,12 @@
 import { newId } from '../lib/ids.js'
 import type { RenderedMessage } from '../templates/index.js'
 import { initialRecipients } from '../store/index.js'
-import type { Address, MessageFilter, MessageRecord, Warning } from '../store/types.js'
+import type { Address, MessageFilter, MessageLog, MessageRecord, Warning } from '../store/types.js'
 import { isEmptyFilter } from '../store/index.js'
-import type { AppContext } from './context.js'
+import type { EventBus } from './events.js'
+
+/** What storing and deleting need: the log, and the bus that tells the inbox and the waits. */
+type MessageContext = { log: MessageLog; events: EventBus }
 
 /**
  * The message operations of the sandbox, free of HTTP: what POST /messages, the inspector's
@@ -33,7 +36,7 @@ export interface AcceptedSend {
  * @example
  * const record = await storeMessage(ctx, { caller, template: 'welcome', from, to, subject, templateVariables, rendered, warnings: [] })
  */
-export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send: AcceptedSend): Promise<MessageRecord> {
+export async function storeMessage(ctx: MessageContext, send: AcceptedSend): Promise<MessageRecord> {
   const createdAt = new Date().toISOString()
   const record: MessageRecord = {
     id: newMessageId(),
@@ -62,7 +65,7 @@ export async function storeMessage(ctx: Pick<AppContext, 'log' | 'events'>, send
  * @example
  * await clearMessages(ctx, { template: 'welcome' }) // → how many were removed
  */
-export async function clearMessages(ctx: Pick<AppContext, 'log' | 'events'> & Partial<Pick<AppContext, 'rejections'>>, filter?: MessageFilter): Promise<number> {
+export async function clearMessages(ctx: MessageContext & { rejections?: { clear(): number } }, filter?: MessageFilter): Promise<number> {
   const count = await ctx.log.clear(filter)
   // A clean slate clears the recent rejected sends too, so they do not explain a later test's wait.
   if (isEmptyFilter(filter)) ctx.rejections?.clear()
@@ -71,7 +74,7 @@ export async function clearMessages(ctx: Pick<AppContext, 'log' | 'events'> & Pa
 }
 
 /** Deletes one message; false when there is none with that id. */
-export async function deleteMessage(ctx: Pick<AppContext, 'log' | 'events'>, id: string): Promise<boolean> {
+export async function deleteMessage(ctx: MessageContext, id: string): Promise<boolean> {
   if (!ctx.log.get(id)) return false
   await ctx.log.delete(id)
   ctx.events.emit({ type: 'deleted', id })

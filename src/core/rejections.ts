@@ -1,5 +1,6 @@
 import type { MessageFilter } from '../store/types.js'
-import type { AppContext } from './context.js'
+import type { EventBus } from './events.js'
+import type { Rejection, RejectionInput } from './rejection-types.js'
 import { newMessageId } from './messages.js'
 
 /**
@@ -10,26 +11,7 @@ import { newMessageId } from './messages.js'
  * recipients, subject), the status, the error code and its message.
  */
 
-export interface Rejection {
-  id: string
-  /** ISO time of the answer. */
-  at: string
-  status: number
-  code: string
-  message: string
-  /** The error's details, at most 10, each cut to a few hundred characters. */
-  details: unknown[]
-  /** What the request said, as far as it was read before the check that failed (null: unknown). */
-  template: string | null
-  from: string | null
-  to: string[] | null
-  subject: string | null
-  /** Who sent it, when the token was accepted (never the token itself). */
-  project: string | null
-  tokenHint: string | null
-}
-
-export type RejectionInput = Omit<Rejection, 'id' | 'at'>
+export type { Rejection, RejectionInput } from './rejection-types.js'
 
 export interface RejectionLog {
   record(input: RejectionInput): Rejection
@@ -117,7 +99,7 @@ export function rejectionMatches(r: Rejection, filter: MessageFilter): boolean {
  * rejectionHint(ctx, { to: 'ada@example.com' })
  * // → ['2 sends to ada@example.com were rejected: 422 missing_variables (×2): The template "welcome" needs dashboardUrl; …']
  */
-export function rejectionHint(ctx: Pick<AppContext, 'rejections'>, filter: MessageFilter): string[] {
+export function rejectionHint(ctx: { rejections: RejectionLog }, filter: MessageFilter): string[] {
   const matching = ctx.rejections.list(filter)
   if (matching.length === 0) return []
   const groups = new Map<string, { count: number; status: number; code: string; message: string }>()
@@ -140,7 +122,7 @@ export function rejectionHint(ctx: Pick<AppContext, 'rejections'>, filter: Messa
  * @example
  * recordRejection(ctx, { status: 403, code: 'sandbox_token_required', message: '…', details: [], template: null, from: null, to: null, subject: null, project: null, tokenHint: null })
  */
-export function recordRejection(ctx: Pick<AppContext, 'rejections' | 'events'>, input: RejectionInput): Rejection {
+export function recordRejection(ctx: { rejections: RejectionLog; events: EventBus }, input: RejectionInput): Rejection {
   const rejection = ctx.rejections.record(input)
   ctx.events.emit({ type: 'rejected', rejection })
   return rejection
