@@ -3,6 +3,7 @@ import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { READ_CHUNK, readLines } from './lines.js'
 import { noteRecordLine, recordSize } from './size.js'
 import { applyEventsInPlace } from './recipients.js'
 import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
@@ -23,6 +24,9 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  * `read` replays the file; `write` is compaction (temp file, fsync, rename); `append` is the
  * per-send path, which writes lines and never rewrites the file. Every file operation goes
  * through one queue, so appends issued during a compaction land in the new file, in order.
+ *
+ * `read` streams the file a chunk at a time (never one buffer or one string of it all), so the
+ * memory after start is the records themselves.
  */
 
 export const LOG_HEADER = '{"sendbox":"log","version":1}'
@@ -117,7 +121,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
       return fresh()
     }
-    let bytes: Buffer
+    const replay = createReplay(file, { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
     try {
       const { size: total } = await input.stat()
       if (total === 0) return fresh()
@@ -125,15 +129,14 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       const start = Buffer.alloc(Math.min(total, 4096))
       await input.read(start, 0, start.length, 0)
       checkHeader(file, start.toString('utf8').split('\n', 1)[0]!)
-      bytes = await input.readFile()
+      size = await readLines(input, replay.line, Math.min(READ_CHUNK, total + 1))
     } catch (error) {
       throw error instanceof LogOpenError ? error : unreadable(file, 'read', error)
     } finally {
       await input.close().catch(() => {})
     }
-    size = bytes.length
     fileChars = size
-    const replayed = replay(file, bytes.toString('utf8'), { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
+    const replayed = replay.result()
     lineCount = replayed.lines
     rewrite = replayed.rewrite
     droppedAtRead = replayed.dropped
@@ -300,15 +303,21 @@ interface Replayed {
   dropped: number
 }
 
-/** Replays the lines after the header. A bad line in the middle refuses the log; a torn last line is dropped. */
-function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number }, warn: (message: string) => void): Replayed {
-  const parts = text.split('\n')
-  // After a final newline split() yields one empty part, which is not a line. Without a final
-  // newline the last part is a line cut short by a crash, or complete but unterminated: either
-  // way the file is rewritten before the next append, which must start on a fresh line.
-  const terminated = text.endsWith('\n')
-  const end = terminated ? parts.length - 1 : parts.length
-  const rewrite = !terminated
+interface Replay {
+  /** Takes the file's lines in order, the header first (see readLines). */
+  line(bytes: Buffer, position: number, terminated: boolean): void
+  result(): Replayed
+}
+
+/**
+ * Replays the lines after the header, one at a time as the file is read. A bad line in the
+ * middle refuses the log; a torn last line is dropped.
+ */
+function createReplay(
+  file: string,
+  { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number },
+  warn: (message: string) => void,
+): Replay {
   // Records in arrival order; one is live while `live` maps its id to it. A repeated id
   // replaces the earlier record, at the new place. The oldest are dropped as they were while the
   // log ran (at every append past maxRecords), so a record deleted after that drop cannot
@@ -318,8 +327,14 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
   const live = new Map<string, MessageRecord>()
   // Insertion order is age: a suppression added again moves to the end.
   const suppressions = new Map<string, Suppression>()
+  /** Lines seen, the header included: the next line's number is this plus one. */
+  let index = 0
   let lines = 0
   let dropped = 0
+  // Without a final newline the last line was cut short by a crash, or is complete but
+  // unterminated: either way the file is rewritten before the next append, which must start on
+  // a fresh line.
+  let rewrite = false
   /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
   let liveBytes = 0
   const forget = (id: string) => {
@@ -328,18 +343,20 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
     live.delete(id)
   }
 
-  for (let i = 1; i < end; i++) {
-    const raw = parts[i]!
-    const isTail = !terminated && i === end - 1
+  function line(bytes: Buffer, _position: number, terminated: boolean): void {
+    if (!terminated) rewrite = true
+    const i = index++
+    if (i === 0) return // the header, checked before reading
+    const raw = bytes.toString('utf8')
     if (raw.trim() === '') {
       lines++ // harmless, but dead: compaction drops it
-      continue
+      return
     }
     const decoded = decode(raw)
     if (typeof decoded === 'string') {
-      if (isTail) {
+      if (!terminated) {
         warn(`${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`)
-        break
+        return
       }
       throw new LogOpenError(
         'log_invalid',
@@ -382,9 +399,14 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
       forget(decoded.id)
     }
   }
-  const records: MessageRecord[] = []
-  for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
-  return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
+
+  function result(): Replayed {
+    const records: MessageRecord[] = []
+    for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
+    return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
+  }
+
+  return { line, result }
 }
 
 /** A log entry, or why the line is not one. */
