@@ -25,8 +25,12 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  * per-send path, which writes lines and never rewrites the file. Every file operation goes
  * through one queue, so appends issued during a compaction land in the new file, in order.
  *
- * `read` streams the file a chunk at a time (never one buffer or one string of it all), so the
- * memory after start is the records themselves.
+ * A record is serialised once. `read` streams the file (never one buffer or string of it all)
+ * and notes where each record's line is; `append` notes where the line it wrote landed; and
+ * compaction copies those bytes into the new file instead of serialising the record again. Only
+ * a record that changed since its line was written (delivery events folded in) is serialised
+ * there, once: the new file then holds its line. The lines stay in the file, not in memory, so
+ * the memory after start is the records themselves.
  */
 
 export const LOG_HEADER = '{"sendbox":"log","version":1}'
@@ -72,13 +76,22 @@ export interface JsonlAdapter extends Adapter<LogData> {
 /** The log holds sign-in links and codes: owner-only when sendbox creates it. */
 const FILE_MODE = 0o600
 
-/** Compaction writes in slices of about this many characters, to bound memory. */
+/** Compaction writes in slices of about this many bytes, to bound memory. */
 const WRITE_SLICE = 1 << 20
 
 interface Batch {
   text: string
   count: number
+  /** One per line of `text`: the record it is, or null for a tombstone or other operation. */
+  records: (MessageRecord | null)[]
   written: Promise<void>
+}
+
+/** Where a record's line is: which file (a compaction makes a new one) and which bytes, its `\n` included. */
+interface Span {
+  file: number
+  position: number
+  length: number
 }
 
 export interface JsonlAdapterOptions {
@@ -102,6 +115,10 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /** The batch still taking lines; detached when its write starts (group commit). */
   let filling: Batch | null = null
   let queue: Promise<unknown> = Promise.resolve()
+  /** Counts the files this adapter has had: a span of an earlier one is stale. */
+  let generation = 0
+  /** Where each record's line is in the file, while it is exactly `JSON.stringify(record)`. */
+  const spans = new WeakMap<MessageRecord, Span>()
 
   function serial<T>(op: () => Promise<T>): Promise<T> {
     const result = queue.then(op)
@@ -121,7 +138,10 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
       return fresh()
     }
-    const replay = createReplay(file, { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
+    const replay = createReplay(file, { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn, (record, line) => {
+      if (line) spans.set(record, { file: generation, ...line })
+      else spans.delete(record)
+    })
     try {
       const { size: total } = await input.stat()
       if (total === 0) return fresh()
@@ -152,18 +172,22 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   function append(entries: readonly LogEntry[]): Promise<void> {
     assertOpen()
-    let text = ''
-    for (const entry of entries) {
-      const line = JSON.stringify(entry)
-      if (!('op' in entry)) noteRecordLine(entry, line)
-      text += `${line}\n`
-    }
     // Lines arriving while a write is in flight join the next batch: one write(2) for all of them.
     let batch = filling
     if (!batch) {
-      const b: Batch = { text: '', count: 0, written: Promise.resolve() }
+      const b: Batch = { text: '', count: 0, records: [], written: Promise.resolve() }
       b.written = serial(() => flush(b))
       batch = filling = b
+    }
+    let text = ''
+    for (const entry of entries) {
+      const line = JSON.stringify(entry)
+      if ('op' in entry) batch.records.push(null)
+      else {
+        noteRecordLine(entry, line)
+        batch.records.push(entry)
+      }
+      text += `${line}\n`
     }
     batch.text += text
     batch.count += entries.length
@@ -174,16 +198,24 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
-    handle ??= await open(file, 'a', FILE_MODE)
+    handle ??= await open(file, 'a+', FILE_MODE)
     const before = size
+    const bytes = Buffer.from(batch.text, 'utf8')
     try {
-      size += await writeAll(handle, batch.text)
+      size += await writeAll(handle, bytes)
     } catch (error) {
       lineCount -= batch.count
       fileChars -= batch.text.length
       // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
       await handle.truncate(before).catch(() => {})
       throw error
+    }
+    // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
+    let start = 0
+    for (const record of batch.records) {
+      const end = bytes.indexOf(10, start) + 1
+      if (record) spans.set(record, { file: generation, position: before + start, length: end - start })
+      start = end
     }
   }
 
@@ -212,30 +244,44 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     // Opened for appending: after the rename this same handle is the log's append handle,
     // so there is no window in which the log has no handle or a handle on the old inode.
-    const next = await open(temp, 'ax', FILE_MODE)
-    let written = 0
+    // Readable too: the next compaction copies lines out of it.
+    const next = await open(temp, 'ax+', FILE_MODE)
+    // The lines to copy are in the current file: read through the append handle (the very file
+    // they were written to, wherever its name points now), or, at open, before any append,
+    // through a handle of its own on the file just read.
+    let source: FileHandle | null = handle
+    const ownSource = source === null
+    const moved: [MessageRecord, Span][] = []
+    let written: number
     try {
+      if (ownSource) source = await open(file, 'r').catch(() => null)
       // The new file keeps the old one's mode: a chmod the user made survives compaction.
       const previousMode = await stat(file).then((s) => s.mode & 0o7777, () => null)
       if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
-      let slice = `${LOG_HEADER}\n`
-      for (const suppression of suppressions) slice += `${JSON.stringify({ op: 'suppress', ...suppression })}\n`
+      const out = sliceWriter(next)
+      const lines = source ? lineReader(source) : null
+      await out.text(`${LOG_HEADER}\n`)
+      for (const suppression of suppressions) await out.text(`${JSON.stringify({ op: 'suppress', ...suppression })}\n`)
       for (const record of records) {
-        slice += `${JSON.stringify(record)}\n`
-        if (slice.length >= WRITE_SLICE) {
-          written += await writeAll(next, slice)
-          slice = ''
-        }
+        const position = out.length
+        const span = spans.get(record)
+        const bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
+        const length = bytes ? await out.bytes(bytes) : await out.text(`${JSON.stringify(record)}\n`)
+        moved.push([record, { file: generation + 1, position, length }])
       }
-      written += await writeAll(next, slice)
+      written = await out.end()
       await next.sync()
       await rename(temp, file)
     } catch (error) {
       await next.close().catch(() => {})
       await unlink(temp).catch(() => {})
       throw error
+    } finally {
+      if (ownSource) await source?.close().catch(() => {})
     }
     await syncDirectory(path.dirname(file))
+    generation++
+    for (const [record, span] of moved) spans.set(record, span)
     fileChars += written
     const previous = handle
     handle = next
@@ -251,7 +297,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     append,
     open: () =>
       serial(async () => {
-        handle ??= await open(file, 'a', FILE_MODE)
+        handle ??= await open(file, 'a+', FILE_MODE)
       }),
     lines: () => lineCount,
     bytes: () => fileChars,
@@ -311,12 +357,15 @@ interface Replay {
 
 /**
  * Replays the lines after the header, one at a time as the file is read. A bad line in the
- * middle refuses the log; a torn last line is dropped.
+ * middle refuses the log; a torn last line is dropped. `noteLine` is told where a record's line
+ * is when the line is exactly the record (`{…}` with nothing around it), and told `null` when
+ * replay changes the record (events folded in), so that its line is no longer it.
  */
 function createReplay(
   file: string,
   { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number },
   warn: (message: string) => void,
+  noteLine: (record: MessageRecord, line: { position: number; length: number } | null) => void,
 ): Replay {
   // Records in arrival order; one is live while `live` maps its id to it. A repeated id
   // replaces the earlier record, at the new place. The oldest are dropped as they were while the
@@ -343,7 +392,7 @@ function createReplay(
     live.delete(id)
   }
 
-  function line(bytes: Buffer, _position: number, terminated: boolean): void {
+  function line(bytes: Buffer, position: number, terminated: boolean): void {
     if (!terminated) rewrite = true
     const i = index++
     if (i === 0) return // the header, checked before reading
@@ -367,6 +416,8 @@ function createReplay(
     lines++
     if (!('op' in decoded)) {
       noteRecordLine(decoded, raw)
+      // A record written before delivery states gets its recipients in memory: its line is no longer it.
+      if (terminated && decoded.recipients != null && bytes[0] === 0x7b && bytes[bytes.length - 1] === 0x7d) noteLine(decoded, { position, length: bytes.length + 1 })
       forget(decoded.id)
       live.set(decoded.id, decoded)
       liveBytes += recordSize(decoded)
@@ -385,7 +436,10 @@ function createReplay(
     } else if (decoded.op === 'events') {
       // Events of a message deleted or dropped since: nothing to apply them to.
       const record = live.get(decoded.id)
-      if (record) applyEventsInPlace(record, decoded.events)
+      if (record) {
+        applyEventsInPlace(record, decoded.events)
+        noteLine(record, null)
+      }
     } else if (decoded.op === 'suppress') {
       const { op: _op, ...suppression } = decoded
       const key = suppressionKey(suppression.project, suppression.address)
@@ -442,14 +496,82 @@ function isEventEntry(value: unknown): boolean {
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string'
 
 /** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
-async function writeAll(handle: FileHandle, text: string): Promise<number> {
-  const bytes = Buffer.from(text, 'utf8')
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<number> {
   let offset = 0
   while (offset < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null)
     offset += bytesWritten
   }
   return bytes.length
+}
+
+/** A new file written in slices of about WRITE_SLICE bytes; `length` counts the bytes given so far. */
+function sliceWriter(handle: FileHandle) {
+  const slice = Buffer.allocUnsafe(WRITE_SLICE)
+  let filled = 0
+  let written = 0
+  const flush = async () => {
+    if (filled > 0) written += await writeAll(handle, slice.subarray(0, filled))
+    filled = 0
+  }
+  const writer = {
+    length: 0,
+    /** Takes a copy (or writes it before returning): `bytes` may be reused once this resolves. */
+    async bytes(bytes: Buffer): Promise<number> {
+      if (filled + bytes.length > slice.length) await flush()
+      if (bytes.length > slice.length) written += await writeAll(handle, bytes)
+      else filled += bytes.copy(slice, filled)
+      writer.length += bytes.length
+      return bytes.length
+    },
+    text: (text: string): Promise<number> => writer.bytes(Buffer.from(text, 'utf8')),
+    /** Writes what is left; the file's length. */
+    async end(): Promise<number> {
+      await flush()
+      return written
+    },
+  }
+  return writer
+}
+
+/**
+ * Lines read back from a file by position, a window of READ_CHUNK bytes at a time: the live
+ * lines a compaction copies come in file order, so each window serves many of them.
+ */
+function lineReader(source: FileHandle) {
+  let window = Buffer.alloc(0)
+  /** The window holds the file's bytes [start, start + filled). */
+  let start = 0
+  let filled = 0
+  let failed = false
+  return {
+    /**
+     * The `length` bytes at `position` (a line, its `\n` included), valid until the next call;
+     * undefined unless they look like a record's line (`{…}\n`), as when the file was cut
+     * short, or when it cannot be read (the record is serialised instead).
+     */
+    async line(position: number, length: number): Promise<Buffer | undefined> {
+      if (failed) return undefined
+      if (position < start || position + length > start + filled) {
+        if (window.length < length) window = Buffer.allocUnsafe(Math.max(length, READ_CHUNK))
+        start = position
+        filled = 0
+        try {
+          while (filled < window.length) {
+            const { bytesRead } = await source.read(window, filled, window.length - filled, start + filled)
+            if (bytesRead === 0) break
+            filled += bytesRead
+          }
+        } catch {
+          failed = true
+          return undefined
+        }
+        if (length > filled) return undefined
+      }
+      const bytes = window.subarray(position - start, position - start + length)
+      return length >= 3 && bytes[0] === 0x7b && bytes[length - 2] === 0x7d && bytes[length - 1] === 0x0a ? bytes : undefined
+    },
+  }
 }
 
 /** Makes a rename durable. Best effort: some platforms (Windows) cannot open a directory. */

@@ -1,11 +1,16 @@
-import { open, readFile, writeFile, type FileHandle } from 'node:fs/promises'
+import { open, readFile, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { openMessageLog } from '../../src/store/index.js'
+import { openMessageLog, type MessageRecord } from '../../src/store/index.js'
 import { READ_CHUNK } from '../../src/store/lines.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 
-/** The log read as a stream at start. */
+/**
+ * The log read as a stream at start, and each record serialised once: compaction copies a
+ * record's line out of the file instead of serialising the record again.
+ */
+
+const at = '2026-11-21T10:00:01.000Z'
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -16,6 +21,14 @@ async function fileHandlePrototype(dir: string): Promise<FileHandle> {
   const handle = await open(path.join(dir, 'probe'), 'w')
   await handle.close()
   return Object.getPrototypeOf(handle) as FileHandle
+}
+
+const isRecord = (value: unknown): value is MessageRecord => typeof value === 'object' && value !== null && 'html' in value && 'recipients' in value
+
+/** Counts JSON.stringify calls that serialise a whole message record. */
+function countRecordSerialisations() {
+  const stringify = vi.spyOn(JSON, 'stringify')
+  return () => stringify.mock.calls.filter(([value]) => isRecord(value)).length
 }
 
 const fileLines = async (file: string) => (await readFile(file, 'utf8')).split('\n').slice(0, -1)
@@ -80,5 +93,115 @@ describe('reading the log at start', () => {
     expect(log.list().messages).toEqual([a])
     await log.close()
     expect(await readFile(file, 'utf8')).toBe(`${HEADER}\n${JSON.stringify(a)}\n`)
+  })
+})
+
+describe('compaction', () => {
+  it('copies each record line from the file as appended, serialising no record again', async () => {
+    const file = path.join(await tempDir(), 'messages.jsonl')
+    const log = await openMessageLog({ file, warn: () => {} })
+    const records = [makeRecord({ id: 'a', subject: 'Grüße 😀' }), makeRecord({ id: 'b' }), makeRecord({ id: 'c', html: 'x'.repeat(200_000) })]
+    for (const record of records) await log.append(record)
+    const appended = (await fileLines(file)).slice(1)
+    expect(appended).toEqual(records.map((r) => JSON.stringify(r)))
+    await log.delete('b') // a dead line: close() compacts
+    const serialised = countRecordSerialisations()
+    await log.close()
+    expect(serialised()).toBe(0)
+    expect(await fileLines(file)).toEqual([HEADER, appended[0], appended[2]])
+  })
+
+  it('keeps a line byte for byte, as the file had it (escapes, key order), not as the record would serialise now', async () => {
+    const file = path.join(await tempDir(), 'messages.jsonl')
+    // Written by hand or by another JSON writer: an escaped é, and integer-like keys in an order JSON.parse does not keep.
+    const line = JSON.stringify(makeRecord({ id: 'a', subject: 'caf_', templateVariables: { '10': 'x', '2': 'y' } })).replace('caf_', 'caf\\u00e9')
+    await writeFile(file, `${HEADER}\n${line}\n${JSON.stringify({ op: 'delete', id: 'gone' })}\n`)
+    const log = await openMessageLog({ file, warn: () => {} }) // a dead line: compacts at open
+    expect(log.get('a')!.subject).toBe('café')
+    await log.close()
+    expect(await fileLines(file)).toEqual([HEADER, line])
+  })
+
+  it('serialises a record changed by delivery events once, at the first compaction after the change; later ones copy it', async () => {
+    const file = path.join(await tempDir(), 'messages.jsonl')
+    const first = await openMessageLog({ file, warn: () => {} })
+    await first.append(makeRecord({ id: 'a' }))
+    await first.append(makeRecord({ id: 'b' }))
+    const delivered = await first.addEvents('a', [{ recipient: 0, type: 'delivered', at }])
+    await first.delete('b')
+    let serialised = countRecordSerialisations()
+    await first.close() // compacts: 'a' changed since its line was written
+    expect(serialised()).toBe(1)
+    expect(await fileLines(file)).toEqual([HEADER, JSON.stringify(delivered)])
+    vi.restoreAllMocks()
+
+    // Its line is now the record: read back at start, copied by the next compaction.
+    const second = await openMessageLog({ file, warn: () => {} })
+    expect(second.get('a')).toEqual(delivered)
+    await second.append(makeRecord({ id: 'c' }))
+    await second.delete('c')
+    serialised = countRecordSerialisations()
+    await second.close()
+    expect(serialised()).toBe(0)
+    expect(await fileLines(file)).toEqual([HEADER, JSON.stringify(delivered)])
+  })
+
+  it('at run time: each version of a record is serialised once, across compactions, a failed append and a reopen', async () => {
+    const dir = await tempDir()
+    const file = path.join(dir, 'messages.jsonl')
+    const proto = await fileHandlePrototype(dir)
+    // maxMessages 4: every append past it drops the oldest, dead lines that trigger compaction.
+    const log = await openMessageLog({ file, maxMessages: 4, warn: () => {} })
+    const inode = (await stat(file)).ino
+    const stringify = vi.spyOn(JSON, 'stringify')
+    /** The test's own copy of each live record's line; serialised from a clone, so as not to count. */
+    const expected = new Map<string, string>()
+    const lineOf = (record: MessageRecord) => JSON.stringify(structuredClone(record))
+    const original = proto.write as (...a: unknown[]) => Promise<{ bytesWritten: number }>
+    for (let i = 0; i < 400; i++) {
+      const record = makeRecord({ id: `m${i}`, subject: `€${i}` })
+      if (i % 97 === 50) {
+        // Half a line lands, then the disk is full: cut off again, and the record forgotten.
+        vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: FileHandle, ...args: unknown[]) {
+          const [buffer, offset, length] = args as [Buffer, number, number]
+          await original.call(this, buffer, offset, Math.floor(length / 2), null)
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+        })
+        await expect(log.append(record)).rejects.toThrow(/ENOSPC/)
+        continue
+      }
+      await log.append(record)
+      expected.set(record.id, lineOf(record))
+      if (i % 3 === 0) {
+        const next = (await log.addEvents(record.id, [{ recipient: 0, type: 'opened', at }]))!
+        expected.set(record.id, lineOf(next))
+      }
+    }
+    expect((await stat(file)).ino).not.toBe(inode) // compacted while running
+    const live = log.list().messages.map((m) => m.id).reverse()
+    await log.delete(live[0]!)
+    await log.close()
+    const reopened = await openMessageLog({ file, maxMessages: 4, warn: () => {} })
+    await reopened.append(makeRecord({ id: 'late' }))
+    await reopened.delete('late')
+    await reopened.close()
+    // Serialised: at its append, and a version changed by events at most once more, at a compaction.
+    const perRecord = new Map<unknown, number>()
+    for (const [value] of stringify.mock.calls) if (isRecord(value)) perRecord.set(value, (perRecord.get(value) ?? 0) + 1)
+    expect(Math.max(...perRecord.values())).toBe(1)
+    vi.restoreAllMocks()
+    expect(await fileLines(file)).toEqual([HEADER, ...live.slice(1).map((id) => expected.get(id))])
+  })
+
+  it('serialises the records whose lines are no longer in the file (cut off under it)', async () => {
+    const file = path.join(await tempDir(), 'messages.jsonl')
+    const log = await openMessageLog({ file, warn: () => {} })
+    const [a, b] = [makeRecord({ id: 'a' }), makeRecord({ id: 'b' })]
+    await log.append(a)
+    await log.append(b)
+    await truncate(file, HEADER.length + 1 + 10) // someone else cut the file short
+    await log.delete('b')
+    await log.close()
+    expect(await fileLines(file)).toEqual([HEADER, JSON.stringify(a)])
   })
 })
