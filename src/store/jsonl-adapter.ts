@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
 import { READ_CHUNK, readLines } from './lines.js'
+import { holdRecordLine, releaseRecordLines } from './record-json.js'
 import { noteRecordLine, recordSize } from './size.js'
 import { applyEventsInPlace } from './recipients.js'
 import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
@@ -185,6 +186,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       if ('op' in entry) batch.records.push(null)
       else {
         noteRecordLine(entry, line)
+        holdRecordLine(entry, line)
         batch.records.push(entry)
       }
       text += `${line}\n`
@@ -198,24 +200,31 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
-    handle ??= await open(file, 'a+', FILE_MODE)
-    const before = size
-    const bytes = Buffer.from(batch.text, 'utf8')
+    const records = batch.records.filter((record) => record !== null)
     try {
-      size += await writeAll(handle, bytes)
-    } catch (error) {
-      lineCount -= batch.count
-      fileChars -= batch.text.length
-      // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
-      await handle.truncate(before).catch(() => {})
-      throw error
-    }
-    // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
-    let start = 0
-    for (const record of batch.records) {
-      const end = bytes.indexOf(10, start) + 1
-      if (record) spans.set(record, { file: generation, position: before + start, length: end - start })
-      start = end
+      handle ??= await open(file, 'a+', FILE_MODE)
+      const before = size
+      const bytes = Buffer.from(batch.text, 'utf8')
+      try {
+        size += await writeAll(handle, bytes)
+      } catch (error) {
+        lineCount -= batch.count
+        fileChars -= batch.text.length
+        // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
+        await handle.truncate(before).catch(() => {})
+        throw error
+      }
+      // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
+      if (records.length > 0) {
+        let start = 0
+        for (const record of batch.records) {
+          const end = bytes.indexOf(10, start) + 1
+          if (record) spans.set(record, { file: generation, position: before + start, length: end - start })
+          start = end
+        }
+      }
+    } finally {
+      releaseRecordLines(records)
     }
   }
 
