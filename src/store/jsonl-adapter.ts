@@ -28,10 +28,12 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  *
  * A record is serialised once. `read` streams the file (never one buffer or string of it all)
  * and notes where each record's line is; `append` notes where the line it wrote landed; and
- * compaction copies those bytes into the new file instead of serialising the record again. Only
- * a record that changed since its line was written (delivery events folded in) is serialised
- * there, once: the new file then holds its line. The lines stay in the file, not in memory, so
- * the memory after start is the records themselves.
+ * compaction copies those bytes into the new file instead of serialising the record again. A
+ * record that delivery events changed since its line was written differs from that line only in
+ * its status and recipients: compaction writes the old line with those two replaced. Only what
+ * is neither (written by hand, or before delivery states) is serialised there, once: the new file
+ * then holds its line. The lines stay in the file, not in memory, so the memory after start is
+ * the records themselves.
  */
 
 export const LOG_HEADER = '{"sendbox":"log","version":1}'
@@ -60,6 +62,12 @@ export interface JsonlAdapter extends Adapter<LogData> {
   readonly file: string
   /** Resolves once the entries' lines were handed to the OS (write(2) returned). */
   append(entries: readonly LogEntry[]): Promise<void>
+  /**
+   * Says that `next` is `from` with delivery events folded in (`withEvents`): only its status and
+   * recipients differ, so compaction can build its line from the line of `from` (or of an older
+   * version) instead of serialising all of it.
+   */
+  derived(next: MessageRecord, from: MessageRecord): void
   /** Opens the append handle (done by compaction otherwise); surfaces errors at open, not at the first send. */
   open(): Promise<void>
   /** Lines after the header that the file holds once everything queued has landed. */
@@ -120,6 +128,8 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   let generation = 0
   /** Where each record's line is in the file, while it is exactly `JSON.stringify(record)`. */
   const spans = new WeakMap<MessageRecord, Span>()
+  /** A record changed by delivery events → the version it was made from, until its own line is written. */
+  const parents = new WeakMap<MessageRecord, MessageRecord>()
 
   function serial<T>(op: () => Promise<T>): Promise<T> {
     const result = queue.then(op)
@@ -274,7 +284,8 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       for (const record of records) {
         const position = out.length
         const span = spans.get(record)
-        const bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
+        let bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
+        if (!bytes && lines) bytes = await withNewStates(record, lines)
         const length = bytes ? await out.bytes(bytes) : await out.text(`${JSON.stringify(record)}\n`)
         moved.push([record, { file: generation + 1, position, length }])
       }
@@ -290,7 +301,10 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     }
     await syncDirectory(path.dirname(file))
     generation++
-    for (const [record, span] of moved) spans.set(record, span)
+    for (const [record, span] of moved) {
+      spans.set(record, span)
+      parents.delete(record)
+    }
     fileChars += written
     const previous = handle
     handle = next
@@ -299,11 +313,36 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     await previous?.close().catch(() => {})
   }
 
+  /**
+   * The line of a record changed by delivery events, from the line of a version before it still
+   * in the file: `{"id":…,"status":…,` and `,"recipients":[…]}` replaced, the rest copied. Only
+   * when that line is exactly in that shape (as sendbox writes records); else undefined.
+   */
+  async function withNewStates(record: MessageRecord, lines: ReturnType<typeof lineReader>): Promise<Buffer | undefined> {
+    let base = parents.get(record)
+    while (base && spans.get(base)?.file !== generation) base = parents.get(base)
+    if (!base || base.id !== record.id) return undefined
+    const { position, length } = spans.get(base)!
+    const line = await lines.line(position, length)
+    if (!line) return undefined
+    const head = Buffer.from(`{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`, 'utf8')
+    const tail = Buffer.from(`,"recipients":${JSON.stringify(base.recipients)}}\n`, 'utf8')
+    if (line.length < head.length + tail.length || !line.subarray(0, head.length).equals(head) || !line.subarray(line.length - tail.length).equals(tail)) return undefined
+    return Buffer.concat([
+      Buffer.from(`{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`, 'utf8'),
+      line.subarray(head.length, line.length - tail.length),
+      Buffer.from(`,"recipients":${JSON.stringify(record.recipients)}}\n`, 'utf8'),
+    ])
+  }
+
   return {
     file,
     read,
     write,
     append,
+    derived(next, from) {
+      parents.set(next, from)
+    },
     open: () =>
       serial(async () => {
         handle ??= await open(file, 'a+', FILE_MODE)
