@@ -126,7 +126,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   let queue: Promise<unknown> = Promise.resolve()
   /** Counts the files this adapter has had: a span of an earlier one is stale. */
   let generation = 0
-  /** Where each record's line is in the file, while it is exactly `JSON.stringify(record)`. */
+  /** Where each record's line is in the file: a line that is the record (as sendbox wrote it, or as read). */
   const spans = new WeakMap<MessageRecord, Span>()
   /** A record changed by delivery events → the version it was made from, until its own line is written. */
   const parents = new WeakMap<MessageRecord, MessageRecord>()
