@@ -284,10 +284,11 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       for (const record of records) {
         const position = out.length
         const span = spans.get(record)
-        let bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
-        if (!bytes && lines) bytes = await withNewStates(record, lines)
-        const length = bytes ? await out.bytes(bytes) : await out.text(`${JSON.stringify(record)}\n`)
-        moved.push([record, { file: generation + 1, position, length }])
+        const bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
+        const pieces = bytes ? [bytes] : lines ? await withNewStates(record, lines) : undefined
+        if (pieces) for (const piece of pieces) await (typeof piece === 'string' ? out.text(piece) : out.bytes(piece))
+        else await out.text(`${JSON.stringify(record)}\n`)
+        moved.push([record, { file: generation + 1, position, length: out.length - position }])
       }
       written = await out.end()
       await next.sync()
@@ -316,9 +317,10 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /**
    * The line of a record changed by delivery events, from the line of a version before it still
    * in the file: `{"id":…,"status":…,` and `,"recipients":[…]}` replaced, the rest copied. Only
-   * when that line is exactly in that shape (as sendbox writes records); else undefined.
+   * when that line is exactly in that shape (as sendbox writes records); else undefined. In
+   * three pieces, to be written in order before the next read of `lines`.
    */
-  async function withNewStates(record: MessageRecord, lines: ReturnType<typeof lineReader>): Promise<Buffer | undefined> {
+  async function withNewStates(record: MessageRecord, lines: ReturnType<typeof lineReader>): Promise<[string, Buffer, string] | undefined> {
     let base = parents.get(record)
     while (base && spans.get(base)?.file !== generation) base = parents.get(base)
     if (!base || base.id !== record.id) return undefined
@@ -328,11 +330,11 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const head = Buffer.from(`{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`, 'utf8')
     const tail = Buffer.from(`,"recipients":${JSON.stringify(base.recipients)}}\n`, 'utf8')
     if (line.length < head.length + tail.length || !line.subarray(0, head.length).equals(head) || !line.subarray(line.length - tail.length).equals(tail)) return undefined
-    return Buffer.concat([
-      Buffer.from(`{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`, 'utf8'),
+    return [
+      `{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`,
       line.subarray(head.length, line.length - tail.length),
-      Buffer.from(`,"recipients":${JSON.stringify(record.recipients)}}\n`, 'utf8'),
-    ])
+      `,"recipients":${JSON.stringify(record.recipients)}}\n`,
+    ]
   }
 
   return {
@@ -572,7 +574,13 @@ function sliceWriter(handle: FileHandle) {
       writer.length += bytes.length
       return bytes.length
     },
-    text: (text: string): Promise<number> => writer.bytes(Buffer.from(text, 'utf8')),
+    async text(text: string): Promise<number> {
+      const length = Buffer.byteLength(text, 'utf8')
+      if (length > slice.length - filled) return writer.bytes(Buffer.from(text, 'utf8'))
+      filled += slice.write(text, filled, 'utf8')
+      writer.length += length
+      return length
+    },
     /** Writes what is left; the file's length. */
     async end(): Promise<number> {
       await flush()
