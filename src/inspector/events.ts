@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
 import type { SandboxEvent } from '../core/events.js'
 import { defineOperation } from '../http/define.js'
+import { recordJson } from '../store/index.js'
 import { FIELDS_QUERY, summaryOf } from './query.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
@@ -21,7 +22,8 @@ const encoder = new TextEncoder()
 function frame(event: SandboxEvent): string {
   switch (event.type) {
     case 'message':
-      return `event: message\nid: ${event.record.id}\ndata: ${JSON.stringify(event.record)}\n\n`
+      // The line the log just wrote for it: the record is not serialised a second time.
+      return `event: message\nid: ${event.record.id}\ndata: ${recordJson(event.record)}\n\n`
     case 'deleted':
       return `event: deleted\ndata: ${JSON.stringify({ id: event.id })}\n\n`
     case 'cleared':

@@ -3,6 +3,8 @@ import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Adapter } from 'lowdb'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { READ_CHUNK, readLines } from './lines.js'
+import { holdRecordLine, releaseRecordLines } from './record-json.js'
 import { noteRecordLine, recordSize } from './size.js'
 import { applyEventsInPlace } from './recipients.js'
 import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
@@ -23,6 +25,15 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  * `read` replays the file; `write` is compaction (temp file, fsync, rename); `append` is the
  * per-send path, which writes lines and never rewrites the file. Every file operation goes
  * through one queue, so appends issued during a compaction land in the new file, in order.
+ *
+ * A record is serialised once. `read` streams the file (never one buffer or string of it all)
+ * and notes where each record's line is; `append` notes where the line it wrote landed; and
+ * compaction copies those bytes into the new file instead of serialising the record again. A
+ * record that delivery events changed since its line was written differs from that line only in
+ * its status and recipients: compaction writes the old line with those two replaced. Only what
+ * is neither (written by hand, or before delivery states) is serialised there, once: the new file
+ * then holds its line. The lines stay in the file, not in memory, so the memory after start is
+ * the records themselves.
  */
 
 export const LOG_HEADER = '{"sendbox":"log","version":1}'
@@ -51,6 +62,12 @@ export interface JsonlAdapter extends Adapter<LogData> {
   readonly file: string
   /** Resolves once the entries' lines were handed to the OS (write(2) returned). */
   append(entries: readonly LogEntry[]): Promise<void>
+  /**
+   * Says that `next` is `from` with delivery events folded in (`withEvents`): only its status and
+   * recipients differ, so compaction can build its line from the line of `from` (or of an older
+   * version) instead of serialising all of it.
+   */
+  derived(next: MessageRecord, from: MessageRecord): void
   /** Opens the append handle (done by compaction otherwise); surfaces errors at open, not at the first send. */
   open(): Promise<void>
   /** Lines after the header that the file holds once everything queued has landed. */
@@ -68,13 +85,22 @@ export interface JsonlAdapter extends Adapter<LogData> {
 /** The log holds sign-in links and codes: owner-only when sendbox creates it. */
 const FILE_MODE = 0o600
 
-/** Compaction writes in slices of about this many characters, to bound memory. */
+/** Compaction writes in slices of about this many bytes, to bound memory. */
 const WRITE_SLICE = 1 << 20
 
 interface Batch {
   text: string
   count: number
+  /** One per line of `text`: the record it is, or null for a tombstone or other operation. */
+  records: (MessageRecord | null)[]
   written: Promise<void>
+}
+
+/** Where a record's line is: which file (a compaction makes a new one) and which bytes, its `\n` included. */
+interface Span {
+  file: number
+  position: number
+  length: number
 }
 
 export interface JsonlAdapterOptions {
@@ -98,6 +124,12 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /** The batch still taking lines; detached when its write starts (group commit). */
   let filling: Batch | null = null
   let queue: Promise<unknown> = Promise.resolve()
+  /** Counts the files this adapter has had: a span of an earlier one is stale. */
+  let generation = 0
+  /** Where each record's line is in the file: a line that is the record (as sendbox wrote it, or as read). */
+  const spans = new WeakMap<MessageRecord, Span>()
+  /** A record changed by delivery events → the version it was made from, until its own line is written. */
+  const parents = new WeakMap<MessageRecord, MessageRecord>()
 
   function serial<T>(op: () => Promise<T>): Promise<T> {
     const result = queue.then(op)
@@ -117,7 +149,10 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
       return fresh()
     }
-    let bytes: Buffer
+    const replay = createReplay(file, { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn, (record, line) => {
+      if (line) spans.set(record, { file: generation, ...line })
+      else spans.delete(record)
+    })
     try {
       const { size: total } = await input.stat()
       if (total === 0) return fresh()
@@ -125,15 +160,14 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       const start = Buffer.alloc(Math.min(total, 4096))
       await input.read(start, 0, start.length, 0)
       checkHeader(file, start.toString('utf8').split('\n', 1)[0]!)
-      bytes = await input.readFile()
+      size = await readLines(input, replay.line, Math.min(READ_CHUNK, total + 1))
     } catch (error) {
       throw error instanceof LogOpenError ? error : unreadable(file, 'read', error)
     } finally {
       await input.close().catch(() => {})
     }
-    size = bytes.length
     fileChars = size
-    const replayed = replay(file, bytes.toString('utf8'), { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn)
+    const replayed = replay.result()
     lineCount = replayed.lines
     rewrite = replayed.rewrite
     droppedAtRead = replayed.dropped
@@ -149,18 +183,23 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   function append(entries: readonly LogEntry[]): Promise<void> {
     assertOpen()
-    let text = ''
-    for (const entry of entries) {
-      const line = JSON.stringify(entry)
-      if (!('op' in entry)) noteRecordLine(entry, line)
-      text += `${line}\n`
-    }
     // Lines arriving while a write is in flight join the next batch: one write(2) for all of them.
     let batch = filling
     if (!batch) {
-      const b: Batch = { text: '', count: 0, written: Promise.resolve() }
+      const b: Batch = { text: '', count: 0, records: [], written: Promise.resolve() }
       b.written = serial(() => flush(b))
       batch = filling = b
+    }
+    let text = ''
+    for (const entry of entries) {
+      const line = JSON.stringify(entry)
+      if ('op' in entry) batch.records.push(null)
+      else {
+        noteRecordLine(entry, line)
+        holdRecordLine(entry, line)
+        batch.records.push(entry)
+      }
+      text += `${line}\n`
     }
     batch.text += text
     batch.count += entries.length
@@ -171,16 +210,31 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
-    handle ??= await open(file, 'a', FILE_MODE)
-    const before = size
+    const records = batch.records.filter((record) => record !== null)
     try {
-      size += await writeAll(handle, batch.text)
-    } catch (error) {
-      lineCount -= batch.count
-      fileChars -= batch.text.length
-      // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
-      await handle.truncate(before).catch(() => {})
-      throw error
+      handle ??= await open(file, 'a+', FILE_MODE)
+      const before = size
+      const bytes = Buffer.from(batch.text, 'utf8')
+      try {
+        size += await writeAll(handle, bytes)
+      } catch (error) {
+        lineCount -= batch.count
+        fileChars -= batch.text.length
+        // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
+        await handle.truncate(before).catch(() => {})
+        throw error
+      }
+      // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
+      if (records.length > 0) {
+        let start = 0
+        for (const record of batch.records) {
+          const end = bytes.indexOf(10, start) + 1
+          if (record) spans.set(record, { file: generation, position: before + start, length: end - start })
+          start = end
+        }
+      }
+    } finally {
+      releaseRecordLines(records)
     }
   }
 
@@ -209,30 +263,49 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     // Opened for appending: after the rename this same handle is the log's append handle,
     // so there is no window in which the log has no handle or a handle on the old inode.
-    const next = await open(temp, 'ax', FILE_MODE)
-    let written = 0
+    // Readable too: the next compaction copies lines out of it.
+    const next = await open(temp, 'ax+', FILE_MODE)
+    // The lines to copy are in the current file: read through the append handle (the very file
+    // they were written to, wherever its name points now), or, at open, before any append,
+    // through a handle of its own on the file just read.
+    let source: FileHandle | null = handle
+    const ownSource = source === null
+    const moved: [MessageRecord, Span][] = []
+    let written: number
     try {
+      if (ownSource) source = await open(file, 'r').catch(() => null)
       // The new file keeps the old one's mode: a chmod the user made survives compaction.
       const previousMode = await stat(file).then((s) => s.mode & 0o7777, () => null)
       if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
-      let slice = `${LOG_HEADER}\n`
-      for (const suppression of suppressions) slice += `${JSON.stringify({ op: 'suppress', ...suppression })}\n`
+      const out = sliceWriter(next)
+      const lines = source ? lineReader(source) : null
+      await out.text(`${LOG_HEADER}\n`)
+      for (const suppression of suppressions) await out.text(`${JSON.stringify({ op: 'suppress', ...suppression })}\n`)
       for (const record of records) {
-        slice += `${JSON.stringify(record)}\n`
-        if (slice.length >= WRITE_SLICE) {
-          written += await writeAll(next, slice)
-          slice = ''
-        }
+        const position = out.length
+        const span = spans.get(record)
+        const bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
+        const pieces = bytes ? [bytes] : lines ? await withNewStates(record, lines) : undefined
+        if (pieces) for (const piece of pieces) await (typeof piece === 'string' ? out.text(piece) : out.bytes(piece))
+        else await out.text(`${JSON.stringify(record)}\n`)
+        moved.push([record, { file: generation + 1, position, length: out.length - position }])
       }
-      written += await writeAll(next, slice)
+      written = await out.end()
       await next.sync()
       await rename(temp, file)
     } catch (error) {
       await next.close().catch(() => {})
       await unlink(temp).catch(() => {})
       throw error
+    } finally {
+      if (ownSource) await source?.close().catch(() => {})
     }
     await syncDirectory(path.dirname(file))
+    generation++
+    for (const [record, span] of moved) {
+      spans.set(record, span)
+      parents.delete(record)
+    }
     fileChars += written
     const previous = handle
     handle = next
@@ -241,14 +314,40 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     await previous?.close().catch(() => {})
   }
 
+  /**
+   * The line of a record changed by delivery events, from the line of a version before it still
+   * in the file: `{"id":…,"status":…,` and `,"recipients":[…]}` replaced, the rest copied. Only
+   * when that line is exactly in that shape (as sendbox writes records); else undefined. In
+   * three pieces, to be written in order before the next read of `lines`.
+   */
+  async function withNewStates(record: MessageRecord, lines: ReturnType<typeof lineReader>): Promise<[string, Buffer, string] | undefined> {
+    let base = parents.get(record)
+    while (base && spans.get(base)?.file !== generation) base = parents.get(base)
+    if (!base || base.id !== record.id) return undefined
+    const { position, length } = spans.get(base)!
+    const line = await lines.line(position, length)
+    if (!line) return undefined
+    const head = Buffer.from(`{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`, 'utf8')
+    const tail = Buffer.from(`,"recipients":${JSON.stringify(base.recipients)}}\n`, 'utf8')
+    if (line.length < head.length + tail.length || !line.subarray(0, head.length).equals(head) || !line.subarray(line.length - tail.length).equals(tail)) return undefined
+    return [
+      `{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`,
+      line.subarray(head.length, line.length - tail.length),
+      `,"recipients":${JSON.stringify(record.recipients)}}\n`,
+    ]
+  }
+
   return {
     file,
     read,
     write,
     append,
+    derived(next, from) {
+      parents.set(next, from)
+    },
     open: () =>
       serial(async () => {
-        handle ??= await open(file, 'a', FILE_MODE)
+        handle ??= await open(file, 'a+', FILE_MODE)
       }),
     lines: () => lineCount,
     bytes: () => fileChars,
@@ -300,15 +399,24 @@ interface Replayed {
   dropped: number
 }
 
-/** Replays the lines after the header. A bad line in the middle refuses the log; a torn last line is dropped. */
-function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number }, warn: (message: string) => void): Replayed {
-  const parts = text.split('\n')
-  // After a final newline split() yields one empty part, which is not a line. Without a final
-  // newline the last part is a line cut short by a crash, or complete but unterminated: either
-  // way the file is rewritten before the next append, which must start on a fresh line.
-  const terminated = text.endsWith('\n')
-  const end = terminated ? parts.length - 1 : parts.length
-  const rewrite = !terminated
+interface Replay {
+  /** Takes the file's lines in order, the header first (see readLines). */
+  line(bytes: Buffer, position: number, terminated: boolean): void
+  result(): Replayed
+}
+
+/**
+ * Replays the lines after the header, one at a time as the file is read. A bad line in the
+ * middle refuses the log; a torn last line is dropped. `noteLine` is told where a record's line
+ * is when the line is exactly the record (`{…}` with nothing around it), and told `null` when
+ * replay changes the record (events folded in), so that its line is no longer it.
+ */
+function createReplay(
+  file: string,
+  { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number },
+  warn: (message: string) => void,
+  noteLine: (record: MessageRecord, line: { position: number; length: number } | null) => void,
+): Replay {
   // Records in arrival order; one is live while `live` maps its id to it. A repeated id
   // replaces the earlier record, at the new place. The oldest are dropped as they were while the
   // log ran (at every append past maxRecords), so a record deleted after that drop cannot
@@ -318,8 +426,14 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
   const live = new Map<string, MessageRecord>()
   // Insertion order is age: a suppression added again moves to the end.
   const suppressions = new Map<string, Suppression>()
+  /** Lines seen, the header included: the next line's number is this plus one. */
+  let index = 0
   let lines = 0
   let dropped = 0
+  // Without a final newline the last line was cut short by a crash, or is complete but
+  // unterminated: either way the file is rewritten before the next append, which must start on
+  // a fresh line.
+  let rewrite = false
   /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
   let liveBytes = 0
   const forget = (id: string) => {
@@ -328,18 +442,20 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
     live.delete(id)
   }
 
-  for (let i = 1; i < end; i++) {
-    const raw = parts[i]!
-    const isTail = !terminated && i === end - 1
+  function line(bytes: Buffer, position: number, terminated: boolean): void {
+    if (!terminated) rewrite = true
+    const i = index++
+    if (i === 0) return // the header, checked before reading
+    const raw = bytes.toString('utf8')
     if (raw.trim() === '') {
       lines++ // harmless, but dead: compaction drops it
-      continue
+      return
     }
     const decoded = decode(raw)
     if (typeof decoded === 'string') {
-      if (isTail) {
+      if (!terminated) {
         warn(`${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`)
-        break
+        return
       }
       throw new LogOpenError(
         'log_invalid',
@@ -350,6 +466,8 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
     lines++
     if (!('op' in decoded)) {
       noteRecordLine(decoded, raw)
+      // A record written before delivery states gets its recipients in memory: its line is no longer it.
+      if (terminated && decoded.recipients != null && bytes[0] === 0x7b && bytes[bytes.length - 1] === 0x7d) noteLine(decoded, { position, length: bytes.length + 1 })
       forget(decoded.id)
       live.set(decoded.id, decoded)
       liveBytes += recordSize(decoded)
@@ -368,7 +486,10 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
     } else if (decoded.op === 'events') {
       // Events of a message deleted or dropped since: nothing to apply them to.
       const record = live.get(decoded.id)
-      if (record) applyEventsInPlace(record, decoded.events)
+      if (record) {
+        applyEventsInPlace(record, decoded.events)
+        noteLine(record, null)
+      }
     } else if (decoded.op === 'suppress') {
       const { op: _op, ...suppression } = decoded
       const key = suppressionKey(suppression.project, suppression.address)
@@ -382,9 +503,14 @@ function replay(file: string, text: string, { maxRecords, maxBytes }: { maxRecor
       forget(decoded.id)
     }
   }
-  const records: MessageRecord[] = []
-  for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
-  return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
+
+  function result(): Replayed {
+    const records: MessageRecord[] = []
+    for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
+    return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
+  }
+
+  return { line, result }
 }
 
 /** A log entry, or why the line is not one. */
@@ -420,14 +546,88 @@ function isEventEntry(value: unknown): boolean {
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string'
 
 /** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
-async function writeAll(handle: FileHandle, text: string): Promise<number> {
-  const bytes = Buffer.from(text, 'utf8')
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<number> {
   let offset = 0
   while (offset < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null)
     offset += bytesWritten
   }
   return bytes.length
+}
+
+/** A new file written in slices of about WRITE_SLICE bytes; `length` counts the bytes given so far. */
+function sliceWriter(handle: FileHandle) {
+  const slice = Buffer.allocUnsafe(WRITE_SLICE)
+  let filled = 0
+  let written = 0
+  const flush = async () => {
+    if (filled > 0) written += await writeAll(handle, slice.subarray(0, filled))
+    filled = 0
+  }
+  const writer = {
+    length: 0,
+    /** Takes a copy (or writes it before returning): `bytes` may be reused once this resolves. */
+    async bytes(bytes: Buffer): Promise<number> {
+      if (filled + bytes.length > slice.length) await flush()
+      if (bytes.length > slice.length) written += await writeAll(handle, bytes)
+      else filled += bytes.copy(slice, filled)
+      writer.length += bytes.length
+      return bytes.length
+    },
+    async text(text: string): Promise<number> {
+      const length = Buffer.byteLength(text, 'utf8')
+      if (length > slice.length - filled) return writer.bytes(Buffer.from(text, 'utf8'))
+      filled += slice.write(text, filled, 'utf8')
+      writer.length += length
+      return length
+    },
+    /** Writes what is left; the file's length. */
+    async end(): Promise<number> {
+      await flush()
+      return written
+    },
+  }
+  return writer
+}
+
+/**
+ * Lines read back from a file by position, a window of READ_CHUNK bytes at a time: the live
+ * lines a compaction copies come in file order, so each window serves many of them.
+ */
+function lineReader(source: FileHandle) {
+  let window = Buffer.alloc(0)
+  /** The window holds the file's bytes [start, start + filled). */
+  let start = 0
+  let filled = 0
+  let failed = false
+  return {
+    /**
+     * The `length` bytes at `position` (a line, its `\n` included), valid until the next call;
+     * undefined unless they look like a record's line (`{…}\n`), as when the file was cut
+     * short, or when it cannot be read (the record is serialised instead).
+     */
+    async line(position: number, length: number): Promise<Buffer | undefined> {
+      if (failed) return undefined
+      if (position < start || position + length > start + filled) {
+        if (window.length < length) window = Buffer.allocUnsafe(Math.max(length, READ_CHUNK))
+        start = position
+        filled = 0
+        try {
+          while (filled < window.length) {
+            const { bytesRead } = await source.read(window, filled, window.length - filled, start + filled)
+            if (bytesRead === 0) break
+            filled += bytesRead
+          }
+        } catch {
+          failed = true
+          return undefined
+        }
+        if (length > filled) return undefined
+      }
+      const bytes = window.subarray(position - start, position - start + length)
+      return length >= 3 && bytes[0] === 0x7b && bytes[length - 2] === 0x7d && bytes[length - 1] === 0x0a ? bytes : undefined
+    },
+  }
 }
 
 /** Makes a rename durable. Best effort: some platforms (Windows) cannot open a directory. */

@@ -250,6 +250,7 @@ function createLog(
       if (!record || events.length === 0) return record
       const written = adapter?.append([{ op: 'events', id, events: events.slice() }])
       const next = withEvents(record, events)
+      adapter?.derived(next, record)
       // Recent messages are the ones with events: the search from the end is short.
       const index = data.records.lastIndexOf(record)
       if (index >= head) data.records[index] = next
