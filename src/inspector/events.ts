@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
-import type { SandboxEvent } from '../core/events.js'
+import type { EventBus, SandboxEvent } from '../core/events.js'
 import { defineOperation } from '../http/define.js'
 import { recordJson } from '../store/index.js'
 import { FIELDS_QUERY, summaryOf } from './query.js'
@@ -68,6 +68,53 @@ export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) 
   return { id: event.record.id, status: event.record.status, recipient: recipient.address, recipientIndex: event.recipient, recipientStatus: recipient.status, event: event.event }
 }
 
+/**
+ * The frames of one turn of the event loop, joined into one chunk that every stream shares:
+ * under load a turn holds many sends, each with several events, and a socket write per frame
+ * per stream was most of what twenty open streams cost. At rest a batch leaves at the end of its
+ * turn; under load at most every FLUSH_MS. One batch per bus and kind (whole records, summaries),
+ * so twenty paused clients hold one copy of their backlog, not twenty.
+ */
+interface FrameBatch {
+  summary: boolean
+  streams: Set<(bytes: Uint8Array) => void>
+  frames: Uint8Array[]
+  /** The event added last: every stream's subscription hands it over, the first one adds it. */
+  last: SandboxEvent | undefined
+  lastFlush: number
+}
+
+const batches = new WeakMap<EventBus, { full: FrameBatch; summary: FrameBatch }>()
+
+function batchFor(bus: EventBus, summary: boolean): FrameBatch {
+  let pair = batches.get(bus)
+  if (!pair) {
+    const make = (summary: boolean): FrameBatch => ({ summary, streams: new Set(), frames: [], last: undefined, lastFlush: 0 })
+    pair = { full: make(false), summary: make(true) }
+    batches.set(bus, pair)
+  }
+  return summary ? pair.summary : pair.full
+}
+
+function addToBatch(batch: FrameBatch, event: SandboxEvent): void {
+  if (batch.last === event) return
+  batch.last = event
+  if (batch.frames.push(encodedFrame(event, batch.summary)) > 1) return
+  const wait = batch.lastFlush + FLUSH_MS - performance.now()
+  if (wait > 0) setTimeout(flushBatch, wait, batch)
+  else setImmediate(flushBatch, batch)
+}
+
+function flushBatch(batch: FrameBatch): void {
+  const frames = batch.frames
+  batch.frames = []
+  batch.last = undefined
+  batch.lastFlush = performance.now()
+  if (frames.length === 0) return
+  const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames)
+  for (const send of batch.streams) send(bytes)
+}
+
 /** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`, `rejected`, `status`, `webhook`, `suppression`. */
 export const eventOperation = defineOperation({
   method: 'GET',
@@ -103,35 +150,21 @@ export const eventOperation = defineOperation({
       }
       stream.push(bytes)
     }
-    // The frames of one turn of the event loop go out as one chunk: under load a turn holds many
-    // sends, each with several events, and a socket write per frame per stream was most of the
-    // CPU that twenty open streams cost.
-    // At rest a frame leaves at the end of its turn; under load at most every FLUSH_MS.
-    let batch: Uint8Array[] = []
-    let lastFlush = 0
-    const flush = () => {
-      const frames = batch
-      batch = []
-      lastFlush = performance.now()
-      if (done || frames.length === 0) return
-      send(frames.length === 1 ? frames[0]! : Buffer.concat(frames))
-    }
-    const unsubscribe = ctx.events.subscribe((event) => {
-      if (batch.push(encodedFrame(event, summary)) > 1) return
-      const wait = lastFlush + FLUSH_MS - performance.now()
-      if (wait > 0) setTimeout(flush, wait)
-      else setImmediate(flush)
-    })
+    const batch = batchFor(ctx.events, summary)
+    batch.streams.add(send)
+    // Each stream is a subscriber of its own (health counts them); the batch keeps one copy.
+    const unsubscribe = ctx.events.subscribe((event) => addToBatch(batch, event))
     const heartbeat = setInterval(() => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)), HEARTBEAT_MS)
     heartbeat.unref()
     const unregister = ctx.onClose(() => {
-      flush()
+      flushBatch(batch)
       cleanup()
       stream.push(null)
     })
     function cleanup() {
       if (done) return
       done = true
+      batch.streams.delete(send)
       unsubscribe()
       clearInterval(heartbeat)
       unregister()
