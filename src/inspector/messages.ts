@@ -11,6 +11,7 @@ import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
 import type { MessageRecord } from '../store/types.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
+import type { MessageSummary } from './types.js'
 import { AFTER_QUERY, FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, TIMEOUT_QUERY } from './query.js'
 
 const ID = pathParam('A message id, as POST /messages answered it.', { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }, (id) => id)
@@ -20,6 +21,9 @@ function findMessage(ctx: AppContext, id: string): MessageRecord {
   if (!record) throw apiError(404, 'message_not_found', `There is no message "${id.slice(0, 100)}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`)
   return record
 }
+
+/** A record without its bodies and variables: what `?fields=summary` lists. */
+export const toSummary = ({ html: _h, text: _t, templateVariables: _v, ...summary }: MessageRecord): MessageSummary => summary
 
 /** A list page whose records add up to more than this is streamed. */
 export const STREAM_ABOVE = 1024 * 1024
@@ -54,7 +58,7 @@ export const messageOperations = [
     handler({ ctx, query }) {
       const page = ctx.log.list(filterOf(query))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
-      const messages = query.fields === 'summary' ? page.messages.map(({ html: _h, text: _t, templateVariables: _v, ...summary }) => summary) : page.messages
+      const messages = query.fields === 'summary' ? page.messages.map(toSummary) : page.messages
       // Sizes are known (measured when stored): a large page streams instead of becoming one string.
       let bytes = 0
       for (const record of page.messages) bytes += recordSize(record)
