@@ -68,7 +68,7 @@ function connect(): void {
   source.addEventListener('deleted', (event) => messages.onDeleted(data<{ id: string }>(event).id))
   source.addEventListener('cleared', () => messages.onCleared())
   source.addEventListener('template', (event) => templates.onTemplateChange(data<TemplateChange>(event)))
-  source.addEventListener('rejected', (event) => messages.rejected.add(data<Rejection>(event)))
+  source.addEventListener('rejected', (event) => messages.list.rejected.add(data<Rejection>(event)))
   source.addEventListener('status', (event) => messages.onStatus(data<StatusChange>(event)))
   source.addEventListener('webhook', (event) => webhooks.onDelivery(data<WebhookDelivery>(event)))
   source.addEventListener('suppression', () => suppressions.onChange())
