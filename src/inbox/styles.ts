@@ -84,8 +84,10 @@ main { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 main:focus { outline: none; }
 .split { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(300px, 400px) minmax(0, 1fr); }
 .pane { min-width: 0; min-height: 0; overflow: auto; }
-.list-pane { display: flex; flex-direction: column; background: var(--surface); border-right: 1px solid var(--border); }
-.detail-pane { display: flex; flex-direction: column; }
+/* Positioned, so that what is positioned inside (the visually hidden words of every row) scrolls
+   with the pane, and does not make the page itself taller than the window. */
+.list-pane { position: relative; display: flex; flex-direction: column; background: var(--surface); border-right: 1px solid var(--border); }
+.detail-pane { position: relative; display: flex; flex-direction: column; }
 .pane-head { position: sticky; top: 0; z-index: 2; padding: 14px 16px 12px; background: var(--surface); border-bottom: 1px solid var(--border); }
 .title-row { display: flex; align-items: center; gap: 8px; min-height: 28px; }
 .title-row h2 { margin: 0; font-size: 15px; }
@@ -122,6 +124,16 @@ main:focus { outline: none; }
 .item-slug { font-family: var(--mono); font-size: 13px; font-weight: 600; margin: 0; }
 .item-meta { display: flex; align-items: center; gap: 8px; margin-top: 4px; color: var(--muted); font-size: 12px; }
 .item-to { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+/* A message row: one element per line part, laid out by a grid (no wrappers: a row is ten elements). */
+.msg { display: grid; grid-template-columns: minmax(0, 1fr) auto auto; grid-template-areas: "from from time" "subject subject subject" "to status tag"; column-gap: 8px; align-items: baseline; }
+/* Rows off screen are not laid out or painted: a message arriving on top repaints what is seen. */
+#message-list > li { content-visibility: auto; contain-intrinsic-size: auto var(--row-size, 88px); }
+.msg .item-from { grid-area: from; }
+.msg .item-time { grid-area: time; justify-self: end; }
+.msg .item-subject { grid-area: subject; }
+.msg .item-to { grid-area: to; margin-top: 4px; color: var(--muted); font-size: 12px; }
+.msg > .status-badge { grid-area: status; margin-top: 4px; align-self: center; }
+.msg > .tag { grid-area: tag; margin-top: 4px; align-self: center; }
 .item-desc { display: block; margin-top: 2px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); font-size: 12.5px; }
 .item-vars { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 6px; }
 .tag, .chip { flex: none; max-width: 100%; overflow: hidden; text-overflow: ellipsis; padding: 0 6px; font-family: var(--mono); font-size: 11px; line-height: 18px; color: var(--muted); background: var(--surface-2); border: 1px solid var(--border); border-radius: 4px; white-space: nowrap; }
@@ -131,7 +143,8 @@ main:focus { outline: none; }
 @media (prefers-reduced-motion: reduce) { .is-new { animation: none; } }
 .badge { flex: none; padding: 0 7px; border-radius: 999px; font-size: 11px; font-weight: 600; line-height: 18px; }
 .badge-error { color: var(--danger); background: var(--danger-soft); border: 1px solid var(--danger-border); }
-.more { align-self: center; margin: 14px auto; }
+.more-bar { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 12px; padding: 12px 16px 16px; }
+.more-count { margin: 0; color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
 .empty { padding: 36px 20px; color: var(--muted); text-align: center; }
 .empty-title { margin: 0 0 6px; color: var(--text); font-size: 15px; font-weight: 600; }
 .empty .code { margin-top: 14px; text-align: left; font-size: 11.5px; }
@@ -303,7 +316,9 @@ dialog p { margin: 0; color: var(--muted); }
 
 /* ---- wide: two panes that scroll on their own ---- */
 @media (min-width: 761px) {
+  /* The page never scrolls: the list and the open message each scroll in their own pane. */
   body { height: 100vh; height: 100dvh; overflow: hidden; }
+  .pane { overscroll-behavior: contain; }
   /* Templates: a narrower list, for the variables editor beside the preview. */
   #view-templates { grid-template-columns: minmax(240px, 300px) minmax(0, 1fr); }
 }

@@ -21,6 +21,8 @@ function findMessage(ctx: AppContext, id: string): MessageRecord {
   return record
 }
 
+/** A record without its bodies and variables: what `?fields=summary` lists. */
+
 /** A list page whose records add up to more than this is streamed. */
 export const STREAM_ABOVE = 1024 * 1024
 

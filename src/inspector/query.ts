@@ -1,5 +1,6 @@
 import { enumParam, intParam, textParam, timeParam } from '../http/params.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
+import type { MessageSummary } from './types.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
 import { MESSAGE_STATUSES } from '../store/index.js'
 
@@ -50,7 +51,7 @@ export const AFTER_QUERY = {
  *
  * @example summaryOf(record) // { id, status, template, from, to, subject, createdAt, … }
  */
-export function summaryOf(record: MessageRecord): Omit<MessageRecord, 'html' | 'text' | 'templateVariables'> {
+export function summaryOf(record: MessageRecord): MessageSummary {
   const { html: _html, text: _text, templateVariables: _variables, ...summary } = record
   return summary
 }

@@ -4,7 +4,7 @@
  * type-only modules: the page's own compiler (tsconfig.inbox.json) takes this file in.
  */
 import type { CheckReport } from '../checks/types.js'
-import type { Warning } from '../store/types.js'
+import type { MessageRecord, Warning } from '../store/types.js'
 import type { DeclaredVariable, FixtureCase, SourcePosition, TemplateSummary } from '../templates/types.js'
 
 /** A fixture case as listed: its name, and why it is unusable when it is. */
@@ -80,3 +80,17 @@ export interface SoftError {
  * no failed request in the browser console.
  */
 export type Soft<T> = ({ ok: true } & T) | { ok: false; error: SoftError }
+
+/**
+ * A message in `GET /_sandbox/api/messages?fields=summary`: the record without its HTML, text and
+ * variables. What a list shows (sender, recipients, subject, template, time, status), at a tenth of
+ * the bytes; `GET /_sandbox/api/messages/:id` has the rest.
+ */
+export type MessageSummary = Omit<MessageRecord, 'html' | 'text' | 'templateVariables'>
+
+/** `GET /_sandbox/api/messages?fields=summary` */
+export interface MessageSummaryPage {
+  messages: MessageSummary[]
+  /** Matches before `limit` and `offset`. */
+  total: number
+}

@@ -4,11 +4,11 @@ export type { Address, Warning, MessageRecord, MessagePage, MessageStatus, Recip
 export type { WebhookDelivery, WebhookAttempt } from '../../core/webhook-types.js'
 export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
 export type { DeclaredVariable, TemplateChange } from '../../templates/types.js'
-export type { ExcerptLine, FixtureCaseInfo, LivePreview, Soft, SoftError, SourceProblem, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
-import type { MessageRecord, MessagePage, MessageStatus, RecipientEvent, RecipientStatus, Suppression } from '../../store/types.js'
+export type { ExcerptLine, FixtureCaseInfo, LivePreview, MessageSummary, MessageSummaryPage, Soft, SoftError, SourceProblem, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
+import type { MessageRecord, MessageStatus, RecipientEvent, RecipientStatus, Suppression } from '../../store/types.js'
 import type { WebhookDelivery } from '../../core/webhook-types.js'
 import type { CheckReport } from '../../checks/types.js'
-import type { LivePreview, Soft, SoftError, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
+import type { LivePreview, MessageSummaryPage, Soft, SoftError, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
 
 export interface Health {
   status: string
@@ -77,7 +77,8 @@ export const templatePath = (slug: string) => `${API}/templates/${encodeURICompo
 
 export const api = {
   health: () => request<Health>('/health'),
-  messages: (query: URLSearchParams) => request<MessagePage>(`/messages?${query}`),
+  /** A page of the list: summaries (no HTML, text or variables), `offset` and `limit` in the query. */
+  summaries: (query: URLSearchParams) => request<MessageSummaryPage>(`/messages?fields=summary&${query}`),
   message: (id: string) => request<MessageRecord>(`/messages/${encodeURIComponent(id)}`),
   deleteMessage: (id: string) => request<void>(`/messages/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   clearMessages: (query: URLSearchParams) => request<void>(`/messages?${query}`, { method: 'DELETE' }),

@@ -1,4 +1,4 @@
-import { API, type MessageRecord, type StatusChange, type TemplateChange, type WebhookDelivery } from './api.js'
+import { API, type MessageSummary, type StatusChange, type TemplateChange, type WebhookDelivery } from './api.js'
 import type { Rejection } from '../../core/rejections.js'
 import { $, isTyping } from './dom.js'
 import { timeAgo } from './format.js'
@@ -45,7 +45,8 @@ function setStatus(state: 'connecting' | 'live' | 'offline'): void {
 }
 
 function connect(): void {
-  const source = new EventSource(`${API}/events`)
+  // Summaries: the list needs no bodies, and the open message is fetched whole.
+  const source = new EventSource(`${API}/events?fields=summary`)
   let opened = false
   source.addEventListener('open', () => {
     setStatus('live')
@@ -64,11 +65,11 @@ function connect(): void {
     } else setStatus(opened ? 'offline' : 'connecting')
   })
   const data = <T>(event: Event): T => JSON.parse((event as MessageEvent<string>).data) as T
-  source.addEventListener('message', (event) => messages.onMessage(data<MessageRecord>(event)))
+  source.addEventListener('message', (event) => messages.onMessage(data<MessageSummary>(event)))
   source.addEventListener('deleted', (event) => messages.onDeleted(data<{ id: string }>(event).id))
   source.addEventListener('cleared', () => messages.onCleared())
   source.addEventListener('template', (event) => templates.onTemplateChange(data<TemplateChange>(event)))
-  source.addEventListener('rejected', (event) => messages.rejected.add(data<Rejection>(event)))
+  source.addEventListener('rejected', (event) => messages.list.rejected.add(data<Rejection>(event)))
   source.addEventListener('status', (event) => messages.onStatus(data<StatusChange>(event)))
   source.addEventListener('webhook', (event) => webhooks.onDelivery(data<WebhookDelivery>(event)))
   source.addEventListener('suppression', () => suppressions.onChange())

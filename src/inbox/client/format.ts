@@ -1,5 +1,7 @@
 import type { Address } from './api.js'
 
+/** Formatting for the page. The formatters are made once here and shared: making one costs more than using it. */
+
 /** `Ada <ada@example.com>`, or the bare address. */
 export const fullAddress = (a: Address): string => (a.name ? `${a.name} <${a.address}>` : a.address)
 
@@ -15,6 +17,10 @@ const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style
 const sameYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' })
 const otherYear = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
 const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' })
+const number = new Intl.NumberFormat()
+
+/** 5,000: one shared formatter (`toLocaleString` makes one per call). */
+export const count = (n: number): string => number.format(n)
 
 /** "just now", "3 min. ago", "2 hr. ago", then a date. */
 export function timeAgo(iso: string, now = Date.now()): string {
@@ -33,4 +39,4 @@ export function fullTime(iso: string): string {
   return Number.isNaN(then) ? iso : full.format(new Date(then))
 }
 
-export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString()} ${n === 1 ? one : many}`
+export const plural = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`

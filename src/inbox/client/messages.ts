@@ -1,20 +1,15 @@
-import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord, type StatusChange } from './api.js'
+import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord, type MessageSummary, type StatusChange } from './api.js'
 import { applyStatus, deliveryTab, statusBadge, updateHeaderBadge } from './delivery.js'
 import { checksTab, showChecksBadge } from './checks.js'
-import { confirmDialog, jsonBlock, revealLine, sandboxedFrame, showSource, tabList, warningItems } from './components.js'
+import { jsonBlock, revealLine, sandboxedFrame, showSource, tabList, warningItems } from './components.js'
 import { $, announce, h, replace, toast } from './dom.js'
-import { fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from './format.js'
+import { fullAddress, fullTime, plural, timeAgo } from './format.js'
 import { DEFAULT_VIEW, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, setViewParams, viewParams, type ViewState } from './preview.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
-import { describeFilter, filterToQuery, isFiltered, parseSearch, type SearchFilter } from './search.js'
-import { ListPane } from './list-pane.js'
-import { detailParams, itemLinks, pickTab, readDetailRoute, sourceLineParams, syncFrame, tabParam } from './split.js'
-import { sendExample } from './snippet.js'
-import { RejectionsPanel } from './rejections.js'
+import type { ListPane } from './list-pane.js'
+import { MessageList } from './message-list.js'
+import { detailParams, pickTab, readDetailRoute, sourceLineParams, syncFrame, tabParam } from './split.js'
 
-const PAGE = 100
-const STATUSES = ['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'deferred']
-const MAX_LIMIT = 1000
 const TABS = [
   { id: 'html', label: 'HTML' },
   { id: 'text', label: 'Text' },
@@ -24,24 +19,17 @@ const TABS = [
   { id: 'checks', label: 'Checks' },
 ]
 
-/** The message list (live, searchable) and the open message, side by side or one at a time. */
+/**
+ * The message list (live, searchable: src/inbox/client/message-list.ts) and the open message,
+ * side by side or one at a time. The list holds summaries; the open message is fetched whole.
+ */
 export class MessagesView {
   readonly root: HTMLElement
+  readonly list: MessageList
   /** The list, its search box and its keys (app.ts sends j/k, /, Esc there). */
   readonly pane: ListPane
-  /** Recent rejected sends, above the list. */
-  readonly rejected = new RejectionsPanel()
   private readonly detail: HTMLElement
-  private readonly dropped: HTMLElement
-  private readonly clearButton: HTMLButtonElement
-  private readonly more: HTMLButtonElement
 
-  private items: MessageRecord[] = []
-  private total = 0
-  private limit = PAGE
-  private loaded = false
-  private query = ''
-  private filter: SearchFilter = {}
   private openId: string | null = null
   private record: MessageRecord | null = null
   private tab = 'html'
@@ -49,36 +37,22 @@ export class MessagesView {
   private line: number | null = null
   private checks: CheckReport | null = null
   private checksError: string | null = null
-  private loadSeq = 0
-  private reloadTimer = 0
-  private searchTimer = 0
-  private readonly fresh = new Set<string>()
   private frame: HTMLIFrameElement | null = null
   private panel: HTMLElement | null = null
   private tabs: HTMLElement | null = null
   private controls: PreviewControls | null = null
 
   constructor() {
-    this.dropped = h('p', { class: 'dropped', id: 'dropped', hidden: true })
-    this.clearButton = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'clear-all', onclick: () => void this.clearAll() }, 'Clear all')
-    this.more = h('button', { type: 'button', class: 'btn more', hidden: true, onclick: () => this.showMore() }, 'Show more')
     this.detail = h('section', { class: 'pane detail-pane', id: 'message-pane', 'aria-label': 'Message' })
-    this.pane = new ListPane(
-      {
-        key: 'id',
-        ids: { pane: 'message-list-pane', title: 'messages-title', search: 'search', count: 'message-count', list: 'message-list' },
-        title: 'Messages',
-        searchLabel: 'Search messages',
-        searchProps: { 'aria-describedby': 'search-help' },
-        onInput: () => this.onSearchInput(),
-        titleExtras: [h('span', { class: 'spacer' }), this.clearButton],
-        headExtras: [h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:'), ' ', h('code', null, 'status:')), this.dropped, this.rejected.root],
-        footer: [this.more],
+    this.list = new MessageList({
+      open: (id) => goHash(this.hrefFor(id)),
+      back: () => this.back(),
+      gone: (ids) => {
+        if (this.openId && this.record && ids.includes(this.openId)) this.renderGone()
       },
-      { open: (id) => goHash(this.hrefFor(id)), back: () => this.back() },
-    )
-    const listPane = this.pane.root
-    this.root = h('div', { class: 'split', id: 'view-messages', 'data-open': 'false' }, listPane, this.detail)
+    })
+    this.pane = this.list.pane
+    this.root = h('div', { class: 'split', id: 'view-messages', 'data-open': 'false' }, this.pane.root, this.detail)
     this.renderPlaceholder()
     // "Light" is asked for explicitly when the system is dark: follow the system's changes.
     onSystemSchemeChange(() => this.syncDetail())
@@ -87,13 +61,7 @@ export class MessagesView {
   // ---- routing -------------------------------------------------------------------------
 
   show(route: Extract<Route, { view: 'messages' }>): void {
-    const q = route.params.get('q') ?? ''
-    if (q !== this.query) {
-      this.query = q
-      this.filter = parseSearch(q)
-      if (this.pane.search.value !== q) this.pane.search.value = q
-      void this.reload()
-    } else if (!this.loaded) void this.reload()
+    this.list.setQuery(route.params.get('q') ?? '')
     // Tab, width, colours and images carry over from one message to the next, and show in the URL.
     const detail = readDetailRoute(route.params, TABS, this.tab, this.view)
     ;({ tab: this.tab, view: this.view, line: this.line } = detail)
@@ -101,187 +69,47 @@ export class MessagesView {
     this.root.dataset.open = String(!!route.id)
     if (route.id !== this.openId || !this.record) void this.open(route.id)
     else this.syncDetail()
-    this.pane.markCurrent(this.openId)
+    this.list.setCurrent(this.openId)
     if (!route.id) this.pane.restoreFocus(this.detail)
   }
 
   private hrefFor(id: string | null): string {
     const params = new URLSearchParams()
-    if (this.query) params.set('q', this.query)
+    const q = this.list.searchQuery
+    if (q) params.set('q', q)
     if (id && this.tab !== 'html') params.set('tab', this.tab)
     if (id) setViewParams(params, this.view)
     return formatHash({ view: 'messages', id, params })
   }
 
-  // ---- the list ------------------------------------------------------------------------
-
-  async reload(): Promise<void> {
-    const seq = ++this.loadSeq
-    const query = filterToQuery(this.filter)
-    query.set('limit', String(this.limit))
-    if (this.filter.status && !STATUSES.includes(this.filter.status)) {
-      // Half-typed (status:bou): nothing matches, and no request the server would refuse.
-      this.items = []
-      this.total = 0
-      this.loaded = true
-      return this.renderList()
-    }
-    try {
-      const [page, health] = await Promise.all([api.messages(query), api.health()])
-      if (seq !== this.loadSeq) return
-      this.items = page.messages
-      this.total = page.total
-      this.loaded = true
-      this.showDropped(health.dropped ?? 0)
-      this.renderList()
-      // The open message went away while we were not looking (a clear, a trim).
-      if (this.openId && this.record && !this.items.some((m) => m.id === this.openId) && !isFiltered(this.filter) && this.items.length === this.total) this.renderGone()
-    } catch (error) {
-      if (seq === this.loadSeq) toast(`Could not load the messages: ${(error as Error).message}`)
-    }
-  }
-
-  private scheduleReload(delay = 400): void {
-    window.clearTimeout(this.reloadTimer)
-    this.reloadTimer = window.setTimeout(() => void this.reload(), delay)
-  }
-
-  private showDropped(dropped: number): void {
-    this.dropped.hidden = dropped === 0
-    this.dropped.textContent = dropped ? `${plural(dropped, 'older message')} dropped by --max-messages` : ''
-  }
-
-  private renderList(): void {
-    const filtered = isFiltered(this.filter)
-    this.pane.setCount(this.loaded ? String(this.total) : '', filtered ? `${plural(this.total, 'matching message')}` : plural(this.total, 'message'))
-    this.clearButton.textContent = filtered ? 'Delete matching' : 'Clear all'
-    this.clearButton.disabled = this.total === 0
-    this.pane.show(this.items.map((m) => this.renderItem(m)))
-    this.more.hidden = this.items.length >= this.total || this.limit >= MAX_LIMIT
-    this.renderEmpty(filtered)
-  }
-
-  private renderItem(m: MessageRecord): HTMLElement {
-    const to = recipients(m.to)
-    return h(
-      'li',
-      null,
-      h(
-        'a',
-        { class: `item${this.fresh.has(m.id) ? ' is-new' : ''}`, href: this.hrefFor(m.id), 'data-id': m.id },
-        h('span', { class: 'item-top' }, h('span', { class: 'item-from', title: fullAddress(m.from) }, shortAddress(m.from)), h('time', { class: 'item-time', datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' }, timeAgo(m.createdAt))),
-        h('span', { class: 'item-subject' }, m.subject),
-        h('span', { class: 'item-meta' }, h('span', { class: 'item-to', title: m.to.map(fullAddress).join(', ') }, h('span', { class: 'visually-hidden' }, 'to '), to), statusBadge(m.status), h('span', { class: 'tag' }, h('span', { class: 'visually-hidden' }, 'template '), m.template)),
-      ),
-    )
-  }
-
-  private renderEmpty(filtered: boolean): void {
-    if (!this.loaded || this.items.length > 0) return this.pane.setEmpty(null)
-    if (filtered) {
-      return this.pane.setEmpty([
-        h('p', { class: 'empty-title' }, 'No message matches'),
-        h('p', null, describeFilter(this.filter)),
-        this.filter.status && !STATUSES.includes(this.filter.status) ? h('p', { class: 'hint' }, `status: is one of ${STATUSES.join(', ')}`) : null,
-      ])
-    }
-    const curl = sendExample(location.origin)
-    this.pane.setEmpty([h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, curl)])
-  }
-
-  private showMore(): void {
-    this.limit = Math.min(MAX_LIMIT, this.limit + PAGE)
-    void this.reload()
-  }
-
-  private onSearchInput(): void {
-    window.clearTimeout(this.searchTimer)
-    this.searchTimer = window.setTimeout(() => {
-      const q = this.pane.search.value.trim()
-      if (q === this.query) return
-      this.query = q
-      this.filter = parseSearch(q)
-      this.limit = PAGE
-      replaceParams({ q: q || null })
-      void this.reload()
-    }, 150)
-  }
-
-
-  private async clearAll(): Promise<void> {
-    const filtered = isFiltered(this.filter)
-    const ok = await confirmDialog(
-      filtered
-        ? { title: 'Delete the matching messages?', text: `${plural(this.total, 'message')} matching ${describeFilter(this.filter)} will be deleted. This cannot be undone.`, confirm: 'Delete matching' }
-        : { title: 'Delete all messages?', text: `All ${plural(this.total, 'message')} will be deleted. This cannot be undone.`, confirm: 'Delete all' },
-    )
-    if (!ok) return
-    try {
-      await api.clearMessages(filterToQuery(this.filter))
-      announce(filtered ? 'The matching messages were deleted' : 'All messages were deleted')
-      await this.reload()
-    } catch (error) {
-      toast(`Could not delete: ${(error as Error).message}`)
-    }
-  }
-
   // ---- live events ---------------------------------------------------------------------
 
-  onMessage(record: MessageRecord): void {
-    announce(`New message from ${shortAddress(record.from)}: ${record.subject}`)
-    this.fresh.add(record.id)
-    window.setTimeout(() => this.fresh.delete(record.id), 3000)
-    if (!this.loaded || isFiltered(this.filter)) return this.scheduleReload(100)
-    if (!this.items.some((m) => m.id === record.id)) {
-      this.items.unshift(record)
-      this.total += 1
-      if (this.items.length > this.limit) this.items.pop()
-      this.renderList()
-    }
-    // Catch up with what the event does not say: trims by --max-messages, the dropped count.
-    this.scheduleReload()
+  onMessage(summary: MessageSummary): void {
+    this.list.onMessage(summary)
   }
 
   onDeleted(id: string): void {
-    const before = this.items.length
-    this.items = this.items.filter((m) => m.id !== id)
-    if (this.items.length !== before) {
-      this.total = Math.max(0, this.total - 1)
-      this.renderList()
-    }
+    this.list.onDeleted(id)
     if (id === this.openId) this.renderGone()
-    this.scheduleReload()
   }
 
   /** SSE `status`: a recipient event; the list's badge, the header's and the Delivery tab follow. */
   onStatus(change: StatusChange): void {
-    const at = this.items.findIndex((m) => m.id === change.id)
-    if (at !== -1) {
-      const before = this.items[at]!
-      this.items[at] = applyStatus(before, change)
-      if (before.status !== change.status) {
-        const badge = this.pane.list.querySelector(`a[data-id="${CSS.escape(change.id)}"] .status-badge`)
-        badge?.replaceWith(statusBadge(change.status))
-      }
-    }
+    this.list.onStatus(change)
     if (this.record && this.record.id === change.id) {
       this.record = applyStatus(this.record, change)
       updateHeaderBadge(this.detail, this.record.status)
       if (this.tab === 'delivery') this.renderPanel()
     }
-    // A status filter in the search: the matching set changed.
-    if (this.filter.status) this.scheduleReload(100)
   }
 
   onCleared(): void {
-    this.scheduleReload(50)
-    void this.rejected.load()
+    this.list.onCleared()
   }
 
-  /** After a reconnection: whatever happened meanwhile. */
+  /** After a (re)connection: whatever happened meanwhile. */
   resync(): void {
-    void this.reload()
-    void this.rejected.load()
+    this.list.resync()
   }
 
   // ---- keyboard ------------------------------------------------------------------------
@@ -303,19 +131,18 @@ export class MessagesView {
     this.checks = null
     this.checksError = null
     if (!id) return this.renderPlaceholder()
-    let record = this.items.find((m) => m.id === id)
-    if (!record) {
-      replace(this.detail, h('p', { class: 'placeholder' }, 'Loading…'))
-      try {
-        record = await api.message(id)
-      } catch (error) {
-        if (this.openId !== id) return
-        if (error instanceof ApiError && error.status === 404) return this.renderGone()
-        replace(this.detail, h('p', { class: 'placeholder' }, `Could not load the message: ${(error as Error).message}`))
-        return
-      }
+    // The list has a summary; the message's HTML, text and variables come with the record.
+    replace(this.detail, h('p', { class: 'placeholder' }, 'Loading…'))
+    let record: MessageRecord
+    try {
+      record = await api.message(id)
+    } catch (error) {
       if (this.openId !== id) return
+      if (error instanceof ApiError && error.status === 404) return this.renderGone()
+      replace(this.detail, h('p', { class: 'placeholder' }, `Could not load the message: ${(error as Error).message}`))
+      return
     }
+    if (this.openId !== id) return
     this.record = record
     this.renderDetail(record)
     void this.loadChecks(record.id)
@@ -393,14 +220,12 @@ export class MessagesView {
     this.line = null
     replaceParams({ tab: tabParam(TABS, this.tab), line: null })
     this.syncDetail()
-    this.renderList()
   }
 
   private setView(view: ViewState): void {
     this.view = view
     replaceParams(viewParams(view))
     this.syncDetail()
-    this.renderList()
   }
 
   private async loadChecks(id: string): Promise<void> {
@@ -455,9 +280,7 @@ export class MessagesView {
   private async deleteOpen(): Promise<void> {
     const m = this.record
     if (!m) return
-    const links = itemLinks(this.pane.list, 'id')
-    const at = links.findIndex((l) => l.dataset.id === m.id)
-    const next = links[at + 1] ?? links[at - 1]
+    const next = this.list.neighbour(m.id)
     try {
       await api.deleteMessage(m.id)
     } catch (error) {
@@ -465,11 +288,9 @@ export class MessagesView {
       return
     }
     announce('Message deleted')
-    this.items = this.items.filter((x) => x.id !== m.id)
-    this.total = Math.max(0, this.total - 1)
-    this.renderList()
+    this.list.removeLocal(m.id)
     // The deleted message leaves no history entry to come back to.
-    history.replaceState(history.state, '', this.hrefFor(next?.dataset.id ?? null))
+    history.replaceState(history.state, '', this.hrefFor(next))
     window.dispatchEvent(new HashChangeEvent('hashchange'))
   }
 }

@@ -7,6 +7,8 @@
  * Every match is a case-insensitive substring (project: and status: are exact). A key given twice: the last wins.
  */
 
+import type { Address, MessageSummary } from './api.js'
+
 export const SEARCH_KEYS = ['to', 'from', 'subject', 'template', 'project', 'status'] as const
 export type SearchKey = (typeof SEARCH_KEYS)[number]
 export type SearchFilter = Partial<Record<SearchKey, string>>
@@ -52,4 +54,30 @@ export function describeFilter(filter: SearchFilter): string {
   return SEARCH_KEYS.filter((key) => filter[key])
     .map((key) => `${key}: ${filter[key]}`)
     .join(', ')
+}
+
+/** An address as the inspector's `to` and `from` filters read it: `Name <address>`, a name with specials quoted. */
+function filterForm({ name, address }: Address): string {
+  if (!name) return address
+  const shown = /[(),.:;<>@[\]\\"]/.test(name) ? `"${name.replace(/(["\\])/g, '\\$1')}"` : name
+  return `${shown} <${address}>`
+}
+
+const contains = (haystack: string, needle: string): boolean => haystack.toLowerCase().includes(needle.toLowerCase())
+
+/**
+ * Whether a message passes the filter, decided as the inspector decides it (src/store/filter.ts,
+ * `compileFilter`; a test keeps the two in step): a message that arrives live joins a searched
+ * list without a request.
+ */
+export function matchesSearch(m: MessageSummary, filter: SearchFilter): boolean {
+  const { to, from, template, subject, project, status } = filter
+  return (
+    (!project || m.project === project) &&
+    (!status || m.status === status) &&
+    (!template || contains(m.template, template)) &&
+    (!subject || contains(m.subject, subject)) &&
+    (!from || contains(filterForm(m.from), from)) &&
+    (!to || m.to.some((a) => contains(filterForm(a), to)))
+  )
 }
