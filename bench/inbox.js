@@ -16,6 +16,7 @@
 // Targets (issue 15): busy <= 25% at 30/s; no frame blocked > 100 ms at 300/s; DOM <= 5k elements
 // with 1000 stored. Medians of the rounds, with every round's figure after them.
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -74,6 +75,10 @@ const { values: options } = parseArgs({
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
 const CHROMIUM = process.env.SENDBOX_BROWSER ?? '/usr/bin/chromium'
+if (!existsSync(CHROMIUM)) {
+  console.log(`\ninbox bench skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set SENDBOX_BROWSER)`)
+  process.exit(0)
+}
 const checkouts = { this: root, ...(options.against ? { against: resolve(options.against) } : {}) }
 
 const median = (xs) => {
