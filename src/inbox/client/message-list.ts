@@ -140,6 +140,9 @@ export class MessageList {
       if (!state.applyLoad(request, page)) return
       if (state.needsCount) this.noteEvent()
       this.draw()
+      // Every message is in the list, and the open one is not: a clear or a trim took it.
+      const open = this.current
+      if (open && !state.has(open) && !isFiltered(state.filter) && state.hidden === 0) this.host.gone([open])
     } catch (error) {
       if (state.abandon(request)) {
         toast(`Could not load the messages: ${(error as Error).message}`)
