@@ -177,6 +177,20 @@ describe('live events, row by row', () => {
     expect(ids(state)).toEqual(newest(server, PAGE))
   })
 
+  it('shows a new message even when every row shown was deleted and older ones are not shown', () => {
+    const server = new Server(150)
+    const state = loaded(server)
+    for (const m of [...state.rows]) {
+      server.delete(m.id)
+      state.remove(m.id)
+    }
+    expect(state.rows).toEqual([])
+    expect(state.hidden).toBe(50)
+    expect(state.insert(server.send(message(151)))).toBe(true)
+    expect(ids(state)).toEqual([id(151)])
+    expect(state.total).toBe(51)
+  })
+
   it('counts a message once, however often it is heard of', () => {
     const server = new Server(3)
     const state = loaded(server)

@@ -265,7 +265,7 @@ export class MessageListState {
     const hidden = this.hidden
     this.total++
     // Older than every row, with more behind them: it is among the hidden ones.
-    if (at === this.rows.length && hidden > 0) return true
+    if (at > 0 && at === this.rows.length && hidden > 0) return true
     this.rows.splice(at, 0, summary)
     this.index.set(summary.id, summary)
     while (this.rows.length > this.capacity) {
