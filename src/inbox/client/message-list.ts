@@ -12,10 +12,11 @@ import { sendExample } from './snippet.js'
 
 /**
  * The message list, drawn from MessageListState: one element per row, made when the row comes and
- * kept until it goes. Live events change the state at once and the list once per animation frame,
- * touching only the rows that came, went or changed status, so a burst of 300 sends a second
- * costs one small DOM pass per frame. Pages are summaries (`?fields=summary`); "Show more" asks
- * for the next one only, and the footer says how many are not shown.
+ * kept until it goes. Live events change the state at once, and the list at the next animation
+ * frame (while a burst lasts, every DRAW_EVERY_MS), touching only the rows that came, went or
+ * changed status: 300 sends a second cost a few small DOM passes a second. Pages are summaries
+ * (`?fields=summary`); "Show more" asks for the next one only, and the footer says how many
+ * are not shown.
  */
 
 /** The stream quiet this long: count once what events do not say (drops by --max-messages). */
@@ -56,7 +57,7 @@ export class MessageList {
 
   private query = ''
   private searchTimer = 0
-  /** Rows that arrived live since the last frame: drawn highlighted. */
+  /** Rows that arrived live, alone, since the last draw: drawn highlighted. */
   private readonly fresh = new Set<string>()
   /** What the empty list says now, so that a frame redraws it only when that changes. */
   private emptyKind = ''
@@ -77,7 +78,7 @@ export class MessageList {
   constructor(private readonly host: MessageListHost) {
     this.dropped = h('p', { class: 'dropped', id: 'dropped', hidden: true })
     this.clearButton = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'clear-all', onclick: () => void this.clearAll() }, 'Clear all')
-    this.shown = h('p', { class: 'more-count', id: 'message-more-count', 'aria-live': 'off' })
+    this.shown = h('p', { class: 'more-count', id: 'message-more-count' })
     this.more = h('button', { type: 'button', class: 'btn', id: 'message-more', 'aria-describedby': 'message-more-count', onclick: () => void this.showMore() }, 'Show more')
     this.footer = h('div', { class: 'more-bar', hidden: true }, this.shown, this.more)
     this.pane = new ListPane(
