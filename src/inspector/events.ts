@@ -19,11 +19,12 @@ const FLUSH_MS = 10
 
 const encoder = new TextEncoder()
 
-function frame(event: SandboxEvent): string {
+/** An event as a frame; with `summary`, a `message` carries the record without its bodies. */
+function frame(event: SandboxEvent, summary: boolean): string {
   switch (event.type) {
     case 'message':
-      // The line the log just wrote for it: the record is not serialised a second time.
-      return `event: message\nid: ${event.record.id}\ndata: ${recordJson(event.record)}\n\n`
+      // Whole, it is the line the log just wrote for it: the record is not serialised a second time.
+      return `event: message\nid: ${event.record.id}\ndata: ${summary ? JSON.stringify(summaryOf(event.record)) : recordJson(event.record)}\n\n`
     case 'deleted':
       return `event: deleted\ndata: ${JSON.stringify({ id: event.id })}\n\n`
     case 'cleared':
@@ -39,23 +40,6 @@ function frame(event: SandboxEvent): string {
     case 'suppression':
       return `event: suppression\ndata: ${JSON.stringify({ change: event.change, suppressions: event.suppressions })}\n\n`
   }
-}
-
-/**
- * An event's bytes, serialised once however many streams are open: the bus hands every
- * subscriber the same event object, so the first one encodes it and the rest share the buffer.
- */
-const frames = new WeakMap<SandboxEvent, Uint8Array>()
-const summaryFrames = new WeakMap<SandboxEvent, Uint8Array>()
-function encodedFrame(event: SandboxEvent, summary: boolean): Uint8Array {
-  // Only a `message` differs as a summary (its record without the bodies).
-  const cache = summary && event.type === 'message' ? summaryFrames : frames
-  let bytes = cache.get(event)
-  if (!bytes) {
-    bytes = encoder.encode(cache === summaryFrames && event.type === 'message' ? `event: message\nid: ${event.record.id}\ndata: ${JSON.stringify(summaryOf(event.record))}\n\n` : frame(event))
-    cache.set(event, bytes)
-  }
-  return bytes
 }
 
 /**
@@ -99,7 +83,8 @@ function batchFor(bus: EventBus, summary: boolean): FrameBatch {
 function addToBatch(batch: FrameBatch, event: SandboxEvent): void {
   if (batch.last === event) return
   batch.last = event
-  if (batch.frames.push(encodedFrame(event, batch.summary)) > 1) return
+  // Encoded here, once per batch, however many streams share it.
+  if (batch.frames.push(encoder.encode(frame(event, batch.summary))) > 1) return
   const wait = batch.lastFlush + FLUSH_MS - performance.now()
   if (wait > 0) setTimeout(flushBatch, wait, batch)
   else setImmediate(flushBatch, batch)
