@@ -94,21 +94,24 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
       if (closed || watcher !== current) return
       const absolute = path.resolve(file)
       push(absolute)
-      // A file written while the new watch starts is part of its initial scan, which is not
-      // reported (ignoreInitial): report the folder once the new watch is in place.
-      if (event === 'unlinkDir' && roots.includes(absolute)) void restart().then(() => push(absolute))
+      if (event === 'unlinkDir' && roots.includes(absolute)) void restart(absolute)
     })
     current.on('error', (err) => warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`))
     // chokidar never reports "ready" for an empty list of paths.
     if (watched.size > 0) await new Promise<void>((resolve) => current.once('ready', () => resolve()))
   }
 
-  // Restarts run one after the other.
+  // Restarts run one after the other. A restart for a root that came or went reports that root
+  // once the new watch is in place: a file written while it starts is part of its initial scan,
+  // which is not reported (ignoreInitial), so only the rescan the report causes finds it.
   let restarting: Promise<void> = Promise.resolve()
-  const restart = () => {
+  const restart = (root?: string) => {
     restarting = restarting
       .then(() => (closed ? undefined : start()))
       .catch((err: unknown) => warn(`Template watcher: ${(err as Error).message}`))
+      .then(() => {
+        if (root !== undefined) push(root)
+      })
     return restarting
   }
 
@@ -118,8 +121,7 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
   const poll = setInterval(() => {
     for (const root of roots) {
       if (isDirectory(root) !== watched.has(root)) {
-        // Report it once the new watch is in place, so the rescan misses no file.
-        void restart().then(() => push(root))
+        void restart(root)
         return
       }
     }
