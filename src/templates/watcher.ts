@@ -8,8 +8,9 @@
  * - Editor droppings (`x~`, `.x.swp`, vim's `4913` probe, emacs `.#x`/`#x#`, hidden files) are
  *   ignored.
  * - chokidar does not notice a folder created after the watch started, nor one deleted and
- *   created again (it keeps the handle of the old one). So a missing folder is polled for, and
- *   when one of the folders appears or disappears the chokidar watcher is started afresh.
+ *   created again (it keeps the handle of the old one, and says nothing when the folder is back
+ *   before it looks). So each folder's identity is polled for, and when one appears, disappears
+ *   or is replaced by another, the chokidar watcher is started afresh.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -42,11 +43,16 @@ export function isEditorArtifact(file: string): boolean {
   )
 }
 
-function isDirectory(dir: string): boolean {
+/**
+ * What tells one folder from another at the same path, or undefined when there is none. The
+ * inode number alone does not: Linux hands a deleted folder's number to the next one created.
+ */
+function folderIdentity(dir: string): string | undefined {
   try {
-    return fs.statSync(dir).isDirectory()
+    const stats = fs.statSync(dir)
+    return stats.isDirectory() ? `${stats.dev}:${stats.ino}:${stats.birthtimeMs}` : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -77,13 +83,17 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
   }
 
   let watcher: FSWatcher | undefined
-  /** The roots watched by the current chokidar watcher. */
-  let watched = new Set<string>()
+  /** The roots watched by the current chokidar watcher, with the identity of each. */
+  let watched = new Map<string, string>()
 
   const start = async () => {
     await watcher?.close()
-    watched = new Set(roots.filter(isDirectory))
-    const current = watch([...watched], {
+    watched = new Map()
+    for (const root of roots) {
+      const identity = folderIdentity(root)
+      if (identity !== undefined) watched.set(root, identity)
+    }
+    const current = watch([...watched.keys()], {
       ignoreInitial: true,
       // The roots themselves may be hidden folders; only what is inside them is filtered.
       ignored: (file: string) => !roots.includes(path.resolve(file)) && isEditorArtifact(file),
@@ -117,10 +127,10 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
 
   await restart()
 
-  // Roots that come or go (checked cheaply: one stat per folder).
+  // Roots that come, go or are replaced (checked cheaply: one stat per folder).
   const poll = setInterval(() => {
     for (const root of roots) {
-      if (isDirectory(root) !== watched.has(root)) {
+      if (folderIdentity(root) !== watched.get(root)) {
         void restart(root)
         return
       }

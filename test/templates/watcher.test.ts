@@ -60,3 +60,28 @@ it('reports the folder once a restarted watch is ready, so files written during 
     await watcher.close()
   }
 })
+
+it('starts afresh when the folder is deleted and created again between two polls, though chokidar said nothing', async () => {
+  const root = path.join(await tempDir(), 'templates')
+  fs.mkdirSync(root)
+  fs.writeFileSync(path.join(root, 'a.liquid'), 'a')
+  const batches: string[][] = []
+  const starting = watchFolders({ folders: [root], onBatch: (paths) => batches.push(paths), warn: () => {}, debounceMs: 0, pollMs: 10 })
+  await until(() => fakes.length === 1)
+  fakes[0]!.ready()
+  const watcher = await starting
+  try {
+    // Linux gives the new folder the old one's inode number; the poll still tells them apart.
+    fs.rmSync(root, { recursive: true })
+    fs.mkdirSync(root)
+    fs.writeFileSync(path.join(root, 'b.liquid'), 'b')
+    await until(() => fakes.length === 2)
+    expect(fakes[0]!.close).toHaveBeenCalled()
+    expect(fakes[1]!.paths).toEqual([root])
+    fakes[1]!.ready()
+    await until(() => batches.length === 1)
+    expect(batches[0]).toEqual([root])
+  } finally {
+    await watcher.close()
+  }
+})
