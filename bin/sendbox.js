@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/index.js'
+import { main } from '../dist/sendbox-cli.js'
 
 main().then(
   (code) => process.exit(code),

@@ -1,22 +1,26 @@
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 
 /**
- * The CLI tests run bin/sendbox.js, which runs dist/, and the inbox serves its client from
- * dist/inbox/client/: build both from the current sources first.
+ * The CLI tests run bin/sendbox.js, which runs the bundles in dist/, and the inbox serves its
+ * client from dist/inbox/client/: build them from the current sources first, as `npm run build`
+ * does.
  *
  * tsc writes in place (truncate, then write), so a process reading dist/ meanwhile (a server left
  * from another run, an editor's `npm start`) could load half a file. The build goes to a temporary
  * folder, and only files whose bytes changed are moved into dist/, each with one atomic rename.
  */
 export default function setup(): void {
-  const staging = mkdtempSync(join(tmpdir(), 'sendbox-build-'))
+  // Next to dist/, at the same depth: the bundler resolves packages from node_modules/ above it,
+  // and names the modules it bundles relative to it, so both builds write the same bytes.
+  const staging = mkdtempSync('.sendbox-build-')
   try {
     for (const project of ['tsconfig.build.json', 'tsconfig.inbox.json']) {
       execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--outDir', staging], { stdio: 'inherit' })
     }
+    // What bin/sendbox.js and `import 'sendbox'` load: see scripts/bundle.js.
+    execFileSync(process.execPath, ['scripts/bundle.js', staging], { stdio: 'inherit' })
     moveChanged(staging, 'dist')
   } finally {
     rmSync(staging, { recursive: true, force: true })

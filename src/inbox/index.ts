@@ -5,6 +5,7 @@ import { route } from '../http/route.js'
 import { FAVICON_SVG, INBOX_HTML } from './shell.js'
 import { INBOX_CSS } from './styles.js'
 import { LIFECYCLE_CSS } from './lifecycle-styles.js'
+import { PACKAGE_ROOT } from '../package-root.js'
 
 /**
  * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
@@ -12,8 +13,7 @@ import { LIFECYCLE_CSS } from './lifecycle-styles.js'
  * The page talks to nothing but the inspector API and its event stream.
  */
 
-/** Both src/inbox/ and dist/inbox/ sit two levels below the package root. */
-export const CLIENT_DIR = new URL('../../dist/inbox/client/', import.meta.url)
+export const CLIENT_DIR = new URL('dist/inbox/client/', PACKAGE_ROOT)
 
 /** What the page may do: its own scripts, styles and API, and frames of its own origin. */
 export const INBOX_CSP = [

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
 import { relative } from 'node:path'
 import { toNodeHandler } from 'h3'
-import { listen, type Listener } from 'listhen'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/config.js'
 import { errorBody, JSON_CONTENT_TYPE } from '../http/errors.js'
@@ -41,41 +42,60 @@ function createLogger(logs: boolean): Logger {
   }
 }
 
-async function listenOn(handler: ReturnType<typeof withReasonPhrases>, config: SendboxConfig): Promise<Listener> {
+/** A listening `node:http` server. */
+interface Listener {
+  port: number
+  /**
+   * Stops taking connections and resolves once every one is closed. Idle keep-alive connections
+   * close at once, busy ones as soon as their answer is sent, so no client (an `EventSource`
+   * reconnecting, say) keeps the server open by asking again.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * Listens with `node:http` itself. (listhen did until #15: every one of its features was turned
+ * off here, its fixed-port fallback had to be defeated, and loading it, with node-forge for
+ * HTTPS, took ~60 ms of a ~330 ms start.)
+ */
+function listenOn(handler: ReturnType<typeof withReasonPhrases>, config: SendboxConfig): Promise<Listener> {
   const where = `port ${config.port} on ${config.host}`
-  const busy = () => new StartError('port_in_use', `Port ${config.port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`)
-  let listener: Listener
-  try {
-    listener = await listen(handler, {
-      // A fixed port must be that port or an error: never listhen's quiet fallback to another.
-      port: config.port === 0 ? 0 : ({ port: config.port, random: false, ports: [], portRange: [], alternativePortRange: [] } as unknown as number),
-      hostname: config.host,
-      // listhen swaps a wildcard host for localhost unless told the bind is meant to be public.
-      public: config.host === '0.0.0.0' || config.host === '::',
-      showURL: false,
-      open: false,
-      qr: false,
-      clipboard: false,
-      autoClose: false,
-      isTest: true,
-    })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE' || (error as Error).name === 'GetPortError') throw busy()
-    throw new StartError('listen_failed', `Could not listen on ${where}: ${(error as Error).message}`)
+  let closing = false
+  const answering = new Set<ServerResponse>()
+  const endAfter = (res: ServerResponse) => {
+    // Taken now: Node detaches the socket from the response when it finishes.
+    const socket = res.socket
+    res.once('finish', () => socket?.end())
   }
+  const server = createServer((req, res) => {
+    if (closing) endAfter(res)
+    answering.add(res)
+    res.once('close', () => answering.delete(res))
+    handler(req, res)
+  })
   // Requests Node itself cannot parse never reach h3; answer them in the same JSON shape.
-  listener.server.on('clientError', (error: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
     const body = JSON.stringify(errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'))
     socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
-  const port = (listener.address as { port: number }).port
-  if (config.port !== 0 && port !== config.port) {
-    await listener.close()
-    throw new StartError('listen_failed', `Could not listen on ${where}: the port is reserved or unsafe; choose another with --port.`)
-  }
-  return listener
+  const close = () =>
+    new Promise<void>((resolve) => {
+      closing = true
+      server.close(() => resolve())
+      server.closeIdleConnections()
+      for (const res of answering) endAfter(res)
+    })
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(new StartError('port_in_use', `Port ${config.port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`))
+      } else {
+        reject(new StartError('listen_failed', `Could not listen on ${where}: ${error.message}`))
+      }
+    })
+    server.listen(config.port, config.host, () => resolve({ port: (server.address() as AddressInfo).port, close }))
+  })
 }
 
 /**
@@ -127,6 +147,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     throw error
   }
   const closers = new Set<() => void>()
+  let closing: Promise<void> | undefined
   const webhooks = createWebhookDispatcher({
     endpoints: config.webhooks,
     secret: config.webhookSecret,
@@ -149,6 +170,11 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     webhooks,
     logger,
     onClose(fn) {
+      // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
+      if (closing) {
+        queueMicrotask(fn)
+        return () => {}
+      }
       closers.add(fn)
       return () => closers.delete(fn)
     },
@@ -157,17 +183,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
   let listener: Listener
   try {
-    const handler = withReasonPhrases(toNodeHandler(createApp(ctx)))
-    // Port 0 is probed, then bound: another server (another sandbox in this process, another test
-    // worker) can take the probed port in between. Try a fresh one; a fixed port never retries.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        listener = await listenOn(handler, config)
-        break
-      } catch (error) {
-        if (config.port !== 0 || attempt >= 5 || (error as StartError).code !== 'port_in_use') throw error
-      }
-    }
+    listener = await listenOn(withReasonPhrases(toNodeHandler(createApp(ctx))), config)
   } catch (error) {
     stopTemplateEvents()
     ctx.delivery.close()
@@ -175,12 +191,11 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
     await Promise.all([catalog.close(), log.close()])
     throw error
   }
-  const port = (listener.address as { port: number }).port
+  const port = listener.port
   const url = serverUrl(config.host, port)
   const exposed = exposureWarning(config, port)
   if (exposed) logger.warn(exposed)
 
-  let closing: Promise<void> | undefined
   const close = () =>
     (closing ??= (async () => {
       for (const fn of closers) fn()

@@ -18,7 +18,7 @@ function writeHeadWithReason(this: ServerResponse, status: number, ...rest: unkn
  * `HTTP/1.1 422 `): clients, proxies and logs show it, and RFC 9112 §4 gives every status one.
  *
  * @example
- * await listen(withReasonPhrases(toNodeHandler(app)))
+ * createServer(withReasonPhrases(toNodeHandler(app))).listen(0)
  */
 export function withReasonPhrases(handler: NodeHandler): NodeHandler {
   return (req, res) => {

@@ -1,5 +1,5 @@
 import { readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { join } from 'node:path'
 // Imported the way a user does: the package's own name, through its `exports` (dist/).
 import { startSendbox, StartError, WaitTimeoutError, type MessageRecord, type Sendbox } from 'sendbox'
@@ -113,10 +113,40 @@ describe('startSendbox', () => {
     const waiting = sandbox.waitForMessage({ to: 'never@example.com', timeout: 30_000 })
     const events = await fetch(`${sandbox.url}/_sandbox/api/events`)
     const started = Date.now()
+    // Handled from the start: the wait rejects while close() runs.
+    const rejected = expect(waiting).rejects.toThrow(/closed/)
     await sandbox.close()
-    await expect(waiting).rejects.toThrow(/closed/)
+    await rejected
     await events.body?.cancel().catch(() => {})
     expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('close() does not wait on a client that asks again on its kept-alive connection (an EventSource reconnecting)', async () => {
+    const sandbox = await start()
+    const socket = connect(sandbox.port, '127.0.0.1')
+    let received = ''
+    socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk))
+    const ended = new Promise((resolve) => socket.once('close', resolve))
+    const request = `GET /_sandbox/api/events HTTP/1.1\r\nHost: 127.0.0.1:${sandbox.port}\r\n\r\n`
+    /** Resolves once `part` has been received (now or later). */
+    const seen = (part: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => received.includes(part) && (socket.off('data', check), resolve())
+        socket.on('data', check)
+        check()
+      })
+    socket.write(request)
+    await seen('200 OK')
+    const closed = sandbox.close()
+    // The stream ends (the last chunk of a chunked body); the client asks again at once.
+    await seen('\r\n0\r\n\r\n')
+    socket.write(request)
+    const asked = Date.now()
+    await closed
+    await ended
+    // The connection closed once the stream ended, not when Node's keep-alive timeout (5 s)
+    // would have ended it, and the request that came after got no endless stream to keep it open.
+    expect(Date.now() - asked).toBeLessThan(4000)
   })
 
   it('a file-backed instance frees its lock on close: the next one reopens the same log', async () => {
