@@ -25,8 +25,9 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
   )
   const { visit } = suite
 
-  async function send(to: string | string[], subject = 'Welcome to Acme'): Promise<string> {
-    receiver.respond = () => 200
+  /** Sends; `respond` answers the webhooks from then on (set first: one may arrive before the 201 is read). */
+  async function send(to: string | string[], subject = 'Welcome to Acme', respond: Receiver['respond'] = () => 200): Promise<string> {
+    receiver.respond = respond
     const response = await suite.sandbox.send({ template: 'welcome', from: 'Acme <hello@acme.test>', to, subject, templateVariables: { name: 'Ada' } })
     expect(response.status).toBe(201)
     return ((await response.json()) as { id: string }).id
@@ -98,8 +99,7 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
 
   it('the Webhooks page: a failed delivery, then retried from the page, delivered', async () => {
     const page = await visit('#/webhooks')
-    const id = await send('dan@example.com', 'Webhook trouble')
-    receiver.respond = (request) => (request.body.data.id === id ? 500 : 200)
+    const id = await send('dan@example.com', 'Webhook trouble', (request) => (request.body.data.recipient === 'dan@example.com' ? 500 : 200))
     // message.sent and message.delivered both fail (one attempt each: --webhook-retries 0).
     await page.waitForFunction((id) => [...document.querySelectorAll('#webhook-list .delivery-item')].filter((d) => d.textContent?.includes('dan@example.com') && d.getAttribute('data-status') === 'failed').length === 2, id)
     const failed = page.locator('#webhook-list .delivery-item[data-status="failed"]', { hasText: 'message.sent' }).filter({ hasText: 'dan@example.com' })
