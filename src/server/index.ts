@@ -1,11 +1,8 @@
 import { existsSync } from 'node:fs'
-import { createServer, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { relative } from 'node:path'
 import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/config.js'
-import { errorBody, JSON_CONTENT_TYPE } from '../http/errors.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
@@ -19,17 +16,9 @@ import { createApp } from './app.js'
 import { withReasonPhrases } from './reason.js'
 import type { AppContext, Logger } from '../core/context.js'
 import { exposureWarning } from './exposure.js'
+import { listen, StartError, type Listener } from './listener.js'
 
-/** Why the server could not start; the CLI prints the message and exits 1. */
-export class StartError extends Error {
-  override name = 'StartError'
-  constructor(
-    readonly code: 'port_in_use' | 'listen_failed',
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export { StartError }
 
 function createLogger(logs: boolean): Logger {
   const logger = consola.withTag('sendbox')
@@ -40,62 +29,6 @@ function createLogger(logs: boolean): Logger {
     warn: (message) => logger.warn(message),
     error: (message, error) => (error === undefined ? logger.error(message) : logger.error(message, error)),
   }
-}
-
-/** A listening `node:http` server. */
-interface Listener {
-  port: number
-  /**
-   * Stops taking connections and resolves once every one is closed. Idle keep-alive connections
-   * close at once, busy ones as soon as their answer is sent, so no client (an `EventSource`
-   * reconnecting, say) keeps the server open by asking again.
-   */
-  close(): Promise<void>
-}
-
-/**
- * Listens with `node:http` itself. (listhen did until #15: every one of its features was turned
- * off here, its fixed-port fallback had to be defeated, and loading it, with node-forge for
- * HTTPS, took ~60 ms of a ~330 ms start.)
- */
-function listenOn(handler: ReturnType<typeof withReasonPhrases>, config: SendboxConfig): Promise<Listener> {
-  const where = `port ${config.port} on ${config.host}`
-  let closing = false
-  const answering = new Set<ServerResponse>()
-  const endAfter = (res: ServerResponse) => {
-    // Taken now: Node detaches the socket from the response when it finishes.
-    const socket = res.socket
-    res.once('finish', () => socket?.end())
-  }
-  const server = createServer((req, res) => {
-    if (closing) endAfter(res)
-    answering.add(res)
-    res.once('close', () => answering.delete(res))
-    handler(req, res)
-  })
-  // Requests Node itself cannot parse never reach h3; answer them in the same JSON shape.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
-    const body = JSON.stringify(errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'))
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
-  })
-  const close = () =>
-    new Promise<void>((resolve) => {
-      closing = true
-      server.close(() => resolve())
-      server.closeIdleConnections()
-      for (const res of answering) endAfter(res)
-    })
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') {
-        reject(new StartError('port_in_use', `Port ${config.port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`))
-      } else {
-        reject(new StartError('listen_failed', `Could not listen on ${where}: ${error.message}`))
-      }
-    })
-    server.listen(config.port, config.host, () => resolve({ port: (server.address() as AddressInfo).port, close }))
-  })
 }
 
 /**
@@ -183,7 +116,7 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
   let listener: Listener
   try {
-    listener = await listenOn(withReasonPhrases(toNodeHandler(createApp(ctx))), config)
+    listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), { port: config.port, host: config.host, warn: logger.warn })
   } catch (error) {
     stopTemplateEvents()
     ctx.delivery.close()

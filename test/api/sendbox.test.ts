@@ -162,6 +162,45 @@ describe('startSendbox', () => {
     expect(await second.messages()).toHaveLength(2)
   })
 
+  it('a port browsers and fetch refuse (6000, X11) is a StartError saying so', async () => {
+    const error = await startSendbox({ port: 6000, memory: true, templates }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StartError)
+    expect((error as StartError).code).toBe('listen_failed')
+    expect((error as Error).message).toMatch(/port 6000 .*refuse/)
+  })
+
+  it('close() does not wait on connections that sent nothing, or half a request', async () => {
+    const sandbox = await start()
+    const silent = connect(sandbox.port, '127.0.0.1')
+    const half = connect(sandbox.port, '127.0.0.1')
+    for (const socket of [silent, half]) socket.on('error', () => {})
+    await Promise.all([silent, half].map((socket) => new Promise((resolve) => socket.once('connect', resolve))))
+    half.write(`GET /_sandbox/api/health HTTP/1.1\r\nHost: 127.0.0.1:${sandbox.port}\r\n`)
+    const gone = Promise.all([silent, half].map((socket) => new Promise((resolve) => socket.once('close', resolve))))
+    const started = Date.now()
+    await sandbox.close()
+    await gone
+    // Not after the grace given to answers in progress (3 s): these had none.
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+
+  it('close() cuts an upload that stalls, after a grace of a few seconds', async () => {
+    const sandbox = await start()
+    const socket = connect(sandbox.port, '127.0.0.1')
+    socket.on('error', () => {})
+    const gone = new Promise((resolve) => socket.once('close', resolve))
+    // Node answers `Expect: 100-continue` once the request is in the server's hands.
+    const continued = new Promise((resolve) => socket.once('data', resolve))
+    socket.write(`POST /messages HTTP/1.1\r\nHost: 127.0.0.1:${sandbox.port}\r\nAuthorization: token sandbox_x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`)
+    expect(String(await continued)).toMatch(/^HTTP\/1\.1 100 /)
+    socket.write('{"template":')
+    const started = Date.now()
+    await sandbox.close()
+    await gone
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500)
+    expect(Date.now() - started).toBeLessThan(10_000)
+  }, 15_000)
+
   it('a busy fixed port is a StartError naming it', async () => {
     const sandbox = await start()
     const error = await startSendbox({ port: sandbox.port, memory: true, templates }).catch((e: unknown) => e)
