@@ -11,8 +11,9 @@
 // with `require` (they stay lazy) and `open` (it finds its own xdg-open script next to itself).
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
-import { readdirSync, rmSync } from 'node:fs'
+import { readdirSync, realpathSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { build } from 'rolldown'
 
@@ -64,4 +65,5 @@ export async function bundle(dist) {
   })
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await bundle(process.argv[2] ?? 'dist')
+// Run as a script (the path compared as a URL: it may hold spaces, `#`, or be a symlink).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) await bundle(process.argv[2] ?? 'dist')

@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { ROOT } from '../helpers/cli.js'
+import { tempDir } from '../helpers/sandbox.js'
 
 /** What scripts/bundle.js wrote (test/global-setup.ts runs it before the tests). */
 const bundles = readdirSync(join(ROOT, 'dist'))
@@ -22,4 +24,16 @@ it('carries the caniemail data as a JSON string, not an object literal V8 must c
     literal: /\bapi_version: "/.test(b.code),
   }))
   expect(holders).toEqual([{ name: expect.any(String), json: true, literal: false }])
+})
+
+it('scripts/bundle.js runs as a script from a path with a space and a #', async () => {
+  const dir = join(await tempDir(), 'a b#c')
+  mkdirSync(join(dir, 'scripts'), { recursive: true })
+  mkdirSync(join(dir, 'dist', 'cli'), { recursive: true })
+  copyFileSync(join(ROOT, 'scripts', 'bundle.js'), join(dir, 'scripts', 'bundle.js'))
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  writeFileSync(join(dir, 'dist', 'index.js'), 'export const answer = 42\n')
+  writeFileSync(join(dir, 'dist', 'cli', 'index.js'), "export { answer } from '../index.js'\n")
+  execFileSync(process.execPath, [join(dir, 'scripts', 'bundle.js'), join(dir, 'dist')], { stdio: 'pipe' })
+  expect(readdirSync(join(dir, 'dist')).filter((name) => name.startsWith('sendbox')).sort()).toEqual(expect.arrayContaining(['sendbox-cli.js', 'sendbox.js']))
 })
