@@ -9,8 +9,8 @@
  *   ignored.
  * - chokidar does not notice a folder created after the watch started, nor one deleted and
  *   created again (it keeps the handle of the old one, and says nothing when the folder is back
- *   before it looks). So each folder's identity is polled for, and when one appears, disappears
- *   or is replaced by another, the chokidar watcher is started afresh.
+ *   before it looks). So each folder's identity is polled for (see `holdFolder`), and when one
+ *   appears, disappears or is replaced by another, the chokidar watcher is started afresh.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -43,16 +43,52 @@ export function isEditorArtifact(file: string): boolean {
   )
 }
 
+/** A watched folder: what tells it from another at the same path, and the handle that keeps it so. */
+interface HeldFolder {
+  identity: string
+  fd: number | undefined
+}
+
 /**
- * What tells one folder from another at the same path, or undefined when there is none. The
- * inode number alone does not: Linux hands a deleted folder's number to the next one created.
+ * Opens a folder and holds it while it is watched, or undefined when there is none. Its identity
+ * is `dev:ino`. That alone would not do (Linux hands a deleted folder's inode number to the next
+ * one created) but for the handle: an inode still open is not reused, so a folder deleted and
+ * created again has a new identity. (Birth times would tell them apart too, but without statx
+ * libuv reports the change time there, which moves on every save.) Where folders cannot be
+ * opened, the identity comes from stat and nothing is held.
  */
+function holdFolder(dir: string): HeldFolder | undefined {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(dir, 'r')
+  } catch {
+    fd = undefined
+  }
+  try {
+    const stats = fd === undefined ? fs.statSync(dir) : fs.fstatSync(fd)
+    if (stats.isDirectory()) return { identity: `${stats.dev}:${stats.ino}`, fd }
+  } catch {
+    // gone
+  }
+  release(fd)
+  return undefined
+}
+
 function folderIdentity(dir: string): string | undefined {
   try {
     const stats = fs.statSync(dir)
-    return stats.isDirectory() ? `${stats.dev}:${stats.ino}:${stats.birthtimeMs}` : undefined
+    return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : undefined
   } catch {
     return undefined
+  }
+}
+
+function release(fd: number | undefined): void {
+  if (fd === undefined) return
+  try {
+    fs.closeSync(fd)
+  } catch {
+    // already closed
   }
 }
 
@@ -83,15 +119,19 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
   }
 
   let watcher: FSWatcher | undefined
-  /** The roots watched by the current chokidar watcher, with the identity of each. */
-  let watched = new Map<string, string>()
+  /** The roots watched by the current chokidar watcher, each held open. */
+  let watched = new Map<string, HeldFolder>()
+  const releaseAll = () => {
+    for (const { fd } of watched.values()) release(fd)
+    watched = new Map()
+  }
 
   const start = async () => {
     await watcher?.close()
-    watched = new Map()
+    releaseAll()
     for (const root of roots) {
-      const identity = folderIdentity(root)
-      if (identity !== undefined) watched.set(root, identity)
+      const held = holdFolder(root)
+      if (held) watched.set(root, held)
     }
     const current = watch([...watched.keys()], {
       ignoreInitial: true,
@@ -115,11 +155,14 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
   // once the new watch is in place: a file written while it starts is part of its initial scan,
   // which is not reported (ignoreInitial), so only the rescan the report causes finds it.
   let restarting: Promise<void> = Promise.resolve()
+  let restartsQueued = 0
   const restart = (root?: string) => {
+    restartsQueued++
     restarting = restarting
       .then(() => (closed ? undefined : start()))
       .catch((err: unknown) => warn(`Template watcher: ${(err as Error).message}`))
       .then(() => {
+        restartsQueued--
         if (root !== undefined) push(root)
       })
     return restarting
@@ -129,8 +172,10 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
 
   // Roots that come, go or are replaced (checked cheaply: one stat per folder).
   const poll = setInterval(() => {
+    // A restart on its way looks again anyway; queueing one per tick would only repeat it.
+    if (restartsQueued > 0) return
     for (const root of roots) {
-      if (folderIdentity(root) !== watched.get(root)) {
+      if (folderIdentity(root) !== watched.get(root)?.identity) {
         void restart(root)
         return
       }
@@ -147,6 +192,7 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
       pending.clear()
       await restarting
       await watcher?.close()
+      releaseAll()
     },
   }
 }

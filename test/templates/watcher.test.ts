@@ -85,3 +85,29 @@ it('starts afresh when the folder is deleted and created again between two polls
     await watcher.close()
   }
 })
+
+it('does not start afresh when a save changes the folder, even where birth times follow the change time (no statx)', async () => {
+  const root = path.join(await tempDir(), 'templates')
+  fs.mkdirSync(root)
+  // What libuv reports without statx: a "birth time" that moves with every change in the folder.
+  let tick = 0
+  const unstable = (stats: fs.Stats) => Object.defineProperty(stats, 'birthtimeMs', { value: ++tick })
+  const realStat = fs.statSync.bind(fs)
+  const realFstat = fs.fstatSync.bind(fs)
+  const stat = vi.spyOn(fs, 'statSync').mockImplementation(((file: fs.PathLike) => unstable(realStat(file))) as typeof fs.statSync)
+  const fstat = vi.spyOn(fs, 'fstatSync').mockImplementation(((fd: number) => unstable(realFstat(fd))) as typeof fs.fstatSync)
+  const starting = watchFolders({ folders: [root], onBatch: () => {}, warn: () => {}, debounceMs: 0, pollMs: 5 })
+  await until(() => fakes.length === 1)
+  fakes[0]!.ready()
+  const watcher = await starting
+  try {
+    const polls = stat.mock.calls.length
+    fs.writeFileSync(path.join(root, 'a.liquid'), 'a')
+    await until(() => stat.mock.calls.length >= polls + 5)
+    expect(fakes).toHaveLength(1)
+  } finally {
+    await watcher.close()
+    stat.mockRestore()
+    fstat.mockRestore()
+  }
+})
