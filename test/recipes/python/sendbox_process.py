@@ -22,13 +22,15 @@ def sendbox(*args, command=("npx", "sendbox")):
     )
     try:
         url = None
+        said = []
         for line in process.stdout:
             match = re.match(r"sendbox ready (\S+)", line)
             if match:
                 url = match.group(1)
                 break
+            said.append(line)
         if url is None:
-            raise RuntimeError(f"sendbox exited with {process.wait()} before it was ready")
+            raise RuntimeError(f"sendbox exited with {process.wait()} before it was ready: {''.join(said).strip()}")
         # Keep reading its output (one line per request), so that it never fills the pipe.
         threading.Thread(target=process.stdout.read, daemon=True).start()
         yield url
