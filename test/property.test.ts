@@ -18,7 +18,10 @@ interface Raw {
 function raw(method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const url = new URL(sandbox.url)
-    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+    // Framed: Node's client sends a DELETE's (or OPTIONS', TRACE's) body with neither
+    // content-length nor chunked encoding, so the server reads it as the start of the next request.
+    const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }
+    const req = request({ host: url.hostname, port: url.port, method, path, headers: framed }, (res) => {
       let data = ''
       res.setEncoding('utf8')
       res.on('data', (d) => (data += d))
