@@ -11,7 +11,7 @@
 // with `require` (they stay lazy) and `open` (it finds its own xdg-open script next to itself).
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
-import { readdirSync, realpathSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
@@ -52,17 +52,28 @@ const caniemailAsJson = {
  */
 export async function bundle(dist) {
   const dir = resolve(dist)
-  // Chunks from an earlier build that this one does not write again.
-  for (const name of readdirSync(dir)) if (/^sendbox(-.*)?\.js$/.test(name)) rmSync(join(dir, name))
-  await build({
-    input: { sendbox: join(dir, 'index.js'), 'sendbox-cli': join(dir, 'cli/index.js') },
-    cwd: dir,
-    platform: 'node',
-    external: (id) => id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-    logLevel: 'warn',
-    plugins: [caniemailAsJson],
-    output: { dir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'sendbox-[name].js' },
-  })
+  // Written next to dist/ first, then each file renamed into place (chunks before the entries
+  // that import them), so a process starting meanwhile (a test, an editor's `npm start`) never
+  // finds a bundle missing or half written.
+  const staging = mkdtempSync(join(dir, '.bundle-'))
+  try {
+    await build({
+      input: { sendbox: join(dir, 'index.js'), 'sendbox-cli': join(dir, 'cli/index.js') },
+      cwd: dir,
+      platform: 'node',
+      external: (id) => id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+      logLevel: 'warn',
+      plugins: [caniemailAsJson],
+      output: { dir: staging, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'sendbox-[name].js' },
+    })
+    const written = readdirSync(staging)
+    const entries = new Set(['sendbox.js', 'sendbox-cli.js'])
+    for (const name of [...written.filter((n) => !entries.has(n)), ...written.filter((n) => entries.has(n))]) renameSync(join(staging, name), join(dir, name))
+    // Chunks from an earlier build that this one did not write again.
+    for (const name of readdirSync(dir)) if (/^sendbox(-.*)?\.js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
 }
 
 // Run as a script (the path compared as a URL: it may hold spaces, `#`, or be a symlink).

@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { ROOT } from '../helpers/cli.js'
@@ -36,4 +37,28 @@ it('scripts/bundle.js runs as a script from a path with a space and a #', async 
   writeFileSync(join(dir, 'dist', 'cli', 'index.js'), "export { answer } from '../index.js'\n")
   execFileSync(process.execPath, [join(dir, 'scripts', 'bundle.js'), join(dir, 'dist')], { stdio: 'pipe' })
   expect(readdirSync(join(dir, 'dist')).filter((name) => name.startsWith('sendbox')).sort()).toEqual(expect.arrayContaining(['sendbox-cli.js', 'sendbox.js']))
+})
+
+it('a rebuild replaces the bundles in place: a process starting meanwhile never finds one missing', async () => {
+  const dir = join(await tempDir(), 'pkg')
+  mkdirSync(join(dir, 'dist', 'cli'), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  writeFileSync(join(dir, 'dist', 'index.js'), 'export const answer = 42\n')
+  writeFileSync(join(dir, 'dist', 'cli', 'index.js'), "export { answer } from '../index.js'\n")
+  const script = join(ROOT, 'scripts', 'bundle.js')
+  execFileSync(process.execPath, [script, join(dir, 'dist')], { stdio: 'pipe' })
+  let missing = 0
+  let looks = 0
+  const look = setInterval(() => {
+    looks++
+    if (!existsSync(join(dir, 'dist', 'sendbox-cli.js')) || !existsSync(join(dir, 'dist', 'sendbox.js'))) missing++
+  }, 1)
+  try {
+    await promisify(execFile)(process.execPath, [script, join(dir, 'dist')])
+  } finally {
+    clearInterval(look)
+  }
+  expect(looks).toBeGreaterThan(5)
+  expect(missing).toBe(0)
+  expect(readdirSync(join(dir, 'dist')).filter((name) => name.startsWith('.bundle-'))).toEqual([])
 })
