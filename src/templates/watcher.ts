@@ -64,24 +64,23 @@ function holdFolder(dir: string): HeldFolder | undefined {
   } catch {
     fd = undefined
   }
-  try {
-    const stats = fd === undefined ? fs.statSync(dir) : fs.fstatSync(fd)
-    if (stats.isDirectory()) return { identity: `${stats.dev}:${stats.ino}`, fd }
-  } catch {
-    // gone
-  }
+  const identity = identityOf(() => (fd === undefined ? fs.statSync(dir) : fs.fstatSync(fd)))
+  if (identity !== undefined) return { identity, fd }
   release(fd)
   return undefined
 }
 
-function folderIdentity(dir: string): string | undefined {
+/** `dev:ino` of what `stat` finds, or undefined when it is not a folder (or not there). */
+function identityOf(stat: () => fs.Stats): string | undefined {
   try {
-    const stats = fs.statSync(dir)
+    const stats = stat()
     return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : undefined
   } catch {
     return undefined
   }
 }
+
+const folderIdentity = (dir: string): string | undefined => identityOf(() => fs.statSync(dir))
 
 function release(fd: number | undefined): void {
   if (fd === undefined) return

@@ -36,14 +36,19 @@ async function until(predicate: () => boolean): Promise<void> {
   while (!predicate()) await new Promise((resolve) => setImmediate(resolve))
 }
 
+/** Watches `root` through a fake chokidar, once its first watch is ready; `batches` collects what it reports. */
+async function startWatching(root: string, pollMs: number) {
+  const batches: string[][] = []
+  const starting = watchFolders({ folders: [root], onBatch: (paths) => batches.push(paths), warn: () => {}, debounceMs: 0, pollMs })
+  await until(() => fakes.length === 1)
+  fakes[0]!.ready()
+  return { watcher: await starting, batches }
+}
+
 it('reports the folder once a restarted watch is ready, so files written during its scan are found', async () => {
   const root = path.join(await tempDir(), 'templates')
   fs.mkdirSync(root)
-  const batches: string[][] = []
-  const starting = watchFolders({ folders: [root], onBatch: (paths) => batches.push(paths), warn: () => {}, debounceMs: 0, pollMs: 60_000 })
-  await until(() => fakes.length === 1)
-  fakes[0]!.ready()
-  const watcher = await starting
+  const { watcher, batches } = await startWatching(root, 60_000)
   try {
     // The folder was deleted and created again; chokidar says so late, when it is already back.
     fakes[0]!.emit('all', 'unlinkDir', root)
@@ -65,11 +70,7 @@ it('starts afresh when the folder is deleted and created again between two polls
   const root = path.join(await tempDir(), 'templates')
   fs.mkdirSync(root)
   fs.writeFileSync(path.join(root, 'a.liquid'), 'a')
-  const batches: string[][] = []
-  const starting = watchFolders({ folders: [root], onBatch: (paths) => batches.push(paths), warn: () => {}, debounceMs: 0, pollMs: 10 })
-  await until(() => fakes.length === 1)
-  fakes[0]!.ready()
-  const watcher = await starting
+  const { watcher, batches } = await startWatching(root, 10)
   try {
     // Linux gives the new folder the old one's inode number; the poll still tells them apart.
     fs.rmSync(root, { recursive: true })
@@ -96,10 +97,7 @@ it('does not start afresh when a save changes the folder, even where birth times
   const realFstat = fs.fstatSync.bind(fs)
   const stat = vi.spyOn(fs, 'statSync').mockImplementation(((file: fs.PathLike) => unstable(realStat(file))) as typeof fs.statSync)
   const fstat = vi.spyOn(fs, 'fstatSync').mockImplementation(((fd: number) => unstable(realFstat(fd))) as typeof fs.fstatSync)
-  const starting = watchFolders({ folders: [root], onBatch: () => {}, warn: () => {}, debounceMs: 0, pollMs: 5 })
-  await until(() => fakes.length === 1)
-  fakes[0]!.ready()
-  const watcher = await starting
+  const { watcher } = await startWatching(root, 5)
   try {
     const polls = stat.mock.calls.length
     fs.writeFileSync(path.join(root, 'a.liquid'), 'a')
