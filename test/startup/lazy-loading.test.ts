@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { childEnv, runCli, ROOT } from '../helpers/cli.js'
+import { modulesInBundle } from '../helpers/bundles.js'
 import { tempDir } from '../helpers/sandbox.js'
 
 const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url))
@@ -19,10 +19,7 @@ async function modulesLoadedBy(args: string[]): Promise<string[]> {
   const files = (await readFile(log, 'utf8')).split('\n')
   const bundled = files
     .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
-    .flatMap((url) => {
-      const file = fileURLToPath(url)
-      return [...readFileSync(file, 'utf8').matchAll(/^\/\/ (\S+\.[cm]?js)$/gm)].map((m) => resolve(dirname(file), m[1]!))
-    })
+    .flatMap((url) => modulesInBundle(fileURLToPath(url)))
   expect(bundled.length, 'the bundles name the modules they hold').toBeGreaterThan(0)
   return [...files, ...bundled]
 }
