@@ -16,7 +16,19 @@ try {
   const { templates, fixtures } = await generateTemplates(dir, 300)
   const run = (extra) => {
     const t0 = performance.now()
-    execFileSync(process.execPath, [join(root, 'bin/sendbox.js'), 'check', '--templates', templates, '--fixtures', fixtures, ...extra], { stdio: 'ignore' })
+    execFileSync(
+      process.execPath,
+      [
+        join(root, 'bin/sendbox.js'),
+        'check',
+        '--templates',
+        templates,
+        '--fixtures',
+        fixtures,
+        ...extra,
+      ],
+      { stdio: 'ignore' },
+    )
     return performance.now() - t0
   }
   run([]) // warm the file cache
@@ -28,9 +40,15 @@ try {
   }
   const ratios = withChecks.map((t, i) => t / without[i])
   console.log(`\nsendbox check, 300 templates, ${ROUNDS} alternating rounds; medians`)
-  console.log(`  with email checks:    ${median(withChecks).toFixed(0)} ms   (${withChecks.map((t) => t.toFixed(0)).join(' ')})`)
-  console.log(`  --no-email-checks:    ${median(without).toFixed(0)} ms   (${without.map((t) => t.toFixed(0)).join(' ')})`)
-  console.log(`  ratio:                ${median(ratios).toFixed(2)}   (target <= 1.3; per round ${ratios.map((r) => r.toFixed(2)).join(' ')})`)
+  console.log(
+    `  with email checks:    ${median(withChecks).toFixed(0)} ms   (${withChecks.map((t) => t.toFixed(0)).join(' ')})`,
+  )
+  console.log(
+    `  --no-email-checks:    ${median(without).toFixed(0)} ms   (${without.map((t) => t.toFixed(0)).join(' ')})`,
+  )
+  console.log(
+    `  ratio:                ${median(ratios).toFixed(2)}   (target <= 1.3; per round ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+  )
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

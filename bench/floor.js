@@ -28,9 +28,19 @@ if (kind === 'http') {
     res.end(JSON.stringify({ ok: true, template: body.template }))
   }
 } else {
-  const liquid = new Liquid({ root: dir, partials: dir, layouts: dir, extname: '.liquid', outputEscape: 'escape', cache: true })
+  const liquid = new Liquid({
+    root: dir,
+    partials: dir,
+    layouts: dir,
+    extname: '.liquid',
+    outputEscape: 'escape',
+    cache: true,
+  })
   const { readFile } = await import('node:fs/promises')
-  const source = (await readFile(`${dir}/${slug}.liquid`, 'utf8')).replace(/^---\n[\s\S]*?\n---\n/, '')
+  const source = (await readFile(`${dir}/${slug}.liquid`, 'utf8')).replace(
+    /^---\n[\s\S]*?\n---\n/,
+    '',
+  )
   const parsed = liquid.parse(source)
   const out = await open(file, 'a')
   handle = async (req, res) => {

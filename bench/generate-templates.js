@@ -23,9 +23,18 @@ export async function generateTemplates(dir, n = 300) {
 </td></tr></table></body></html>
 `,
   )
-  await writeFile(join(templates, 'partials', 'footer.liquid'), `<p style="color:#71717a;font-size:12px;text-align:center">{{ company }} · <a href="https://example.com/unsubscribe" style="color:#71717a">Unsubscribe</a></p>\n`)
-  await writeFile(join(templates, 'partials', 'button.liquid'), `<a href="{{ url }}" style="display:inline-block;background:#2563eb;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none">{{ label }}</a>\n`)
-  await writeFile(join(templates, 'partials', 'item.liquid'), `<tr><td style="padding:4px 0">{{ item.name }}</td><td align="right" style="padding:4px 0">{{ item.price }}</td></tr>\n`)
+  await writeFile(
+    join(templates, 'partials', 'footer.liquid'),
+    `<p style="color:#71717a;font-size:12px;text-align:center">{{ company }} · <a href="https://example.com/unsubscribe" style="color:#71717a">Unsubscribe</a></p>\n`,
+  )
+  await writeFile(
+    join(templates, 'partials', 'button.liquid'),
+    `<a href="{{ url }}" style="display:inline-block;background:#2563eb;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none">{{ label }}</a>\n`,
+  )
+  await writeFile(
+    join(templates, 'partials', 'item.liquid'),
+    `<tr><td style="padding:4px 0">{{ item.name }}</td><td align="right" style="padding:4px 0">{{ item.price }}</td></tr>\n`,
+  )
   for (let i = 0; i < n; i++) {
     const slug = `message-${String(i).padStart(3, '0')}`
     await writeFile(
@@ -44,7 +53,20 @@ description: Generated message ${i}
     )
     await writeFile(
       join(fixtures, `${slug}.json`),
-      JSON.stringify({ title: `Update ${i}`, preheader: `Order update ${i}`, company: 'Acme', user: { name: 'Ada', email: 'ada@example.com' }, order: { id: `A-${i}`, items: [{ name: 'Widget', price: '$5' }, { name: 'Gadget', price: '$7' }] }, actionUrl: `https://example.com/orders/${i}` }),
+      JSON.stringify({
+        title: `Update ${i}`,
+        preheader: `Order update ${i}`,
+        company: 'Acme',
+        user: { name: 'Ada', email: 'ada@example.com' },
+        order: {
+          id: `A-${i}`,
+          items: [
+            { name: 'Widget', price: '$5' },
+            { name: 'Gadget', price: '$7' },
+          ],
+        },
+        actionUrl: `https://example.com/orders/${i}`,
+      }),
     )
   }
   return { templates, fixtures }

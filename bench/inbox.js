@@ -27,7 +27,13 @@ const SLUG = 'order-receipt'
 const TOKEN = 'sandbox_bench_inbox_0123'
 const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
 const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
-const body = JSON.stringify({ template: SLUG, from: 'Acme Shop <shop@acme.test>', to: ['Ada Lovelace <ada@example.com>'], subject: 'Your receipt', templateVariables: variables })
+const body = JSON.stringify({
+  template: SLUG,
+  from: 'Acme Shop <shop@acme.test>',
+  to: ['Ada Lovelace <ada@example.com>'],
+  subject: 'Your receipt',
+  templateVariables: variables,
+})
 
 // ---- the sender: `node bench/inbox.js send URL RATE SECONDS`, a process of its own -------------
 
@@ -76,7 +82,9 @@ const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
 const CHROMIUM = process.env.SENDBOX_BROWSER ?? '/usr/bin/chromium'
 if (!existsSync(CHROMIUM)) {
-  console.log(`\ninbox bench skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set SENDBOX_BROWSER)`)
+  console.log(
+    `\ninbox bench skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set SENDBOX_BROWSER)`,
+  )
   process.exit(0)
 }
 const checkouts = { this: root, ...(options.against ? { against: resolve(options.against) } : {}) }
@@ -88,8 +96,24 @@ const median = (xs) => {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 function serve(dir) {
-  const args = [join(dir, 'bin/sendbox.js'), 'serve', '--memory', '--port', '0', '--no-open', '--templates', join(root, 'templates'), '--fixtures', join(root, 'fixtures'), '--max-messages', '5000']
-  const child = spawn(process.execPath, args, { env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const args = [
+    join(dir, 'bin/sendbox.js'),
+    'serve',
+    '--memory',
+    '--port',
+    '0',
+    '--no-open',
+    '--templates',
+    join(root, 'templates'),
+    '--fixtures',
+    join(root, 'fixtures'),
+    '--max-messages',
+    '5000',
+  ]
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (d) => {
@@ -100,25 +124,43 @@ function serve(dir) {
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
   })
 }
-const stop = (child) => new Promise((resolve) => { if (child.exitCode !== null) return resolve(); child.once('exit', resolve); child.kill('SIGTERM') })
+const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })
 
 function sender(url, rate, seconds) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'send', url, String(rate), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(import.meta.url), 'send', url, String(rate), String(seconds)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   let out = ''
   child.stdout.on('data', (d) => (out += d))
-  return new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sender exited ${code}`)))))
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sender exited ${code}`)),
+    ),
+  )
 }
 
 /** n messages stored, 32 at a time (from here: not part of any measurement). */
 async function fill(url, n) {
   for (let done = 0; done < n; ) {
     const batch = Math.min(32, n - done)
-    await Promise.all(Array.from({ length: batch }, () => fetch(`${url}/messages`, { method: 'POST', headers, body }).then((r) => r.arrayBuffer())))
+    await Promise.all(
+      Array.from({ length: batch }, () =>
+        fetch(`${url}/messages`, { method: 'POST', headers, body }).then((r) => r.arrayBuffer()),
+      ),
+    )
     done += batch
   }
 }
 
-const rows = (page) => page.evaluate(() => document.querySelectorAll('#message-list a[data-id]').length)
+const rows = (page) =>
+  page.evaluate(() => document.querySelectorAll('#message-list a[data-id]').length)
 
 async function openInbox(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
@@ -139,7 +181,14 @@ async function live(browser, dir, rate) {
     await cdp.send('Performance.enable', { timeDomain: 'timeTicks' })
     // The monitors: the longest gap between animation frames, and long tasks.
     await page.evaluate(() => {
-      const m = (window.__bench = { maxGap: 0, gapsOver100: 0, frames: 0, longest: 0, longTasks: 0, running: true })
+      const m = (window.__bench = {
+        maxGap: 0,
+        gapsOver100: 0,
+        frames: 0,
+        longest: 0,
+        longTasks: 0,
+        running: true,
+      })
       let last = performance.now()
       const frame = (now) => {
         const gap = now - last
@@ -158,18 +207,37 @@ async function live(browser, dir, rate) {
         }
       }).observe({ type: 'longtask' })
     })
-    const metric = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]))
+    const metric = async () =>
+      Object.fromEntries(
+        (await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]),
+      )
     const before = await metric()
     const sent = await sender(server.url, rate, SECONDS)
     // What arrived last is drawn (or given up on after 5 s).
-    await page.waitForFunction((n) => document.getElementById('message-count')?.textContent?.replace(/\D/g, '') === String(n), sent.sent, { timeout: 5000 }).catch(() => {})
+    await page
+      .waitForFunction(
+        (n) =>
+          document.getElementById('message-count')?.textContent?.replace(/\D/g, '') === String(n),
+        sent.sent,
+        { timeout: 5000 },
+      )
+      .catch(() => {})
     const after = await metric()
-    const monitor = await page.evaluate(() => ({ ...window.__bench, running: (window.__bench.running = false) }))
+    const monitor = await page.evaluate(() => ({
+      ...window.__bench,
+      running: (window.__bench.running = false),
+    }))
     const wall = after.Timestamp - before.Timestamp
     return {
       busy: (100 * (after.TaskDuration - before.TaskDuration)) / wall,
       script: (100 * (after.ScriptDuration - before.ScriptDuration)) / wall,
-      layout: (100 * (after.LayoutDuration + after.RecalcStyleDuration - before.LayoutDuration - before.RecalcStyleDuration)) / wall,
+      layout:
+        (100 *
+          (after.LayoutDuration +
+            after.RecalcStyleDuration -
+            before.LayoutDuration -
+            before.RecalcStyleDuration)) /
+        wall,
       maxGap: monitor.maxGap,
       gapsOver100: monitor.gapsOver100,
       longest: monitor.longest,
@@ -189,13 +257,17 @@ async function dom(browser, dir) {
     await fill(server.url, 1000)
     const { context, page } = await openInbox(browser, server.url)
     try {
-      await page.waitForFunction(() => document.querySelectorAll('#message-list a[data-id]').length > 0)
+      await page.waitForFunction(
+        () => document.querySelectorAll('#message-list a[data-id]').length > 0,
+      )
       await sleep(500)
       const elements = await page.evaluate(() => document.getElementsByTagName('*').length)
       const cdp = await context.newCDPSession(page)
       await cdp.send('HeapProfiler.collectGarbage')
       await cdp.send('Performance.enable')
-      const nodes = (await cdp.send('Performance.getMetrics')).metrics.find((x) => x.name === 'Nodes').value
+      const nodes = (await cdp.send('Performance.getMetrics')).metrics.find(
+        (x) => x.name === 'Nodes',
+      ).value
       return { elements, nodes, rows: await rows(page) }
     } finally {
       await context.close()
@@ -210,7 +282,11 @@ async function reachLast(browser, dir) {
   const server = await serve(dir)
   try {
     await fill(server.url, 5000)
-    const oldest = (await (await fetch(`${server.url}/_sandbox/api/messages?fields=summary&limit=1&offset=4999`)).json()).messages[0].id
+    const oldest = (
+      await (
+        await fetch(`${server.url}/_sandbox/api/messages?fields=summary&limit=1&offset=4999`)
+      ).json()
+    ).messages[0].id
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
     page.setDefaultTimeout(120_000)
@@ -225,15 +301,21 @@ async function reachLast(browser, dir) {
       const t0 = performance.now()
       await page.goto(`${server.url}/_sandbox/`)
       await page.locator('#status[data-state="live"]').waitFor()
-      await page.waitForFunction(() => document.querySelectorAll('#message-list a[data-id]').length > 0)
+      await page.waitForFunction(
+        () => document.querySelectorAll('#message-list a[data-id]').length > 0,
+      )
       const more = page.getByRole('button', { name: /^Show more/ })
       let clicks = 0
-      const shown = () => page.evaluate((id) => !!document.querySelector(`#message-list a[data-id="${id}"]`), oldest)
+      const shown = () =>
+        page.evaluate((id) => !!document.querySelector(`#message-list a[data-id="${id}"]`), oldest)
       while (!(await shown()) && (await more.isVisible())) {
         const n = await rows(page)
         await more.click()
         clicks++
-        await page.waitForFunction((n) => document.querySelectorAll('#message-list a[data-id]').length > n, n)
+        await page.waitForFunction(
+          (n) => document.querySelectorAll('#message-list a[data-id]').length > n,
+          n,
+        )
       }
       const reached = await shown()
       const ms = performance.now() - t0
@@ -248,8 +330,13 @@ async function reachLast(browser, dir) {
 }
 
 const { chromium } = await import('playwright-core')
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
-const results = Object.fromEntries(Object.keys(checkouts).map((name) => [name, { live30: [], live300: [], dom: [], reach: [] }]))
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+})
+const results = Object.fromEntries(
+  Object.keys(checkouts).map((name) => [name, { live30: [], live300: [], dom: [], reach: [] }]),
+)
 try {
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which checkout goes first, so that neither always meets a warmer machine.
@@ -261,8 +348,13 @@ try {
       r.live300.push(await live(browser, dir, 300))
       r.dom.push(await dom(browser, dir))
       r.reach.push(await reachLast(browser, dir))
-      const l30 = r.live30.at(-1), l300 = r.live300.at(-1), d = r.dom.at(-1), b = r.reach.at(-1)
-      console.error(`round ${round + 1} ${name}: busy ${l30.busy.toFixed(0)}% at 30/s, ${l300.busy.toFixed(0)}% at 300/s (longest frame gap ${l300.maxGap.toFixed(0)} ms); ${d.elements} elements at 1000; ${(b.bytes / 1e6).toFixed(2)} MB, ${b.clicks} clicks, ${b.reached ? 'reached' : `not reached (${b.rows} rows)`}`)
+      const l30 = r.live30.at(-1),
+        l300 = r.live300.at(-1),
+        d = r.dom.at(-1),
+        b = r.reach.at(-1)
+      console.error(
+        `round ${round + 1} ${name}: busy ${l30.busy.toFixed(0)}% at 30/s, ${l300.busy.toFixed(0)}% at 300/s (longest frame gap ${l300.maxGap.toFixed(0)} ms); ${d.elements} elements at 1000; ${(b.bytes / 1e6).toFixed(2)} MB, ${b.clicks} clicks, ${b.reached ? 'reached' : `not reached (${b.rows} rows)`}`,
+      )
     }
   }
 } finally {
@@ -271,9 +363,25 @@ try {
 
 const f0 = (x) => (x === null ? '–' : x.toFixed(0))
 const each = (xs, fmt) => xs.map(fmt).join(' ')
-console.log(`\ninbox bench: "${SLUG}" sends at a fixed rate for ${SECONDS} s, Chromium at 1280×800, ${ROUNDS} alternating rounds; medians (each round)\n`)
-const table = [['', ...Object.keys(checkouts).map((n) => (n === 'this' ? `this checkout` : `--against ${options.against}`))]]
-const row = (label, pick, fmt = f0) => table.push([label, ...Object.keys(checkouts).map((n) => { const xs = pick(results[n]); return `${fmt(median(xs))} (${each(xs, fmt)})` })])
+console.log(
+  `\ninbox bench: "${SLUG}" sends at a fixed rate for ${SECONDS} s, Chromium at 1280×800, ${ROUNDS} alternating rounds; medians (each round)\n`,
+)
+const table = [
+  [
+    '',
+    ...Object.keys(checkouts).map((n) =>
+      n === 'this' ? `this checkout` : `--against ${options.against}`,
+    ),
+  ],
+]
+const row = (label, pick, fmt = f0) =>
+  table.push([
+    label,
+    ...Object.keys(checkouts).map((n) => {
+      const xs = pick(results[n])
+      return `${fmt(median(xs))} (${each(xs, fmt)})`
+    }),
+  ])
 row('busy % at 30/s (target <= 25)', (r) => r.live30.map((x) => x.busy))
 row('  of which script %', (r) => r.live30.map((x) => x.script))
 row('  of which style and layout %', (r) => r.live30.map((x) => x.layout))
@@ -285,10 +393,26 @@ row('frames blocked > 100 ms at 300/s', (r) => r.live300.map((x) => x.gapsOver10
 row('longest task at 300/s, ms', (r) => r.live300.map((x) => x.longest))
 row('DOM elements, 1000 stored (target <= 5000)', (r) => r.dom.map((x) => x.elements))
 row('DOM nodes after GC, 1000 stored', (r) => r.dom.map((x) => x.nodes))
-row('MB fetched to show the oldest of 5000', (r) => r.reach.map((x) => x.bytes / 1e6), (x) => (x === null ? '–' : x.toFixed(2)))
-table.push(['  reached / clicks / rows shown', ...Object.keys(checkouts).map((n) => results[n].reach.map((x) => `${x.reached ? 'yes' : 'no'}/${x.clicks}/${x.rows}`).join(' '))])
+row(
+  'MB fetched to show the oldest of 5000',
+  (r) => r.reach.map((x) => x.bytes / 1e6),
+  (x) => (x === null ? '–' : x.toFixed(2)),
+)
+table.push([
+  '  reached / clicks / rows shown',
+  ...Object.keys(checkouts).map((n) =>
+    results[n].reach.map((x) => `${x.reached ? 'yes' : 'no'}/${x.clicks}/${x.rows}`).join(' '),
+  ),
+])
 row('  requests', (r) => r.reach.map((x) => x.requests))
 const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)))
 for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '))
-const sentRates = Object.fromEntries(Object.entries(results).map(([n, r]) => [n, [...r.live30, ...r.live300].map((x) => `${x.sent}${x.failed ? `(${x.failed} failed)` : ''}`).join(' ')]))
+const sentRates = Object.fromEntries(
+  Object.entries(results).map(([n, r]) => [
+    n,
+    [...r.live30, ...r.live300]
+      .map((x) => `${x.sent}${x.failed ? `(${x.failed} failed)` : ''}`)
+      .join(' '),
+  ]),
+)
 console.log(`\nsent per run (30/s then 300/s runs): ${JSON.stringify(sentRates)}`)

@@ -15,11 +15,21 @@ const CONNECTIONS = 32
 const TOKEN = 'sandbox_bench_0123456789'
 
 const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
-const body = JSON.stringify({ template: SLUG, from: 'Acme Shop <shop@acme.test>', to: ['Ada Lovelace <ada@example.com>'], subject: 'Your receipt', templateVariables: variables })
+const body = JSON.stringify({
+  template: SLUG,
+  from: 'Acme Shop <shop@acme.test>',
+  to: ['Ada Lovelace <ada@example.com>'],
+  subject: 'Your receipt',
+  templateVariables: variables,
+})
 const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
 
 function startChild(args, readyPattern) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (d) => {
@@ -31,7 +41,11 @@ function startChild(args, readyPattern) {
   })
 }
 
-const stop = (child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })
+const stop = (child) =>
+  new Promise((resolve) => {
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })
 
 /** CPU time (user + system) a process has used, in ms: per send, it is steadier than sends/s on a busy machine. */
 async function cpuOf(pid) {
@@ -40,16 +54,22 @@ async function cpuOf(pid) {
 }
 
 function rssOf(pid) {
-  return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024)
+  return readFile(`/proc/${pid}/status`, 'utf8').then(
+    (s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024,
+  )
 }
 
 function load(url, connections = CONNECTIONS, duration = DURATION) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${url}/messages`, method: 'POST', headers, body, connections, duration }, (error, result) => {
-      if (error) return reject(error)
-      if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx answers from ${url}`))
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 })
-    })
+    autocannon(
+      { url: `${url}/messages`, method: 'POST', headers, body, connections, duration },
+      (error, result) => {
+        if (error) return reject(error)
+        if (result.non2xx > 0)
+          return reject(new Error(`${result.non2xx} non-2xx answers from ${url}`))
+        resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 })
+      },
+    )
   })
 }
 
@@ -71,28 +91,61 @@ const results = {}
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 try {
-  const sendboxArgs = (db, ...more) => ['bin/sendbox.js', '--port', '0', '--db', db, '--templates', templates, '--fixtures', join(root, 'fixtures'), '--no-open', '--max-messages', '5000', ...more]
+  const sendboxArgs = (db, ...more) => [
+    'bin/sendbox.js',
+    '--port',
+    '0',
+    '--db',
+    db,
+    '--templates',
+    templates,
+    '--fixtures',
+    join(root, 'fixtures'),
+    '--no-open',
+    '--max-messages',
+    '5000',
+    ...more,
+  ]
   // A webhook receiver in a process of its own, for the sendbox that posts every event to it.
   const receiver = await startChild(['bench/receiver.js'], /receiver ready (\d+)/)
   const received = async () => (await (await fetch(`${receiver.url}/count`)).json()).count
   // All four servers stay up; rounds alternate between them so that whatever else the machine
   // is doing falls on each alike, and the medians are compared.
   const servers = {
-    http: await startChild(['bench/floor.js', 'http', templates, SLUG, join(dir, 'http.jsonl')], /floor ready (\d+)/),
-    work: await startChild(['bench/floor.js', 'work', templates, SLUG, join(dir, 'work.jsonl')], /floor ready (\d+)/),
+    http: await startChild(
+      ['bench/floor.js', 'http', templates, SLUG, join(dir, 'http.jsonl')],
+      /floor ready (\d+)/,
+    ),
+    work: await startChild(
+      ['bench/floor.js', 'work', templates, SLUG, join(dir, 'work.jsonl')],
+      /floor ready (\d+)/,
+    ),
     sendbox: await startChild(sendboxArgs(join(dir, 'load.jsonl')), /sendbox ready (\S+)/),
-    webhook: await startChild(sendboxArgs(join(dir, 'webhook.jsonl'), '--webhook', `${receiver.url}/hooks`), /sendbox ready (\S+)/),
+    webhook: await startChild(
+      sendboxArgs(join(dir, 'webhook.jsonl'), '--webhook', `${receiver.url}/hooks`),
+      /sendbox ready (\S+)/,
+    ),
     sse: await startChild(sendboxArgs(join(dir, 'sse.jsonl')), /sendbox ready (\S+)/),
-    'sse summary': await startChild(sendboxArgs(join(dir, 'sse-summary.jsonl')), /sendbox ready (\S+)/),
+    'sse summary': await startChild(
+      sendboxArgs(join(dir, 'sse-summary.jsonl')),
+      /sendbox ready (\S+)/,
+    ),
   }
   // 20 inbox tabs' worth of event streams on the `sse` server, read in a process of their own.
   const SUBSCRIBERS = 20
   // Full records (what a CI listener gets by default) on `sse`; summaries (what the inbox asks for) on `sse summary`.
   const subscribers = {
-    sse: await startChild(['bench/subscribers.js', servers.sse.url, String(SUBSCRIBERS)], /subscribers ready (\d+)/),
-    'sse summary': await startChild(['bench/subscribers.js', servers['sse summary'].url, String(SUBSCRIBERS), '?fields=summary'], /subscribers ready (\d+)/),
+    sse: await startChild(
+      ['bench/subscribers.js', servers.sse.url, String(SUBSCRIBERS)],
+      /subscribers ready (\d+)/,
+    ),
+    'sse summary': await startChild(
+      ['bench/subscribers.js', servers['sse summary'].url, String(SUBSCRIBERS), '?fields=summary'],
+      /subscribers ready (\d+)/,
+    ),
   }
-  const framesSeen = async (name) => (await (await fetch(`${subscribers[name].url}/count`)).json()).events
+  const framesSeen = async (name) =>
+    (await (await fetch(`${subscribers[name].url}/count`)).json()).events
   for (const { url } of Object.values(servers)) await load(url, CONNECTIONS, 2) // warm-up
   const runs = { http: [], work: [], sendbox: [], webhook: [], sse: [], 'sse summary': [] }
   // Message frames each subscriber read per send during a round (1 when they keep up).
@@ -102,21 +155,36 @@ try {
   const cpuPerSend = { sendbox: [], webhook: [] }
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(servers)) {
-      const before = name === 'webhook' ? await received() : name in subscribers ? await framesSeen(name) : 0
+      const before =
+        name === 'webhook' ? await received() : name in subscribers ? await framesSeen(name) : 0
       const cpuBefore = await cpuOf(servers[name].child.pid)
       const run = await load(servers[name].url)
       runs[name].push(run)
-      if (name in cpuPerSend) cpuPerSend[name].push((((await cpuOf(servers[name].child.pid)) - cpuBefore) * 1000) / (run.rps * DURATION))
-      if (name === 'webhook') perSend.push((await received() - before) / (run.rps * DURATION))
-      if (name in subscribers) framesPerSend[name].push((await framesSeen(name) - before) / SUBSCRIBERS / (run.rps * DURATION))
+      if (name in cpuPerSend)
+        cpuPerSend[name].push(
+          (((await cpuOf(servers[name].child.pid)) - cpuBefore) * 1000) / (run.rps * DURATION),
+        )
+      if (name === 'webhook') perSend.push(((await received()) - before) / (run.rps * DURATION))
+      if (name in subscribers)
+        framesPerSend[name].push(
+          ((await framesSeen(name)) - before) / SUBSCRIBERS / (run.rps * DURATION),
+        )
     }
   }
-  for (const [name, xs] of Object.entries(runs)) results[name] = { rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)), all: xs.map((x) => Math.round(x.rps)) }
+  for (const [name, xs] of Object.entries(runs))
+    results[name] = {
+      rps: median(xs.map((x) => x.rps)),
+      p50: median(xs.map((x) => x.p50)),
+      p99: median(xs.map((x) => x.p99)),
+      all: xs.map((x) => Math.round(x.rps)),
+    }
   const ratios = runs.sendbox.map((x, i) => x.rps / runs.work[i].rps)
   const webhookRatios = runs.webhook.map((x, i) => x.rps / runs.sendbox[i].rps)
   const sseRatios = runs.sse.map((x, i) => x.rps / runs.sendbox[i].rps)
   const summaryRatios = runs['sse summary'].map((x, i) => x.rps / runs.sendbox[i].rps)
-  const backlog = (await (await fetch(`${servers.webhook.url}/_sandbox/api/webhooks?limit=1`)).json()).pending
+  const backlog = (
+    await (await fetch(`${servers.webhook.url}/_sandbox/api/webhooks?limit=1`)).json()
+  ).pending
   await stop(servers.http.child)
   await stop(servers.work.child)
   await stop(servers.webhook.child)
@@ -130,7 +198,11 @@ try {
   const fill = async (url, target) => {
     let { messages } = await (await fetch(`${url}/_sandbox/api/health`)).json()
     while (messages < target) {
-      await Promise.all(Array.from({ length: Math.min(32, target - messages) }, () => fetch(`${url}/messages`, { method: 'POST', headers, body }).then((r) => r.arrayBuffer())))
+      await Promise.all(
+        Array.from({ length: Math.min(32, target - messages) }, () =>
+          fetch(`${url}/messages`, { method: 'POST', headers, body }).then((r) => r.arrayBuffer()),
+        ),
+      )
       ;({ messages } = await (await fetch(`${url}/_sandbox/api/health`)).json())
     }
   }
@@ -154,20 +226,43 @@ try {
   await stop(fresh.child)
 
   const r = (x) => x.toFixed(0)
-  console.log(`\nsendbox bench: POST /messages, "${SLUG}" (layout + partial + loop), ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s; medians\n`)
+  console.log(
+    `\nsendbox bench: POST /messages, "${SLUG}" (layout + partial + loop), ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s; medians\n`,
+  )
   console.log('server        sends/s   p50 ms   p99 ms   (each round)')
-  for (const [name, x] of Object.entries(results)) console.log(`${name.padEnd(12)} ${r(x.rps).padStart(8)} ${String(x.p50).padStart(8)} ${String(x.p99).padStart(8)}   ${x.all.join(' ')}`)
+  for (const [name, x] of Object.entries(results))
+    console.log(
+      `${name.padEnd(12)} ${r(x.rps).padStart(8)} ${String(x.p50).padStart(8)} ${String(x.p99).padStart(8)}   ${x.all.join(' ')}`,
+    )
   console.log('')
   console.log(`sendbox / HTTP floor:  ${(results.sendbox.rps / results.http.rps).toFixed(2)}`)
-  console.log(`sendbox / work floor:  ${median(ratios).toFixed(2)}   (target >= 0.8; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`)
-  console.log(`one webhook URL / none: ${(results.webhook.rps / results.sendbox.rps).toFixed(2)}   (target >= 0.85; per round ${webhookRatios.map((x) => x.toFixed(2)).join(' ')})`)
-  console.log(`  CPU per send: ${median(cpuPerSend.webhook).toFixed(0)} µs with the webhook, ${median(cpuPerSend.sendbox).toFixed(0)} µs without (ratio ${(median(cpuPerSend.sendbox) / median(cpuPerSend.webhook)).toFixed(2)})`)
-  console.log(`  webhooks received per send during a round: ${perSend.map((x) => x.toFixed(2)).join(' ')} (2 = all delivered as they came); pending at the end: ${backlog}`)
-  console.log(`${SUBSCRIBERS} SSE subscribers / none: ${median(sseRatios).toFixed(2)} with whole records, ${median(summaryRatios).toFixed(2)} with summaries as the inbox asks   (target >= 0.8; per round ${sseRatios.map((x) => x.toFixed(2)).join(' ')} | ${summaryRatios.map((x) => x.toFixed(2)).join(' ')})`)
-  console.log(`  message frames read per subscriber per send: ${framesPerSend.sse.map((x) => x.toFixed(2)).join(' ')} | ${framesPerSend['sse summary'].map((x) => x.toFixed(2)).join(' ')} (1 = every subscriber kept up)`)
-  console.log(`sequential p50, empty log: ${emptyP50.toFixed(2)} ms; with 5000 messages: ${fullP50.toFixed(2)} ms; ratio ${(fullP50 / emptyP50).toFixed(2)}   (target <= 1.5)`)
-  console.log(`RSS with 5000 receipts stored: ${(rss / 1024 / 1024).toFixed(0)} MB   (target < 200)`)
-  console.log(`RSS with 5000 receipts after the 32-connection run: ${(rssAfterLoad / 1024 / 1024).toFixed(0)} MB   (V8 keeps its heap high-water mark)`)
+  console.log(
+    `sendbox / work floor:  ${median(ratios).toFixed(2)}   (target >= 0.8; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
+  )
+  console.log(
+    `one webhook URL / none: ${(results.webhook.rps / results.sendbox.rps).toFixed(2)}   (target >= 0.85; per round ${webhookRatios.map((x) => x.toFixed(2)).join(' ')})`,
+  )
+  console.log(
+    `  CPU per send: ${median(cpuPerSend.webhook).toFixed(0)} µs with the webhook, ${median(cpuPerSend.sendbox).toFixed(0)} µs without (ratio ${(median(cpuPerSend.sendbox) / median(cpuPerSend.webhook)).toFixed(2)})`,
+  )
+  console.log(
+    `  webhooks received per send during a round: ${perSend.map((x) => x.toFixed(2)).join(' ')} (2 = all delivered as they came); pending at the end: ${backlog}`,
+  )
+  console.log(
+    `${SUBSCRIBERS} SSE subscribers / none: ${median(sseRatios).toFixed(2)} with whole records, ${median(summaryRatios).toFixed(2)} with summaries as the inbox asks   (target >= 0.8; per round ${sseRatios.map((x) => x.toFixed(2)).join(' ')} | ${summaryRatios.map((x) => x.toFixed(2)).join(' ')})`,
+  )
+  console.log(
+    `  message frames read per subscriber per send: ${framesPerSend.sse.map((x) => x.toFixed(2)).join(' ')} | ${framesPerSend['sse summary'].map((x) => x.toFixed(2)).join(' ')} (1 = every subscriber kept up)`,
+  )
+  console.log(
+    `sequential p50, empty log: ${emptyP50.toFixed(2)} ms; with 5000 messages: ${fullP50.toFixed(2)} ms; ratio ${(fullP50 / emptyP50).toFixed(2)}   (target <= 1.5)`,
+  )
+  console.log(
+    `RSS with 5000 receipts stored: ${(rss / 1024 / 1024).toFixed(0)} MB   (target < 200)`,
+  )
+  console.log(
+    `RSS with 5000 receipts after the 32-connection run: ${(rssAfterLoad / 1024 / 1024).toFixed(0)} MB   (V8 keeps its heap high-water mark)`,
+  )
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

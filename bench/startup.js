@@ -17,7 +17,21 @@ const env = { ...process.env, CI: 'true' }
 /** Spawns `serve`, resolves when it prints its ready line, with the elapsed ms and the child. */
 function serve(args) {
   const t0 = performance.now()
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--no-open', '--templates', join(root, 'templates'), '--fixtures', join(root, 'fixtures'), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      '--port',
+      '0',
+      '--no-open',
+      '--templates',
+      join(root, 'templates'),
+      '--fixtures',
+      join(root, 'fixtures'),
+      ...args,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (d) => {
@@ -28,18 +42,39 @@ function serve(args) {
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
   })
 }
-const stop = (child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })
-const rssOf = async (pid) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
+const stop = (child) =>
+  new Promise((resolve) => {
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })
+const rssOf = async (pid) =>
+  Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-start-'))
 try {
   // A 5000-message log of ordinary receipts, written through the API.
   const db = join(dir, 'messages.jsonl')
   const filler = await serve(['--db', db])
-  const variables = JSON.parse(await readFile(join(root, 'fixtures/order-receipt/default.json'), 'utf8'))
-  const body = JSON.stringify({ template: 'order-receipt', from: 'Shop <shop@acme.test>', to: 'ada@example.com', subject: 'Receipt', templateVariables: variables })
+  const variables = JSON.parse(
+    await readFile(join(root, 'fixtures/order-receipt/default.json'), 'utf8'),
+  )
+  const body = JSON.stringify({
+    template: 'order-receipt',
+    from: 'Shop <shop@acme.test>',
+    to: 'ada@example.com',
+    subject: 'Receipt',
+    templateVariables: variables,
+  })
   for (let sent = 0; sent < 5000; sent += 50) {
-    await Promise.all(Array.from({ length: 50 }, () => fetch(`${filler.url}/messages`, { method: 'POST', headers: { authorization: 'token sandbox_bench', 'content-type': 'application/json' }, body }).then((r) => r.arrayBuffer())))
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`${filler.url}/messages`, {
+          method: 'POST',
+          headers: { authorization: 'token sandbox_bench', 'content-type': 'application/json' },
+          body,
+        }).then((r) => r.arrayBuffer()),
+      ),
+    )
   }
   await stop(filler.child)
 
@@ -67,7 +102,9 @@ try {
   console.log(`  --version:                    ${ms(version)}   target <= 120`)
   console.log(`  serve --memory, ready:        ${ms(memory)}   target <= 250`)
   console.log(`  serve, 5000-message log:      ${ms(full)}   target <= 450`)
-  console.log(`  RSS then:                     ${(median(rss) / 1024 / 1024).toFixed(0)} MB   target <= 180`)
+  console.log(
+    `  RSS then:                     ${(median(rss) / 1024 / 1024).toFixed(0)} MB   target <= 180`,
+  )
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

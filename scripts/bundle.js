@@ -42,7 +42,10 @@ const caniemailAsJson = {
       this.warn('caniemail data does not survive JSON; left as an object literal')
       return null
     }
-    return { code: `${code.slice(0, start)}${head}JSON.parse(${JSON.stringify(json)});${code.slice(end + 3)}`, map: null }
+    return {
+      code: `${code.slice(0, start)}${head}JSON.parse(${JSON.stringify(json)});${code.slice(end + 3)}`,
+      map: null,
+    }
   },
 }
 
@@ -61,20 +64,32 @@ export async function bundle(dist) {
       input: { sendbox: join(dir, 'index.js'), 'sendbox-cli': join(dir, 'cli/index.js') },
       cwd: dir,
       platform: 'node',
-      external: (id) => id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+      external: (id) =>
+        id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
       logLevel: 'warn',
       plugins: [caniemailAsJson],
-      output: { dir: staging, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'sendbox-[name].js' },
+      output: {
+        dir: staging,
+        format: 'esm',
+        entryFileNames: '[name].js',
+        chunkFileNames: 'sendbox-[name].js',
+      },
     })
     const written = readdirSync(staging)
     const entries = new Set(['sendbox.js', 'sendbox-cli.js'])
-    for (const name of [...written.filter((n) => !entries.has(n)), ...written.filter((n) => entries.has(n))]) renameSync(join(staging, name), join(dir, name))
+    for (const name of [
+      ...written.filter((n) => !entries.has(n)),
+      ...written.filter((n) => entries.has(n)),
+    ])
+      renameSync(join(staging, name), join(dir, name))
     // Chunks from an earlier build that this one did not write again.
-    for (const name of readdirSync(dir)) if (/^sendbox(-.*)?\.js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
+    for (const name of readdirSync(dir))
+      if (/^sendbox(-.*)?\.js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
 }
 
 // Run as a script (the path compared as a URL: it may hold spaces, `#`, or be a symlink).
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) await bundle(process.argv[2] ?? 'dist')
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href)
+  await bundle(process.argv[2] ?? 'dist')

@@ -28,9 +28,32 @@ export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/con
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
-export type { MessageRecord, MessageFilter, Address, Warning, MessageStatus, Recipient, RecipientStatus, RecipientEvent, RecipientEventType, Suppression, SuppressionFilter } from './store/types.js'
-export { MessageNotFoundError, RecipientNotFoundError, UrlNotInMessageError, type SimulatedEvent, type SimulatedEventType } from './core/delivery.js'
-export type { WebhookDelivery, WebhookAttempt, WebhookDeliveryStatus, WebhookFilter } from './core/webhooks.js'
+export type {
+  MessageRecord,
+  MessageFilter,
+  Address,
+  Warning,
+  MessageStatus,
+  Recipient,
+  RecipientStatus,
+  RecipientEvent,
+  RecipientEventType,
+  Suppression,
+  SuppressionFilter,
+} from './store/types.js'
+export {
+  MessageNotFoundError,
+  RecipientNotFoundError,
+  UrlNotInMessageError,
+  type SimulatedEvent,
+  type SimulatedEventType,
+} from './core/delivery.js'
+export type {
+  WebhookDelivery,
+  WebhookAttempt,
+  WebhookDeliveryStatus,
+  WebhookFilter,
+} from './core/webhooks.js'
 export type {
   WebhookEvent,
   WebhookEventType,
@@ -149,7 +172,10 @@ export interface Sendbox {
  * sandbox.url   // 'http://127.0.0.1:54321'
  * sandbox.token // a token it accepts
  */
-export async function startSendbox(options: SendboxOptions = {}, defaults?: { open: boolean; logs: boolean }): Promise<Sendbox> {
+export async function startSendbox(
+  options: SendboxOptions = {},
+  defaults?: { open: boolean; logs: boolean },
+): Promise<Sendbox> {
   const server = await startServer(options, defaults)
   const { ctx } = server
   return {
@@ -167,12 +193,18 @@ export async function startSendbox(options: SendboxOptions = {}, defaults?: { op
     },
     fail: async (fault) => {
       const parsed = parseFaultInput(fault)
-      if (!parsed.ok) throw new TypeError(`sandbox.fail(): the fault is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`)
+      if (!parsed.ok)
+        throw new TypeError(
+          `sandbox.fail(): the fault is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
+        )
       return ctx.faults.arm(parsed.value)
     },
     simulate: async (id, event) => {
       const parsed = parseSimulatedEvent(event)
-      if (!parsed.ok) throw new TypeError(`sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`)
+      if (!parsed.ok)
+        throw new TypeError(
+          `sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
+        )
       return ctx.delivery.simulate(id, parsed.value)
     },
     // Copies: a delivery still pending goes on changing inside sendbox.

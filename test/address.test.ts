@@ -7,19 +7,25 @@ const text = fc.array(chars, { maxLength: 30 }).map((a) => a.join(''))
 const word = fc.stringMatching(/^[A-Za-z0-9]{1,8}$/)
 const likely = fc.oneof(
   fc.tuple(word, word, word).map(([l, d, t]) => `${l}@${d}.${t}`),
-  fc.tuple(fc.array(word, { minLength: 1, maxLength: 3 }), word, word).map(([name, l, d]) => `${name.join(' ')} <${l}@${d}.test>`),
+  fc
+    .tuple(fc.array(word, { minLength: 1, maxLength: 3 }), word, word)
+    .map(([name, l, d]) => `${name.join(' ')} <${l}@${d}.test>`),
   fc.tuple(word, word).map(([l, d]) => ` ${l}.x+tag@${d}-mail.co `),
 )
 
 // fast-check cannot generate from a negated class over all of Unicode; a few non-ASCII
 // characters (2-, 3- and 4-byte) stand in for "any non-ASCII character".
-const documented = fc.stringMatching(new RegExp(ADDRESS_PATTERN.source.replaceAll('[^\\x00-\\x7F]', '[éß߿ࠀ￿😀]'), 'u'))
+const documented = fc.stringMatching(
+  new RegExp(ADDRESS_PATTERN.source.replaceAll('[^\\x00-\\x7F]', '[éß߿ࠀ￿😀]'), 'u'),
+)
 
 describe('parseAddress', () => {
   it('accepts exactly what the documented pattern matches: its fast path and the full parser agree there', () => {
     fc.assert(
       fc.property(fc.oneof(text, likely), (input) => {
-        expect(parseAddress(input)).toEqual(ADDRESS_PATTERN.test(input) ? parseAddressFully(input) : null)
+        expect(parseAddress(input)).toEqual(
+          ADDRESS_PATTERN.test(input) ? parseAddressFully(input) : null,
+        )
       }),
       { numRuns: 3000 },
     )
@@ -53,7 +59,13 @@ describe('parseAddress', () => {
 
   it('the pattern stays fast on long near-misses', () => {
     const started = performance.now()
-    for (const input of [`${'a '.repeat(490)}x`, `${'a.'.repeat(495)}@`, `"${'\\a'.repeat(490)}`, `${'a\t'.repeat(490)}<a@b`]) ADDRESS_PATTERN.test(input)
+    for (const input of [
+      `${'a '.repeat(490)}x`,
+      `${'a.'.repeat(495)}@`,
+      `"${'\\a'.repeat(490)}`,
+      `${'a\t'.repeat(490)}<a@b`,
+    ])
+      ADDRESS_PATTERN.test(input)
     expect(performance.now() - started).toBeLessThan(200)
   })
 })

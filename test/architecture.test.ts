@@ -58,18 +58,25 @@ function sourceFiles(dir: string): string[] {
 /** Relative imports of a file: static, `export … from`, and dynamic `import('…')`. */
 export function importsOf(source: string): Array<{ spec: string; typeOnly: boolean }> {
   const found: Array<{ spec: string; typeOnly: boolean }> = []
-  const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g
-  for (const m of source.matchAll(pattern)) found.push({ spec: (m[3] ?? m[4])!, typeOnly: Boolean(m[2]) })
+  const pattern =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g
+  for (const m of source.matchAll(pattern))
+    found.push({ spec: (m[3] ?? m[4])!, typeOnly: Boolean(m[2]) })
   return found
 }
 
-export function violations(files: string[], read: (file: string) => string = (f) => readFileSync(f, 'utf8')): string[] {
+export function violations(
+  files: string[],
+  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
+): string[] {
   const problems: string[] = []
   for (const file of files) {
     const from = partOf(file)
     const allowed = MAY_IMPORT[from]
     if (!allowed) {
-      problems.push(`${relative(SRC, file)}: "${from}" is not a known part of src/; add it to ARCHITECTURE.md and this table`)
+      problems.push(
+        `${relative(SRC, file)}: "${from}" is not a known part of src/; add it to ARCHITECTURE.md and this table`,
+      )
       continue
     }
     for (const { spec, typeOnly } of importsOf(read(file))) {
@@ -79,7 +86,8 @@ export function violations(files: string[], read: (file: string) => string = (f)
       if (from === 'inbox/client' && typeOnly && CLIENT_TYPES_FROM.includes(to)) continue
       const edge = `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, target).split(sep).join('/')}`
       if (EXCEPTIONS.has(edge)) continue
-      if (!allowed.includes(to)) problems.push(`${edge}: "${from}" may not import "${to}" (ARCHITECTURE.md)`)
+      if (!allowed.includes(to))
+        problems.push(`${edge}: "${from}" may not import "${to}" (ARCHITECTURE.md)`)
     }
   }
   return problems
@@ -91,9 +99,15 @@ describe('layering (ARCHITECTURE.md)', () => {
   })
 
   it('catches an upward import, a route folder importing another, and a client importing server code', () => {
-    const files = [join(SRC, 'core/x.ts'), join(SRC, 'api/y.ts'), join(SRC, 'inbox/client/z.ts'), join(SRC, 'inbox/client/w.ts')]
+    const files = [
+      join(SRC, 'core/x.ts'),
+      join(SRC, 'api/y.ts'),
+      join(SRC, 'inbox/client/z.ts'),
+      join(SRC, 'inbox/client/w.ts'),
+    ]
     const sources: Record<string, string> = {
-      [files[0]!]: "import { route } from '../http/route.js'\nimport { isPlainObject } from '../lib/json.js'",
+      [files[0]!]:
+        "import { route } from '../http/route.js'\nimport { isPlainObject } from '../lib/json.js'",
       [files[1]!]: "import { htmlAnswer } from '../inspector/html.js'",
       [files[2]!]: "const m = await import('../../store/index.js')",
       [files[3]!]: "import type { MessageRecord } from '../../store/types.js'",
@@ -107,16 +121,36 @@ describe('layering (ARCHITECTURE.md)', () => {
 
   it('every exception still exists (a removed one must leave the list)', () => {
     const edges = new Set(
-      sourceFiles(SRC).flatMap((file) => importsOf(readFileSync(file, 'utf8')).map(({ spec }) => `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).split(sep).join('/')}`)),
+      sourceFiles(SRC).flatMap((file) =>
+        importsOf(readFileSync(file, 'utf8')).map(
+          ({ spec }) =>
+            `${relative(SRC, file).split(sep).join('/')} -> ${relative(
+              SRC,
+              resolve(dirname(file), spec.replace(/\.js$/, '.ts')),
+            )
+              .split(sep)
+              .join('/')}`,
+        ),
+      ),
     )
     for (const exception of EXCEPTIONS) expect(edges.has(exception), exception).toBe(true)
   })
 })
 
 /** Import cycles among files (type-only imports count: they tie the files' meaning together). */
-export function cycles(files: string[], read: (file: string) => string = (f) => readFileSync(f, 'utf8')): string[][] {
+export function cycles(
+  files: string[],
+  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
+): string[][] {
   const known = new Set(files)
-  const edges = new Map(files.map((file) => [file, importsOf(read(file)).map(({ spec }) => resolve(dirname(file), spec.replace(/\.js$/, '.ts'))).filter((to) => known.has(to))]))
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(read(file))
+        .map(({ spec }) => resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+        .filter((to) => known.has(to)),
+    ]),
+  )
   const found: string[][] = []
   const state = new Map<string, 'open' | 'done'>()
   const path: string[] = []
@@ -124,7 +158,8 @@ export function cycles(files: string[], read: (file: string) => string = (f) => 
     state.set(file, 'open')
     path.push(file)
     for (const to of edges.get(file) ?? []) {
-      if (state.get(to) === 'open') found.push(path.slice(path.indexOf(to)).map((f) => relative(SRC, f).split(sep).join('/')))
+      if (state.get(to) === 'open')
+        found.push(path.slice(path.indexOf(to)).map((f) => relative(SRC, f).split(sep).join('/')))
       else if (!state.has(to)) visit(to)
     }
     path.pop()

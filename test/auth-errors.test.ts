@@ -5,8 +5,14 @@ let sandbox: TestSandbox
 let strict: TestSandbox
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'welcome.liquid': 'Hello {{ name }}' }, { tokenPrefix: 'dev_' })
-  strict = await startTestSandbox({ 'welcome.liquid': 'Hello {{ name }}' }, { token: ['exact_one', 'exact_two'] })
+  sandbox = await startTestSandbox(
+    { 'welcome.liquid': 'Hello {{ name }}' },
+    { tokenPrefix: 'dev_' },
+  )
+  strict = await startTestSandbox(
+    { 'welcome.liquid': 'Hello {{ name }}' },
+    { token: ['exact_one', 'exact_two'] },
+  )
 })
 afterAll(async () => {
   await sandbox?.close()
@@ -22,7 +28,9 @@ describe('authentication (CONTRACT §1)', () => {
     ['token and spaces', 'token   '],
     ['two words after token', 'token sandbox_a sandbox_b'],
   ])('%s → 401 unauthorized with WWW-Authenticate: Token', async (_, header) => {
-    const response = await fetch(`${sandbox.url}/templates`, { headers: header ? { authorization: header } : {} })
+    const response = await fetch(`${sandbox.url}/templates`, {
+      headers: header ? { authorization: header } : {},
+    })
     expect(response.status).toBe(401)
     expect(response.headers.get('www-authenticate')).toBe('Token')
     const error = await errorOf(response)
@@ -30,14 +38,21 @@ describe('authentication (CONTRACT §1)', () => {
     expect(error.message).toContain('Authorization: token <API_TOKEN>')
   })
 
-  it.each(['token', 'TOKEN', 'Token', 'tOkEn'])('the scheme word %s is matched case-insensitively', async (scheme) => {
-    const response = await fetch(`${sandbox.url}/templates`, { headers: { authorization: `${scheme} sandbox_case_test` } })
-    expect(response.status).toBe(200)
-  })
+  it.each(['token', 'TOKEN', 'Token', 'tOkEn'])(
+    'the scheme word %s is matched case-insensitively',
+    async (scheme) => {
+      const response = await fetch(`${sandbox.url}/templates`, {
+        headers: { authorization: `${scheme} sandbox_case_test` },
+      })
+      expect(response.status).toBe(200)
+    },
+  )
 
   it('a non-sandbox token is 403 sandbox_token_required naming the prefix, never echoing the token', async () => {
     const secret = 'live_9f8e7d6c5b4a3f2e1d0c'
-    const response = await fetch(`${sandbox.url}/templates`, { headers: { authorization: `token ${secret}` } })
+    const response = await fetch(`${sandbox.url}/templates`, {
+      headers: { authorization: `token ${secret}` },
+    })
     expect(response.status).toBe(403)
     const error = await errorOf(response)
     expect(error.code).toBe('sandbox_token_required')
@@ -48,23 +63,33 @@ describe('authentication (CONTRACT §1)', () => {
 
   it('--token-prefix adds an accepted prefix beside sandbox_', async () => {
     for (const token of ['sandbox_x', 'dev_x']) {
-      const response = await fetch(`${sandbox.url}/templates`, { headers: { authorization: `token ${token}` } })
+      const response = await fetch(`${sandbox.url}/templates`, {
+        headers: { authorization: `token ${token}` },
+      })
       expect(response.status).toBe(200)
     }
   })
 
   it('with --token, only those exact tokens are accepted', async () => {
-    const ok = await fetch(`${strict.url}/templates`, { headers: { authorization: 'token exact_two' } })
+    const ok = await fetch(`${strict.url}/templates`, {
+      headers: { authorization: 'token exact_two' },
+    })
     expect(ok.status).toBe(200)
     for (const token of ['sandbox_anything', 'exact_on', 'exact_one2']) {
-      const response = await fetch(`${strict.url}/templates`, { headers: { authorization: `token ${token}` } })
+      const response = await fetch(`${strict.url}/templates`, {
+        headers: { authorization: `token ${token}` },
+      })
       expect(response.status).toBe(403)
       expect((await errorOf(response)).code).toBe('sandbox_token_required')
     }
   })
 
   it('auth comes before the media type check', async () => {
-    const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', body: 'not json', headers: { 'content-type': 'text/plain' } })
+    const response = await fetch(`${sandbox.url}/messages`, {
+      method: 'POST',
+      body: 'not json',
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(response.status).toBe(401)
   })
 })
@@ -77,7 +102,10 @@ describe('the one error model', () => {
   })
 
   it('a known route with the wrong method is 405 with Allow', async () => {
-    const response = await fetch(`${sandbox.url}/messages`, { method: 'GET', headers: { authorization: 'token sandbox_x' } })
+    const response = await fetch(`${sandbox.url}/messages`, {
+      method: 'GET',
+      headers: { authorization: 'token sandbox_x' },
+    })
     expect(response.status).toBe(405)
     expect(response.headers.get('allow')).toBe('POST')
     expect((await errorOf(response)).code).toBe('method_not_allowed')

@@ -17,7 +17,8 @@ afterAll(async () => {
 })
 
 // These cases are about templates and fixtures; the email checks have their own tests (check-email.test.ts).
-const check = (cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => runCli(['check', '--no-email-checks', ...args], { cwd, env })
+const check = (cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+  runCli(['check', '--no-email-checks', ...args], { cwd, env })
 const lines = (text: string) => text.split('\n').filter(Boolean)
 
 describe('sendbox check', () => {
@@ -37,7 +38,8 @@ describe('sendbox check', () => {
   it('a template that does not parse: file:line:column  template_invalid  message, exit 1', async () => {
     const dir = await project({
       'templates/ok.liquid': '---\nvariables:\n  name: { example: Ada }\n---\nHi {{ name }}',
-      'templates/broken.liquid': '---\ndescription: Broken\n---\n<p>Hello</p>\n<p>{% if name %}</p>\n',
+      'templates/broken.liquid':
+        '---\ndescription: Broken\n---\n<p>Hello</p>\n<p>{% if name %}</p>\n',
     })
     const result = await check(dir)
     expect(result.code).toBe(1)
@@ -48,18 +50,23 @@ describe('sendbox check', () => {
 
   it('a broken partial is reported at the partial, naming the template that uses it', async () => {
     const dir = await project({
-      'templates/welcome.liquid': '---\nvariables:\n  name: { example: Ada }\n---\n{% render "partials/footer" %}Hi {{ name }}',
+      'templates/welcome.liquid':
+        '---\nvariables:\n  name: { example: Ada }\n---\n{% render "partials/footer" %}Hi {{ name }}',
       'templates/partials/footer.liquid': '<footer>\n{% if %}\n</footer>',
     })
     const result = await check(dir)
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^templates\/partials\/footer\.liquid:2:\d+ {2}template_invalid {2}.*"welcome"/m)
+    expect(result.stdout).toMatch(
+      /^templates\/partials\/footer\.liquid:2:\d+ {2}template_invalid {2}.*"welcome"/m,
+    )
   })
 
   it('every fixture case is rendered: one missing_variables line per variable, at the fixture', async () => {
     const dir = await project({
-      'templates/receipt.liquid': '<p>{{ customer.name }} bought {{ order.id }} for {{ order.total }}</p>',
-      'fixtures/receipt/default.json': '{ "customer": { "name": "Ada" }, "order": { "id": "1", "total": "2" } }',
+      'templates/receipt.liquid':
+        '<p>{{ customer.name }} bought {{ order.id }} for {{ order.total }}</p>',
+      'fixtures/receipt/default.json':
+        '{ "customer": { "name": "Ada" }, "order": { "id": "1", "total": "2" } }',
       'fixtures/receipt/partial.json': '{ "customer": { "name": "Ada" } }',
     })
     const result = await check(dir)
@@ -78,39 +85,54 @@ describe('sendbox check', () => {
     })
     const result = await check(dir)
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^fixtures\/welcome\.json:3:1 {2}fixture_invalid {2}Invalid JSON/m)
+    expect(result.stdout).toMatch(
+      /^fixtures\/welcome\.json:3:1 {2}fixture_invalid {2}Invalid JSON/m,
+    )
   })
 
   it('a render that fails is render_failed at the template file:line:column', async () => {
     const dir = await project({
-      'templates/runaway.liquid': '<p>Counting</p>\n{% for i in (1..100000000) %}{{ i }}{% endfor %}',
+      'templates/runaway.liquid':
+        '<p>Counting</p>\n{% for i in (1..100000000) %}{{ i }}{% endfor %}',
       'fixtures/runaway.json': '{}',
     })
     const result = await check(dir)
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^templates\/runaway\.liquid:2:\d+ {2}render_failed {2}.*"runaway"/m)
+    expect(result.stdout).toMatch(
+      /^templates\/runaway\.liquid:2:\d+ {2}render_failed {2}.*"runaway"/m,
+    )
   })
 
   it('without a fixture, every required variable must be declared in front matter (undeclared_variable at its first use)', async () => {
     const dir = await project({
-      'templates/reset.liquid': '---\ndescription: Reset\nvariables:\n  name: { example: Ada }\n---\n<p>Hi {{ name }}</p>\n<p><a href="{{ resetUrl }}">Reset</a> {{ order.id }}</p>',
+      'templates/reset.liquid':
+        '---\ndescription: Reset\nvariables:\n  name: { example: Ada }\n---\n<p>Hi {{ name }}</p>\n<p><a href="{{ resetUrl }}">Reset</a> {{ order.id }}</p>',
     })
     const result = await check(dir)
     expect(result.code).toBe(1)
     const out = lines(result.stdout)
     expect(out).toHaveLength(2)
-    expect(out[0]).toMatch(/^templates\/reset\.liquid:7:\d+ {2}undeclared_variable {2}"order\.id" is required/)
-    expect(out[1]).toMatch(/^templates\/reset\.liquid:7:16 {2}undeclared_variable {2}"resetUrl" is required/)
+    expect(out[0]).toMatch(
+      /^templates\/reset\.liquid:7:\d+ {2}undeclared_variable {2}"order\.id" is required/,
+    )
+    expect(out[1]).toMatch(
+      /^templates\/reset\.liquid:7:16 {2}undeclared_variable {2}"resetUrl" is required/,
+    )
   })
 
   it('without a fixture, declared examples are rendered when they cover every required variable', async () => {
     const dir = await project({
-      'templates/good.liquid': '---\nvariables:\n  name: { example: Ada }\n  coupon: { required: false }\n---\nHi {{ name }} {{ coupon }}',
-      'templates/thin.liquid': '---\nvariables:\n  order: { example: { total: 3 } }\n---\nOrder {{ order.id }}: {{ order.total }}',
-      'templates/documented.liquid': '---\nvariables:\n  name: { description: no example }\n---\nHi {{ name }}',
+      'templates/good.liquid':
+        '---\nvariables:\n  name: { example: Ada }\n  coupon: { required: false }\n---\nHi {{ name }} {{ coupon }}',
+      'templates/thin.liquid':
+        '---\nvariables:\n  order: { example: { total: 3 } }\n---\nOrder {{ order.id }}: {{ order.total }}',
+      'templates/documented.liquid':
+        '---\nvariables:\n  name: { description: no example }\n---\nHi {{ name }}',
     })
     const result = await check(dir)
-    expect(lines(result.stdout)).toEqual(['templates/thin.liquid:1:1  missing_variables  "order.id" is required by the template "thin" but the front-matter examples do not set it.'])
+    expect(lines(result.stdout)).toEqual([
+      'templates/thin.liquid:1:1  missing_variables  "order.id" is required by the template "thin" but the front-matter examples do not set it.',
+    ])
     expect(result.code).toBe(1)
   })
 
@@ -121,7 +143,9 @@ describe('sendbox check', () => {
     })
     const result = await check(dir)
     expect(result.code).toBe(0)
-    expect(lines(result.stdout)).toEqual(['fixtures/welcome.json:1:1  unused_variable  warning: "nmae" is set by the fixture case "default" but the template "welcome" never uses it.'])
+    expect(lines(result.stdout)).toEqual([
+      'fixtures/welcome.json:1:1  unused_variable  warning: "nmae" is set by the fixture case "default" but the template "welcome" never uses it.',
+    ])
     expect(result.stderr.trim()).toBe('✔ 1 template, 1 fixture case: no errors, 1 warning')
   })
 
@@ -135,7 +159,16 @@ describe('sendbox check', () => {
     expect(result.code).toBe(1)
     const report = JSON.parse(result.stdout)
     expect(report).toEqual({
-      problems: [{ file: 'templates/broken.liquid', line: 1, column: expect.any(Number), code: 'template_invalid', message: expect.any(String), severity: 'error' }],
+      problems: [
+        {
+          file: 'templates/broken.liquid',
+          line: 1,
+          column: expect.any(Number),
+          code: 'template_invalid',
+          message: expect.any(String),
+          severity: 'error',
+        },
+      ],
       templates: 2,
       cases: 1,
     })
@@ -149,7 +182,10 @@ describe('sendbox check', () => {
     })
     const byFlag = await check(dir, ['--templates', 'mail/views', '--fixtures', 'mail/samples'])
     expect(byFlag.stdout).toContain('mail/samples/welcome.json:1:1  missing_variables  "name"')
-    const byEnv = await check(join(dir, 'mail'), [], { SENDBOX_TEMPLATES: 'views', SENDBOX_FIXTURES: 'samples' })
+    const byEnv = await check(join(dir, 'mail'), [], {
+      SENDBOX_TEMPLATES: 'views',
+      SENDBOX_FIXTURES: 'samples',
+    })
     expect(byEnv.stdout).toContain('samples/welcome.json:1:1  missing_variables  "name"')
     expect(byEnv.code).toBe(1)
   })
@@ -161,20 +197,20 @@ describe('sendbox check', () => {
     expect(result.stdout).toMatch(/^templates:1:1 {2}no_templates {2}/m)
   })
 
-  it.each([
-    [['--prot']],
-    [['--templates', '/definitely/not/here']],
-    [['extra-argument']],
-  ])('bad usage %j is exit 2', async (args) => {
-    const result = await runCli(['check', ...args])
-    expect(result.code).toBe(2)
-    expect(result.stderr.trim().split('\n')).toHaveLength(1)
-  })
+  it.each([[['--prot']], [['--templates', '/definitely/not/here']], [['extra-argument']]])(
+    'bad usage %j is exit 2',
+    async (args) => {
+      const result = await runCli(['check', ...args])
+      expect(result.code).toBe(2)
+      expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    },
+  )
 
   it('--help lists its flags', async () => {
     const result = await runCli(['check', '--help'])
     expect(result.code).toBe(0)
-    for (const flag of ['--templates', '--fixtures', '--json', 'SENDBOX_TEMPLATES']) expect(result.stdout).toContain(flag)
+    for (const flag of ['--templates', '--fixtures', '--json', 'SENDBOX_TEMPLATES'])
+      expect(result.stdout).toContain(flag)
   })
 })
 
@@ -182,7 +218,8 @@ describe('sendbox render', () => {
   let dir: string
   beforeAll(async () => {
     dir = await project({
-      'templates/plain.liquid': '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p>',
+      'templates/plain.liquid':
+        '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p>',
       'templates/broken.liquid': '<p>{{ name </p>',
       'vars.json': '{ "name": "From file" }',
       'empty.json': '{}',
@@ -221,20 +258,32 @@ describe('sendbox render', () => {
 
   it.each([
     [['welcom'], 'template_not_found', /Did you mean "welcome"\?/],
-    [['welcome', '--case', 'nope'], 'fixture_not_found', /no fixture case "nope"; it has "default"/],
+    [
+      ['welcome', '--case', 'nope'],
+      'fixture_not_found',
+      /no fixture case "nope"; it has "default"/,
+    ],
     [['broken'], 'template_invalid', /broken\.liquid:1:\d+/],
     [['plain', '--vars', 'empty.json'], 'missing_variables', /needs name/],
     [['plain', '--vars', 'bad.json'], 'invalid_json', /bad\.json is not valid JSON/],
   ])('%j is exit 1 with %s on stderr', async (args, code, pattern) => {
     // The welcome cases run in the repository (its templates and fixtures), the others in the temp project.
-    const result = await runCli(['render', ...args], { cwd: args[0]!.startsWith('welcom') ? ROOT : dir })
+    const result = await runCli(['render', ...args], {
+      cwd: args[0]!.startsWith('welcom') ? ROOT : dir,
+    })
     expect(result.code).toBe(1)
     expect(result.stdout).toBe('')
     expect(result.stderr).toContain(`sendbox render: ${code}: `)
     expect(result.stderr).toMatch(pattern)
   })
 
-  it.each([[[]], [['welcome', '--vars', 'vars.json', '--case', 'default']], [['welcome', '--txt']], [['welcome', 'again']], [['plain', '--vars', 'missing.json']]])('bad usage %j is exit 2', async (args) => {
+  it.each([
+    [[]],
+    [['welcome', '--vars', 'vars.json', '--case', 'default']],
+    [['welcome', '--txt']],
+    [['welcome', 'again']],
+    [['plain', '--vars', 'missing.json']],
+  ])('bad usage %j is exit 2', async (args) => {
     const result = await runCli(['render', ...args], { cwd: dir })
     expect(result.code, result.stderr).toBe(2)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
@@ -243,6 +292,7 @@ describe('sendbox render', () => {
   it('--help lists its flags', async () => {
     const result = await runCli(['render', '--help'])
     expect(result.code).toBe(0)
-    for (const flag of ['--vars', '--case', '--text', '--templates', '--fixtures']) expect(result.stdout).toContain(flag)
+    for (const flag of ['--vars', '--case', '--text', '--templates', '--fixtures'])
+      expect(result.stdout).toContain(flag)
   })
 })

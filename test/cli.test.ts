@@ -8,7 +8,9 @@ const pkg = (await import('../package.json', { with: { type: 'json' } })).defaul
 function occupyPort(): Promise<{ port: number; server: Server }> {
   return new Promise((resolve) => {
     const server = createServer()
-    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as { port: number }).port, server }))
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ port: (server.address() as { port: number }).port, server }),
+    )
   })
 }
 
@@ -22,7 +24,20 @@ describe('the command line', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const result = await runCli(['--help'])
     expect(result.code).toBe(0)
-    for (const flag of ['--port', '--host', '--templates', '--fixtures', '--db', '--memory', '--max-messages', '--token', '--token-prefix', '--lenient', '--max-body', '--no-open']) {
+    for (const flag of [
+      '--port',
+      '--host',
+      '--templates',
+      '--fixtures',
+      '--db',
+      '--memory',
+      '--max-messages',
+      '--token',
+      '--token-prefix',
+      '--lenient',
+      '--max-body',
+      '--no-open',
+    ]) {
       expect(result.stdout).toContain(flag)
     }
     expect(result.stdout).toContain('SENDBOX_PORT')
@@ -62,7 +77,12 @@ describe('the command line', () => {
       expect(stdout).toMatch(/Token\s+sandbox_\w+/)
       const health = await fetch(`${sendbox.url}/_sandbox/api/health`)
       expect(health.status).toBe(200)
-      expect(await health.json()).toMatchObject({ status: 'ok', version: pkg.version, templates: expect.any(Number), messages: 0 })
+      expect(await health.json()).toMatchObject({
+        status: 'ok',
+        version: pkg.version,
+        templates: expect.any(Number),
+        messages: 0,
+      })
     } finally {
       await sendbox.stop()
     }
@@ -99,33 +119,47 @@ describe('the command line', () => {
     } finally {
       server.close()
     }
-    const sendbox = await startCli(['--port', '0', '--memory'], { env: { SENDBOX_PORT: 'abc', SENDBOX_TOKEN: 'exact-token-one' } })
+    const sendbox = await startCli(['--port', '0', '--memory'], {
+      env: { SENDBOX_PORT: 'abc', SENDBOX_TOKEN: 'exact-token-one' },
+    })
     try {
-      const ok = await fetch(`${sendbox.url}/templates`, { headers: { authorization: 'token exact-token-one' } })
+      const ok = await fetch(`${sendbox.url}/templates`, {
+        headers: { authorization: 'token exact-token-one' },
+      })
       expect(ok.status).toBe(200)
-      const prefixOnly = await fetch(`${sendbox.url}/templates`, { headers: { authorization: 'token sandbox_abc' } })
+      const prefixOnly = await fetch(`${sendbox.url}/templates`, {
+        headers: { authorization: 'token sandbox_abc' },
+      })
       expect(prefixOnly.status).toBe(403)
     } finally {
       await sendbox.stop()
     }
   })
 
-  const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address
-  it.skipIf(!external)('--host 0.0.0.0 binds every interface (reachable on a non-loopback address)', async () => {
-    const sendbox = await startCli(['--port', '0', '--memory', '--host', '0.0.0.0'])
-    try {
-      const port = new URL(sendbox.url).port
-      const health = await fetch(`http://${external}:${port}/_sandbox/api/health`)
-      expect(health.status).toBe(200)
-    } finally {
-      await sendbox.stop()
-    }
-  })
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address
+  it.skipIf(!external)(
+    '--host 0.0.0.0 binds every interface (reachable on a non-loopback address)',
+    async () => {
+      const sendbox = await startCli(['--port', '0', '--memory', '--host', '0.0.0.0'])
+      try {
+        const port = new URL(sendbox.url).port
+        const health = await fetch(`http://${external}:${port}/_sandbox/api/health`)
+        expect(health.status).toBe(200)
+      } finally {
+        await sendbox.stop()
+      }
+    },
+  )
 
   it('GET / redirects a browser to the inbox', async () => {
     const sendbox = await startCli(['--port', '0', '--memory'])
     try {
-      const response = await fetch(`${sendbox.url}/`, { redirect: 'manual', headers: { accept: 'text/html' } })
+      const response = await fetch(`${sendbox.url}/`, {
+        redirect: 'manual',
+        headers: { accept: 'text/html' },
+      })
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe('/_sandbox/')
     } finally {

@@ -36,8 +36,20 @@ let receiver: Server
 const SLUGS = ['welcome', 'order-receipt', 'password-reset']
 
 const goodSends = [
-  { template: 'welcome', from: 'Acme <hello@acme.test>', to: 'Ada <ada@example.com>', subject: 'Welcome', templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/d' } },
-  { template: 'password-reset', from: 'hello@acme.test', to: ['ada@example.com', '"Lovelace, Ada" <ada@example.org>'], subject: 'Reset', templateVariables: { name: 'Ada', resetUrl: 'https://acme.test/r' } },
+  {
+    template: 'welcome',
+    from: 'Acme <hello@acme.test>',
+    to: 'Ada <ada@example.com>',
+    subject: 'Welcome',
+    templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/d' },
+  },
+  {
+    template: 'password-reset',
+    from: 'hello@acme.test',
+    to: ['ada@example.com', '"Lovelace, Ada" <ada@example.org>'],
+    subject: 'Reset',
+    templateVariables: { name: 'Ada', resetUrl: 'https://acme.test/r' },
+  },
 ]
 
 const BOUNCED = 'bounce@example.com'
@@ -45,16 +57,32 @@ const BOUNCED = 'bounce@example.com'
 /** A suppressed address to look up and remove: a send to it bounces (CONTRACT §7). */
 async function seedSuppression() {
   if ((await sandbox.suppressions()).some((entry) => entry.address === BOUNCED)) return
-  const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...goodSends[0], to: BOUNCED }) })
+  const response = await fetch(`${sandbox.url}/messages`, {
+    method: 'POST',
+    headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...goodSends[0], to: BOUNCED }),
+  })
   const { id } = (await response.json()) as { id: string }
-  await expect.poll(async () => (await sandbox.suppressions()).some((entry) => entry.address === BOUNCED), { message: `the bounce of ${id}` }).toBe(true)
+  await expect
+    .poll(async () => (await sandbox.suppressions()).some((entry) => entry.address === BOUNCED), {
+      message: `the bounce of ${id}`,
+    })
+    .toBe(true)
 }
 
 async function seedMessages() {
-  if (ids.length > 0 && (await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[0]}`)).status === 200) return
+  if (
+    ids.length > 0 &&
+    (await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[0]}`)).status === 200
+  )
+    return
   ids.length = 0
   for (const body of goodSends) {
-    const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const response = await fetch(`${sandbox.url}/messages`, {
+      method: 'POST',
+      headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     ids.push(((await response.json()) as { id: string }).id)
   }
 }
@@ -67,11 +95,21 @@ beforeAll(async () => {
   receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()))
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done))
   const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
-  sandbox = await startSendbox({ port: 0, memory: true, templates: join(dir, 'templates'), fixtures: join(dir, 'fixtures'), webhook })
+  sandbox = await startSendbox({
+    port: 0,
+    memory: true,
+    templates: join(dir, 'templates'),
+    fixtures: join(dir, 'fixtures'),
+    webhook,
+  })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json
   check = answerValidator(doc)
   await seedMessages()
-  const preview = await fetch(`${sandbox.url}/_sandbox/api/previews`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template: 'welcome' }) })
+  const preview = await fetch(`${sandbox.url}/_sandbox/api/previews`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ template: 'welcome' }),
+  })
   previewIds.push(((await preview.json()) as { id: string }).id)
   // Once a seeded message is delivered, its message.sent and message.delivered deliveries exist.
   await sandbox.waitForMessage({ template: 'welcome', status: 'delivered' })
@@ -99,7 +137,14 @@ interface Operation {
 }
 
 function operations(): Operation[] {
-  return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) => Object.entries(item as Record<string, Json>).map(([method, op]) => ({ label: `${method.toUpperCase()} ${path}`, method, path, op })))
+  return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Json>).map(([method, op]) => ({
+      label: `${method.toUpperCase()} ${path}`,
+      method,
+      path,
+      op,
+    })),
+  )
 }
 
 const asString = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
@@ -107,20 +152,45 @@ const asString = (value: unknown) => (typeof value === 'string' ? value : JSON.s
 /** Values that exist in the sandbox, mostly, so that valid requests get past the lookups. */
 function pathArbitrary(name: string, path: string, schema: Json): fc.Arbitrary<string> {
   const generated = arbitraryOf(doc, schema).map(asString)
-  if (name === 'slug') return fc.oneof({ arbitrary: fc.constantFrom(...SLUGS), weight: 4 }, { arbitrary: generated, weight: 1 })
-  if (name === 'address') return fc.oneof({ arbitrary: fc.constant(BOUNCED), weight: 4 }, { arbitrary: generated, weight: 1 })
-  if (name === 'id' && path.startsWith('/_sandbox/api/webhooks')) return fc.oneof({ arbitrary: fc.constantFrom(...deliveryIds), weight: 4 }, { arbitrary: generated, weight: 1 })
-  if (name === 'id' && path.startsWith('/_sandbox/api/previews')) return fc.oneof({ arbitrary: fc.constantFrom(...previewIds), weight: 4 }, { arbitrary: generated, weight: 1 })
-  if (name === 'id') return fc.oneof({ arbitrary: fc.constant('@seeded'), weight: 4 }, { arbitrary: generated, weight: 1 })
+  if (name === 'slug')
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(...SLUGS), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    )
+  if (name === 'address')
+    return fc.oneof(
+      { arbitrary: fc.constant(BOUNCED), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    )
+  if (name === 'id' && path.startsWith('/_sandbox/api/webhooks'))
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(...deliveryIds), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    )
+  if (name === 'id' && path.startsWith('/_sandbox/api/previews'))
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(...previewIds), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    )
+  if (name === 'id')
+    return fc.oneof(
+      { arbitrary: fc.constant('@seeded'), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    )
   return generated
 }
 
 function queryArbitrary(name: string, schema: Json): fc.Arbitrary<string> {
   // A wait answers at once or times out: keep it short.
   if (name === 'timeout') return fc.integer({ min: 0, max: 30 }).map(String)
-  if (name === 'case') return fc.oneof(fc.constantFrom('default', 'big-order'), arbitraryOf(doc, schema).map(asString))
+  if (name === 'case')
+    return fc.oneof(fc.constantFrom('default', 'big-order'), arbitraryOf(doc, schema).map(asString))
   // The documented examples (`to=ada@example.com`, `template=welcome`) match seeded messages.
-  if (schema.examples?.length) return fc.oneof(fc.constantFrom(...(schema.examples as unknown[]).map(asString)), arbitraryOf(doc, schema).map(asString))
+  if (schema.examples?.length)
+    return fc.oneof(
+      fc.constantFrom(...(schema.examples as unknown[]).map(asString)),
+      arbitraryOf(doc, schema).map(asString),
+    )
   return arbitraryOf(doc, schema).map(asString)
 }
 
@@ -130,36 +200,88 @@ function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
   const generated = arbitraryOf(doc, schema)
   if (op.label === 'POST /messages') return fc.oneof(fc.constantFrom(...goodSends), generated)
   // A simulated event on a seeded message succeeds when it names no stranger and no missing link.
-  if (op.label === 'POST /_sandbox/api/messages/{id}/events') return fc.oneof(fc.record({ type: fc.constantFrom('opened', 'delivered', 'bounced', 'complained') }), generated)
-  if (op.label === 'POST /_sandbox/api/previews') return fc.oneof(fc.record({ template: fc.constantFrom(...SLUGS), variables: fc.constant({ name: 'Ada' }) }), generated)
+  if (op.label === 'POST /_sandbox/api/messages/{id}/events')
+    return fc.oneof(
+      fc.record({ type: fc.constantFrom('opened', 'delivered', 'bounced', 'complained') }),
+      generated,
+    )
+  if (op.label === 'POST /_sandbox/api/previews')
+    return fc.oneof(
+      fc.record({ template: fc.constantFrom(...SLUGS), variables: fc.constant({ name: 'Ada' }) }),
+      generated,
+    )
   return generated
 }
 
 function validRequest(op: Operation): fc.Arbitrary<Request> {
   const params = (op.op.parameters ?? []) as Json[]
-  const path = fc.record(Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, pathArbitrary(p.name, op.path, p.schema)])))
+  const path = fc.record(
+    Object.fromEntries(
+      params
+        .filter((p) => p.in === 'path')
+        .map((p) => [p.name, pathArbitrary(p.name, op.path, p.schema)]),
+    ),
+  )
   // A wait without a timeout would take its default 5 s: always give one.
   // `after=now` makes a wait take only mail that arrives later, which none does here: send it
   // rarely, so that most valid waits can still find a seeded message.
   const rare = params.filter((p) => p.in === 'query' && p.name === 'after')
   const query = fc
     .tuple(
-      fc.record(Object.fromEntries(params.filter((p) => p.in === 'query' && !rare.includes(p)).map((p) => [p.name, queryArbitrary(p.name, p.schema)])), { requiredKeys: params.some((p) => p.name === 'timeout') ? ['timeout'] : [] }),
-      fc.record(Object.fromEntries(rare.map((p) => [p.name, fc.option(queryArbitrary(p.name, p.schema), { freq: 5, nil: undefined })]))),
+      fc.record(
+        Object.fromEntries(
+          params
+            .filter((p) => p.in === 'query' && !rare.includes(p))
+            .map((p) => [p.name, queryArbitrary(p.name, p.schema)]),
+        ),
+        { requiredKeys: params.some((p) => p.name === 'timeout') ? ['timeout'] : [] },
+      ),
+      fc.record(
+        Object.fromEntries(
+          rare.map((p) => [
+            p.name,
+            fc.option(queryArbitrary(p.name, p.schema), { freq: 5, nil: undefined }),
+          ]),
+        ),
+      ),
     )
-    .map(([common, sometimes]) => ({ ...common, ...Object.fromEntries(Object.entries(sometimes).filter(([, v]) => v !== undefined)) }))
+    .map(([common, sometimes]) => ({
+      ...common,
+      ...Object.fromEntries(Object.entries(sometimes).filter(([, v]) => v !== undefined)),
+    }))
   // A quarter carry only the required parameters: random filters rarely match the seeded mail,
   // and each operation must still meet plain valid requests within its time budget.
-  const required = fc.record(Object.fromEntries(params.filter((p) => p.in === 'query' && (p.required || p.name === 'timeout')).map((p) => [p.name, queryArbitrary(p.name, p.schema)])))
+  const required = fc.record(
+    Object.fromEntries(
+      params
+        .filter((p) => p.in === 'query' && (p.required || p.name === 'timeout'))
+        .map((p) => [p.name, queryArbitrary(p.name, p.schema)]),
+    ),
+  )
   const queries = fc.oneof({ arbitrary: query, weight: 3 }, { arbitrary: required, weight: 1 })
-  const prefer = params.some((p) => p.name === 'Prefer') ? fc.option(fc.constantFrom('code=503', 'code=429', 'return=minimal'), { freq: 6, nil: undefined }) : fc.constant(undefined)
+  const prefer = params.some((p) => p.name === 'Prefer')
+    ? fc.option(fc.constantFrom('code=503', 'code=429', 'return=minimal'), {
+        freq: 6,
+        nil: undefined,
+      })
+    : fc.constant(undefined)
   const body = bodyArbitrary(op)
-  return fc.record({ path, query: queries, prefer, body: body ? body.map((json) => ({ json })) : fc.constant(undefined) }).map(({ path, query, prefer, body }) => ({
-    path: path as Record<string, string>,
-    query: query as Record<string, string>,
-    headers: { ...(op.op.security === undefined ? { authorization: `token ${sandbox.token}` } : {}), ...(prefer ? { prefer } : {}) },
-    ...(body ? { body } : {}),
-  }))
+  return fc
+    .record({
+      path,
+      query: queries,
+      prefer,
+      body: body ? body.map((json) => ({ json })) : fc.constant(undefined),
+    })
+    .map(({ path, query, prefer, body }) => ({
+      path: path as Record<string, string>,
+      query: query as Record<string, string>,
+      headers: {
+        ...(op.op.security === undefined ? { authorization: `token ${sandbox.token}` } : {}),
+        ...(prefer ? { prefer } : {}),
+      },
+      ...(body ? { body } : {}),
+    }))
 }
 
 /** A value of another JSON type than the schema's. */
@@ -176,45 +298,102 @@ const wrongValue = (schema: Json): unknown => {
 /** One thing wrong with a valid request: the body, a query value, a path segment, or auth. */
 function invalidRequest(op: Operation): fc.Arbitrary<Request> {
   const params = (op.op.parameters ?? []) as Json[]
-  const bodySchema = op.op.requestBody ? resolve(doc, op.op.requestBody.content['application/json'].schema) : undefined
+  const bodySchema = op.op.requestBody
+    ? resolve(doc, op.op.requestBody.content['application/json'].schema)
+    : undefined
   const mutations: Array<fc.Arbitrary<(request: Request) => Request>> = []
   if (bodySchema) {
-    mutations.push(fc.constantFrom<unknown>(null, 'text', [1, 2], 5, true).map((json) => (r: Request) => ({ ...r, body: { json } })))
-    mutations.push(fc.constantFrom('{', '', '{"a":}', 'nul').map((raw) => (r: Request) => ({ ...r, body: { raw } })))
-    mutations.push(fc.constant((r: Request) => ({ ...r, body: { json: { ...(r.body as { json: Json }).json, unknownField: 1 } } })))
+    mutations.push(
+      fc
+        .constantFrom<unknown>(null, 'text', [1, 2], 5, true)
+        .map((json) => (r: Request) => ({ ...r, body: { json } })),
+    )
+    mutations.push(
+      fc
+        .constantFrom('{', '', '{"a":}', 'nul')
+        .map((raw) => (r: Request) => ({ ...r, body: { raw } })),
+    )
+    mutations.push(
+      fc.constant((r: Request) => ({
+        ...r,
+        body: { json: { ...(r.body as { json: Json }).json, unknownField: 1 } },
+      })),
+    )
     const properties = Object.entries((bodySchema.properties ?? {}) as Record<string, Json>)
     if (properties.length) {
-      mutations.push(fc.constantFrom(...properties).map(([key, schema]) => (r: Request) => ({ ...r, body: { json: { ...(r.body as { json: Json }).json, [key]: wrongValue(schema) } } })))
+      mutations.push(
+        fc.constantFrom(...properties).map(([key, schema]) => (r: Request) => ({
+          ...r,
+          body: { json: { ...(r.body as { json: Json }).json, [key]: wrongValue(schema) } },
+        })),
+      )
     }
     for (const key of bodySchema.required ?? []) {
-      mutations.push(fc.constant((r: Request) => {
-        const { [key]: _dropped, ...rest } = (r.body as { json: Json }).json
-        return { ...r, body: { json: rest } }
-      }))
+      mutations.push(
+        fc.constant((r: Request) => {
+          const { [key]: _dropped, ...rest } = (r.body as { json: Json }).json
+          return { ...r, body: { json: rest } }
+        }),
+      )
     }
   }
   for (const param of params.filter((p) => p.in === 'query')) {
     const s = param.schema
-    const bad = s.enum ? ['nope', ''] : s.type === 'integer' ? ['abc', String((s.maximum ?? 0) + 1), '1.5', '-1'] : s.anyOf ? ['yesterday'] : s.pattern ? ['a b/c'] : []
-    if (bad.length) mutations.push(fc.constantFrom(...bad).map((value) => (r: Request) => ({ ...r, query: { ...r.query, [param.name]: value } })))
+    const bad = s.enum
+      ? ['nope', '']
+      : s.type === 'integer'
+        ? ['abc', String((s.maximum ?? 0) + 1), '1.5', '-1']
+        : s.anyOf
+          ? ['yesterday']
+          : s.pattern
+            ? ['a b/c']
+            : []
+    if (bad.length)
+      mutations.push(
+        fc
+          .constantFrom(...bad)
+          .map((value) => (r: Request) => ({ ...r, query: { ...r.query, [param.name]: value } })),
+      )
   }
   for (const param of params.filter((p) => p.in === 'path')) {
     // Not `..`: clients resolve dot segments before sending (RFC 3986 §5.2.4), and so does the server.
-    mutations.push(fc.constantFrom('a b', 'x'.repeat(129), 'nope', '%', 'a/b').map((value) => (r: Request) => ({ ...r, path: { ...r.path, [param.name]: value } })))
+    mutations.push(
+      fc
+        .constantFrom('a b', 'x'.repeat(129), 'nope', '%', 'a/b')
+        .map((value) => (r: Request) => ({ ...r, path: { ...r.path, [param.name]: value } })),
+    )
   }
   if (op.op.security === undefined) {
-    mutations.push(fc.constantFrom('', 'Bearer x', 'token live_x').map((auth) => (r: Request) => ({ ...r, headers: { ...r.headers, authorization: auth } })))
-    mutations.push(fc.constantFrom('code=201', 'code=418', 'code=x').map((prefer) => (r: Request) => ({ ...r, headers: { ...r.headers, prefer } })))
+    mutations.push(
+      fc
+        .constantFrom('', 'Bearer x', 'token live_x')
+        .map((auth) => (r: Request) => ({ ...r, headers: { ...r.headers, authorization: auth } })),
+    )
+    mutations.push(
+      fc
+        .constantFrom('code=201', 'code=418', 'code=x')
+        .map((prefer) => (r: Request) => ({ ...r, headers: { ...r.headers, prefer } })),
+    )
   }
   if (mutations.length === 0) return fc.constant(undefined as never)
-  return fc.tuple(validRequest(op), fc.oneof(...mutations)).map(([request, mutate]) => mutate(request))
+  return fc
+    .tuple(validRequest(op), fc.oneof(...mutations))
+    .map(([request, mutate]) => mutate(request))
 }
 
 const stats = { cases: 0, byStatus: new Map<string, number>() }
 
-async function sendAndCheck(op: Operation, request: Request, kind: 'valid' | 'invalid'): Promise<void> {
+async function sendAndCheck(
+  op: Operation,
+  request: Request,
+  kind: 'valid' | 'invalid',
+): Promise<void> {
   let path = op.path
-  for (const [name, value] of Object.entries(request.path)) path = path.replace(`{${name}}`, encodeURIComponent(value === '@seeded' ? (ids[0] ?? 'none') : value))
+  for (const [name, value] of Object.entries(request.path))
+    path = path.replace(
+      `{${name}}`,
+      encodeURIComponent(value === '@seeded' ? (ids[0] ?? 'none') : value),
+    )
   const query = new URLSearchParams(request.query)
   const headers: Record<string, string> = { ...request.headers }
   let body: string | undefined
@@ -224,7 +403,13 @@ async function sendAndCheck(op: Operation, request: Request, kind: 'valid' | 'in
   }
   const url = `${sandbox.url}${path}${query.size ? `?${query}` : ''}`
   const abort = new AbortController()
-  const response = await fetch(url, { method: op.method.toUpperCase(), headers, body, signal: abort.signal, redirect: 'manual' })
+  const response = await fetch(url, {
+    method: op.method.toUpperCase(),
+    headers,
+    body,
+    signal: abort.signal,
+    redirect: 'manual',
+  })
   const type = response.headers.get('content-type') ?? ''
   // The event stream stays open: its head is the answer.
   const text = type.startsWith('text/event-stream') ? (abort.abort(), '') : await response.text()
@@ -235,15 +420,31 @@ async function sendAndCheck(op: Operation, request: Request, kind: 'valid' | 'in
   const documented = op.op.responses[String(response.status)]
   expect(documented, `undocumented status: ${where}`).toBeDefined()
   // With ?soft=1 a template that cannot render is a 200 { ok: false } by design.
-  if (kind === 'invalid' && request.query.soft !== '1') expect(response.status, where).toBeGreaterThanOrEqual(400)
+  if (kind === 'invalid' && request.query.soft !== '1')
+    expect(response.status, where).toBeGreaterThanOrEqual(400)
   expect(response.status, where).toBeLessThan(response.status === 500 ? 0 : 600)
   if (response.status === 204) return
   const mediaTypes = Object.keys(documented.content ?? {})
-  expect(mediaTypes.some((media) => type.startsWith(media)), `${type} is not among ${mediaTypes.join(', ')}: ${where}`).toBe(true)
+  expect(
+    mediaTypes.some((media) => type.startsWith(media)),
+    `${type} is not among ${mediaTypes.join(', ')}: ${where}`,
+  ).toBe(true)
   if (type.startsWith('application/json')) {
     expect(type, where).toBe('application/json; charset=utf-8')
-    const validateAnswer = check(['paths', op.path, op.method, 'responses', String(response.status), 'content', 'application/json', 'schema'])
-    expect(validateAnswer(JSON.parse(text)), `${JSON.stringify(validateAnswer.errors)}: ${where}`).toBe(true)
+    const validateAnswer = check([
+      'paths',
+      op.path,
+      op.method,
+      'responses',
+      String(response.status),
+      'content',
+      'application/json',
+      'schema',
+    ])
+    expect(
+      validateAnswer(JSON.parse(text)),
+      `${JSON.stringify(validateAnswer.errors)}: ${where}`,
+    ).toBe(true)
   }
 }
 
@@ -253,28 +454,47 @@ describe('conformance to the served OpenAPI document', () => {
     if (!result.valid) throw new Error(compileErrors(result))
   })
 
-  it.skipIf(spawnSync('python3', ['--version']).status !== 0)('every pattern means the same in Python\'s re (where Schemathesis generates from it) as in JavaScript', () => {
-    const patterns = new Set<string>()
-    const collect = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(collect)
-      if (typeof node !== 'object' || node === null) return
-      for (const [key, value] of Object.entries(node)) key === 'pattern' && typeof value === 'string' ? patterns.add(value) : collect(value)
-    }
-    collect(doc)
-    expect(patterns.size).toBeGreaterThanOrEqual(5)
-    const cases = [...patterns].map((pattern) => ({
-      pattern,
-      samples: [...fc.sample(arbitraryOf(doc, { type: 'string', pattern }), { numRuns: 30, seed: SEED }), '', 'a b', '..', 'Ada <ada@example.com>', 'x'.repeat(129), 'é@é', '"a"@b'] as string[],
-    }))
-    const script = 'import json,re,sys\ncases=json.load(sys.stdin)\nprint(json.dumps([[bool(re.search(c["pattern"], s)) for s in c["samples"]] for c in cases]))'
-    const python = spawnSync('python3', ['-c', script], { input: JSON.stringify(cases), encoding: 'utf8' })
-    expect(python.status, python.stderr).toBe(0)
-    const answers = JSON.parse(python.stdout) as boolean[][]
-    cases.forEach(({ pattern, samples }, i) => {
-      const js = new RegExp(pattern, 'u')
-      samples.forEach((sample, j) => expect(answers[i]![j], `${pattern} on ${JSON.stringify(sample)}`).toBe(js.test(sample)))
-    })
-  })
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    "every pattern means the same in Python's re (where Schemathesis generates from it) as in JavaScript",
+    () => {
+      const patterns = new Set<string>()
+      const collect = (node: unknown): void => {
+        if (Array.isArray(node)) return node.forEach(collect)
+        if (typeof node !== 'object' || node === null) return
+        for (const [key, value] of Object.entries(node))
+          key === 'pattern' && typeof value === 'string' ? patterns.add(value) : collect(value)
+      }
+      collect(doc)
+      expect(patterns.size).toBeGreaterThanOrEqual(5)
+      const cases = [...patterns].map((pattern) => ({
+        pattern,
+        samples: [
+          ...fc.sample(arbitraryOf(doc, { type: 'string', pattern }), { numRuns: 30, seed: SEED }),
+          '',
+          'a b',
+          '..',
+          'Ada <ada@example.com>',
+          'x'.repeat(129),
+          'é@é',
+          '"a"@b',
+        ] as string[],
+      }))
+      const script =
+        'import json,re,sys\ncases=json.load(sys.stdin)\nprint(json.dumps([[bool(re.search(c["pattern"], s)) for s in c["samples"]] for c in cases]))'
+      const python = spawnSync('python3', ['-c', script], {
+        input: JSON.stringify(cases),
+        encoding: 'utf8',
+      })
+      expect(python.status, python.stderr).toBe(0)
+      const answers = JSON.parse(python.stdout) as boolean[][]
+      cases.forEach(({ pattern, samples }, i) => {
+        const js = new RegExp(pattern, 'u')
+        samples.forEach((sample, j) =>
+          expect(answers[i]![j], `${pattern} on ${JSON.stringify(sample)}`).toBe(js.test(sample)),
+        )
+      })
+    },
+  )
 
   it('every operation, fed generated valid and invalid requests, answers only documented statuses with bodies that match their schemas', async () => {
     const started = performance.now()
@@ -289,15 +509,30 @@ describe('conformance to the served OpenAPI document', () => {
             if (request === undefined) return
             await sendAndCheck(op, request, kind)
           }),
-          { seed: SEED, numRuns: kind === 'valid' ? VALID_RUNS : INVALID_RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false, endOnFailure: true },
+          {
+            seed: SEED,
+            numRuns: kind === 'valid' ? VALID_RUNS : INVALID_RUNS,
+            interruptAfterTimeLimit: TIME_LIMIT_MS,
+            markInterruptAsFailure: false,
+            endOnFailure: true,
+          },
         )
       }
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1)
-    const succeeded = new Set([...stats.byStatus.keys()].filter((key) => /\s2\d\d$/.test(key)).map((key) => key.replace(/\s\d+$/, '')))
-    console.info(`conformance: ${stats.cases} requests over ${operations().length} operations in ${seconds} s; ${succeeded.size} operations answered 2xx`)
+    const succeeded = new Set(
+      [...stats.byStatus.keys()]
+        .filter((key) => /\s2\d\d$/.test(key))
+        .map((key) => key.replace(/\s\d+$/, '')),
+    )
+    console.info(
+      `conformance: ${stats.cases} requests over ${operations().length} operations in ${seconds} s; ${succeeded.size} operations answered 2xx`,
+    )
     expect(stats.cases).toBeGreaterThan(1500)
     // Generated valid requests get through on every operation, so the document is not narrower than it says.
-    for (const op of operations()) expect(succeeded, `${op.label} never answered 2xx to a generated valid request`).toContain(op.label)
+    for (const op of operations())
+      expect(succeeded, `${op.label} never answered 2xx to a generated valid request`).toContain(
+        op.label,
+      )
   }, 180_000)
 })

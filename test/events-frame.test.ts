@@ -9,7 +9,10 @@ let sandbox: TestSandbox
 let db: string
 beforeAll(async () => {
   db = join(await tempDir('sendbox-frame-'), 'messages.jsonl')
-  sandbox = await startTestSandbox({ 'welcome.liquid': '<p>Grüße, {{ name }} — 😀</p>' }, { memory: false, db })
+  sandbox = await startTestSandbox(
+    { 'welcome.liquid': '<p>Grüße, {{ name }} — 😀</p>' },
+    { memory: false, db },
+  )
 })
 afterAll(() => sandbox?.close())
 afterEach(() => {
@@ -38,12 +41,21 @@ describe('the message frame', () => {
     const stream = await fetch(`${sandbox.url}/_sandbox/api/events`, { signal: controller.signal })
     const stringify = vi.spyOn(JSON, 'stringify')
     const frame = messageFrame(stream)
-    const response = await sandbox.send({ template: 'welcome', from: 'Acme <hello@acme.test>', to: 'Ada <ada@example.com>', subject: 'Welcome — ✓', templateVariables: { name: 'Ada' } })
+    const response = await sandbox.send({
+      template: 'welcome',
+      from: 'Acme <hello@acme.test>',
+      to: 'Ada <ada@example.com>',
+      subject: 'Welcome — ✓',
+      templateVariables: { name: 'Ada' },
+    })
     expect(response.status).toBe(201)
     const { id } = (await response.json()) as { id: string }
     const data = await frame
     controller.abort()
-    const records = stringify.mock.calls.filter(([value]) => typeof value === 'object' && value !== null && 'html' in value && 'recipients' in value)
+    const records = stringify.mock.calls.filter(
+      ([value]) =>
+        typeof value === 'object' && value !== null && 'html' in value && 'recipients' in value,
+    )
     expect(records).toHaveLength(1)
     vi.restoreAllMocks()
     const line = (await readFile(db, 'utf8')).split('\n').find((l) => l.startsWith(`{"id":"${id}"`))

@@ -8,7 +8,9 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox?.close())
 
-const subscribers = async () => ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number }).subscribers
+const subscribers = async () =>
+  ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number })
+    .subscribers
 
 describe('a slow event-stream client', () => {
   it('never holds up sends, and is dropped once it falls too far behind', async () => {
@@ -20,12 +22,19 @@ describe('a slow event-stream client', () => {
     socket.write(`GET /_sandbox/api/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
     socket.pause()
     const deadline = Date.now() + 5000
-    while ((await subscribers()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while ((await subscribers()) === before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
     expect(await subscribers()).toBe(before + 1)
 
     // Each event carries ~20 KB of HTML: far more than the socket buffers can hold.
     const filler = 'x'.repeat(20_000)
-    const body = { template: 'big', from: 'a@acme.test', to: 'b@example.com', subject: 's', templateVariables: { filler } }
+    const body = {
+      template: 'big',
+      from: 'a@acme.test',
+      to: 'b@example.com',
+      subject: 's',
+      templateVariables: { filler },
+    }
     let sent = 0
     for (let batch = 0; batch < 75; batch++) {
       const responses = await Promise.all(Array.from({ length: 16 }, () => sandbox.send(body)))
@@ -37,7 +46,8 @@ describe('a slow event-stream client', () => {
     }
     expect(sent).toBe(1200)
     const dropped = Date.now() + 5000
-    while ((await subscribers()) !== before && Date.now() < dropped) await new Promise((r) => setTimeout(r, 20))
+    while ((await subscribers()) !== before && Date.now() < dropped)
+      await new Promise((r) => setTimeout(r, 20))
     expect(await subscribers()).toBe(before)
     socket.destroy()
   }, 60_000)

@@ -16,7 +16,8 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-const readyIn = async (file: string) => /^sendbox ready (\S+)$/m.exec(await readFile(file, 'utf8').catch(() => ''))?.[1]
+const readyIn = async (file: string) =>
+  /^sendbox ready (\S+)$/m.exec(await readFile(file, 'utf8').catch(() => ''))?.[1]
 
 describe('--exit-with-parent', { timeout: 30_000 }, () => {
   it('stops, flushing the log and freeing its lock, when its parent dies', async () => {
@@ -25,29 +26,54 @@ describe('--exit-with-parent', { timeout: 30_000 }, () => {
     const db = join(dir, 'log.jsonl')
     const out = join(dir, 'out.txt')
     // A shell that starts sendbox and is then killed outright: sendbox is left to init.
-    const parent = spawn('sh', ['-c', `"$0" "$1" --port 0 --db "$2" --templates "$3" --exit-with-parent >"$4" 2>&1 & wait`, process.execPath, BIN, db, join(ROOT, 'templates'), out], { env: childEnv(), stdio: 'ignore' })
+    const parent = spawn(
+      'sh',
+      [
+        '-c',
+        `"$0" "$1" --port 0 --db "$2" --templates "$3" --exit-with-parent >"$4" 2>&1 & wait`,
+        process.execPath,
+        BIN,
+        db,
+        join(ROOT, 'templates'),
+        out,
+      ],
+      { env: childEnv(), stdio: 'ignore' },
+    )
     await expect.poll(() => readyIn(out), { timeout: 15_000, interval: 50 }).toBeDefined()
     const url = (await readyIn(out))!
     const sent = await fetch(`${url}/messages`, {
       method: 'POST',
       headers: { authorization: 'token sandbox_parent', 'content-type': 'application/json' },
-      body: JSON.stringify({ template: 'welcome', from: 'a@acme.test', to: 'ada@example.com', subject: 'Kept', templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test' } }),
+      body: JSON.stringify({
+        template: 'welcome',
+        from: 'a@acme.test',
+        to: 'ada@example.com',
+        subject: 'Kept',
+        templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test' },
+      }),
     })
     const { id } = (await sent.json()) as { id: string }
     expect(existsSync(`${db}.lock`)).toBe(true)
     parent.kill('SIGKILL')
     await expect.poll(() => existsSync(`${db}.lock`), { timeout: 10_000, interval: 50 }).toBe(false)
     await expect(fetch(`${url}/_sandbox/api/health`)).rejects.toThrow()
-    expect(await readFile(out, 'utf8')).toMatch(/sendbox: stopping, its parent process \(pid \d+\) is gone\./)
+    expect(await readFile(out, 'utf8')).toMatch(
+      /sendbox: stopping, its parent process \(pid \d+\) is gone\./,
+    )
     expect(await readFile(db, 'utf8')).toContain(id)
   })
 
   it('stops with exit 0 when its stdin (a pipe) is closed', async () => {
-    const child = spawn(process.execPath, [BIN, '--port', '0', '--memory', '--exit-with-parent'], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, '--port', '0', '--memory', '--exit-with-parent'], {
+      env: childEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stderr.on('data', (d) => (stderr += d))
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => resolve(code)),
+    )
     const url = await new Promise<string>((resolve) => {
       child.stdout.on('data', (d) => {
         stdout += d
@@ -62,9 +88,14 @@ describe('--exit-with-parent', { timeout: 30_000 }, () => {
   })
 
   it('without it (and not under npm), a closed stdin is nothing special: sendbox runs on', async () => {
-    const child = spawn(process.execPath, [BIN, '--port', '0', '--memory'], { env: childEnv({ npm_lifecycle_event: undefined, npm_command: undefined }), stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, '--port', '0', '--memory'], {
+      env: childEnv({ npm_lifecycle_event: undefined, npm_command: undefined }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => resolve(code)),
+    )
     const url = await new Promise<string>((resolve) => {
       child.stdout.on('data', (d) => {
         stdout += d
@@ -74,7 +105,9 @@ describe('--exit-with-parent', { timeout: 30_000 }, () => {
     })
     child.stdin.end()
     // A wait that runs its full 300 ms after stdin ended: the server was there all along.
-    expect((await fetch(`${url}/_sandbox/api/messages/wait?to=nobody&timeout=300`)).status).toBe(404)
+    expect((await fetch(`${url}/_sandbox/api/messages/wait?to=nobody&timeout=300`)).status).toBe(
+      404,
+    )
     expect((await fetch(`${url}/_sandbox/api/health`)).status).toBe(200)
     child.kill('SIGTERM')
     expect(await exited).toBe(0)

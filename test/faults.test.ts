@@ -4,7 +4,10 @@ import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.j
 
 let sandbox: TestSandbox
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'welcome.liquid': 'Hi {{ name }}', 'receipt.liquid': 'Order {{ id }}' })
+  sandbox = await startTestSandbox({
+    'welcome.liquid': 'Hi {{ name }}',
+    'receipt.liquid': 'Order {{ id }}',
+  })
 })
 afterAll(() => sandbox?.close())
 beforeEach(async () => {
@@ -12,28 +15,59 @@ beforeEach(async () => {
   await sandbox.clear()
 })
 
-const welcome = (to = 'Ada <ada@example.com>') => ({ template: 'welcome', from: 'Acme <hello@acme.test>', to, subject: 'Hi', templateVariables: { name: 'Ada' } })
-const receipt = (to = 'ada@example.com') => ({ template: 'receipt', from: 'Acme <hello@acme.test>', to, subject: 'Receipt', templateVariables: { id: 7 } })
+const welcome = (to = 'Ada <ada@example.com>') => ({
+  template: 'welcome',
+  from: 'Acme <hello@acme.test>',
+  to,
+  subject: 'Hi',
+  templateVariables: { name: 'Ada' },
+})
+const receipt = (to = 'ada@example.com') => ({
+  template: 'receipt',
+  from: 'Acme <hello@acme.test>',
+  to,
+  subject: 'Receipt',
+  templateVariables: { id: 7 },
+})
 
 const faults = (init: RequestInit = {}) => fetch(`${sandbox.url}/_sandbox/api/faults`, init)
-const arm = (body: unknown) => faults({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-const listed = async () => ((await (await faults()).json()) as { faults: Array<{ status: number; remaining: number; match: object }> }).faults
+const arm = (body: unknown) =>
+  faults({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+const listed = async () =>
+  (
+    (await (await faults()).json()) as {
+      faults: Array<{ status: number; remaining: number; match: object }>
+    }
+  ).faults
 
 describe('POST /_sandbox/api/faults', () => {
-  it.each(FAULT_STATUSES.map((s) => [s]))('%i: the next sends fail with it, code simulated_fault, in the JSON error shape', async (status) => {
-    const armed = await arm({ status, count: 2 })
-    expect(armed.status).toBe(201)
-    expect(await armed.json()).toMatchObject({ id: expect.any(String), status, remaining: 2, match: {}, retryAfter: 1 })
-    for (let i = 0; i < 2; i++) {
-      const response = await sandbox.send(welcome())
-      expect(response.status).toBe(status)
-      const error = await errorOf(response)
-      expect(error.code).toBe('simulated_fault')
-      expect(error.message).toContain(String(status))
-      expect(response.headers.get('retry-after')).toBe(status === 429 ? '1' : null)
-    }
-    expect((await sandbox.send(welcome())).status).toBe(201)
-  })
+  it.each(FAULT_STATUSES.map((s) => [s]))(
+    '%i: the next sends fail with it, code simulated_fault, in the JSON error shape',
+    async (status) => {
+      const armed = await arm({ status, count: 2 })
+      expect(armed.status).toBe(201)
+      expect(await armed.json()).toMatchObject({
+        id: expect.any(String),
+        status,
+        remaining: 2,
+        match: {},
+        retryAfter: 1,
+      })
+      for (let i = 0; i < 2; i++) {
+        const response = await sandbox.send(welcome())
+        expect(response.status).toBe(status)
+        const error = await errorOf(response)
+        expect(error.code).toBe('simulated_fault')
+        expect(error.message).toContain(String(status))
+        expect(response.headers.get('retry-after')).toBe(status === 429 ? '1' : null)
+      }
+      expect((await sandbox.send(welcome())).status).toBe(201)
+    },
+  )
 
   it('a 429 carries Retry-After (retryAfter seconds, default 1)', async () => {
     await arm({ status: 429, retryAfter: 30 })
@@ -45,7 +79,10 @@ describe('POST /_sandbox/api/faults', () => {
   it('count defaults to 1; faults count down and disappear', async () => {
     await arm({ status: 500 })
     await arm({ status: 502, count: 3 })
-    expect((await listed()).map((f) => [f.status, f.remaining])).toEqual([[500, 1], [502, 3]])
+    expect((await listed()).map((f) => [f.status, f.remaining])).toEqual([
+      [500, 1],
+      [502, 3],
+    ])
     expect((await sandbox.send(welcome())).status).toBe(500)
     expect((await listed()).map((f) => [f.status, f.remaining])).toEqual([[502, 3]])
     expect((await sandbox.send(welcome())).status).toBe(502)
@@ -68,7 +105,10 @@ describe('POST /_sandbox/api/faults', () => {
     await arm({ status: 503, count: 5, match: { to: 'BOB@' } })
     expect((await sandbox.send(welcome('ada@example.com'))).status).toBe(201)
     expect((await sandbox.send(welcome('Bob <bob@example.com>'))).status).toBe(503)
-    expect((await sandbox.send(welcome(['ada@example.com', 'bob@example.com'] as unknown as string))).status).toBe(503)
+    expect(
+      (await sandbox.send(welcome(['ada@example.com', 'bob@example.com'] as unknown as string)))
+        .status,
+    ).toBe(503)
     expect((await listed())[0]!.remaining).toBe(3)
   })
 
@@ -112,7 +152,11 @@ describe('POST /_sandbox/api/faults', () => {
   })
 
   it('a body that is not JSON is 400 invalid_json', async () => {
-    const response = await faults({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{ status: 503 }' })
+    const response = await faults({
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{ status: 503 }',
+    })
     expect(response.status).toBe(400)
     expect((await errorOf(response)).code).toBe('invalid_json')
   })
@@ -122,7 +166,16 @@ describe('GET and DELETE /_sandbox/api/faults', () => {
   it('GET lists the armed faults', async () => {
     expect(await listed()).toEqual([])
     await arm({ status: 429, count: 2, match: { to: 'ada' }, retryAfter: 5 })
-    expect(await listed()).toEqual([{ id: expect.any(String), status: 429, remaining: 2, match: { to: 'ada' }, retryAfter: 5, createdAt: expect.any(String) }])
+    expect(await listed()).toEqual([
+      {
+        id: expect.any(String),
+        status: 429,
+        remaining: 2,
+        match: { to: 'ada' },
+        retryAfter: 5,
+        createdAt: expect.any(String),
+      },
+    ])
   })
 
   it('DELETE disarms them all: 204, and sends succeed again', async () => {
@@ -143,18 +196,26 @@ describe('GET and DELETE /_sandbox/api/faults', () => {
 })
 
 describe('the sandbox_fault_<status> token prefix', () => {
-  it.each(FAULT_STATUSES.map((s) => [s]))('sandbox_fault_%i… always gets that status', async (status) => {
-    for (let i = 0; i < 3; i++) {
-      const response = await sandbox.send(welcome(), `sandbox_fault_${status}_ci`)
-      expect(response.status).toBe(status)
-      expect((await errorOf(response)).code).toBe('simulated_fault')
-      if (status === 429) expect(response.headers.get('retry-after')).toBe('1')
-    }
-    expect(await sandbox.messages()).toEqual([])
-  })
+  it.each(FAULT_STATUSES.map((s) => [s]))(
+    'sandbox_fault_%i… always gets that status',
+    async (status) => {
+      for (let i = 0; i < 3; i++) {
+        const response = await sandbox.send(welcome(), `sandbox_fault_${status}_ci`)
+        expect(response.status).toBe(status)
+        expect((await errorOf(response)).code).toBe('simulated_fault')
+        if (status === 429) expect(response.headers.get('retry-after')).toBe('1')
+      }
+      expect(await sandbox.messages()).toEqual([])
+    },
+  )
 
   it('answers right after authentication: even an invalid body gets the fault', async () => {
-    const response = await sandbox.api('/messages', { method: 'POST', auth: 'sandbox_fault_503_ci', headers: { 'content-type': 'text/plain' }, body: 'nope' })
+    const response = await sandbox.api('/messages', {
+      method: 'POST',
+      auth: 'sandbox_fault_503_ci',
+      headers: { 'content-type': 'text/plain' },
+      body: 'nope',
+    })
     expect(response.status).toBe(503)
   })
 
@@ -171,22 +232,32 @@ describe('the sandbox_fault_<status> token prefix', () => {
 
 describe('Prefer: code=<status> (one request, as Prism takes it)', () => {
   const prefer = (value: string, path = '/messages', body: unknown = welcome()) =>
-    sandbox.api(path, { method: path === '/messages' ? 'POST' : 'GET', headers: { prefer: value }, ...(path === '/messages' ? { json: body } : {}) })
+    sandbox.api(path, {
+      method: path === '/messages' ? 'POST' : 'GET',
+      headers: { prefer: value },
+      ...(path === '/messages' ? { json: body } : {}),
+    })
 
-  it.each(FAULT_STATUSES.map((s) => [s]))('code=%i fails this one send with that simulated fault; the next goes through', async (status) => {
-    const response = await prefer(`code=${status}`)
-    expect(response.status).toBe(status)
-    expect((await errorOf(response)).code).toBe('simulated_fault')
-    expect(response.headers.get('retry-after')).toBe(status === 429 ? '1' : null)
-    expect((await sandbox.send(welcome())).status).toBe(201)
-    expect(await sandbox.messages()).toHaveLength(1)
-  })
+  it.each(FAULT_STATUSES.map((s) => [s]))(
+    'code=%i fails this one send with that simulated fault; the next goes through',
+    async (status) => {
+      const response = await prefer(`code=${status}`)
+      expect(response.status).toBe(status)
+      expect((await errorOf(response)).code).toBe('simulated_fault')
+      expect(response.headers.get('retry-after')).toBe(status === 429 ? '1' : null)
+      expect((await sandbox.send(welcome())).status).toBe(201)
+      expect(await sandbox.messages()).toHaveLength(1)
+    },
+  )
 
   it('works on every emulated route, right after authentication', async () => {
     expect((await prefer('code=503', '/templates')).status).toBe(503)
     expect((await prefer('code=502', '/templates/welcome')).status).toBe(502)
     expect((await prefer('code=500', '/messages', { not: 'valid' })).status).toBe(500)
-    const unauthenticated = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { prefer: 'code=503' } })
+    const unauthenticated = await fetch(`${sandbox.url}/messages`, {
+      method: 'POST',
+      headers: { prefer: 'code=503' },
+    })
     expect(unauthenticated.status).toBe(401)
   })
 
@@ -204,9 +275,17 @@ describe('Prefer: code=<status> (one request, as Prism takes it)', () => {
   })
 
   it('is documented beside the faults, on every emulated operation', async () => {
-    const doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> }
-    for (const [path, method] of [['/messages', 'post'], ['/templates', 'get'], ['/templates/{slug}', 'get']] as const) {
-      expect(doc.paths[path]![method]!.parameters, path).toContainEqual(expect.objectContaining({ name: 'Prefer', in: 'header' }))
+    const doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>
+    }
+    for (const [path, method] of [
+      ['/messages', 'post'],
+      ['/templates', 'get'],
+      ['/templates/{slug}', 'get'],
+    ] as const) {
+      expect(doc.paths[path]![method]!.parameters, path).toContainEqual(
+        expect.objectContaining({ name: 'Prefer', in: 'header' }),
+      )
     }
   })
 })

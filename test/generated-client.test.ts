@@ -24,7 +24,12 @@ const work = join(ROOT, 'node_modules', '.cache', `sendbox-client-${process.pid}
 beforeAll(async () => {
   dir = await tempDir()
   await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
-  sandbox = await startSendbox({ port: 0, memory: true, templates: join(dir, 'templates'), fixtures: join(dir, 'fixtures') })
+  sandbox = await startSendbox({
+    port: 0,
+    memory: true,
+    templates: join(dir, 'templates'),
+    fixtures: join(dir, 'fixtures'),
+  })
 })
 afterAll(async () => {
   await sandbox?.close()
@@ -38,16 +43,37 @@ describe('a client generated from the document', () => {
     const types = astToString(await openapiTS(doc))
     // Free JSON is typed as such: no object the document leaves open comes out as Record<string, never>.
     // (openapi-typescript always writes `webhooks` and `$defs` so; the document has neither.)
-    const closed = types.split('\n').filter((line) => line.includes('Record<string, never>') && !/^export type (webhooks|\$defs) =/.test(line))
+    const closed = types
+      .split('\n')
+      .filter(
+        (line) =>
+          line.includes('Record<string, never>') && !/^export type (webhooks|\$defs) =/.test(line),
+      )
     expect(closed).toEqual([])
     await mkdir(work, { recursive: true })
     await writeFile(join(work, 'api.ts'), types)
     await copyFile(join(ROOT, 'test/client/client.ts'), join(work, 'client.ts'))
     await writeFile(
       join(work, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], skipLibCheck: true, types: [] }, files: ['client.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023', 'DOM'],
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['client.ts'],
+      }),
     )
-    const tsc = await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(work, 'tsconfig.json')]).catch((error: { stdout: string; stderr: string }) => error)
+    const tsc = await promisify(execFile)(process.execPath, [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      join(work, 'tsconfig.json'),
+    ]).catch((error: { stdout: string; stderr: string }) => error)
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('')
   }, 60_000)
 
@@ -60,7 +86,9 @@ describe('a client generated from the document', () => {
     expect(result.total).toBeGreaterThanOrEqual(1)
     expect(result.fromName).toBe('Acme')
     expect(result.sentVariables).toMatchObject({ name: 'Ada', extra: { nested: [1, true, null] } })
-    expect(result.warnings).toEqual([expect.objectContaining({ code: 'unused_variable', variable: 'extra' })])
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ code: 'unused_variable', variable: 'extra' }),
+    ])
     expect(result.missing).toEqual(['dashboardUrl'])
   })
 })

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 
 /**
@@ -17,7 +25,11 @@ export default function setup(): void {
   const staging = mkdtempSync('.sendbox-build-')
   try {
     for (const project of ['tsconfig.build.json', 'tsconfig.inbox.json']) {
-      execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--outDir', staging], { stdio: 'inherit' })
+      execFileSync(
+        process.execPath,
+        ['node_modules/typescript/bin/tsc', '-p', project, '--outDir', staging],
+        { stdio: 'inherit' },
+      )
     }
     // What bin/sendbox.js and `import 'sendbox'` load: see scripts/bundle.js.
     execFileSync(process.execPath, ['scripts/bundle.js', staging], { stdio: 'inherit' })

@@ -22,7 +22,12 @@ async function project(): Promise<string> {
   return dir
 }
 
-const STARTER = ['templates/layouts/base.liquid', 'templates/partials/button.liquid', 'templates/hello.liquid', 'fixtures/hello.json']
+const STARTER = [
+  'templates/layouts/base.liquid',
+  'templates/partials/button.liquid',
+  'templates/hello.liquid',
+  'fixtures/hello.json',
+]
 
 describe('sendbox init', () => {
   it('creates templates/ and fixtures/ with a starter that sendbox check passes', async () => {
@@ -43,7 +48,10 @@ describe('sendbox init', () => {
 
   it('never overwrites a file that exists, and says which it kept', async () => {
     const dir = await project()
-    await writeFiles(dir, { 'templates/hello.liquid': 'mine {{ x }}', 'fixtures/hello.json': '{"x":1}' })
+    await writeFiles(dir, {
+      'templates/hello.liquid': 'mine {{ x }}',
+      'fixtures/hello.json': '{"x":1}',
+    })
     const result = await runCli(['init'], { cwd: dir })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('kept     templates/hello.liquid')
@@ -58,10 +66,17 @@ describe('sendbox init', () => {
 
   it('--templates and --fixtures choose the folders', async () => {
     const dir = await project()
-    const result = await runCli(['init', '--templates', 'mail/views', '--fixtures', 'mail/samples'], { cwd: dir })
+    const result = await runCli(
+      ['init', '--templates', 'mail/views', '--fixtures', 'mail/samples'],
+      { cwd: dir },
+    )
     expect(result.code, result.stderr).toBe(0)
-    expect(await readFile(join(dir, 'mail/views/hello.liquid'), 'utf8')).toContain('Hello, {{ name }}!')
-    expect(JSON.parse(await readFile(join(dir, 'mail/samples/hello.json'), 'utf8'))).toMatchObject({ name: 'Ada' })
+    expect(await readFile(join(dir, 'mail/views/hello.liquid'), 'utf8')).toContain(
+      'Hello, {{ name }}!',
+    )
+    expect(JSON.parse(await readFile(join(dir, 'mail/samples/hello.json'), 'utf8'))).toMatchObject({
+      name: 'Ada',
+    })
   })
 })
 
@@ -70,7 +85,12 @@ describe('no templates folder', () => {
     const dir = await project()
     const sendbox = await startCli(['--port', '0', '--memory'], { cwd: dir })
     try {
-      const health = async () => ((await (await fetch(`${sendbox.url}/_sandbox/api/health`)).json()) as { templates: number }).templates
+      const health = async () =>
+        (
+          (await (await fetch(`${sendbox.url}/_sandbox/api/health`)).json()) as {
+            templates: number
+          }
+        ).templates
       expect(await health()).toBe(0)
       const { stderr } = sendbox.output()
       expect(stderr).toMatch(/templates folder templates does not exist/)
@@ -87,7 +107,9 @@ describe('no templates folder', () => {
     await writeFiles(dir, { 'templates/.keep': '' })
     const sendbox = await startCli(['--port', '0', '--memory'], { cwd: dir })
     await sendbox.stop()
-    expect(sendbox.output().stderr).toMatch(/templates folder templates has no templates yet.*npx sendbox init/)
+    expect(sendbox.output().stderr).toMatch(
+      /templates folder templates has no templates yet.*npx sendbox init/,
+    )
   })
 
   it('startSendbox does not throw: it starts with 0 templates and warns through its logger', async () => {
@@ -102,11 +124,18 @@ await sandbox.close()
 console.log('templates', health.templates)
 `,
     )
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['start.mjs'], { cwd: dir, env: childEnv(), timeout: 20_000 }, (error, stdout, stderr) => {
-        resolve({ code: error ? 1 : 0, stdout, stderr })
-      })
-    })
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>(
+      (resolve) => {
+        execFile(
+          process.execPath,
+          ['start.mjs'],
+          { cwd: dir, env: childEnv(), timeout: 20_000 },
+          (error, stdout, stderr) => {
+            resolve({ code: error ? 1 : 0, stdout, stderr })
+          },
+        )
+      },
+    )
     expect(result.stderr).toMatch(/templates folder templates does not exist.*npx sendbox init/)
     expect(result.stdout.trim()).toBe('templates 0')
     expect(result.code).toBe(0)

@@ -4,7 +4,17 @@ import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.j
 
 let sandbox: TestSandbox
 const send = (to: string, extra: Record<string, unknown> = {}, token?: string) =>
-  sandbox.send({ template: 'welcome', from: 'Acme <hello@acme.test>', to, subject: 'Welcome aboard', templateVariables: { name: 'Ada', link: 'https://acme.test/start' }, ...extra }, token)
+  sandbox.send(
+    {
+      template: 'welcome',
+      from: 'Acme <hello@acme.test>',
+      to,
+      subject: 'Welcome aboard',
+      templateVariables: { name: 'Ada', link: 'https://acme.test/start' },
+      ...extra,
+    },
+    token,
+  )
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({
@@ -17,16 +27,28 @@ beforeEach(async () => {
   await fetch(`${sandbox.url}/_sandbox/api/messages`, { method: 'DELETE' })
 })
 
-const list = async (query = '') => (await (await fetch(`${sandbox.url}/_sandbox/api/messages${query}`)).json()) as { messages: Array<Record<string, any>>; total: number }
+const list = async (query = '') =>
+  (await (await fetch(`${sandbox.url}/_sandbox/api/messages${query}`)).json()) as {
+    messages: Array<Record<string, any>>
+    total: number
+  }
 
 describe('GET /_sandbox/api/messages', () => {
   it('lists newest first with a total, and every filter narrows it', async () => {
     await send('Ada <ada@example.com>')
     await send('bob@example.com', { template: 'reset', subject: 'Reset your password' })
-    await send('Carol <carol@other.test>', { from: 'Zed <zed@acme.test>' }, 'sandbox_other_project_token')
+    await send(
+      'Carol <carol@other.test>',
+      { from: 'Zed <zed@acme.test>' },
+      'sandbox_other_project_token',
+    )
     const all = await list()
     expect(all.total).toBe(3)
-    expect(all.messages.map((m) => m.to[0].address)).toEqual(['carol@other.test', 'bob@example.com', 'ada@example.com'])
+    expect(all.messages.map((m) => m.to[0].address)).toEqual([
+      'carol@other.test',
+      'bob@example.com',
+      'ada@example.com',
+    ])
 
     expect((await list('?to=ADA')).total).toBe(1)
     expect((await list('?to=example.com')).total).toBe(2)
@@ -35,7 +57,9 @@ describe('GET /_sandbox/api/messages', () => {
     expect((await list('?subject=password')).total).toBe(1)
     const project = all.messages[0]!.project
     expect((await list(`?project=${project}`)).total).toBe(1)
-    expect((await list(`?since=${encodeURIComponent(all.messages[1]!.createdAt)}`)).total).toBeGreaterThanOrEqual(2)
+    expect(
+      (await list(`?since=${encodeURIComponent(all.messages[1]!.createdAt)}`)).total,
+    ).toBeGreaterThanOrEqual(2)
     expect((await list('?since=2999-01-01T00:00:00Z')).total).toBe(0)
     const page = await list('?limit=1&offset=1')
     expect(page.total).toBe(3)
@@ -110,10 +134,14 @@ describe('one message', () => {
     expect(del.status).toBe(204)
     expect((await fetch(`${sandbox.url}${a}`)).status).toBe(404)
     expect((await fetch(`${sandbox.url}${a}`, { method: 'DELETE' })).status).toBe(404)
-    const filtered = await fetch(`${sandbox.url}/_sandbox/api/messages?to=other.test`, { method: 'DELETE' })
+    const filtered = await fetch(`${sandbox.url}/_sandbox/api/messages?to=other.test`, {
+      method: 'DELETE',
+    })
     expect(filtered.status).toBe(204)
     expect((await list()).messages.map((m) => m.to[0].address)).toEqual(['bob@example.com'])
-    expect((await fetch(`${sandbox.url}/_sandbox/api/messages`, { method: 'DELETE' })).status).toBe(204)
+    expect((await fetch(`${sandbox.url}/_sandbox/api/messages`, { method: 'DELETE' })).status).toBe(
+      204,
+    )
     expect((await list()).total).toBe(0)
   })
 })
@@ -127,7 +155,9 @@ describe('GET /_sandbox/api/messages/wait', () => {
   })
 
   it('waits for a message to arrive', async () => {
-    const waiting = fetch(`${sandbox.url}/_sandbox/api/messages/wait?to=late@example.com&timeout=5000`)
+    const waiting = fetch(
+      `${sandbox.url}/_sandbox/api/messages/wait?to=late@example.com&timeout=5000`,
+    )
     await new Promise((r) => setTimeout(r, 200))
     await send('other@example.com')
     await send('late@example.com')
@@ -156,14 +186,21 @@ describe('GET /_sandbox/api/messages/wait', () => {
     const req = request(url)
     req.on('error', () => {})
     req.end()
-    await expect.poll(async () => (await health()).subscribers, { timeout: 5000 }).toBe(subscribersBefore.subscribers + 1)
+    await expect
+      .poll(async () => (await health()).subscribers, { timeout: 5000 })
+      .toBe(subscribersBefore.subscribers + 1)
     req.destroy()
-    await expect.poll(async () => (await health()).subscribers, { timeout: 5000 }).toBe(subscribersBefore.subscribers)
+    await expect
+      .poll(async () => (await health()).subscribers, { timeout: 5000 })
+      .toBe(subscribersBefore.subscribers)
   })
 })
 
 async function health() {
-  return (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number; messages: number }
+  return (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as {
+    subscribers: number
+    messages: number
+  }
 }
 
 describe('GET /_sandbox/api/events', () => {
@@ -182,7 +219,9 @@ describe('GET /_sandbox/api/events', () => {
 
 async function openStream(query = '') {
   const controller = new AbortController()
-  const response = await fetch(`${sandbox.url}/_sandbox/api/events${query}`, { signal: controller.signal })
+  const response = await fetch(`${sandbox.url}/_sandbox/api/events${query}`, {
+    signal: controller.signal,
+  })
   expect(response.headers.get('content-type')).toContain('text/event-stream')
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
@@ -215,7 +254,10 @@ describe('?fields=summary', () => {
     await send('ada@example.com')
     const page = await list('?fields=summary')
     expect(page.total).toBe(1)
-    expect(page.messages[0]).toMatchObject({ subject: 'Welcome aboard', to: [{ address: 'ada@example.com' }] })
+    expect(page.messages[0]).toMatchObject({
+      subject: 'Welcome aboard',
+      to: [{ address: 'ada@example.com' }],
+    })
     expect(page.messages[0]).not.toHaveProperty('html')
     expect(page.messages[0]).not.toHaveProperty('text')
     expect(page.messages[0]).not.toHaveProperty('templateVariables')
@@ -235,7 +277,11 @@ describe('?fields=summary', () => {
     // The same fields as a list summary (its states may have moved on since).
     const listed = (await list('?fields=summary')).messages[0]!
     expect(Object.keys(summary).sort()).toEqual(Object.keys(listed).sort())
-    expect(summary).toMatchObject({ id: listed.id, subject: 'Welcome aboard', to: [{ address: 'ada@example.com' }] })
+    expect(summary).toMatchObject({
+      id: listed.id,
+      subject: 'Welcome aboard',
+      to: [{ address: 'ada@example.com' }],
+    })
     expect(summary).not.toHaveProperty('html')
     expect(record.html).toContain('Hello Ada')
   })

@@ -27,11 +27,19 @@ const send = (url: string, i: number) =>
   fetch(`${url}/messages`, {
     method: 'POST',
     headers: { authorization: 'token sandbox_log_test', 'content-type': 'application/json' },
-    body: JSON.stringify({ template: 'welcome', from: 'a@acme.test', to: `u${i}@example.com`, subject: `n${i}`, templateVariables: { name: `N${i}` } }),
+    body: JSON.stringify({
+      template: 'welcome',
+      from: 'a@acme.test',
+      to: `u${i}@example.com`,
+      subject: `n${i}`,
+      templateVariables: { name: `N${i}` },
+    }),
   })
 
 const ids = async (url: string) => {
-  const body = (await (await fetch(`${url}/_sandbox/api/messages?limit=1000`)).json()) as { messages: Array<{ id: string }> }
+  const body = (await (await fetch(`${url}/_sandbox/api/messages?limit=1000`)).json()) as {
+    messages: Array<{ id: string }>
+  }
   return new Set(body.messages.map((m) => m.id))
 }
 
@@ -56,7 +64,8 @@ describe('the log file (CONTRACT §5)', () => {
       while (!killed) {
         try {
           const response = await send(first.url, i++)
-          if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id)
+          if (response.status === 201)
+            acknowledged.push(((await response.json()) as { id: string }).id)
         } catch {
           return // the server is gone
         }
@@ -116,9 +125,16 @@ describe('the log file (CONTRACT §5)', () => {
     const { args } = await setup()
     const cli = await start([...args, '--max-messages', '3'])
     for (let i = 0; i < 5; i++) await send(cli.url, i)
-    const health = (await (await fetch(`${cli.url}/_sandbox/api/health`)).json()) as { messages: number; dropped: number }
+    const health = (await (await fetch(`${cli.url}/_sandbox/api/health`)).json()) as {
+      messages: number
+      dropped: number
+    }
     expect(health).toMatchObject({ messages: 3, dropped: 2 })
-    const subjects = ((await (await fetch(`${cli.url}/_sandbox/api/messages`)).json()) as { messages: Array<{ subject: string }> }).messages.map((m) => m.subject)
+    const subjects = (
+      (await (await fetch(`${cli.url}/_sandbox/api/messages`)).json()) as {
+        messages: Array<{ subject: string }>
+      }
+    ).messages.map((m) => m.subject)
     expect(subjects).toEqual(['n4', 'n3', 'n2'])
   })
 

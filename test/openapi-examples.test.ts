@@ -19,7 +19,12 @@ beforeAll(async () => {
   dir = await tempDir()
   await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
   await cp(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true })
-  sandbox = await startSendbox({ port: 0, memory: true, templates: join(dir, 'templates'), fixtures: join(dir, 'fixtures') })
+  sandbox = await startSendbox({
+    port: 0,
+    memory: true,
+    templates: join(dir, 'templates'),
+    fixtures: join(dir, 'fixtures'),
+  })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json
 })
 afterAll(async () => {
@@ -40,10 +45,23 @@ function examples(): Example[] {
   const out: Example[] = []
   for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
     for (const [method, op] of Object.entries(item as Record<string, Json>)) {
-      const names = new Set<string>([...Object.keys(op.requestBody?.content?.['application/json']?.examples ?? {}), ...(op.parameters ?? []).flatMap((p: Json) => Object.keys(p.examples ?? {}))])
+      const names = new Set<string>([
+        ...Object.keys(op.requestBody?.content?.['application/json']?.examples ?? {}),
+        ...(op.parameters ?? []).flatMap((p: Json) => Object.keys(p.examples ?? {})),
+      ])
       // An operation with no parameters or body still has its example when its answer does.
-      for (const response of Object.values(op.responses as Record<string, Json>)) for (const name of Object.keys(response.content?.['application/json']?.examples ?? {})) if (!op.parameters?.some((p: Json) => p.required) && !op.requestBody) names.add(name)
-      for (const name of names) out.push({ label: `${method.toUpperCase()} ${path} (${name})`, method, path, pointer: ['paths', path, method], op, name })
+      for (const response of Object.values(op.responses as Record<string, Json>))
+        for (const name of Object.keys(response.content?.['application/json']?.examples ?? {}))
+          if (!op.parameters?.some((p: Json) => p.required) && !op.requestBody) names.add(name)
+      for (const name of names)
+        out.push({
+          label: `${method.toUpperCase()} ${path} (${name})`,
+          method,
+          path,
+          pointer: ['paths', path, method],
+          op,
+          name,
+        })
     }
   }
   return out
@@ -64,14 +82,27 @@ async function send(example: Example): Promise<Response> {
   const body = op.requestBody?.content?.['application/json']?.examples?.[name]?.value
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (op.security === undefined) headers.authorization = `token ${sandbox.token}`
-  return fetch(`${sandbox.url}${path}${query.size ? `?${query}` : ''}`, { method: example.method.toUpperCase(), headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+  return fetch(`${sandbox.url}${path}${query.size ? `?${query}` : ''}`, {
+    method: example.method.toUpperCase(),
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  })
 }
 
-describe('the document\'s examples, sent to the example templates', () => {
+describe("the document's examples, sent to the example templates", () => {
   it('there are examples of sends, templates, renders, previews and faults', () => {
     const labels = examples().map((e) => e.label)
     expect(labels.length).toBeGreaterThanOrEqual(10)
-    for (const op of ['POST /messages', 'GET /templates/{slug}', 'POST /_sandbox/api/previews', 'POST /_sandbox/api/faults']) expect(labels.some((l) => l.startsWith(op)), op).toBe(true)
+    for (const op of [
+      'POST /messages',
+      'GET /templates/{slug}',
+      'POST /_sandbox/api/previews',
+      'POST /_sandbox/api/faults',
+    ])
+      expect(
+        labels.some((l) => l.startsWith(op)),
+        op,
+      ).toBe(true)
   })
 
   it('each gets the documented status, and an answer that matches its example and its schema', async () => {
@@ -79,21 +110,38 @@ describe('the document\'s examples, sent to the example templates', () => {
     const checked: string[] = []
     for (const example of examples()) {
       const { op, name, label } = example
-      const documented = Object.entries(op.responses as Record<string, Json>).find(([, r]) => r.content?.['application/json']?.examples?.[name])
-      const expected = documented ? Number(documented[0]) : Number(Object.keys(op.responses).find((s) => s.startsWith('2')))
+      const documented = Object.entries(op.responses as Record<string, Json>).find(
+        ([, r]) => r.content?.['application/json']?.examples?.[name],
+      )
+      const expected = documented
+        ? Number(documented[0])
+        : Number(Object.keys(op.responses).find((s) => s.startsWith('2')))
       const response = await send(example)
       const text = await response.text()
       expect(response.status, `${label}: ${text.slice(0, 300)}`).toBe(expected)
       const content = op.responses[response.status]?.content
       if (content?.['application/json']) {
         const body = JSON.parse(text)
-        const check = validate([...example.pointer, 'responses', String(response.status), 'content', 'application/json', 'schema'])
+        const check = validate([
+          ...example.pointer,
+          'responses',
+          String(response.status),
+          'content',
+          'application/json',
+          'schema',
+        ])
         expect(check(body), `${label}: ${JSON.stringify(check.errors)}`).toBe(true)
         const wanted = content['application/json'].examples?.[name]?.value
         if (wanted !== undefined) {
-          expect(matchesExample(wanted, body), `${label}\nexample: ${JSON.stringify(wanted)}\nactual:  ${text.slice(0, 600)}`).toBe(true)
+          expect(
+            matchesExample(wanted, body),
+            `${label}\nexample: ${JSON.stringify(wanted)}\nactual:  ${text.slice(0, 600)}`,
+          ).toBe(true)
           // The example itself is a valid answer, not just a look-alike.
-          expect(check(wanted), `${label}: the example does not match its schema: ${JSON.stringify(check.errors)}`).toBe(true)
+          expect(
+            check(wanted),
+            `${label}: the example does not match its schema: ${JSON.stringify(check.errors)}`,
+          ).toBe(true)
         }
       }
       checked.push(label)
@@ -103,14 +151,26 @@ describe('the document\'s examples, sent to the example templates', () => {
   })
 
   it('the schema examples of the send request make a send that goes through', async () => {
-    const schema = resolve(doc, doc.paths['/messages'].post.requestBody.content['application/json'].schema)
-    const body = Object.fromEntries(Object.entries(schema.properties as Record<string, Json>).map(([key, property]) => [key, property.examples[0]]))
-    const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const schema = resolve(
+      doc,
+      doc.paths['/messages'].post.requestBody.content['application/json'].schema,
+    )
+    const body = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, Json>).map(([key, property]) => [
+        key,
+        property.examples[0],
+      ]),
+    )
+    const response = await fetch(`${sandbox.url}/messages`, {
+      method: 'POST',
+      headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     expect(response.status, await response.clone().text()).toBe(201)
   })
 })
 
-describe('the README\'s examples', () => {
+describe("the README's examples", () => {
   it('every curl that sends a message, sends it (201), unless the README shows the error it gets', async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
     // A curl followed by a JSON error block is an example of that error (test/readme-examples.test.ts checks it answers so).
@@ -125,7 +185,11 @@ describe('the README\'s examples', () => {
     }
     expect(bodies.length).toBeGreaterThanOrEqual(1)
     for (const body of bodies) {
-      const response = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' }, body })
+      const response = await fetch(`${sandbox.url}/messages`, {
+        method: 'POST',
+        headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+        body,
+      })
       expect(response.status, `${body}\n${await response.clone().text()}`).toBe(201)
     }
   })

@@ -11,7 +11,10 @@ import { tempDir, writeFiles } from './helpers/sandbox.js'
  * Slow (an npm install): SENDBOX_SKIP_PACK=1 skips it.
  */
 
-const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> }
+const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string
+  dependencies: Record<string, string>
+}
 
 interface Run {
   code: number
@@ -20,11 +23,25 @@ interface Run {
 }
 
 function run(command: string, args: string[], cwd: string, timeout = 60_000): Promise<Run> {
-  const env = { ...childEnv(), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+  const env = {
+    ...childEnv(),
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  }
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env, timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
-    })
+    execFile(
+      command,
+      args,
+      { cwd, env, timeout, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout,
+          stderr,
+        })
+      },
+    )
   })
 }
 
@@ -32,83 +49,109 @@ const npm = (args: string[], cwd: string, timeout?: number) => run('npm', args, 
 // `--yes=false`: never fetch a package called "sendbox" from the registry; run the one installed from the tarball.
 const npx = (args: string[], cwd: string) => run('npx', ['--yes=false', 'sendbox', ...args], cwd)
 
-describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')('the packed package (SENDBOX_SKIP_PACK=1 skips)', () => {
-  let dir: string
-  let app: string
-  let tarball: string
-  let files: string[]
+describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
+  'the packed package (SENDBOX_SKIP_PACK=1 skips)',
+  () => {
+    let dir: string
+    let app: string
+    let tarball: string
+    let files: string[]
 
-  beforeAll(async () => {
-    dir = await tempDir('sendbox-pack-')
-    // --ignore-scripts: the global test setup has just built dist/; rebuilding it here would
-    // rewrite files under the feet of the other test files running meanwhile.
-    const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
-    expect(packed.code, packed.stderr).toBe(0)
-    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>
-    tarball = join(dir, info!.filename)
-    files = info!.files.map((f) => f.path)
+    beforeAll(async () => {
+      dir = await tempDir('sendbox-pack-')
+      // --ignore-scripts: the global test setup has just built dist/; rebuilding it here would
+      // rewrite files under the feet of the other test files running meanwhile.
+      const packed = await npm(
+        ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
+        ROOT,
+      )
+      expect(packed.code, packed.stderr).toBe(0)
+      const [info] = JSON.parse(packed.stdout) as Array<{
+        filename: string
+        size: number
+        files: Array<{ path: string }>
+      }>
+      tarball = join(dir, info!.filename)
+      files = info!.files.map((f) => f.path)
 
-    app = join(dir, 'app')
-    await mkdir(app)
-    expect((await npm(['init', '-y'], app)).code).toBe(0)
-    const installed = await npm(['install', '--no-audit', '--no-fund', tarball], app, 170_000)
-    expect(installed.code, installed.stderr).toBe(0)
-  }, 180_000)
+      app = join(dir, 'app')
+      await mkdir(app)
+      expect((await npm(['init', '-y'], app)).code).toBe(0)
+      const installed = await npm(['install', '--no-audit', '--no-fund', tarball], app, 170_000)
+      expect(installed.code, installed.stderr).toBe(0)
+    }, 180_000)
 
-  afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true })
-  })
+    afterAll(async () => {
+      if (dir) await rm(dir, { recursive: true, force: true })
+    })
 
-  it('holds only bin/, dist/, templates/, fixtures/, README, package.json and LICENSE, and is small', async () => {
-    const allowed = /^(bin\/|dist\/|templates\/|fixtures\/|README\.md$|package\.json$|LICEN[CS]E(\.\w+)?$)/
-    expect(files.filter((f) => !allowed.test(f))).toEqual([])
-    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
-    expect(files).toContain('bin/sendbox.js')
-    expect(files).toContain('dist/index.js')
-    expect(files).toContain('dist/index.d.ts')
-    expect(files).toContain('templates/welcome.liquid')
-    const { size } = await stat(tarball)
-    expect(size).toBeLessThan(1024 * 1024)
-  })
+    it('holds only bin/, dist/, templates/, fixtures/, README, package.json and LICENSE, and is small', async () => {
+      const allowed =
+        /^(bin\/|dist\/|templates\/|fixtures\/|README\.md$|package\.json$|LICEN[CS]E(\.\w+)?$)/
+      expect(files.filter((f) => !allowed.test(f))).toEqual([])
+      expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
+      expect(files).toContain('bin/sendbox.js')
+      expect(files).toContain('dist/index.js')
+      expect(files).toContain('dist/index.d.ts')
+      expect(files).toContain('templates/welcome.liquid')
+      const { size } = await stat(tarball)
+      expect(size).toBeLessThan(1024 * 1024)
+    })
 
-  it('has no build or test tool among its runtime dependencies', () => {
-    const dev = /^(typescript|vitest|fast-check|playwright(-core)?|autocannon|@types\/.*|@readme\/openapi-parser|@vitest\/.*|tsx|ts-node|ajv|ajv-formats|mailparser|openapi-typescript|openapi-fetch)$/
-    expect(Object.keys(pkg.dependencies).filter((name) => dev.test(name))).toEqual([])
-  })
+    it('has no build or test tool among its runtime dependencies', () => {
+      const dev =
+        /^(typescript|vitest|fast-check|playwright(-core)?|autocannon|@types\/.*|@readme\/openapi-parser|@vitest\/.*|tsx|ts-node|ajv|ajv-formats|mailparser|openapi-typescript|openapi-fetch)$/
+      expect(Object.keys(pkg.dependencies).filter((name) => dev.test(name))).toEqual([])
+    })
 
-  it('npx sendbox --version and --help', async () => {
-    const version = await npx(['--version'], app)
-    expect(version.code, version.stderr).toBe(0)
-    expect(version.stdout.trim()).toBe(pkg.version)
-    const help = await npx(['--help'], app)
-    expect(help.code).toBe(0)
-    expect(help.stdout).toContain('Usage')
-    expect(help.stdout).toContain('--port')
-  })
+    it('npx sendbox --version and --help', async () => {
+      const version = await npx(['--version'], app)
+      expect(version.code, version.stderr).toBe(0)
+      expect(version.stdout.trim()).toBe(pkg.version)
+      const help = await npx(['--help'], app)
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain('Usage')
+      expect(help.stdout).toContain('--port')
+    })
 
-  it('npx sendbox check: 0 on clean templates, 1 with file:line on a broken one', async () => {
-    await writeFiles(join(app, 'clean'), { 'templates/hello.liquid': '---\nvariables:\n  name: { example: Ada }\n---\n<div style="display:none">Welcome aboard</div><p>Hello {{ name }}, welcome aboard: your account is ready.</p>' })
-    await writeFiles(join(app, 'broken'), { 'templates/broken.liquid': '<p>Hello</p>\n<p>{% if name %}</p>\n' })
-    const clean = await npx(['check', '--templates', 'clean/templates'], app)
-    expect(clean.code, clean.stdout + clean.stderr).toBe(0)
-    expect(clean.stderr).toContain('no problems')
-    const broken = await npx(['check', '--templates', 'broken/templates'], app)
-    expect(broken.code).toBe(1)
-    expect(broken.stdout).toMatch(/broken\/templates\/broken\.liquid:2:\d+ {2}template_invalid/)
-  })
+    it('npx sendbox check: 0 on clean templates, 1 with file:line on a broken one', async () => {
+      await writeFiles(join(app, 'clean'), {
+        'templates/hello.liquid':
+          '---\nvariables:\n  name: { example: Ada }\n---\n<div style="display:none">Welcome aboard</div><p>Hello {{ name }}, welcome aboard: your account is ready.</p>',
+      })
+      await writeFiles(join(app, 'broken'), {
+        'templates/broken.liquid': '<p>Hello</p>\n<p>{% if name %}</p>\n',
+      })
+      const clean = await npx(['check', '--templates', 'clean/templates'], app)
+      expect(clean.code, clean.stdout + clean.stderr).toBe(0)
+      expect(clean.stderr).toContain('no problems')
+      const broken = await npx(['check', '--templates', 'broken/templates'], app)
+      expect(broken.code).toBe(1)
+      expect(broken.stdout).toMatch(/broken\/templates\/broken\.liquid:2:\d+ {2}template_invalid/)
+    })
 
-  it('npx sendbox render welcome prints the HTML of the shipped example', async () => {
-    const shipped = join('node_modules', 'sendbox')
-    const result = await npx(['render', 'welcome', '--templates', join(shipped, 'templates'), '--fixtures', join(shipped, 'fixtures')], app)
-    expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/^<!doctype html>/i)
-    expect(result.stdout).toContain('Welcome, Ada!')
-  })
+    it('npx sendbox render welcome prints the HTML of the shipped example', async () => {
+      const shipped = join('node_modules', 'sendbox')
+      const result = await npx(
+        [
+          'render',
+          'welcome',
+          '--templates',
+          join(shipped, 'templates'),
+          '--fixtures',
+          join(shipped, 'fixtures'),
+        ],
+        app,
+      )
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toMatch(/^<!doctype html>/i)
+      expect(result.stdout).toContain('Welcome, Ada!')
+    })
 
-  it("import { startSendbox } from 'sendbox' works from an ESM script", async () => {
-    await writeFile(
-      join(app, 'smoke.mjs'),
-      `import { startSendbox } from 'sendbox'
+    it("import { startSendbox } from 'sendbox' works from an ESM script", async () => {
+      await writeFile(
+        join(app, 'smoke.mjs'),
+        `import { startSendbox } from 'sendbox'
 const sandbox = await startSendbox({ port: 0, memory: true, templates: 'node_modules/sendbox/templates' })
 const response = await fetch(sandbox.url + '/messages', {
   method: 'POST',
@@ -121,35 +164,44 @@ const message = await sandbox.waitForMessage({ to: 'ada@example.com', timeout: 5
 await sandbox.close()
 console.log('ok', message.subject)
 `,
-    )
-    const result = await run(process.execPath, ['smoke.mjs'], app)
-    expect(result.stderr).toBe('')
-    expect(result.stdout.trim()).toBe('ok Hi')
-    expect(result.code).toBe(0)
-  })
+      )
+      const result = await run(process.execPath, ['smoke.mjs'], app)
+      expect(result.stderr).toBe('')
+      expect(result.stdout.trim()).toBe('ok Hi')
+      expect(result.code).toBe(0)
+    })
 
-  it("const { startSendbox } = require('sendbox') works from a CommonJS script", async () => {
-    await writeFile(
-      join(app, 'smoke.cjs'),
-      `const { startSendbox } = require('sendbox')
+    it("const { startSendbox } = require('sendbox') works from a CommonJS script", async () => {
+      await writeFile(
+        join(app, 'smoke.cjs'),
+        `const { startSendbox } = require('sendbox')
 startSendbox({ port: 0, memory: true, templates: 'node_modules/sendbox/templates' }).then(async (sandbox) => {
   const health = await (await fetch(sandbox.url + '/_sandbox/api/health')).json()
   await sandbox.close()
   console.log('ok', health.templates)
 })
 `,
-    )
-    const result = await run(process.execPath, ['smoke.cjs'], app)
-    expect(result.stderr).toBe('')
-    expect(result.stdout.trim()).toBe('ok 3')
-    expect(result.code).toBe(0)
-  })
+      )
+      const result = await run(process.execPath, ['smoke.cjs'], app)
+      expect(result.stderr).toBe('')
+      expect(result.stdout.trim()).toBe('ok 3')
+      expect(result.code).toBe(0)
+    })
 
-  it('the with-sendbox.sh recipe runs against the installed package', async () => {
-    await copyFile(join(ROOT, 'test', 'recipes', 'with-sendbox.sh'), join(app, 'with-sendbox.sh'))
-    await writeFiles(app, { 'templates/hello.liquid': 'Hello {{ name }}' })
-    const result = await run('bash', ['with-sendbox.sh', 'bash', '-c', 'curl -sf "$SENDBOX_URL/_sandbox/api/health"'], app)
-    expect(result.code, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'ok', version: pkg.version, templates: 1 })
-  })
-})
+    it('the with-sendbox.sh recipe runs against the installed package', async () => {
+      await copyFile(join(ROOT, 'test', 'recipes', 'with-sendbox.sh'), join(app, 'with-sendbox.sh'))
+      await writeFiles(app, { 'templates/hello.liquid': 'Hello {{ name }}' })
+      const result = await run(
+        'bash',
+        ['with-sendbox.sh', 'bash', '-c', 'curl -sf "$SENDBOX_URL/_sandbox/api/health"'],
+        app,
+      )
+      expect(result.code, result.stderr).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        status: 'ok',
+        version: pkg.version,
+        templates: 1,
+      })
+    })
+  },
+)

@@ -5,12 +5,22 @@ import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.j
 
 let sandbox: TestSandbox
 beforeAll(async () => {
-  sandbox = await startTestSandbox({
-    'welcome.liquid': '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
-    'broken.liquid': 'ok\n{% for %}',
-    'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
-    'digest.liquid': '{% for story in stories %}<h2>{{ story.title }}</h2>{% for tag in story.tags %}<i>{{ tag }}</i>{% endfor %}{% endfor %}',
-  }, {}, { 'welcome/ada.json': '{"name":"Ada"}', 'welcome/bob.json': '{"name":"Bob"}', 'welcome/bad.json': '{nope' })
+  sandbox = await startTestSandbox(
+    {
+      'welcome.liquid':
+        '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
+      'broken.liquid': 'ok\n{% for %}',
+      'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
+      'digest.liquid':
+        '{% for story in stories %}<h2>{{ story.title }}</h2>{% for tag in story.tags %}<i>{{ tag }}</i>{% endfor %}{% endfor %}',
+    },
+    {},
+    {
+      'welcome/ada.json': '{"name":"Ada"}',
+      'welcome/bob.json': '{"name":"Bob"}',
+      'welcome/bad.json': '{nope',
+    },
+  )
 })
 afterAll(() => sandbox?.close())
 
@@ -20,22 +30,38 @@ describe('template previews (inspector)', () => {
   it('lists templates with their fixture cases', async () => {
     const body = await (await get('/templates')).json()
     const welcome = body.templates.find((t: { slug: string }) => t.slug === 'welcome')
-    expect(welcome.fixtures.map((f: { name: string }) => f.name).sort()).toEqual(['ada', 'bad', 'bob'])
-    expect(body.templates.find((t: { slug: string }) => t.slug === 'broken').error).toMatchObject({ line: 2 })
+    expect(welcome.fixtures.map((f: { name: string }) => f.name).sort()).toEqual([
+      'ada',
+      'bad',
+      'bob',
+    ])
+    expect(body.templates.find((t: { slug: string }) => t.slug === 'broken').error).toMatchObject({
+      line: 2,
+    })
   })
 
   it('renders with a named case, the first usable case, or posted variables', async () => {
-    expect((await (await get('/templates/welcome/render?case=bob')).json()).html).toContain('Hi Bob')
+    expect((await (await get('/templates/welcome/render?case=bob')).json()).html).toContain(
+      'Hi Bob',
+    )
     expect((await (await get('/templates/welcome/render')).json()).html).toContain('Hi Ada')
-    const posted = await fetch(`${sandbox.url}/_sandbox/api/templates/welcome/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variables: {} }) })
+    const posted = await fetch(`${sandbox.url}/_sandbox/api/templates/welcome/render`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ variables: {} }),
+    })
     const body = await posted.json()
     expect(body.missing).toEqual(['name'])
     expect(body.html).toContain('<p>Hi </p>')
   })
 
   it('reports a broken fixture, a missing case, a broken template and a runaway render as JSON errors', async () => {
-    expect((await errorOf(await get('/templates/welcome/render?case=bad'))).code).toBe('fixture_invalid')
-    expect((await errorOf(await get('/templates/welcome/render?case=zed'))).code).toBe('fixture_not_found')
+    expect((await errorOf(await get('/templates/welcome/render?case=bad'))).code).toBe(
+      'fixture_invalid',
+    )
+    expect((await errorOf(await get('/templates/welcome/render?case=zed'))).code).toBe(
+      'fixture_not_found',
+    )
     const broken = await errorOf(await get('/templates/broken/render'))
     expect(broken.code).toBe('template_invalid')
     expect(broken.details[0]).toMatchObject({ file: 'broken.liquid', line: 2 })
@@ -52,9 +78,19 @@ describe('template previews (inspector)', () => {
   it('checks a template preview and a stored message', async () => {
     const report = await (await get('/templates/welcome/checks?case=ada')).json()
     expect(report.findings.map((f: { code: string }) => f.code)).toContain('localhost_link')
-    const sent = await sandbox.send({ template: 'welcome', from: 'a@acme.test', to: 'b@example.com', subject: 's', templateVariables: { name: 'Ada' } })
-    const checks = await (await fetch(`${sandbox.url}${sent.headers.get('location')}/checks`)).json()
-    expect(checks.findings.find((f: { code: string }) => f.code === 'localhost_link')).toMatchObject({ severity: 'error', line: 1, fix: expect.any(String) })
+    const sent = await sandbox.send({
+      template: 'welcome',
+      from: 'a@acme.test',
+      to: 'b@example.com',
+      subject: 's',
+      templateVariables: { name: 'Ada' },
+    })
+    const checks = await (
+      await fetch(`${sandbox.url}${sent.headers.get('location')}/checks`)
+    ).json()
+    expect(
+      checks.findings.find((f: { code: string }) => f.code === 'localhost_link'),
+    ).toMatchObject({ severity: 'error', line: 1, fix: expect.any(String) })
     expect(checks.clients.length).toBeGreaterThan(5)
   })
 
@@ -71,7 +107,12 @@ describe('template previews (inspector)', () => {
 })
 
 describe('live previews and fixture cases (for the variables editor)', () => {
-  const post = (path: string, body: unknown) => fetch(`${sandbox.url}/_sandbox/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const post = (path: string, body: unknown) =>
+    fetch(`${sandbox.url}/_sandbox/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
 
   it('renders posted variables into a sandboxed preview by id, reporting what is missing', async () => {
     const created = await post('/previews', { template: 'welcome', variables: { name: 'Live' } })
@@ -83,30 +124,58 @@ describe('live previews and fixture cases (for the variables editor)', () => {
     expect(await page.text()).toContain('Hi Live')
     const empty = await (await post('/previews', { template: 'welcome', variables: {} })).json()
     expect(empty.missing).toEqual(['name'])
-    expect((await errorOf(await post('/previews', { variables: {} }))).code).toBe('validation_failed')
-    expect((await errorOf(await fetch(`${sandbox.url}/_sandbox/api/previews/pv_nope`))).code).toBe('preview_not_found')
+    expect((await errorOf(await post('/previews', { variables: {} }))).code).toBe(
+      'validation_failed',
+    )
+    expect((await errorOf(await fetch(`${sandbox.url}/_sandbox/api/previews/pv_nope`))).code).toBe(
+      'preview_not_found',
+    )
   })
 
   it('?images=off blocks images through the CSP', async () => {
-    const csp = (await get('/templates/welcome/preview?case=ada&images=off')).headers.get('content-security-policy')
+    const csp = (await get('/templates/welcome/preview?case=ada&images=off')).headers.get(
+      'content-security-policy',
+    )
     expect(csp).toContain("img-src 'none'")
-    expect((await get('/templates/welcome/preview?case=ada')).headers.get('content-security-policy')).not.toContain("img-src 'none'")
+    expect(
+      (await get('/templates/welcome/preview?case=ada')).headers.get('content-security-policy'),
+    ).not.toContain("img-src 'none'")
   })
 
   it('saves the current values as a new fixture case, refusing to overwrite by accident', async () => {
-    const saved = await post('/templates/welcome/fixtures', { name: 'carol', variables: { name: 'Carol' } })
+    const saved = await post('/templates/welcome/fixtures', {
+      name: 'carol',
+      variables: { name: 'Carol' },
+    })
     expect(saved.status).toBe(201)
     const deadline = Date.now() + 5000
     let cases: string[] = []
     while (!cases.includes('carol') && Date.now() < deadline) {
-      cases = (await (await get('/templates/welcome')).json()).fixtures.map((f: { name: string }) => f.name)
+      cases = (await (await get('/templates/welcome')).json()).fixtures.map(
+        (f: { name: string }) => f.name,
+      )
       await new Promise((r) => setTimeout(r, 25))
     }
     expect(cases).toContain('carol')
-    expect((await (await get('/templates/welcome/render?case=carol')).json()).html).toContain('Hi Carol')
-    expect((await post('/templates/welcome/fixtures', { name: 'carol', variables: {} })).status).toBe(409)
-    expect((await post('/templates/welcome/fixtures', { name: 'carol', variables: { name: 'C2' }, overwrite: true })).status).toBe(201)
-    expect((await errorOf(await post('/templates/welcome/fixtures', { name: '../evil', variables: {} }))).code).toBe('validation_failed')
+    expect((await (await get('/templates/welcome/render?case=carol')).json()).html).toContain(
+      'Hi Carol',
+    )
+    expect(
+      (await post('/templates/welcome/fixtures', { name: 'carol', variables: {} })).status,
+    ).toBe(409)
+    expect(
+      (
+        await post('/templates/welcome/fixtures', {
+          name: 'carol',
+          variables: { name: 'C2' },
+          overwrite: true,
+        })
+      ).status,
+    ).toBe(201)
+    expect(
+      (await errorOf(await post('/templates/welcome/fixtures', { name: '../evil', variables: {} })))
+        .code,
+    ).toBe('validation_failed')
   })
 
   it('offers a skeleton of the variables from examples and the analysis', async () => {
@@ -116,20 +185,37 @@ describe('live previews and fixture cases (for the variables editor)', () => {
 
   it('gives a loop an array of objects in the skeleton, so the loop renders once with placeholders', async () => {
     const { skeleton } = await (await get('/templates/digest')).json()
-    expect(skeleton).toEqual({ stories: [{ tags: ['<stories[].tags[]>'], title: '<stories[].title>' }] })
+    expect(skeleton).toEqual({
+      stories: [{ tags: ['<stories[].tags[]>'], title: '<stories[].title>' }],
+    })
     const rendered = await (await post('/templates/digest/render', { variables: skeleton })).json()
     expect(rendered.html).toBe('<h2>&lt;stories[].title&gt;</h2><i>&lt;stories[].tags[]&gt;</i>')
   })
 })
 
 describe('one preview per edit: POST /previews answers everything the inbox tabs need', () => {
-  const post = (path: string, body: unknown) => fetch(`${sandbox.url}/_sandbox/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const post = (path: string, body: unknown) =>
+    fetch(`${sandbox.url}/_sandbox/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
 
   it('renders posted variables: the kept HTML, the text, warnings, missing variables, the variables and the checks', async () => {
-    const created = await post('/previews', { template: 'welcome', variables: { name: 'Live', extra: 1 } })
+    const created = await post('/previews', {
+      template: 'welcome',
+      variables: { name: 'Live', extra: 1 },
+    })
     expect(created.status).toBe(201)
     const body = await created.json()
-    expect(body).toMatchObject({ ok: true, id: expect.stringMatching(/^pv_/), url: `/_sandbox/api/previews/${body.id}`, text: expect.stringContaining('Hi Live'), missing: [], variables: { name: 'Live', extra: 1 } })
+    expect(body).toMatchObject({
+      ok: true,
+      id: expect.stringMatching(/^pv_/),
+      url: `/_sandbox/api/previews/${body.id}`,
+      text: expect.stringContaining('Hi Live'),
+      missing: [],
+      variables: { name: 'Live', extra: 1 },
+    })
     expect(body.html).toContain('<p>Hi Live</p>')
     expect(body.warnings.map((w: { code: string }) => w.code)).toEqual(['unused_variable'])
     expect(body.checks.findings.map((f: { code: string }) => f.code)).toContain('localhost_link')
@@ -139,12 +225,19 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
 
   it('renders a fixture case by name (its variables come back); neither variables nor a case is none', async () => {
     const bob = await (await post('/previews', { template: 'welcome', case: 'bob' })).json()
-    expect(bob).toMatchObject({ ok: true, variables: { name: expect.stringMatching(/^(Bob|Robert)$/) } })
+    expect(bob).toMatchObject({
+      ok: true,
+      variables: { name: expect.stringMatching(/^(Bob|Robert)$/) },
+    })
     const none = await (await post('/previews', { template: 'welcome' })).json()
     expect(none).toMatchObject({ variables: {}, missing: ['name'] })
-    const problem = await errorOf(await post('/previews', { template: 'welcome', case: 'bob', variables: {} }))
+    const problem = await errorOf(
+      await post('/previews', { template: 'welcome', case: 'bob', variables: {} }),
+    )
     expect(problem.code).toBe('validation_failed')
-    expect((await errorOf(await post('/previews', { template: 'welcome', case: 'zed' }))).code).toBe('fixture_not_found')
+    expect(
+      (await errorOf(await post('/previews', { template: 'welcome', case: 'zed' }))).code,
+    ).toBe('fixture_not_found')
   })
 
   it('with ?soft=1 answers 201 { ok: false } with the error, and the offending lines of the file', async () => {
@@ -152,15 +245,31 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
     // One status per operation (its definition documents it): a soft failure keeps the 201.
     expect(broken.status).toBe(201)
     const body = await broken.json()
-    expect(body).toMatchObject({ ok: false, error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] } })
+    expect(body).toMatchObject({
+      ok: false,
+      error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] },
+    })
     expect(body.error.details[0].excerpt).toEqual([
       { line: 1, text: 'ok' },
       { line: 2, text: '{% for %}' },
     ])
-    const runaway = await (await post('/previews?soft=1', { template: 'runaway', variables: {} })).json()
-    expect(runaway).toMatchObject({ ok: false, error: { code: 'render_failed', details: [{ file: 'runaway.liquid', excerpt: [{ line: 1 }] }] } })
-    expect((await (await post('/previews?soft=1', { template: 'welcome', case: 'zed' })).json()).error.code).toBe('fixture_not_found')
-    expect((await errorOf(await post('/previews', { template: 'broken' }))).code).toBe('template_invalid')
+    const runaway = await (
+      await post('/previews?soft=1', { template: 'runaway', variables: {} })
+    ).json()
+    expect(runaway).toMatchObject({
+      ok: false,
+      error: {
+        code: 'render_failed',
+        details: [{ file: 'runaway.liquid', excerpt: [{ line: 1 }] }],
+      },
+    })
+    expect(
+      (await (await post('/previews?soft=1', { template: 'welcome', case: 'zed' })).json()).error
+        .code,
+    ).toBe('fixture_not_found')
+    expect((await errorOf(await post('/previews', { template: 'broken' }))).code).toBe(
+      'template_invalid',
+    )
   })
 
   it("gives the template's own source (front matter too) in its detail", async () => {
@@ -175,7 +284,10 @@ describe('?soft=1', () => {
     const broken = await get('/templates/broken/render?soft=1')
     expect(broken.status).toBe(200)
     const body = await broken.json()
-    expect(body).toMatchObject({ ok: false, error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] } })
+    expect(body).toMatchObject({
+      ok: false,
+      error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] },
+    })
     const runaway = await (await get('/templates/runaway/render?soft=1')).json()
     expect(runaway).toMatchObject({ ok: false, error: { code: 'render_failed' } })
     const fine = await (await get('/templates/welcome/render?soft=1&case=ada')).json()

@@ -5,7 +5,10 @@ import { startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 
 let sandbox: TestSandbox
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'welcome.liquid': 'Hello {{ name }}', 'partials/x.liquid': 'p' })
+  sandbox = await startTestSandbox({
+    'welcome.liquid': 'Hello {{ name }}',
+    'partials/x.liquid': 'p',
+  })
 })
 afterAll(() => sandbox?.close())
 
@@ -15,18 +18,35 @@ interface Raw {
   body: string
 }
 
-function raw(method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Raw> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const url = new URL(sandbox.url)
     // Framed: Node's client sends a DELETE's (or OPTIONS', TRACE's) body with neither
     // content-length nor chunked encoding, so the server reads it as the start of the next request.
-    const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }
-    const req = request({ host: url.hostname, port: url.port, method, path, headers: framed }, (res) => {
-      let data = ''
-      res.setEncoding('utf8')
-      res.on('data', (d) => (data += d))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: data }))
-    })
+    const framed =
+      body === undefined
+        ? headers
+        : { ...headers, 'content-length': String(Buffer.byteLength(body)) }
+    const req = request(
+      { host: url.hostname, port: url.port, method, path, headers: framed },
+      (res) => {
+        let data = ''
+        res.setEncoding('utf8')
+        res.on('data', (d) => (data += d))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            body: data,
+          }),
+        )
+      },
+    )
     req.setTimeout(8000, () => req.destroy(new Error(`timeout ${method} ${path}`)))
     req.on('error', reject)
     if (body !== undefined) req.write(body)
@@ -35,17 +55,61 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 }
 
 const segment = fc.oneof(
-  fc.constantFrom('messages', 'templates', '_sandbox', 'api', 'health', 'faults', 'welcome', '..', '.', '%2F', '%00', '%ZZ', '%', '', 'msg_x', 'html', 'eml', 'text'),
+  fc.constantFrom(
+    'messages',
+    'templates',
+    '_sandbox',
+    'api',
+    'health',
+    'faults',
+    'welcome',
+    '..',
+    '.',
+    '%2F',
+    '%00',
+    '%ZZ',
+    '%',
+    '',
+    'msg_x',
+    'html',
+    'eml',
+    'text',
+  ),
   fc.string({ maxLength: 12 }).map((s) => encodeURIComponent(s)),
 )
 const path = fc.array(segment, { minLength: 1, maxLength: 5 }).chain((parts) =>
-  fc.option(fc.string({ maxLength: 20 }).map((q) => `?${encodeURIComponent(q)}=${encodeURIComponent(q)}`), { nil: '' }).map((query) => `/${parts.join('/')}${query}`),
+  fc
+    .option(
+      fc.string({ maxLength: 20 }).map((q) => `?${encodeURIComponent(q)}=${encodeURIComponent(q)}`),
+      { nil: '' },
+    )
+    .map((query) => `/${parts.join('/')}${query}`),
 )
-const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND')
+const method = fc.constantFrom(
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+  'TRACE',
+  'PROPFIND',
+)
 const headers = fc.record(
   {
-    authorization: fc.oneof(fc.constant('token sandbox_prop'), fc.constant('token live_x'), fc.string({ maxLength: 30 }).filter((s) => /^[\x21-\x7e ]*$/.test(s))),
-    'content-type': fc.constantFrom('application/json', 'application/JSON; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', ''),
+    authorization: fc.oneof(
+      fc.constant('token sandbox_prop'),
+      fc.constant('token live_x'),
+      fc.string({ maxLength: 30 }).filter((s) => /^[\x21-\x7e ]*$/.test(s)),
+    ),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/JSON; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      '',
+    ),
   },
   { requiredKeys: [] },
 )
@@ -53,7 +117,15 @@ const body = fc.option(
   fc.oneof(
     fc.json(),
     fc.string({ maxLength: 200 }),
-    fc.record({ template: fc.string(), from: fc.string(), to: fc.oneof(fc.string(), fc.array(fc.string())), subject: fc.string(), templateVariables: fc.object() }).map((o) => JSON.stringify(o)),
+    fc
+      .record({
+        template: fc.string(),
+        from: fc.string(),
+        to: fc.oneof(fc.string(), fc.array(fc.string())),
+        subject: fc.string(),
+        templateVariables: fc.object(),
+      })
+      .map((o) => JSON.stringify(o)),
   ),
   { nil: undefined },
 )
@@ -68,7 +140,9 @@ describe('any request', () => {
         expect(res.status, `${m} ${p}`).toBeLessThan(500)
         if (res.status >= 400 && m !== 'HEAD') {
           expect(res.type, `${m} ${p}`).toContain('application/json')
-          const parsed = JSON.parse(res.body) as { error: { code: string; message: string; details: unknown[] } }
+          const parsed = JSON.parse(res.body) as {
+            error: { code: string; message: string; details: unknown[] }
+          }
           expect(parsed.error.code).toMatch(/^[a-z][a-z0-9_]*$/)
           expect(typeof parsed.error.message).toBe('string')
           expect(Array.isArray(parsed.error.details)).toBe(true)

@@ -20,7 +20,10 @@ it("require('sendbox') works from a CommonJS script, with no warning", async () 
   dir = await tempDir('sendbox-cjs-')
   await mkdir(join(dir, 'node_modules'))
   await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'cjs-app', private: true, type: 'commonjs' }))
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'cjs-app', private: true, type: 'commonjs' }),
+  )
   await writeFile(
     join(dir, 'smoke.js'),
     `const { startSendbox, WaitTimeoutError } = require('sendbox')
@@ -38,9 +41,18 @@ startSendbox({ port: 0, memory: true, templates: 'node_modules/sendbox/templates
 `,
   )
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['smoke.js'], { cwd: dir, env: childEnv(), timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ['smoke.js'],
+      { cwd: dir, env: childEnv(), timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout,
+          stderr,
+        })
+      },
+    )
   })
   expect(result.stderr).toBe('')
   expect(result.stdout.trim()).toBe('201 Hi function')

@@ -14,9 +14,17 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox?.close())
 
-const post = (path: string, body: string) => fetch(`${sandbox.url}/_sandbox/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+const post = (path: string, body: string) =>
+  fetch(`${sandbox.url}/_sandbox/api${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  })
 
-async function problems(path: string, body: string): Promise<Array<{ field: string; code: string; message: string }>> {
+async function problems(
+  path: string,
+  body: string,
+): Promise<Array<{ field: string; code: string; message: string }>> {
   const response = await post(path, body)
   const error = await errorOf(response)
   expect([response.status, error.code], `${path} ${body}`).toEqual([422, 'validation_failed'])
@@ -28,7 +36,10 @@ const notObjects = ['null', '"abc"', '[null,null]', '5', 'true']
 describe('variables bodies: POST /templates/:slug/render and /checks', () => {
   for (const path of ['/templates/welcome/render', '/templates/welcome/checks']) {
     it(`${path}: a body that is not an object is 422`, async () => {
-      for (const body of notObjects) expect(await problems(path, body)).toEqual([expect.objectContaining({ field: '', code: 'invalid_type' })])
+      for (const body of notObjects)
+        expect(await problems(path, body)).toEqual([
+          expect.objectContaining({ field: '', code: 'invalid_type' }),
+        ])
     })
 
     it(`${path}: a misspelt key is 422 unknown_field with a did-you-mean, not silently ignored`, async () => {
@@ -38,7 +49,9 @@ describe('variables bodies: POST /templates/:slug/render and /checks', () => {
     })
 
     it(`${path}: null is not absent, and every problem is listed at once`, async () => {
-      expect(await problems(path, '{"variables":null}')).toEqual([expect.objectContaining({ field: 'variables', code: 'invalid_type' })])
+      expect(await problems(path, '{"variables":null}')).toEqual([
+        expect.objectContaining({ field: 'variables', code: 'invalid_type' }),
+      ])
       const both = await problems(path, '{"variables":5,"extra":1}')
       expect(both.map((p) => p.field).sort()).toEqual(['extra', 'variables'])
     })
@@ -52,11 +65,24 @@ describe('variables bodies: POST /templates/:slug/render and /checks', () => {
 
 describe('POST /previews', () => {
   it('checks the template and variables, and nothing else is allowed', async () => {
-    for (const body of notObjects) expect(await problems('/previews', body)).toEqual([expect.objectContaining({ field: '', code: 'invalid_type' })])
-    expect(await problems('/previews', '{"template":""}')).toEqual([expect.objectContaining({ field: 'template' })])
-    expect(await problems('/previews', '{"template":"welcome","variables":null}')).toEqual([expect.objectContaining({ field: 'variables', code: 'invalid_type' })])
+    for (const body of notObjects)
+      expect(await problems('/previews', body)).toEqual([
+        expect.objectContaining({ field: '', code: 'invalid_type' }),
+      ])
+    expect(await problems('/previews', '{"template":""}')).toEqual([
+      expect.objectContaining({ field: 'template' }),
+    ])
+    expect(await problems('/previews', '{"template":"welcome","variables":null}')).toEqual([
+      expect.objectContaining({ field: 'variables', code: 'invalid_type' }),
+    ])
     const details = await problems('/previews', '{"templat":"welcome"}')
-    expect(details).toContainEqual(expect.objectContaining({ field: 'templat', code: 'unknown_field', message: expect.stringContaining('Did you mean "template"?') }))
+    expect(details).toContainEqual(
+      expect.objectContaining({
+        field: 'templat',
+        code: 'unknown_field',
+        message: expect.stringContaining('Did you mean "template"?'),
+      }),
+    )
     expect(details).toContainEqual(expect.objectContaining({ field: 'template', code: 'required' }))
   })
 })
@@ -64,26 +90,51 @@ describe('POST /previews', () => {
 describe('POST /templates/:slug/fixtures', () => {
   it('name, variables and overwrite are checked, and unknown keys refused', async () => {
     const path = '/templates/welcome/fixtures'
-    for (const body of notObjects) expect(await problems(path, body)).toEqual([expect.objectContaining({ field: '', code: 'invalid_type' })])
-    expect(await problems(path, '{"name":"x","variables":{},"overwrite":null}')).toEqual([expect.objectContaining({ field: 'overwrite', code: 'invalid_type' })])
-    expect(await problems(path, '{"name":"x","variables":{},"overwrite":"yes"}')).toEqual([expect.objectContaining({ field: 'overwrite', code: 'invalid_type' })])
-    expect(await problems(path, '{"name":"x","variables":{},"overwrit":true}')).toEqual([expect.objectContaining({ field: 'overwrit', code: 'unknown_field', message: expect.stringContaining('Did you mean "overwrite"?') })])
-    expect(await problems(path, '{"name":"","variables":{}}')).toEqual([expect.objectContaining({ field: 'name' })])
+    for (const body of notObjects)
+      expect(await problems(path, body)).toEqual([
+        expect.objectContaining({ field: '', code: 'invalid_type' }),
+      ])
+    expect(await problems(path, '{"name":"x","variables":{},"overwrite":null}')).toEqual([
+      expect.objectContaining({ field: 'overwrite', code: 'invalid_type' }),
+    ])
+    expect(await problems(path, '{"name":"x","variables":{},"overwrite":"yes"}')).toEqual([
+      expect.objectContaining({ field: 'overwrite', code: 'invalid_type' }),
+    ])
+    expect(await problems(path, '{"name":"x","variables":{},"overwrit":true}')).toEqual([
+      expect.objectContaining({
+        field: 'overwrit',
+        code: 'unknown_field',
+        message: expect.stringContaining('Did you mean "overwrite"?'),
+      }),
+    ])
+    expect(await problems(path, '{"name":"","variables":{}}')).toEqual([
+      expect.objectContaining({ field: 'name' }),
+    ])
   })
 })
 
 describe('POST /faults', () => {
   it('null is not "absent" for match, count or retryAfter', async () => {
     for (const field of ['match', 'count', 'retryAfter']) {
-      expect(await problems('/faults', JSON.stringify({ status: 503, [field]: null })), field).toEqual([expect.objectContaining({ field, code: 'invalid_type' })])
+      expect(
+        await problems('/faults', JSON.stringify({ status: 503, [field]: null })),
+        field,
+      ).toEqual([expect.objectContaining({ field, code: 'invalid_type' })])
     }
-    expect(await problems('/faults', JSON.stringify({ status: 503, match: { template: null } }))).toEqual([expect.objectContaining({ field: 'match.template', code: 'invalid_type' })])
+    expect(
+      await problems('/faults', JSON.stringify({ status: 503, match: { template: null } })),
+    ).toEqual([expect.objectContaining({ field: 'match.template', code: 'invalid_type' })])
   })
 
   it('a misspelt key gets a did-you-mean; every problem is listed at once', async () => {
-    const details = await problems('/faults', JSON.stringify({ status: 418, count: 0, retryAftr: 2 }))
+    const details = await problems(
+      '/faults',
+      JSON.stringify({ status: 418, count: 0, retryAftr: 2 }),
+    )
     expect(details.map((p) => p.field).sort()).toEqual(['count', 'retryAftr', 'status'])
-    expect(details.find((p) => p.field === 'retryAftr')!.message).toContain('Did you mean "retryAfter"?')
+    expect(details.find((p) => p.field === 'retryAftr')!.message).toContain(
+      'Did you mean "retryAfter"?',
+    )
   })
 
   it('sandbox.fail() takes the same rules', async () => {
@@ -93,7 +144,12 @@ describe('POST /faults', () => {
 
 describe('query parameters with a fixed set of values', () => {
   const sent = async () => {
-    const response = await sandbox.send({ template: 'welcome', from: 'a@b.test', to: 'c@d.test', subject: 'Hi' })
+    const response = await sandbox.send({
+      template: 'welcome',
+      from: 'a@b.test',
+      to: 'c@d.test',
+      subject: 'Hi',
+    })
     return response.headers.get('location')!
   }
 
@@ -113,12 +169,13 @@ describe('query parameters with a fixed set of values', () => {
     expect(error.details).toEqual([expect.objectContaining({ parameter })])
   })
 
-  it('a message\'s HTML: ?images= and ?scheme= take only their values', async () => {
+  it("a message's HTML: ?images= and ?scheme= take only their values", async () => {
     const location = await sent()
     for (const query of ['images=AAA', 'scheme=', 'images=']) {
       const response = await fetch(`${sandbox.url}${location}/html?${query}`)
       expect(response.status, query).toBe(400)
     }
-    for (const query of ['images=off', 'images=on', 'scheme=dark', 'scheme=light']) expect((await fetch(`${sandbox.url}${location}/html?${query}`)).status, query).toBe(200)
+    for (const query of ['images=off', 'images=on', 'scheme=dark', 'scheme=light'])
+      expect((await fetch(`${sandbox.url}${location}/html?${query}`)).status, query).toBe(200)
   })
 })

@@ -7,10 +7,13 @@ import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.j
 let sandbox: TestSandbox
 beforeAll(async () => {
   sandbox = await startTestSandbox({
-    'welcome.liquid': '---\ndescription: Says hello\n---\n{% layout "layouts/base" %}{% block content %}Hi {{ name }} {% include "partials/sig" %}{% endblock %}',
-    'order.html': '{% for item in order.items %}{{ item.name }}{% endfor %}{% assign total = order.total %}{{ total }}{% render "partials/button", url: link %}',
+    'welcome.liquid':
+      '---\ndescription: Says hello\n---\n{% layout "layouts/base" %}{% block content %}Hi {{ name }} {% include "partials/sig" %}{% endblock %}',
+    'order.html':
+      '{% for item in order.items %}{{ item.name }}{% endfor %}{% assign total = order.total %}{{ total }}{% render "partials/button", url: link %}',
     'broken.liquid': 'line one\n{% if %}',
-    'layouts/base.liquid': '<main>{% block content %}{% endblock %}</main><footer>{{ company }}</footer>',
+    'layouts/base.liquid':
+      '<main>{% block content %}{% endblock %}</main><footer>{{ company }}</footer>',
     'partials/sig.liquid': '-- {{ sender }}',
     'partials/button.liquid': '<a href="{{ url }}">{{ label | default: "Go" }}</a>',
     '_hidden.liquid': 'a partial at the top level',
@@ -23,11 +26,14 @@ const get = (path: string) => sandbox.api(path)
 function rawGet(path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const url = new URL(sandbox.url)
-    const req = request({ host: url.hostname, port: url.port, path, headers: { authorization: 'token sandbox_x' } }, (res) => {
-      let body = ''
-      res.on('data', (d) => (body += d))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-    })
+    const req = request(
+      { host: url.hostname, port: url.port, path, headers: { authorization: 'token sandbox_x' } },
+      (res) => {
+        let body = ''
+        res.on('data', (d) => (body += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -48,7 +54,7 @@ describe('GET /templates/:slug', () => {
     expect(Number.isNaN(Date.parse(body.updatedAt))).toBe(false)
   })
 
-  it('excludes loop variables, assigned names and a render partial\'s own parameters', async () => {
+  it("excludes loop variables, assigned names and a render partial's own parameters", async () => {
     const body = await (await get('/templates/order')).json()
     expect(body.variables).toEqual(['link', 'order'])
   })
@@ -84,7 +90,11 @@ describe('GET /templates/:slug', () => {
     expect(response.status).toBe(422)
     const error = await errorOf(response)
     expect(error.code).toBe('template_invalid')
-    expect(error.details[0]).toMatchObject({ file: 'broken.liquid', line: 2, column: expect.any(Number) })
+    expect(error.details[0]).toMatchObject({
+      file: 'broken.liquid',
+      line: 2,
+      column: expect.any(Number),
+    })
   })
 
   it('needs authentication', async () => {
@@ -103,8 +113,16 @@ describe('GET /templates and health', () => {
 })
 
 describe('hot reload over HTTP', () => {
-  const send = (template: string, templateVariables: Record<string, unknown>) => sandbox.send({ template, from: 'a@acme.test', to: 'b@example.com', subject: 's', templateVariables })
-  const htmlOf = async (response: Response) => (await (await fetch(`${sandbox.url}${response.headers.get('location')}`)).json()).html as string
+  const send = (template: string, templateVariables: Record<string, unknown>) =>
+    sandbox.send({
+      template,
+      from: 'a@acme.test',
+      to: 'b@example.com',
+      subject: 's',
+      templateVariables,
+    })
+  const htmlOf = async (response: Response) =>
+    (await (await fetch(`${sandbox.url}${response.headers.get('location')}`)).json()).html as string
 
   async function until(check: () => Promise<boolean>) {
     const deadline = Date.now() + 5000
@@ -140,7 +158,11 @@ describe('hot reload over HTTP', () => {
     await rename(`${file}.tmp`, file)
     await until(async () => (await htmlOf(await send('fresh', { x: 1 }))).startsWith('v2'))
     await rename(file, join(sandbox.templatesDir, 'renamed.liquid'))
-    await until(async () => (await send('fresh', { x: 1 })).status === 422 && (await send('renamed', { x: 1 })).status === 201)
+    await until(
+      async () =>
+        (await send('fresh', { x: 1 })).status === 422 &&
+        (await send('renamed', { x: 1 })).status === 201,
+    )
     await rm(join(sandbox.templatesDir, 'renamed.liquid'))
     await until(async () => (await get('/templates/renamed')).status === 404)
     await writeFile(join(sandbox.templatesDir, 'renamed.liquid'), 'back {{ x }}')

@@ -32,7 +32,8 @@ describe('toPlainText', () => {
   })
 
   it('keeps layout tables (nested, or one cell a row) as plain blocks', () => {
-    const text = toPlainText(`<table><tr><td><table><tr><td><p>Hello there</p></td><td><p>Side</p></td></tr><tr><td>a</td><td>b</td></tr></table></td></tr>
+    const text =
+      toPlainText(`<table><tr><td><table><tr><td><p>Hello there</p></td><td><p>Side</p></td></tr><tr><td>a</td><td>b</td></tr></table></td></tr>
       <tr><td><table><tr><td><a href="https://acme.test/go">Go</a></td></tr></table></td></tr></table>`)
     expect(text).toContain('Hello there')
     expect(text).toContain('Go [https://acme.test/go]')
@@ -55,7 +56,12 @@ describe('toPlainText', () => {
 describe('the example templates, sent', () => {
   let sandbox: Sendbox
   beforeAll(async () => {
-    sandbox = await startSendbox({ port: 0, memory: true, templates: join(ROOT, 'templates'), fixtures: join(ROOT, 'fixtures') })
+    sandbox = await startSendbox({
+      port: 0,
+      memory: true,
+      templates: join(ROOT, 'templates'),
+      fixtures: join(ROOT, 'fixtures'),
+    })
   })
   afterAll(() => sandbox?.close())
 
@@ -68,7 +74,18 @@ describe('the example templates, sent', () => {
         from: 'Acme <hello@acme.test>',
         to: 'ada@example.com',
         subject: 'Your receipt',
-        templateVariables: { customer: { name: 'Ada' }, order: { id: '7', url: 'https://acme.test/o/7', total: '27.50', items: [{ name: 'Manual', quantity: 1, price: '24.00' }, { name: 'Punch cards', quantity: 200, price: '3.50' }] } },
+        templateVariables: {
+          customer: { name: 'Ada' },
+          order: {
+            id: '7',
+            url: 'https://acme.test/o/7',
+            total: '27.50',
+            items: [
+              { name: 'Manual', quantity: 1, price: '24.00' },
+              { name: 'Punch cards', quantity: 200, price: '3.50' },
+            ],
+          },
+        },
       }),
     })
     expect(response.status).toBe(201)
@@ -96,32 +113,58 @@ describe('a hand-written text version: <slug>.txt.liquid', () => {
   })
   afterAll(() => sandbox?.close())
 
-  const send = (template: string, templateVariables: Record<string, unknown>) => sandbox.send({ template, from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: 'Hi', templateVariables })
+  const send = (template: string, templateVariables: Record<string, unknown>) =>
+    sandbox.send({
+      template,
+      from: 'Acme <hello@acme.test>',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      templateVariables,
+    })
   const textOf = async (response: Response) => {
     expect(response.status, await response.clone().text()).toBe(201)
     const { id } = (await response.json()) as { id: string }
     return (await fetch(`${sandbox.url}/_sandbox/api/messages/${id}/text`)).text()
   }
   const previewText = async (slug: string, variables: Record<string, unknown>) =>
-    ((await (await sandbox.api(`/_sandbox/api/templates/${slug}/render`, { method: 'POST', json: { variables }, auth: false })).json()) as { text: string }).text
+    (
+      (await (
+        await sandbox.api(`/_sandbox/api/templates/${slug}/render`, {
+          method: 'POST',
+          json: { variables },
+          auth: false,
+        })
+      ).json()) as { text: string }
+    ).text
 
   it('is the text part, rendered with the same variables, not HTML-escaped', async () => {
-    expect(await textOf(await send('welcome', { name: 'Ada' }))).toBe('Welcome, Ada & co <3\n-- The Acme team')
+    expect(await textOf(await send('welcome', { name: 'Ada' }))).toBe(
+      'Welcome, Ada & co <3\n-- The Acme team',
+    )
     // And the HTML is still the template's, escaped as ever.
     const [record] = await sandbox.messages({ template: 'welcome', limit: 1 })
     expect(record!.html).toBe('<div class="preheader">Hi</div><h1>Welcome, Ada!</h1>')
   })
 
   it('is not a template of its own; without a template beside it, x.txt.liquid is the template x.txt (CONTRACT §2 slugs)', async () => {
-    const { templates } = (await (await sandbox.api('/templates')).json()) as { templates: Array<{ slug: string }> }
+    const { templates } = (await (await sandbox.api('/templates')).json()) as {
+      templates: Array<{ slug: string }>
+    }
     expect(templates.map((t) => t.slug)).toEqual(['notes.txt', 'plain', 'welcome'])
     expect((await sandbox.api('/templates/welcome.txt')).status).toBe(404)
     expect(await textOf(await send('notes.txt', {}))).toBe('A template named notes.txt')
   })
 
-  it('its variables are the template\'s too: one only it reads is required', async () => {
+  it("its variables are the template's too: one only it reads is required", async () => {
     await writeFile(join(sandbox.templatesDir, 'plain.txt.liquid'), 'Code: {{ code }}')
-    await expect.poll(async () => ((await (await sandbox.api('/templates/plain')).json()) as { variables: string[] }).variables, { timeout: 10_000 }).toEqual(['code', 'x'])
+    await expect
+      .poll(
+        async () =>
+          ((await (await sandbox.api('/templates/plain')).json()) as { variables: string[] })
+            .variables,
+        { timeout: 10_000 },
+      )
+      .toEqual(['code', 'x'])
     const response = await send('plain', { x: 1 })
     expect(response.status).toBe(422)
     const error = await errorOf(response)
@@ -133,21 +176,35 @@ describe('a hand-written text version: <slug>.txt.liquid', () => {
   it('hot-reloads: added, changed, removed (then the text is derived from the HTML again)', async () => {
     const file = join(sandbox.templatesDir, 'plain.txt.liquid')
     await writeFile(file, 'Version two {{ x }}')
-    await expect.poll(() => previewText('plain', { x: 1 }), { timeout: 10_000 }).toBe('Version two 1')
+    await expect
+      .poll(() => previewText('plain', { x: 1 }), { timeout: 10_000 })
+      .toBe('Version two 1')
     await unlink(file)
-    await expect.poll(() => previewText('plain', { x: 1 }), { timeout: 10_000 }).toBe('No text version: 1')
+    await expect
+      .poll(() => previewText('plain', { x: 1 }), { timeout: 10_000 })
+      .toBe('No text version: 1')
     await writeFile(file, 'Back {{ x }}')
     await expect.poll(() => previewText('plain', { x: 2 }), { timeout: 10_000 }).toBe('Back 2')
     // A partial it uses, changed.
-    await writeFile(join(sandbox.templatesDir, 'partials', 'sig.liquid'), '-- signed, {{ team | default: "us" }}')
-    await expect.poll(() => previewText('welcome', { name: 'Ada' }), { timeout: 10_000 }).toBe('Welcome, Ada & co <3\n-- signed, us')
+    await writeFile(
+      join(sandbox.templatesDir, 'partials', 'sig.liquid'),
+      '-- signed, {{ team | default: "us" }}',
+    )
+    await expect
+      .poll(() => previewText('welcome', { name: 'Ada' }), { timeout: 10_000 })
+      .toBe('Welcome, Ada & co <3\n-- signed, us')
   })
 
   it('one that does not parse makes the template invalid, pointing into it', async () => {
     const file = join(sandbox.templatesDir, 'broken.liquid')
     await writeFile(file, '<p>fine</p>')
-    await writeFile(join(sandbox.templatesDir, 'broken.txt.liquid'), 'line one\n{% if x %}never closed')
-    await expect.poll(async () => (await errorOf(await send('broken', {}))).code, { timeout: 10_000 }).toBe('template_invalid')
+    await writeFile(
+      join(sandbox.templatesDir, 'broken.txt.liquid'),
+      'line one\n{% if x %}never closed',
+    )
+    await expect
+      .poll(async () => (await errorOf(await send('broken', {}))).code, { timeout: 10_000 })
+      .toBe('template_invalid')
     const error = await errorOf(await send('broken', {}))
     expect(error.code).toBe('template_invalid')
     expect(error.details).toEqual([expect.objectContaining({ file: 'broken.txt.liquid', line: 2 })])
@@ -157,10 +214,28 @@ describe('a hand-written text version: <slug>.txt.liquid', () => {
 
   it('sendbox render --text prints it; sendbox check does not take it for a template', async () => {
     await mkdir(join(sandbox.dir, 'fixtures'), { recursive: true })
-    await writeFile(join(sandbox.dir, 'fixtures', 'welcome.json'), JSON.stringify({ name: 'Grace' }))
-    const rendered = await runCli(['render', 'welcome', '--text', '--templates', sandbox.templatesDir, '--fixtures', join(sandbox.dir, 'fixtures')])
+    await writeFile(
+      join(sandbox.dir, 'fixtures', 'welcome.json'),
+      JSON.stringify({ name: 'Grace' }),
+    )
+    const rendered = await runCli([
+      'render',
+      'welcome',
+      '--text',
+      '--templates',
+      sandbox.templatesDir,
+      '--fixtures',
+      join(sandbox.dir, 'fixtures'),
+    ])
     expect(rendered.stdout).toContain('Welcome, Grace & co <3')
-    const check = await runCli(['check', '--no-email-checks', '--templates', sandbox.templatesDir, '--fixtures', join(sandbox.dir, 'fixtures')])
+    const check = await runCli([
+      'check',
+      '--no-email-checks',
+      '--templates',
+      sandbox.templatesDir,
+      '--fixtures',
+      join(sandbox.dir, 'fixtures'),
+    ])
     expect(check.stdout).not.toContain('welcome.txt')
   })
 })

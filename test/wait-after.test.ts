@@ -13,23 +13,41 @@ let oldId: string
 beforeAll(async () => {
   sandbox = await startTestSandbox({ 'reset.liquid': '<p>Reset: {{ url }}</p>' })
   // "A password reset sent 7 minutes earlier", by an earlier test.
-  const response = await sandbox.send({ template: 'reset', from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: 'Reset', templateVariables: { url: 'https://acme.test/old' } })
+  const response = await sandbox.send({
+    template: 'reset',
+    from: 'Acme <hello@acme.test>',
+    to: 'ada@example.com',
+    subject: 'Reset',
+    templateVariables: { url: 'https://acme.test/old' },
+  })
   oldId = ((await response.json()) as { id: string }).id
 })
 afterAll(() => sandbox?.close())
 
 const sendReset = async (url: string) => {
-  const response = await sandbox.send({ template: 'reset', from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: 'Reset', templateVariables: { url } })
+  const response = await sandbox.send({
+    template: 'reset',
+    from: 'Acme <hello@acme.test>',
+    to: 'ada@example.com',
+    subject: 'Reset',
+    templateVariables: { url },
+  })
   expect(response.status).toBe(201)
   return ((await response.json()) as { id: string }).id
 }
-const subscribers = async () => ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number }).subscribers
+const subscribers = async () =>
+  ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number })
+    .subscribers
 
 describe("waitForMessage({ after: 'now' })", () => {
   it('is not satisfied by a match sent before the call, and says that one was left out', async () => {
-    const error = await sandbox.waitForMessage({ to: 'ada@example.com', template: 'reset', after: 'now', timeout: 200 }).catch((e: unknown) => e)
+    const error = await sandbox
+      .waitForMessage({ to: 'ada@example.com', template: 'reset', after: 'now', timeout: 200 })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(WaitTimeoutError)
-    expect((error as Error).message).toContain('1 matching message was already in the log before the wait began')
+    expect((error as Error).message).toContain(
+      '1 matching message was already in the log before the wait began',
+    )
   })
 
   it('resolves with the first match stored after the call', async () => {
@@ -46,22 +64,30 @@ describe("waitForMessage({ after: 'now' })", () => {
   })
 
   it('after must be "now"', async () => {
-    await expect(sandbox.waitForMessage({ to: 'ada@example.com', after: 'later' as 'now' })).rejects.toThrow('after must be "now"')
+    await expect(
+      sandbox.waitForMessage({ to: 'ada@example.com', after: 'later' as 'now' }),
+    ).rejects.toThrow('after must be "now"')
   })
 })
 
 describe('GET /_sandbox/api/messages/wait?after=now', () => {
   it('is a 404 wait_timeout although an older match is stored, and the message says so', async () => {
-    const response = await fetch(`${sandbox.url}/_sandbox/api/messages/wait?to=ada@example.com&after=now&timeout=200`)
+    const response = await fetch(
+      `${sandbox.url}/_sandbox/api/messages/wait?to=ada@example.com&after=now&timeout=200`,
+    )
     expect(response.status).toBe(404)
     const error = await errorOf(response)
     expect(error.code).toBe('wait_timeout')
-    expect(error.message).toMatch(/matching messages? (was|were) already in the log before the wait began/)
+    expect(error.message).toMatch(
+      /matching messages? (was|were) already in the log before the wait began/,
+    )
   })
 
   it('answers with a message that arrives after it began', async () => {
     const before = await subscribers()
-    const waiting = fetch(`${sandbox.url}/_sandbox/api/messages/wait?to=ada@example.com&after=now&timeout=5000`)
+    const waiting = fetch(
+      `${sandbox.url}/_sandbox/api/messages/wait?to=ada@example.com&after=now&timeout=5000`,
+    )
     await expect.poll(subscribers, { timeout: 5000 }).toBe(before + 1)
     const id = await sendReset('https://acme.test/newest')
     const response = await waiting
@@ -70,7 +96,9 @@ describe('GET /_sandbox/api/messages/wait?after=now', () => {
   })
 
   it('without after, it answers at once with the newest stored match', async () => {
-    const response = await fetch(`${sandbox.url}/_sandbox/api/messages/wait?to=ada@example.com&timeout=100`)
+    const response = await fetch(
+      `${sandbox.url}/_sandbox/api/messages/wait?to=ada@example.com&timeout=100`,
+    )
     expect(response.status).toBe(200)
   })
 

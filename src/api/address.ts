@@ -22,7 +22,10 @@ const QUOTED_LOCAL = `"(?:[!#-?A-\\[\\]-~]|${U}|\\\\[!-?A-~])+"`
 const DOMAIN_LITERAL = `\\[[!-?A-Z^-~]*\\]`
 const ADDR_SPEC = `(?:${DOT_ATOM}|${QUOTED_LOCAL})@(?:${DOT_ATOM}|${DOMAIN_LITERAL})`
 const PHRASE = `(?:${ACHAR}(?:${ACHAR}|\\.)*|${QUOTED})(?:[ \\t]+(?:(?:${ACHAR}|\\.)+|${QUOTED}))*`
-export const ADDRESS_PATTERN = new RegExp(`^[ \\t]*(?:(?:${PHRASE}[ \\t]*)?<${ADDR_SPEC}>|${ADDR_SPEC})[ \\t]*$`, 'u')
+export const ADDRESS_PATTERN = new RegExp(
+  `^[ \\t]*(?:(?:${PHRASE}[ \\t]*)?<${ADDR_SPEC}>|${ADDR_SPEC})[ \\t]*$`,
+  'u',
+)
 
 /** At most one header line (RFC 5322 §2.1.1), which also bounds the pattern's work. */
 export const ADDRESS_MAX_LENGTH = 998
@@ -33,7 +36,9 @@ export const ADDRESS_MAX_LENGTH = 998
 const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 const SIMPLE_DOT_ATOM = `${ATEXT}(?:\\.${ATEXT})*`
 const DOMAIN = '[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*'
-const SIMPLE = new RegExp(`^(?:([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <(${SIMPLE_DOT_ATOM}@${DOMAIN})>|(${SIMPLE_DOT_ATOM}@${DOMAIN}))$`)
+const SIMPLE = new RegExp(
+  `^(?:([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <(${SIMPLE_DOT_ATOM}@${DOMAIN})>|(${SIMPLE_DOT_ATOM}@${DOMAIN}))$`,
+)
 
 /**
  * `Display Name <sender@example.com>` or a bare address → its parts, or null when it is not one
@@ -46,7 +51,10 @@ const SIMPLE = new RegExp(`^(?:([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <(${SIMPLE_DOT_A
 export function parseAddress(input: string): Address | null {
   if (input.length > ADDRESS_MAX_LENGTH || !ADDRESS_PATTERN.test(input)) return null
   const simple = SIMPLE.exec(input.trim())
-  if (simple) return simple[3] ? { name: null, address: simple[3] } : { name: simple[1]!, address: simple[2]! }
+  if (simple)
+    return simple[3]
+      ? { name: null, address: simple[3] }
+      : { name: simple[1]!, address: simple[2]! }
   return parseAddressFully(input)
 }
 

@@ -58,22 +58,39 @@ export function matchesExactToken(token: string, tokens: readonly string[]): boo
 export function authenticate(header: string | null | undefined, policy: TokenPolicy): Caller {
   const match = header ? SCHEME.exec(header.trim()) : null
   if (!match) {
-    const got = !header ? 'no Authorization header was sent' : /^token\s*$/i.test(header.trim()) ? 'the token is missing' : 'the scheme is not "token"'
-    throw apiError(401, 'unauthorized', `Authenticate with the header "${EXPECTED}" (${got}); any token starting with "${policy.tokenPrefixes[0]}" works here.`, {
-      headers: { 'www-authenticate': 'Token' },
-    })
+    const got = !header
+      ? 'no Authorization header was sent'
+      : /^token\s*$/i.test(header.trim())
+        ? 'the token is missing'
+        : 'the scheme is not "token"'
+    throw apiError(
+      401,
+      'unauthorized',
+      `Authenticate with the header "${EXPECTED}" (${got}); any token starting with "${policy.tokenPrefixes[0]}" works here.`,
+      {
+        headers: { 'www-authenticate': 'Token' },
+      },
+    )
   }
   const token = match[1]!
   if (policy.tokens.length > 0) {
     if (!matchesExactToken(token, policy.tokens)) {
-      throw apiError(403, 'sandbox_token_required', `This is a local sandbox started with --token: it accepts only those exact tokens, and this is not one of them (while --token is set, the "${policy.tokenPrefixes[0]}" prefix alone is not enough).`)
+      throw apiError(
+        403,
+        'sandbox_token_required',
+        `This is a local sandbox started with --token: it accepts only those exact tokens, and this is not one of them (while --token is set, the "${policy.tokenPrefixes[0]}" prefix alone is not enough).`,
+      )
     }
     return { project: projectOf(token), tokenHint: tokenHint(token), token }
   }
   const prefix = policy.tokenPrefixes.find((p) => token.startsWith(p))
   if (prefix === undefined) {
     const accepted = policy.tokenPrefixes.map((p) => `"${p}"`).join(' or ')
-    throw apiError(403, 'sandbox_token_required', `This is a local sandbox: it accepts only sandbox tokens, which start with ${accepted}. Never send a live token here; use one like ${policy.tokenPrefixes[0]}dev.`)
+    throw apiError(
+      403,
+      'sandbox_token_required',
+      `This is a local sandbox: it accepts only sandbox tokens, which start with ${accepted}. Never send a live token here; use one like ${policy.tokenPrefixes[0]}dev.`,
+    )
   }
   return { project: projectOf(token), tokenHint: tokenHint(token, prefix), token }
 }

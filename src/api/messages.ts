@@ -20,12 +20,24 @@ const SEND_RESPONSE = component('SendResponse', {
   description: 'The accepted message.',
   required: ['id', 'status', 'sandbox', 'createdAt', 'template', 'to', 'subject', 'warnings'],
   properties: {
-    id: { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$', description: 'The message id; GET /_sandbox/api/messages/<id> reads it back.' },
+    id: {
+      type: 'string',
+      pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$',
+      description: 'The message id; GET /_sandbox/api/messages/<id> reads it back.',
+    },
     status: { type: 'string', enum: ['sent'] },
-    sandbox: { type: 'boolean', enum: [true], description: 'Always true: nothing left this machine.' },
+    sandbox: {
+      type: 'boolean',
+      enum: [true],
+      description: 'Always true: nothing left this machine.',
+    },
     createdAt: { type: 'string', format: 'date-time' },
     template: { type: 'string' },
-    to: { type: 'array', items: { type: 'string' }, description: 'The recipients, normalised to "Name <address>".' },
+    to: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The recipients, normalised to "Name <address>".',
+    },
     subject: { type: 'string' },
     warnings: { type: 'array', items: WARNING },
   },
@@ -63,7 +75,12 @@ export const sendOperation = defineOperation({
     status: 201,
     description: 'Sent (stored in the sandbox, never delivered).',
     schema: SEND_RESPONSE,
-    headers: { Location: { description: 'The record: `/_sandbox/api/messages/<id>`.', schema: { type: 'string', pattern: '^/_sandbox/api/messages/msg_[0-9A-HJKMNP-TV-Z]{26}$' } } },
+    headers: {
+      Location: {
+        description: 'The record: `/_sandbox/api/messages/<id>`.',
+        schema: { type: 'string', pattern: '^/_sandbox/api/messages/msg_[0-9A-HJKMNP-TV-Z]{26}$' },
+      },
+    },
   },
   errors: [
     [422, 'template_not_found'],
@@ -75,25 +92,60 @@ export const sendOperation = defineOperation({
     welcome: {
       summary: 'The welcome example template, with the variables it needs',
       body: welcome,
-      response: { id: 'msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D', status: 'sent', sandbox: true, createdAt: '2026-11-21T10:00:00.000Z', template: 'welcome', to: ['Ada Lovelace <ada@example.com>'], subject: 'Welcome to Acme', warnings: [] },
+      response: {
+        id: 'msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D',
+        status: 'sent',
+        sandbox: true,
+        createdAt: '2026-11-21T10:00:00.000Z',
+        template: 'welcome',
+        to: ['Ada Lovelace <ada@example.com>'],
+        subject: 'Welcome to Acme',
+        warnings: [],
+      },
     },
     missingVariables: {
       summary: 'A variable the template needs is missing',
       body: { ...welcome, templateVariables: { name: 'Ada' } },
       status: 422,
-      response: { error: { code: 'missing_variables', message: 'The template "welcome" needs dashboardUrl…', details: [{ variable: 'dashboardUrl', message: 'templateVariables.dashboardUrl is required by the template "welcome".' }] } },
+      response: {
+        error: {
+          code: 'missing_variables',
+          message: 'The template "welcome" needs dashboardUrl…',
+          details: [
+            {
+              variable: 'dashboardUrl',
+              message: 'templateVariables.dashboardUrl is required by the template "welcome".',
+            },
+          ],
+        },
+      },
     },
     invalid: {
       summary: 'Every bad field at once, with a did-you-mean',
-      body: { template: 'welcome', from: 'Acme <hello@acme.test>', to: ['ada@example.com', 'not an address'], subject: 'Welcome', templateVars: {} },
+      body: {
+        template: 'welcome',
+        from: 'Acme <hello@acme.test>',
+        to: ['ada@example.com', 'not an address'],
+        subject: 'Welcome',
+        templateVars: {},
+      },
       status: 422,
       response: {
         error: {
           code: 'validation_failed',
           message: 'The message is not valid: check to[1], templateVars.',
           details: [
-            { field: 'to[1]', code: 'invalid_address', message: 'to[1] must be an address like "Ada Lovelace <ada@example.com>" or "ada@example.com"; got "not an address".' },
-            { field: 'templateVars', code: 'unknown_field', message: 'Unknown field "templateVars". Did you mean "templateVariables"?' },
+            {
+              field: 'to[1]',
+              code: 'invalid_address',
+              message:
+                'to[1] must be an address like "Ada Lovelace <ada@example.com>" or "ada@example.com"; got "not an address".',
+            },
+            {
+              field: 'templateVars',
+              code: 'unknown_field',
+              message: 'Unknown field "templateVars". Did you mean "templateVariables"?',
+            },
           ],
         },
       },
@@ -102,7 +154,13 @@ export const sendOperation = defineOperation({
       summary: 'A template that does not exist, with the nearest suggested',
       body: { ...welcome, template: 'welcom' },
       status: 422,
-      response: { error: { code: 'template_not_found', message: 'There is no template "welcom". Did you mean "welcome"?', details: [{ suggestion: 'welcome' }] } },
+      response: {
+        error: {
+          code: 'template_not_found',
+          message: 'There is no template "welcom". Did you mean "welcome"?',
+          details: [{ suggestion: 'welcome' }],
+        },
+      },
     },
   },
   async handler({ ctx, event, body: request, caller }) {
@@ -110,7 +168,9 @@ export const sendOperation = defineOperation({
     noteRequest(event, { template: request.template, to: request.to.map((a) => a.address) })
     const fault = ctx.faults.take({ template: request.template, to })
     if (fault) throw simulatedFault(fault.status, fault.retryAfter)
-    const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, { lenient: ctx.config.lenient })
+    const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, {
+      lenient: ctx.config.lenient,
+    })
     if (!outcome.ok) throw templateError(outcome.failure)
     const record = await storeMessage(ctx, { ...request, caller, rendered: outcome.rendered })
     event.res.headers.set('location', `/_sandbox/api/messages/${record.id}`)
@@ -129,9 +189,18 @@ export const sendOperation = defineOperation({
   // inspector lists and a wait_timeout names: an app that ignored a 422 is found out.
   onError({ ctx, event, error, caller, raw }) {
     const seen = glimpse(raw)
-    if (seen.template || seen.to) noteRequestUnlessKnown(event, { ...(seen.template ? { template: seen.template } : {}), ...(seen.to ? { to: seen.to } : {}) })
+    if (seen.template || seen.to)
+      noteRequestUnlessKnown(event, {
+        ...(seen.template ? { template: seen.template } : {}),
+        ...(seen.to ? { to: seen.to } : {}),
+      })
     const who = caller as { project?: string; tokenHint?: string } | undefined
-    recordRejection(ctx, { ...errorAnswerOf(error), ...seen, project: who?.project ?? null, tokenHint: who?.tokenHint ?? null })
+    recordRejection(ctx, {
+      ...errorAnswerOf(error),
+      ...seen,
+      project: who?.project ?? null,
+      tokenHint: who?.tokenHint ?? null,
+    })
   },
 })
 

@@ -38,13 +38,15 @@ export const SEND_REQUEST_FIELDS = {
   template: {
     kind: 'slug',
     required: true,
-    description: 'Slug of an existing template: the file name of templates/<slug>.liquid (or .html) without the extension.',
+    description:
+      'Slug of an existing template: the file name of templates/<slug>.liquid (or .html) without the extension.',
     example: 'welcome',
   },
   from: {
     kind: 'address',
     required: true,
-    description: 'The sender: "Display Name <sender@example.com>", or a bare address (RFC 5322, without comments; UTF-8 allowed).',
+    description:
+      'The sender: "Display Name <sender@example.com>", or a bare address (RFC 5322, without comments; UTF-8 allowed).',
     example: 'Acme <hello@acme.test>',
     maxLength: ADDRESS_MAX_LENGTH,
   },
@@ -68,7 +70,7 @@ export const SEND_REQUEST_FIELDS = {
   templateVariables: {
     kind: 'object',
     required: false,
-    description: 'Values for the template\'s variables; any JSON. Defaults to {}.',
+    description: "Values for the template's variables; any JSON. Defaults to {}.",
     example: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
   },
 } as const satisfies Record<string, SendFieldDefinition>
@@ -82,7 +84,11 @@ export const MAX_RECIPIENTS = SEND_REQUEST_FIELDS.to.maxItems
 
 function fieldSchema(definition: SendFieldDefinition): JsonSchema {
   const base = { description: definition.description, examples: [definition.example] }
-  const address = { type: 'string', maxLength: definition.maxLength, pattern: ADDRESS_PATTERN.source }
+  const address = {
+    type: 'string',
+    maxLength: definition.maxLength,
+    pattern: ADDRESS_PATTERN.source,
+  }
   switch (definition.kind) {
     case 'slug':
       return { type: 'string', pattern: SLUG_PATTERN.source, ...base }
@@ -90,11 +96,25 @@ function fieldSchema(definition: SendFieldDefinition): JsonSchema {
       return { ...address, ...base }
     case 'addresses':
       return {
-        oneOf: [address, { type: 'array', items: address, minItems: definition.minItems, maxItems: definition.maxItems }],
+        oneOf: [
+          address,
+          {
+            type: 'array',
+            items: address,
+            minItems: definition.minItems,
+            maxItems: definition.maxItems,
+          },
+        ],
         ...base,
       }
     case 'line':
-      return { type: 'string', minLength: definition.minLength, maxLength: definition.maxLength, pattern: '^[^\\r\\n]*$', ...base }
+      return {
+        type: 'string',
+        minLength: definition.minLength,
+        maxLength: definition.maxLength,
+        pattern: '^[^\\r\\n]*$',
+        ...base,
+      }
     case 'object':
       return { type: 'object', additionalProperties: true, default: {}, ...base }
   }
@@ -106,7 +126,8 @@ export function sendRequestSchema(): JsonSchema {
   for (const field of SEND_FIELDS) properties[field] = fieldSchema(SEND_REQUEST_FIELDS[field])
   return {
     type: 'object',
-    description: 'A message to send. Unknown top-level fields are 422 validation_failed (with a "did you mean" hint), unless the server runs with --lenient.',
+    description:
+      'A message to send. Unknown top-level fields are 422 validation_failed (with a "did you mean" hint), unless the server runs with --lenient.',
     required: [...REQUIRED_SEND_FIELDS],
     properties,
     additionalProperties: false,

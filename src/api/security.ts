@@ -19,16 +19,25 @@ import { authenticate, type Caller } from './auth.js'
  * throw simulatedFault(503)
  */
 export function simulatedFault(status: FaultStatus, retryAfter = 1) {
-  return apiError(status, 'simulated_fault', `sendbox simulated a ${status} failure of the real service (fault injection); retry or handle it as your application would.`, {
-    headers: status === 429 ? { 'retry-after': String(retryAfter) } : {},
-  })
+  return apiError(
+    status,
+    'simulated_fault',
+    `sendbox simulated a ${status} failure of the real service (fault injection); retry or handle it as your application would.`,
+    {
+      headers: status === 429 ? { 'retry-after': String(retryAfter) } : {},
+    },
+  )
 }
 
 /** The `code` preference of a Prefer header (RFC 7240: `name[=value][; params]`, comma-separated). */
 function preferredCode(header: string): string | undefined {
   for (const preference of header.split(',')) {
     const [name, ...value] = preference.split(';')[0]!.split('=')
-    if (name!.trim().toLowerCase() === 'code') return value.join('=').trim().replace(/^"(.*)"$/, '$1')
+    if (name!.trim().toLowerCase() === 'code')
+      return value
+        .join('=')
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
   }
   return undefined
 }
@@ -47,12 +56,18 @@ export const PREFER: Param<FaultStatus | undefined> = {
     const code = raw === null ? undefined : preferredCode(raw)
     if (code === undefined) return undefined
     const status = /^[0-9]{3}$/.test(code) ? Number(code) : NaN
-    if (!isFaultStatus(status)) throw badParameter(name, `takes ${PREFER_HINT} (got ${JSON.stringify(`code=${code}`.slice(0, 100))})`)
+    if (!isFaultStatus(status))
+      throw badParameter(
+        name,
+        `takes ${PREFER_HINT} (got ${JSON.stringify(`code=${code}`.slice(0, 100))})`,
+      )
     return status
   },
 }
 
-const FAULT_ERRORS: ErrorRef[] = FAULT_STATUSES.map((status) => [status, 'simulated_fault'] as const)
+const FAULT_ERRORS: ErrorRef[] = FAULT_STATUSES.map(
+  (status) => [status, 'simulated_fault'] as const,
+)
 
 function authenticated(event: H3Event, ctx: AppContext, tokenFaults: boolean): Caller {
   const caller = authenticate(event.req.headers.get('authorization'), ctx.config)

@@ -4,7 +4,12 @@ import { apiError } from '../http/errors.js'
 import type { Address, Warning } from '../store/types.js'
 import { ADDRESS_MAX_LENGTH, parseAddress } from './address.js'
 import { isValidSlug, SLUG_HINT } from '../templates/index.js'
-import { SEND_FIELDS, SEND_REQUEST_FIELDS, type SendField, type SendFieldDefinition } from './schema.js'
+import {
+  SEND_FIELDS,
+  SEND_REQUEST_FIELDS,
+  type SendField,
+  type SendFieldDefinition,
+} from './schema.js'
 
 /** Step 4 of the send checks: the shape of the body, every problem reported at once. */
 
@@ -32,11 +37,20 @@ const ADDRESS_HINT = '"Ada Lovelace <ada@example.com>" or "ada@example.com"'
 
 function addressOf(field: string, raw: string, problem: Problem): Address | undefined {
   if (raw.length > ADDRESS_MAX_LENGTH) {
-    problem(field, 'too_long', `${field} has ${raw.length} characters; the limit is ${ADDRESS_MAX_LENGTH}.`)
+    problem(
+      field,
+      'too_long',
+      `${field} has ${raw.length} characters; the limit is ${ADDRESS_MAX_LENGTH}.`,
+    )
     return undefined
   }
   const parsed = parseAddress(raw)
-  if (!parsed) problem(field, 'invalid_address', `${field} must be an address like ${ADDRESS_HINT}; got ${JSON.stringify(raw)}.`)
+  if (!parsed)
+    problem(
+      field,
+      'invalid_address',
+      `${field} must be an address like ${ADDRESS_HINT}; got ${JSON.stringify(raw)}.`,
+    )
   return parsed ?? undefined
 }
 
@@ -50,17 +64,35 @@ function stringOf(field: string, value: unknown, problem: Problem): string | und
  * One field checked by its kind, required flag and limits from SEND_REQUEST_FIELDS. Returns the
  * parsed value, or undefined after reporting what is wrong (or when an optional field is absent).
  */
-function checkField(field: string, definition: SendFieldDefinition, value: unknown, problem: Problem): unknown {
+function checkField(
+  field: string,
+  definition: SendFieldDefinition,
+  value: unknown,
+  problem: Problem,
+): unknown {
   if (value === undefined) {
     if (!definition.required) return undefined
-    const hint = definition.kind === 'addresses' ? `: one address, or an array of ${definition.minItems ?? 1} to ${definition.maxItems}` : ''
+    const hint =
+      definition.kind === 'addresses'
+        ? `: one address, or an array of ${definition.minItems ?? 1} to ${definition.maxItems}`
+        : ''
     return problem(field, 'required', `${field} is required${hint}.`)
   }
   switch (definition.kind) {
     case 'slug': {
       const slug = stringOf(field, value, problem)
-      if (slug !== undefined && slug.trim() === '') problem(field, 'required', `${field} must name a template slug, e.g. ${JSON.stringify(definition.example)}.`)
-      else if (slug !== undefined && !isValidSlug(slug)) problem(field, 'invalid_value', `${field} must be ${SLUG_HINT}; got ${JSON.stringify(slug.slice(0, 140))}.`)
+      if (slug !== undefined && slug.trim() === '')
+        problem(
+          field,
+          'required',
+          `${field} must name a template slug, e.g. ${JSON.stringify(definition.example)}.`,
+        )
+      else if (slug !== undefined && !isValidSlug(slug))
+        problem(
+          field,
+          'invalid_value',
+          `${field} must be ${SLUG_HINT}; got ${JSON.stringify(slug.slice(0, 140))}.`,
+        )
       return slug
     }
     case 'address': {
@@ -74,12 +106,30 @@ function checkField(field: string, definition: SendFieldDefinition, value: unkno
         const parsed = addressOf(field, value, problem)
         return parsed ? [parsed] : []
       }
-      if (!Array.isArray(value)) return problem(field, 'invalid_type', `${field} must be a string or an array of strings, not ${typeName(value)}.`)
-      if (value.length < min) problem(field, 'too_few', min === 1 ? `${field} needs at least one recipient.` : `${field} needs at least ${min} recipients.`)
-      if (value.length > max) problem(field, 'too_many', `${field} has ${value.length} recipients; the limit is ${max}.`)
+      if (!Array.isArray(value))
+        return problem(
+          field,
+          'invalid_type',
+          `${field} must be a string or an array of strings, not ${typeName(value)}.`,
+        )
+      if (value.length < min)
+        problem(
+          field,
+          'too_few',
+          min === 1
+            ? `${field} needs at least one recipient.`
+            : `${field} needs at least ${min} recipients.`,
+        )
+      if (value.length > max)
+        problem(field, 'too_many', `${field} has ${value.length} recipients; the limit is ${max}.`)
       const list: Address[] = []
       value.forEach((item, i) => {
-        if (typeof item !== 'string') return problem(`${field}[${i}]`, 'invalid_type', `${field}[${i}] must be a string, not ${typeName(item)}.`)
+        if (typeof item !== 'string')
+          return problem(
+            `${field}[${i}]`,
+            'invalid_type',
+            `${field}[${i}] must be a string, not ${typeName(item)}.`,
+          )
         const parsed = addressOf(`${field}[${i}]`, item, problem)
         if (parsed) list.push(parsed)
       })
@@ -90,13 +140,27 @@ function checkField(field: string, definition: SendFieldDefinition, value: unkno
       if (line === undefined) return undefined
       const min = definition.minLength ?? 0
       const max = definition.maxLength ?? Infinity
-      if (line.length < min) problem(field, 'too_short', min === 1 ? `${field} must not be empty.` : `${field} has ${line.length} characters; the minimum is ${min}.`)
-      else if (line.length > max) problem(field, 'too_long', `${field} has ${line.length} characters; the limit is ${max}.`)
-      if (/[\r\n]/.test(line)) problem(field, 'invalid_characters', `${field} must be one line: no CR or LF characters.`)
+      if (line.length < min)
+        problem(
+          field,
+          'too_short',
+          min === 1
+            ? `${field} must not be empty.`
+            : `${field} has ${line.length} characters; the minimum is ${min}.`,
+        )
+      else if (line.length > max)
+        problem(field, 'too_long', `${field} has ${line.length} characters; the limit is ${max}.`)
+      if (/[\r\n]/.test(line))
+        problem(field, 'invalid_characters', `${field} must be one line: no CR or LF characters.`)
       return line
     }
     case 'object': {
-      if (!isPlainObject(value)) return problem(field, 'invalid_type', `${field} must be an object of variable names to values, not ${typeName(value)}.`)
+      if (!isPlainObject(value))
+        return problem(
+          field,
+          'invalid_type',
+          `${field} must be an object of variable names to values, not ${typeName(value)}.`,
+        )
       return value
     }
   }
@@ -104,9 +168,20 @@ function checkField(field: string, definition: SendFieldDefinition, value: unkno
 
 export function validateSendRequest(body: unknown, options: { lenient: boolean }): SendRequest {
   if (!isPlainObject(body)) {
-    throw apiError(422, 'validation_failed', `The body must be a JSON object, not ${typeName(body)}.`, {
-      details: [{ field: '', code: 'invalid_type', message: `Expected a JSON object with ${SEND_FIELDS.join(', ')}.` }],
-    })
+    throw apiError(
+      422,
+      'validation_failed',
+      `The body must be a JSON object, not ${typeName(body)}.`,
+      {
+        details: [
+          {
+            field: '',
+            code: 'invalid_type',
+            message: `Expected a JSON object with ${SEND_FIELDS.join(', ')}.`,
+          },
+        ],
+      },
+    )
   }
   const problems: FieldProblem[] = []
   const warnings: Warning[] = []
@@ -115,17 +190,21 @@ export function validateSendRequest(body: unknown, options: { lenient: boolean }
   }
 
   const values: Partial<Record<SendField, unknown>> = {}
-  for (const field of SEND_FIELDS) values[field] = checkField(field, SEND_REQUEST_FIELDS[field], body[field], problem)
+  for (const field of SEND_FIELDS)
+    values[field] = checkField(field, SEND_REQUEST_FIELDS[field], body[field], problem)
 
   for (const field of Object.keys(body)) {
     if ((SEND_FIELDS as readonly string[]).includes(field)) continue
-    if (options.lenient) warnings.push({ code: 'unknown_field', message: `Unknown field "${field}" was ignored.` })
+    if (options.lenient)
+      warnings.push({ code: 'unknown_field', message: `Unknown field "${field}" was ignored.` })
     else problem(field, 'unknown_field', `Unknown field "${field}".${didYouMean(field)}`)
   }
 
   if (problems.length > 0) {
     const fields = [...new Set(problems.map((p) => p.field || 'body'))].join(', ')
-    throw apiError(422, 'validation_failed', `The message is not valid: check ${fields}.`, { details: problems })
+    throw apiError(422, 'validation_failed', `The message is not valid: check ${fields}.`, {
+      details: problems,
+    })
   }
   return {
     template: values.template as string,

@@ -24,7 +24,10 @@ const PLATFORMS: Record<string, string> = {
 
 function parts(id: string): { family: string; platform: string | null } {
   const [family = id, platform] = id.split('.')
-  return { family: FAMILIES[family] ?? family, platform: platform ? (PLATFORMS[platform] ?? platform) : null }
+  return {
+    family: FAMILIES[family] ?? family,
+    platform: platform ? (PLATFORMS[platform] ?? platform) : null,
+  }
 }
 
 /** `gmail.desktop-webmail` → "Gmail (webmail)"; an unknown id keeps its own words. */
@@ -42,8 +45,13 @@ export function clientList(ids: string[]): string {
     if (platform) platforms.push(platform)
     families.set(family, platforms)
   }
-  return andList([...families].map(([family, platforms]) => (platforms.length ? `${family} (${platforms.join(', ')})` : family)))
+  return andList(
+    [...families].map(([family, platforms]) =>
+      platforms.length ? `${family} (${platforms.join(', ')})` : family,
+    ),
+  )
 }
 
 /** "a", "a and b", "a, b and c". */
-export const andList = (items: string[]): string => (items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? ''))
+export const andList = (items: string[]): string =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? '')

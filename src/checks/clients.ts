@@ -55,26 +55,38 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     for (const style of parsed.elements) {
       if (style.type !== 'style') continue
       const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-      this.#replay(this.#stylesheets, text, () => this.checkStylesheet(css.parse(text, { silent: true })))
+      this.#replay(this.#stylesheets, text, () =>
+        this.checkStylesheet(css.parse(text, { silent: true })),
+      )
     }
     this.checkHtml(parsed.document)
     return this.errors
   }
 
   override checkFeaturesSupport(featureTitles: string | string[]): void {
-    for (const title of [featureTitles].flat()) this.#replay(this.#features, title, () => super.checkFeaturesSupport(title))
+    for (const title of [featureTitles].flat())
+      this.#replay(this.#features, title, () => super.checkFeaturesSupport(title))
   }
 
   /** A node's own answer depends only on its tag and attributes; children are walked here. */
   override checkHtmlNode(node: Element): void {
-    const own = { tagName: node.tagName, attributes: node.attributes, childNodes: [] } as unknown as Element
-    this.#replay(this.#nodes, `${node.tagName}\0${JSON.stringify(node.attribs)}`, () => super.checkHtmlNode(own))
-    for (const child of node.childNodes) if (child.type === 'tag') this.checkHtmlNode(child as Element)
+    const own = {
+      tagName: node.tagName,
+      attributes: node.attributes,
+      childNodes: [],
+    } as unknown as Element
+    this.#replay(this.#nodes, `${node.tagName}\0${JSON.stringify(node.attribs)}`, () =>
+      super.checkHtmlNode(own),
+    )
+    for (const child of node.childNodes)
+      if (child.type === 'tag') this.checkHtmlNode(child as Element)
   }
 
   override checkCSSDeclarations(declarations: Array<{ property: string; value: string }>): void {
     for (const declaration of declarations) {
-      this.#replay(this.#declarations, `${declaration.property}\0${declaration.value}`, () => super.checkCSSDeclarations([declaration]))
+      this.#replay(this.#declarations, `${declaration.property}\0${declaration.value}`, () =>
+        super.checkCSSDeclarations([declaration]),
+      )
     }
   }
 
@@ -119,24 +131,38 @@ function needle(feature: string): string {
  * harmlessly; anything else gets the general advice.
  */
 const FEATURE_FIXES: Record<string, string> = {
-  'target attribute': 'Nothing to do: where target is ignored, the link opens the way that client opens every link.',
-  '<body> element': 'Those clients drop <body> and its attributes: put background colours and padding on a wrapper table too.',
-  opacity: 'Where opacity is ignored the element shows fully: use it only for effects that may be missing.',
-  overflow: 'Where overflow is ignored nothing is clipped: do not rely on it to hide content (hide a preheader with display:none and max-height:0 too).',
+  'target attribute':
+    'Nothing to do: where target is ignored, the link opens the way that client opens every link.',
+  '<body> element':
+    'Those clients drop <body> and its attributes: put background colours and padding on a wrapper table too.',
+  opacity:
+    'Where opacity is ignored the element shows fully: use it only for effects that may be missing.',
+  overflow:
+    'Where overflow is ignored nothing is clipped: do not rely on it to hide content (hide a preheader with display:none and max-height:0 too).',
   'border-radius': 'Corners come out square there; fine unless the design depends on them.',
-  '@media': 'Those clients show the base design: keep it complete, and let media queries only add to it (dark mode, narrow screens).',
+  '@media':
+    'Those clients show the base design: keep it complete, and let media queries only add to it (dark mode, narrow screens).',
 }
 
 function featureFix(features: string[]): string {
   const general = features.filter((f) => !FEATURE_FIXES[f])
   return [
-    ...features.filter((f) => FEATURE_FIXES[f]).map((f) => (features.length > 1 ? `${f}: ${FEATURE_FIXES[f]}` : FEATURE_FIXES[f]!)),
-    ...(general.length ? [`Give ${andList(general)} a fallback that still reads well where ${general.length === 1 ? 'it is' : 'they are'} ignored, or avoid ${general.length === 1 ? 'it' : 'them'}.`] : []),
+    ...features
+      .filter((f) => FEATURE_FIXES[f])
+      .map((f) => (features.length > 1 ? `${f}: ${FEATURE_FIXES[f]}` : FEATURE_FIXES[f]!)),
+    ...(general.length
+      ? [
+          `Give ${andList(general)} a fallback that still reads well where ${general.length === 1 ? 'it is' : 'they are'} ignored, or avoid ${general.length === 1 ? 'it' : 'them'}.`,
+        ]
+      : []),
   ].join(' ')
 }
 
 /** Scores each client on the features the email uses, from the bundled caniemail data. */
-export function checkClients(html: string, parsed: ParsedHtml): { clients: ClientScore[]; findings: Finding[] } {
+export function checkClients(
+  html: string,
+  parsed: ParsedHtml,
+): { clients: ClientScore[]; findings: Finding[] } {
   const lineOfIndex = parsed.lineOf
   const errors = (checker ??= new CachingDoIUseEmail({ emailClients: CLIENTS })).run(parsed)
   const unsupported = new Map<string, Set<string>>()
@@ -152,7 +178,14 @@ export function checkClients(html: string, parsed: ParsedHtml): { clients: Clien
   const clients = CLIENTS.map((client) => {
     const missing = [...(unsupported.get(client) ?? [])].sort()
     const supported = used.size - missing.length
-    return { client, name: clientName(client), supported, used: used.size, score: used.size === 0 ? 100 : Math.round((100 * supported) / used.size), unsupported: missing }
+    return {
+      client,
+      name: clientName(client),
+      supported,
+      used: used.size,
+      score: used.size === 0 ? 100 : Math.round((100 * supported) / used.size),
+      unsupported: missing,
+    }
   })
   const lower = html.toLowerCase()
   const lineOf = (feature: string) => {

@@ -10,11 +10,16 @@ export const SIZE_WARN_BYTES = 75 * 1024
 /** A plain-text part shorter than this is as good as missing. */
 const MIN_TEXT_CHARS = 20
 
-const LOCAL_HOST = /^(?:[a-z][a-z0-9+.-]*:)?\/\/(?:localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(?::\d+)?(?:[/?#]|$)/i
-const MARKETING_WORDS = /\b(newsletter|unsubscribe|sale|% off|discount|offer|promo(?:tion)?|deals?|subscribe)\b/i
+const LOCAL_HOST =
+  /^(?:[a-z][a-z0-9+.-]*:)?\/\/(?:localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(?::\d+)?(?:[/?#]|$)/i
+const MARKETING_WORDS =
+  /\b(newsletter|unsubscribe|sale|% off|discount|offer|promo(?:tion)?|deals?|subscribe)\b/i
 
 const attr = (el: Element, name: string) => el.attribs[name]
-const isHidden = (el: Element) => /display\s*:\s*none|mso-hide\s*:\s*all|visibility\s*:\s*hidden|max-height\s*:\s*0/i.test(attr(el, 'style') ?? '') || /preheader|preview/i.test(attr(el, 'class') ?? '')
+const isHidden = (el: Element) =>
+  /display\s*:\s*none|mso-hide\s*:\s*all|visibility\s*:\s*hidden|max-height\s*:\s*0/i.test(
+    attr(el, 'style') ?? '',
+  ) || /preheader|preview/i.test(attr(el, 'class') ?? '')
 
 /**
  * Runs every check on one rendered email. Async only because the caniemail data (15 MB in
@@ -31,19 +36,65 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   const htmlBytes = Buffer.byteLength(html)
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
   if (htmlBytes >= GMAIL_CLIP_BYTES) {
-    add({ check: 'size', code: 'gmail_clipping', severity: 'error', line: null, message: `The HTML is ${kb(htmlBytes)}; Gmail clips messages past about 102 KB and hides the rest behind "View entire message".`, fix: 'Trim the markup: fewer nested tables, shorter inline styles, no comments, fewer repeated blocks.' })
+    add({
+      check: 'size',
+      code: 'gmail_clipping',
+      severity: 'error',
+      line: null,
+      message: `The HTML is ${kb(htmlBytes)}; Gmail clips messages past about 102 KB and hides the rest behind "View entire message".`,
+      fix: 'Trim the markup: fewer nested tables, shorter inline styles, no comments, fewer repeated blocks.',
+    })
   } else if (htmlBytes >= SIZE_WARN_BYTES) {
-    add({ check: 'size', code: 'size_near_clipping', severity: 'warning', line: null, message: `The HTML is ${kb(htmlBytes)}, close to Gmail's clipping at about 102 KB.`, fix: 'Trim the markup before it grows past 102 KB.' })
+    add({
+      check: 'size',
+      code: 'size_near_clipping',
+      severity: 'warning',
+      line: null,
+      message: `The HTML is ${kb(htmlBytes)}, close to Gmail's clipping at about 102 KB.`,
+      fix: 'Trim the markup before it grows past 102 KB.',
+    })
   }
 
   // Images
   for (const img of parsed.elements.filter((el) => el.name === 'img')) {
     const line = lineOf(img)
     const src = attr(img, 'src') ?? ''
-    if (attr(img, 'alt') === undefined) add({ check: 'images', code: 'image_missing_alt', severity: 'warning', line, message: `An image (${src || 'no src'}) has no alt text; with images off, readers see nothing in its place.`, fix: 'Add alt="…" describing the image, or alt="" for a purely decorative one.' })
-    if (attr(img, 'width') === undefined || attr(img, 'height') === undefined) add({ check: 'images', code: 'image_missing_size', severity: 'warning', line, message: `An image (${src || 'no src'}) has no width and height attributes; Outlook may show it at its full size, and the layout jumps while it loads.`, fix: 'Set width and height attributes (in pixels) on the <img>.' })
-    if (LOCAL_HOST.test(src)) add({ check: 'images', code: 'localhost_image', severity: 'error', line, message: `An image is loaded from ${src}, which no recipient can reach.`, fix: 'Serve images from a public https:// URL.' })
-    else if (/^http:/i.test(src)) add({ check: 'images', code: 'insecure_image', severity: 'warning', line, message: `An image is loaded over plain http (${src}); many clients block or warn about it.`, fix: 'Use an https:// URL.' })
+    if (attr(img, 'alt') === undefined)
+      add({
+        check: 'images',
+        code: 'image_missing_alt',
+        severity: 'warning',
+        line,
+        message: `An image (${src || 'no src'}) has no alt text; with images off, readers see nothing in its place.`,
+        fix: 'Add alt="…" describing the image, or alt="" for a purely decorative one.',
+      })
+    if (attr(img, 'width') === undefined || attr(img, 'height') === undefined)
+      add({
+        check: 'images',
+        code: 'image_missing_size',
+        severity: 'warning',
+        line,
+        message: `An image (${src || 'no src'}) has no width and height attributes; Outlook may show it at its full size, and the layout jumps while it loads.`,
+        fix: 'Set width and height attributes (in pixels) on the <img>.',
+      })
+    if (LOCAL_HOST.test(src))
+      add({
+        check: 'images',
+        code: 'localhost_image',
+        severity: 'error',
+        line,
+        message: `An image is loaded from ${src}, which no recipient can reach.`,
+        fix: 'Serve images from a public https:// URL.',
+      })
+    else if (/^http:/i.test(src))
+      add({
+        check: 'images',
+        code: 'insecure_image',
+        severity: 'warning',
+        line,
+        message: `An image is loaded over plain http (${src}); many clients block or warn about it.`,
+        fix: 'Use an https:// URL.',
+      })
   }
 
   // Links
@@ -51,21 +102,84 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   for (const a of links) {
     const line = lineOf(a)
     const href = (attr(a, 'href') ?? '').trim()
-    if (href === '' || href === '#') add({ check: 'links', code: 'empty_link', severity: 'warning', line, message: `A link has ${href === '' ? 'no href' : 'href="#"'}; it goes nowhere in an inbox.`, fix: 'Point it at a real URL, or make it plain text.' })
-    else if (LOCAL_HOST.test(href)) add({ check: 'links', code: 'localhost_link', severity: 'error', line, message: `A link points at ${href}, which cannot work in a real inbox.`, fix: 'Build links from a public base URL (pass it in as a variable).' })
-    else if (/^http:/i.test(href)) add({ check: 'links', code: 'insecure_link', severity: 'warning', line, message: `A link uses plain http (${href}).`, fix: 'Use an https:// URL.' })
+    if (href === '' || href === '#')
+      add({
+        check: 'links',
+        code: 'empty_link',
+        severity: 'warning',
+        line,
+        message: `A link has ${href === '' ? 'no href' : 'href="#"'}; it goes nowhere in an inbox.`,
+        fix: 'Point it at a real URL, or make it plain text.',
+      })
+    else if (LOCAL_HOST.test(href))
+      add({
+        check: 'links',
+        code: 'localhost_link',
+        severity: 'error',
+        line,
+        message: `A link points at ${href}, which cannot work in a real inbox.`,
+        fix: 'Build links from a public base URL (pass it in as a variable).',
+      })
+    else if (/^http:/i.test(href))
+      add({
+        check: 'links',
+        code: 'insecure_link',
+        severity: 'warning',
+        line,
+        message: `A link uses plain http (${href}).`,
+        fix: 'Use an https:// URL.',
+      })
   }
   const marketing = input.marketing ?? MARKETING_WORDS.test(text)
-  const hasUnsubscribe = links.some((a) => /unsubscribe|opt[-\s]?out|preferences/i.test(`${attr(a, 'href') ?? ''} ${a.children.map((c) => ('data' in c ? c.data : '')).join(' ')}`)) || /unsubscribe/i.test(text)
-  if (marketing && !hasUnsubscribe) add({ check: 'links', code: 'missing_unsubscribe', severity: 'warning', line: null, message: 'This looks like marketing mail but has no unsubscribe link.', fix: 'Add a visible unsubscribe link (and a List-Unsubscribe header when you send for real).' })
+  const hasUnsubscribe =
+    links.some((a) =>
+      /unsubscribe|opt[-\s]?out|preferences/i.test(
+        `${attr(a, 'href') ?? ''} ${a.children.map((c) => ('data' in c ? c.data : '')).join(' ')}`,
+      ),
+    ) || /unsubscribe/i.test(text)
+  if (marketing && !hasUnsubscribe)
+    add({
+      check: 'links',
+      code: 'missing_unsubscribe',
+      severity: 'warning',
+      line: null,
+      message: 'This looks like marketing mail but has no unsubscribe link.',
+      fix: 'Add a visible unsubscribe link (and a List-Unsubscribe header when you send for real).',
+    })
 
   // Text
   const plain = text.replace(/\s+/g, ' ').trim()
-  if (plain.length === 0) add({ check: 'text', code: 'empty_text', severity: 'error', line: null, message: 'The plain-text version is empty.', fix: 'Put real text content in the HTML (not only images).' })
-  else if (plain.length < MIN_TEXT_CHARS) add({ check: 'text', code: 'short_text', severity: 'warning', line: null, message: `The plain-text version is only ${plain.length} characters.`, fix: 'Make sure the message reads on its own without images.' })
+  if (plain.length === 0)
+    add({
+      check: 'text',
+      code: 'empty_text',
+      severity: 'error',
+      line: null,
+      message: 'The plain-text version is empty.',
+      fix: 'Put real text content in the HTML (not only images).',
+    })
+  else if (plain.length < MIN_TEXT_CHARS)
+    add({
+      check: 'text',
+      code: 'short_text',
+      severity: 'warning',
+      line: null,
+      message: `The plain-text version is only ${plain.length} characters.`,
+      fix: 'Make sure the message reads on its own without images.',
+    })
   const body = parsed.elements.find((el) => el.name === 'body')
-  const firstBlocks = parsed.elements.filter((el) => !body || (el.startIndex ?? 0) > (body.startIndex ?? 0)).slice(0, 8)
-  if (!firstBlocks.some(isHidden)) add({ check: 'text', code: 'missing_preheader', severity: 'warning', line: body ? lineOf(body) : null, message: 'There is no preheader: inbox lists will preview whatever text comes first.', fix: 'Add a hidden preheader right after <body>, e.g. <div style="display:none;max-height:0;overflow:hidden">A one-line summary</div>.' })
+  const firstBlocks = parsed.elements
+    .filter((el) => !body || (el.startIndex ?? 0) > (body.startIndex ?? 0))
+    .slice(0, 8)
+  if (!firstBlocks.some(isHidden))
+    add({
+      check: 'text',
+      code: 'missing_preheader',
+      severity: 'warning',
+      line: body ? lineOf(body) : null,
+      message: 'There is no preheader: inbox lists will preview whatever text comes first.',
+      fix: 'Add a hidden preheader right after <body>, e.g. <div style="display:none;max-height:0;overflow:hidden">A one-line summary</div>.',
+    })
 
   // Client support
   const { checkClients } = await import('./clients.js')

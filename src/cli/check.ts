@@ -62,7 +62,10 @@ export interface CheckOptions {
 }
 
 /** Where a JSON error is: from "(line 2 column 5)" or "at position 17" in Node's message. */
-async function jsonErrorPosition(file: string, message: string): Promise<{ line: number; column: number }> {
+async function jsonErrorPosition(
+  file: string,
+  message: string,
+): Promise<{ line: number; column: number }> {
   const lc = /line (\d+) column (\d+)/.exec(message)
   if (lc) return { line: Number(lc[1]), column: Number(lc[2]) }
   const at = /position (\d+)/.exec(message)
@@ -77,7 +80,10 @@ async function jsonErrorPosition(file: string, message: string): Promise<{ line:
 }
 
 /** The first use of `name` inside a Liquid tag of the template file, else its first line. */
-async function firstUse(template: Template, name: string): Promise<{ line: number; column: number }> {
+async function firstUse(
+  template: Template,
+  name: string,
+): Promise<{ line: number; column: number }> {
   let source: string
   try {
     source = await readFile(template.file, 'utf8')
@@ -85,7 +91,9 @@ async function firstUse(template: Template, name: string): Promise<{ line: numbe
     return { line: 1, column: 1 }
   }
   const bodyStart = Math.max(0, source.lastIndexOf(template.body))
-  const word = new RegExp(`(?<![\\w.$'"-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$-])`)
+  const word = new RegExp(
+    `(?<![\\w.$'"-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$-])`,
+  )
   const tags = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g
   tags.lastIndex = bodyStart
   for (let tag = tags.exec(source); tag; tag = tags.exec(source)) {
@@ -98,7 +106,10 @@ async function firstUse(template: Template, name: string): Promise<{ line: numbe
 const topLevel = (variable: string) => variable.split(/[.[]/)[0]!
 
 /** Checks every template of a catalog. Files in the problems are absolute. */
-export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptions = {}): Promise<CheckReport> {
+export async function checkCatalog(
+  catalog: TemplateCatalog,
+  options: CheckOptions = {},
+): Promise<CheckReport> {
   const rules = options.rules ?? []
   const problems: Problem[] = []
   const templates = catalog.list()
@@ -106,35 +117,74 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
   const failing = new Set<string>()
   let current = ''
   const inTemplates = (file: string) => path.resolve(catalog.templatesDir, file)
-  const error = (file: string, at: { line: number; column: number }, code: string, message: string) => {
+  const error = (
+    file: string,
+    at: { line: number; column: number },
+    code: string,
+    message: string,
+  ) => {
     failing.add(current)
     problems.push({ file, line: at.line, column: at.column, code, message, severity: 'error' })
   }
-  const warning = (file: string, at: { line: number; column: number }, code: string, message: string) =>
-    problems.push({ file, line: at.line, column: at.column, code, message, severity: 'warning' })
+  const warning = (
+    file: string,
+    at: { line: number; column: number },
+    code: string,
+    message: string,
+  ) => problems.push({ file, line: at.line, column: at.column, code, message, severity: 'warning' })
   const start = { line: 1, column: 1 }
 
   /** Renders non-leniently; reports what fails. `where` is the file missing variables point at. */
-  const render = async (template: Template, variables: Record<string, unknown>, caseName: string | null, where: string) => {
-    const source = caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
+  const render = async (
+    template: Template,
+    variables: Record<string, unknown>,
+    caseName: string | null,
+    where: string,
+  ) => {
+    const source =
+      caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
     const sets = caseName === null ? 'do not set' : 'does not set'
     const outcome = renderMessage(catalog, template.slug, variables, { lenient: false })
     if (!outcome.ok) {
       const { failure } = outcome
       if (failure.code === 'missing_variables') {
-        for (const variable of failure.missing) error(where, start, 'missing_variables', `"${variable}" is required by the template "${template.slug}" but ${source} ${sets} it.`)
+        for (const variable of failure.missing)
+          error(
+            where,
+            start,
+            'missing_variables',
+            `"${variable}" is required by the template "${template.slug}" but ${source} ${sets} it.`,
+          )
       } else if (failure.code !== 'template_not_found') {
         const { file, line, column, message } = failure.error
-        error(file ? inTemplates(file) : template.file, { line: line || 1, column: column || 1 }, failure.code, `${message} (the template "${template.slug}" with ${source})`)
+        error(
+          file ? inTemplates(file) : template.file,
+          { line: line || 1, column: column || 1 },
+          failure.code,
+          `${message} (the template "${template.slug}" with ${source})`,
+        )
       }
       return
     }
     const { rendered } = outcome
     for (const w of rendered.warnings) {
-      if (w.code === 'unused_variable' && w.variable) warning(where, start, 'unused_variable', `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`)
+      if (w.code === 'unused_variable' && w.variable)
+        warning(
+          where,
+          start,
+          'unused_variable',
+          `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`,
+        )
     }
     for (const rule of rules) {
-      for (const problem of await rule({ template, caseName, source: where, variables, html: rendered.html, text: rendered.text })) {
+      for (const problem of await rule({
+        template,
+        caseName,
+        source: where,
+        variables,
+        html: rendered.html,
+        text: rendered.text,
+      })) {
         if (problem.severity === 'error') failing.add(current)
         problems.push(problem)
       }
@@ -148,7 +198,12 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
       if (lookup.reason === 'invalid') {
         const { file, line, column, message } = lookup.error
         const own = path.basename(file).startsWith(`${summary.slug}.`) && !file.includes('/')
-        error(inTemplates(file), { line, column }, 'template_invalid', own ? message : `${message} (used by the template "${summary.slug}")`)
+        error(
+          inTemplates(file),
+          { line, column },
+          'template_invalid',
+          own ? message : `${message} (used by the template "${summary.slug}")`,
+        )
       }
       continue
     }
@@ -159,7 +214,12 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
       for (const fixture of fixtures) {
         if (!fixture.variables) {
           const message = fixture.error ?? 'The fixture is not usable.'
-          error(fixture.file, await jsonErrorPosition(fixture.file, message), 'fixture_invalid', `${message.replace(/\.$/, '')} (the fixture case "${fixture.name}" of "${template.slug}").`)
+          error(
+            fixture.file,
+            await jsonErrorPosition(fixture.file, message),
+            'fixture_invalid',
+            `${message.replace(/\.$/, '')} (the fixture case "${fixture.name}" of "${template.slug}").`,
+          )
           continue
         }
         await render(template, fixture.variables, fixture.name, fixture.file)
@@ -182,7 +242,8 @@ export async function checkCatalog(catalog: TemplateCatalog, options: CheckOptio
     if (undeclared) continue
     const needed = new Set(template.requiredPaths.map(topLevel))
     const examples = exampleVariables(template)
-    if ([...needed].every((name) => name in examples)) await render(template, examples, null, template.file)
+    if ([...needed].every((name) => name in examples))
+      await render(template, examples, null, template.file)
   }
   return { problems, templates: templates.length, cases, failing: [...failing] }
 }
@@ -199,15 +260,26 @@ export function summarize(report: CheckReport): string {
   const errors = report.problems.filter((p) => p.severity === 'error').length
   const warnings = report.problems.length - errors
   const andWarnings = warnings ? `, and ${plural(warnings, 'warning')}` : ''
-  if (errors > 0) return `✖ ${plural(errors, 'problem')}${report.failing.length ? ` in ${plural(report.failing.length, 'template')}` : ''}${andWarnings}`
+  if (errors > 0)
+    return `✖ ${plural(errors, 'problem')}${report.failing.length ? ` in ${plural(report.failing.length, 'template')}` : ''}${andWarnings}`
   return `✔ ${plural(report.templates, 'template')}, ${plural(report.cases, 'fixture case')}: ${warnings ? `no errors, ${plural(warnings, 'warning')}` : 'no problems'}`
 }
 
 const checkFlags = {
   templates: serveFlags.templates,
   fixtures: serveFlags.fixtures,
-  json: { type: 'boolean', env: '', description: 'Print { problems, templates, cases } as JSON on stdout' },
-  'email-checks': { type: 'boolean', env: '', default: 'true', description: 'Check each render as an email too: size, images, links, text (--no-email-checks to skip)' },
+  json: {
+    type: 'boolean',
+    env: '',
+    description: 'Print { problems, templates, cases } as JSON on stdout',
+  },
+  'email-checks': {
+    type: 'boolean',
+    env: '',
+    default: 'true',
+    description:
+      'Check each render as an email too: size, images, links, text (--no-email-checks to skip)',
+  },
 } as const satisfies Record<string, FlagSpec>
 
 /**
@@ -216,10 +288,20 @@ const checkFlags = {
  * now: a templates folder named explicitly that does not exist is bad usage, unless `mustExist`
  * is false (`init` creates it).
  */
-export function folderOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv, { mustExist = true } = {}): { templatesDir: string; fixturesDir: string } {
-  const pick = (flag: 'templates' | 'fixtures') => (values[flag] as string | undefined) ?? env[serveFlags[flag].env]
-  const config = resolveConfig({ templates: pick('templates'), fixtures: pick('fixtures'), memory: true })
-  if (mustExist && pick('templates') !== undefined && !existsSync(config.templatesDir)) throw new ConfigError('--templates', `the folder ${config.templatesDir} does not exist`)
+export function folderOptions(
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  { mustExist = true } = {},
+): { templatesDir: string; fixturesDir: string } {
+  const pick = (flag: 'templates' | 'fixtures') =>
+    (values[flag] as string | undefined) ?? env[serveFlags[flag].env]
+  const config = resolveConfig({
+    templates: pick('templates'),
+    fixtures: pick('fixtures'),
+    memory: true,
+  })
+  if (mustExist && pick('templates') !== undefined && !existsSync(config.templatesDir))
+    throw new ConfigError('--templates', `the folder ${config.templatesDir} does not exist`)
   return { templatesDir: config.templatesDir, fixturesDir: config.fixturesDir }
 }
 
@@ -239,34 +321,73 @@ export function emailChecks(): RenderRule {
       if (seen.has(key)) continue
       seen.add(key)
       const where = finding.line === null ? '' : ` (rendered HTML line ${finding.line})`
-      problems.push({ file: template.file, line: 1, column: 1, code: finding.code, message: `${finding.message}${where} ${finding.fix}`, severity: finding.severity })
+      problems.push({
+        file: template.file,
+        line: 1,
+        column: 1,
+        code: finding.code,
+        message: `${finding.message}${where} ${finding.fix}`,
+        severity: finding.severity,
+      })
     }
     return problems
   }
 }
 
-export async function check(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
+export async function check(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  help: boolean,
+): Promise<number> {
   if (help) {
-    process.stdout.write(`${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`)
+    process.stdout.write(
+      `${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`,
+    )
     return 0
   }
   const { values, positionals } = parseFlags(argv, checkFlags)
-  if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; sendbox check takes only flags (see sendbox check --help).')
+  if (positionals.length)
+    throw new ConfigError(
+      positionals[0]!,
+      'unexpected argument; sendbox check takes only flags (see sendbox check --help).',
+    )
   const { templatesDir, fixturesDir } = folderOptions(values, env)
-  const catalog = await createTemplateCatalog({ templatesDir, fixturesDir, watch: false, warn: () => {} })
+  const catalog = await createTemplateCatalog({
+    templatesDir,
+    fixturesDir,
+    watch: false,
+    warn: () => {},
+  })
   let report: CheckReport
   try {
-    report = await checkCatalog(catalog, { rules: values['no-email-checks'] ? [] : [emailChecks()] })
+    report = await checkCatalog(catalog, {
+      rules: values['no-email-checks'] ? [] : [emailChecks()],
+    })
   } finally {
     await catalog.close()
   }
   const cwd = process.cwd()
   if (report.templates === 0) {
-    const why = existsSync(templatesDir) ? `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html)` : `The templates folder ${templatesDir} does not exist`
-    report.problems.push({ file: templatesDir, line: 1, column: 1, code: 'no_templates', message: `${why}; create a starter with \`npx sendbox init\`, or point --templates at your templates folder.`, severity: 'error' })
+    const why = existsSync(templatesDir)
+      ? `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html)`
+      : `The templates folder ${templatesDir} does not exist`
+    report.problems.push({
+      file: templatesDir,
+      line: 1,
+      column: 1,
+      code: 'no_templates',
+      message: `${why}; create a starter with \`npx sendbox init\`, or point --templates at your templates folder.`,
+      severity: 'error',
+    })
   }
-  const problems = report.problems.map((p) => ({ ...p, file: path.relative(cwd, p.file).split(path.sep).join('/') || '.' }))
-  if (values.json) process.stdout.write(`${JSON.stringify({ problems, templates: report.templates, cases: report.cases }, null, 2)}\n`)
+  const problems = report.problems.map((p) => ({
+    ...p,
+    file: path.relative(cwd, p.file).split(path.sep).join('/') || '.',
+  }))
+  if (values.json)
+    process.stdout.write(
+      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases }, null, 2)}\n`,
+    )
   else for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`)
   process.stderr.write(`${summarize({ ...report, problems })}\n`)
   return problems.some((p) => p.severity === 'error') ? 1 : 0

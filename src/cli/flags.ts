@@ -17,27 +17,152 @@ export interface FlagSpec {
 }
 
 export const serveFlags = {
-  port: { type: 'string', env: 'SENDBOX_PORT', default: String(DEFAULTS.port), valueHint: 'n', description: 'Port to listen on; 0 picks a free one' },
-  host: { type: 'string', env: 'SENDBOX_HOST', default: DEFAULTS.host, valueHint: 'addr', description: 'Interface to bind' },
-  templates: { type: 'string', env: 'SENDBOX_TEMPLATES', default: DEFAULTS.templates, valueHint: 'dir', description: 'Templates folder (<slug>.liquid / <slug>.html)' },
-  fixtures: { type: 'string', env: 'SENDBOX_FIXTURES', default: DEFAULTS.fixtures, valueHint: 'dir', description: 'Sample variables: <slug>.json or <slug>/<case>.json' },
-  db: { type: 'string', env: 'SENDBOX_DB', default: DEFAULTS.db, valueHint: 'file', description: 'Message log (JSON Lines)' },
-  memory: { type: 'boolean', env: 'SENDBOX_MEMORY', default: 'false', description: 'Keep messages in memory only (no log file)' },
-  'max-messages': { type: 'string', env: 'SENDBOX_MAX_MESSAGES', default: String(DEFAULTS.maxMessages), valueHint: 'n', description: 'Keep at most this many messages; the oldest are dropped' },
-  token: { type: 'string', env: 'SENDBOX_TOKEN', multiple: true, valueHint: 'token', description: 'Accept exactly this token (repeatable; then only these are accepted)' },
-  'token-prefix': { type: 'string', env: 'SENDBOX_TOKEN_PREFIX', multiple: true, valueHint: 'prefix', description: `Also accept tokens starting with this (repeatable; "${DEFAULTS.tokenPrefix}" always is)` },
-  lenient: { type: 'boolean', env: 'SENDBOX_LENIENT', default: 'false', description: 'Allow unknown fields; render missing variables empty, as warnings' },
-  'max-body': { type: 'string', env: 'SENDBOX_MAX_BODY', default: '1mb', valueHint: 'size', description: 'Largest request body (bytes, or 512kb, 2mb)' },
-  'max-log-bytes': { type: 'string', env: 'SENDBOX_MAX_LOG_BYTES', default: '256mb', valueHint: 'size', description: 'Keep at most this many bytes of messages in memory; the oldest are dropped' },
-  'allowed-host': { type: 'string', env: 'SENDBOX_ALLOWED_HOSTS', multiple: true, valueHint: 'name', description: 'Also answer requests addressed to this host name (repeatable; .name for subdomains; all turns the check off)' },
-  cors: { type: 'string', env: 'SENDBOX_CORS', multiple: true, valueHint: 'origin', description: 'Let a browser app on this origin call the emulated API (repeatable; never the inspector)' },
-  'inspector-password': { type: 'string', env: 'SENDBOX_INSPECTOR_PASSWORD', valueHint: 'password', description: 'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable' },
-  open: { type: 'boolean', env: 'SENDBOX_OPEN', default: 'true, unless CI is set', description: 'Open the inbox in a browser (--no-open to skip)' },
-  'exit-with-parent': { type: 'boolean', env: 'SENDBOX_EXIT_WITH_PARENT', default: 'off; under npm/npx the parent check is on', description: 'Stop when the process that started sendbox is gone, or stdin (a pipe) is closed' },
-  webhook: { type: 'string', env: 'SENDBOX_WEBHOOK', multiple: true, valueHint: 'url', description: 'Post every delivery event to this URL, signed (repeatable; the variable takes a comma-separated list)' },
-  'webhook-secret': { type: 'string', env: 'SENDBOX_WEBHOOK_SECRET', default: 'generated and printed at start', valueHint: 'whsec_…', description: 'Standard Webhooks signing secret, whsec_<base64>' },
-  'webhook-retries': { type: 'string', env: 'SENDBOX_WEBHOOK_RETRIES', default: String(DEFAULTS.webhookRetries), valueHint: 'n', description: 'Retries of a webhook without a 2xx (exponential backoff from 1 s)' },
-  'delivery-delay': { type: 'string', env: 'SENDBOX_DELIVERY_DELAY', default: String(DEFAULTS.deliveryDelay), valueHint: 'ms', description: 'Milliseconds between a message\'s delivery state changes (the first one too)' },
+  port: {
+    type: 'string',
+    env: 'SENDBOX_PORT',
+    default: String(DEFAULTS.port),
+    valueHint: 'n',
+    description: 'Port to listen on; 0 picks a free one',
+  },
+  host: {
+    type: 'string',
+    env: 'SENDBOX_HOST',
+    default: DEFAULTS.host,
+    valueHint: 'addr',
+    description: 'Interface to bind',
+  },
+  templates: {
+    type: 'string',
+    env: 'SENDBOX_TEMPLATES',
+    default: DEFAULTS.templates,
+    valueHint: 'dir',
+    description: 'Templates folder (<slug>.liquid / <slug>.html)',
+  },
+  fixtures: {
+    type: 'string',
+    env: 'SENDBOX_FIXTURES',
+    default: DEFAULTS.fixtures,
+    valueHint: 'dir',
+    description: 'Sample variables: <slug>.json or <slug>/<case>.json',
+  },
+  db: {
+    type: 'string',
+    env: 'SENDBOX_DB',
+    default: DEFAULTS.db,
+    valueHint: 'file',
+    description: 'Message log (JSON Lines)',
+  },
+  memory: {
+    type: 'boolean',
+    env: 'SENDBOX_MEMORY',
+    default: 'false',
+    description: 'Keep messages in memory only (no log file)',
+  },
+  'max-messages': {
+    type: 'string',
+    env: 'SENDBOX_MAX_MESSAGES',
+    default: String(DEFAULTS.maxMessages),
+    valueHint: 'n',
+    description: 'Keep at most this many messages; the oldest are dropped',
+  },
+  token: {
+    type: 'string',
+    env: 'SENDBOX_TOKEN',
+    multiple: true,
+    valueHint: 'token',
+    description: 'Accept exactly this token (repeatable; then only these are accepted)',
+  },
+  'token-prefix': {
+    type: 'string',
+    env: 'SENDBOX_TOKEN_PREFIX',
+    multiple: true,
+    valueHint: 'prefix',
+    description: `Also accept tokens starting with this (repeatable; "${DEFAULTS.tokenPrefix}" always is)`,
+  },
+  lenient: {
+    type: 'boolean',
+    env: 'SENDBOX_LENIENT',
+    default: 'false',
+    description: 'Allow unknown fields; render missing variables empty, as warnings',
+  },
+  'max-body': {
+    type: 'string',
+    env: 'SENDBOX_MAX_BODY',
+    default: '1mb',
+    valueHint: 'size',
+    description: 'Largest request body (bytes, or 512kb, 2mb)',
+  },
+  'max-log-bytes': {
+    type: 'string',
+    env: 'SENDBOX_MAX_LOG_BYTES',
+    default: '256mb',
+    valueHint: 'size',
+    description: 'Keep at most this many bytes of messages in memory; the oldest are dropped',
+  },
+  'allowed-host': {
+    type: 'string',
+    env: 'SENDBOX_ALLOWED_HOSTS',
+    multiple: true,
+    valueHint: 'name',
+    description:
+      'Also answer requests addressed to this host name (repeatable; .name for subdomains; all turns the check off)',
+  },
+  cors: {
+    type: 'string',
+    env: 'SENDBOX_CORS',
+    multiple: true,
+    valueHint: 'origin',
+    description:
+      'Let a browser app on this origin call the emulated API (repeatable; never the inspector)',
+  },
+  'inspector-password': {
+    type: 'string',
+    env: 'SENDBOX_INSPECTOR_PASSWORD',
+    valueHint: 'password',
+    description:
+      'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable',
+  },
+  open: {
+    type: 'boolean',
+    env: 'SENDBOX_OPEN',
+    default: 'true, unless CI is set',
+    description: 'Open the inbox in a browser (--no-open to skip)',
+  },
+  'exit-with-parent': {
+    type: 'boolean',
+    env: 'SENDBOX_EXIT_WITH_PARENT',
+    default: 'off; under npm/npx the parent check is on',
+    description: 'Stop when the process that started sendbox is gone, or stdin (a pipe) is closed',
+  },
+  webhook: {
+    type: 'string',
+    env: 'SENDBOX_WEBHOOK',
+    multiple: true,
+    valueHint: 'url',
+    description:
+      'Post every delivery event to this URL, signed (repeatable; the variable takes a comma-separated list)',
+  },
+  'webhook-secret': {
+    type: 'string',
+    env: 'SENDBOX_WEBHOOK_SECRET',
+    default: 'generated and printed at start',
+    valueHint: 'whsec_…',
+    description: 'Standard Webhooks signing secret, whsec_<base64>',
+  },
+  'webhook-retries': {
+    type: 'string',
+    env: 'SENDBOX_WEBHOOK_RETRIES',
+    default: String(DEFAULTS.webhookRetries),
+    valueHint: 'n',
+    description: 'Retries of a webhook without a 2xx (exponential backoff from 1 s)',
+  },
+  'delivery-delay': {
+    type: 'string',
+    env: 'SENDBOX_DELIVERY_DELAY',
+    default: String(DEFAULTS.deliveryDelay),
+    valueHint: 'ms',
+    description: "Milliseconds between a message's delivery state changes (the first one too)",
+  },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -59,7 +184,11 @@ function suggestFlag(unknown: string, known: string[]): string {
 }
 
 /** Parses argv strictly (an unknown flag is an error, with a did-you-mean). */
-export function parseFlags<T extends Record<string, FlagSpec>>(argv: string[], specs: T, extra: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {}) {
+export function parseFlags<T extends Record<string, FlagSpec>>(
+  argv: string[],
+  specs: T,
+  extra: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {},
+) {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { ...extra }
   for (const [name, spec] of Object.entries(specs)) {
     options[name] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }
@@ -70,7 +199,11 @@ export function parseFlags<T extends Record<string, FlagSpec>>(argv: string[], s
   } catch (error) {
     const message = (error as Error).message
     const unknown = /Unknown option '([^']+)'/.exec(message)?.[1]
-    if (unknown) throw new ConfigError(unknown, `unknown option.${suggestFlag(unknown, Object.keys(options))} See --help.`)
+    if (unknown)
+      throw new ConfigError(
+        unknown,
+        `unknown option.${suggestFlag(unknown, Object.keys(options))} See --help.`,
+      )
     const missing = /Option '(?:-\w, )?(--[\w-]+)/.exec(message)?.[1]
     throw new ConfigError(missing ?? 'arguments', message.replace(/^Option '[^']+' /, ''))
   }
@@ -80,7 +213,10 @@ export function parseFlags<T extends Record<string, FlagSpec>>(argv: string[], s
  * argv + environment → options for `startSendbox`. A flag wins over its variable. Values stay
  * strings here; `resolveConfig` validates them and names the flag when one is wrong.
  */
-export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { options: SendboxOptions; positionals: string[]; exitWithParent: boolean | undefined } {
+export function serveOptionsFrom(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { options: SendboxOptions; positionals: string[]; exitWithParent: boolean | undefined } {
   const { values, positionals } = parseFlags(argv, serveFlags)
   const pick = (flag: ServeFlag): string | string[] | boolean | undefined => {
     const spec: FlagSpec = serveFlags[flag]
@@ -99,7 +235,8 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     const v = pick(flag) as string | undefined
     if (v === undefined) return undefined
     const n = v.trim() === '' ? NaN : Number(v)
-    if (!Number.isFinite(n)) throw new ConfigError(`--${flag}`, `expected a number, got ${JSON.stringify(v)}`)
+    if (!Number.isFinite(n))
+      throw new ConfigError(`--${flag}`, `expected a number, got ${JSON.stringify(v)}`)
     return n
   }
   const options: SendboxOptions = {
@@ -124,7 +261,8 @@ export function serveOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): { opti
     webhookRetries: num('webhook-retries'),
     deliveryDelay: num('delivery-delay'),
   }
-  for (const key of Object.keys(options) as Array<keyof SendboxOptions>) if (options[key] === undefined) delete options[key]
+  for (const key of Object.keys(options) as Array<keyof SendboxOptions>)
+    if (options[key] === undefined) delete options[key]
   // The process's own lifetime, not the sandbox's: a CLI setting, not a startSendbox option.
   return { options, positionals, exitWithParent: pick('exit-with-parent') as boolean | undefined }
 }

@@ -18,18 +18,25 @@ Usage: sendbox [serve] [flags]      start the API and the inbox (the default)
 `
 
 /** Exit codes: 0 ok, 1 could not run (busy port, locked log, check found problems), 2 bad usage. */
-export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(
+  argv: string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (argv[0] === '--version' || argv[0] === '-v') {
     process.stdout.write(`${version}\n`)
     return 0
   }
-  const command: Command = COMMANDS.includes(argv[0] as Command) ? (argv.shift() as Command) : 'serve'
+  const command: Command = COMMANDS.includes(argv[0] as Command)
+    ? (argv.shift() as Command)
+    : 'serve'
   const wantsHelp = argv.includes('--help') || argv.includes('-h')
   try {
     switch (command) {
       case 'serve':
         if (wantsHelp) {
-          process.stdout.write(`${mainHelp()}\n${usage('sendbox serve', 'Start the sandbox API and the inbox.', serveFlags)}\n`)
+          process.stdout.write(
+            `${mainHelp()}\n${usage('sendbox serve', 'Start the sandbox API and the inbox.', serveFlags)}\n`,
+          )
           return 0
         }
         return await serve(argv, env)
@@ -61,7 +68,8 @@ function fail(error: unknown): number {
 
 async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { options, positionals, exitWithParent } = serveOptionsFrom(argv, env)
-  if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
+  if (positionals.length)
+    throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
   // Listen for the signals before anything starts, so one that comes early is not fatal.
   const stopped = new Promise<void>((resolve) => {
     process.on('SIGINT', () => resolve())
@@ -88,7 +96,9 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { startSendbox } = await import('../index.js')
   const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
   const { config } = sandbox
-  const token = config.tokens.length ? `one of the ${config.tokens.length} --token values` : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
+  const token = config.tokens.length
+    ? `one of the ${config.tokens.length} --token values`
+    : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
   process.stdout.write(
     [
       '',
@@ -101,7 +111,9 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
       `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
       `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,
-      ...(config.deliveryDelay ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`] : []),
+      ...(config.deliveryDelay
+        ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`]
+        : []),
       '',
       `sendbox ready ${sandbox.url}`,
       '',

@@ -87,7 +87,11 @@ variables:
 const FIXTURE = `${JSON.stringify({ name: 'Ada', actionUrl: 'https://example.com/start' }, null, 2)}\n`
 
 /** The starter, relative to the templates and fixtures folders. */
-export const STARTER: ReadonlyArray<{ folder: 'templates' | 'fixtures'; file: string; content: string }> = [
+export const STARTER: ReadonlyArray<{
+  folder: 'templates' | 'fixtures'
+  file: string
+  content: string
+}> = [
   { folder: 'templates', file: 'layouts/base.liquid', content: LAYOUT },
   { folder: 'templates', file: 'partials/button.liquid', content: BUTTON },
   { folder: 'templates', file: 'hello.liquid', content: TEMPLATE },
@@ -107,10 +111,16 @@ export interface InitResult {
  * await writeStarter({ templatesDir: '/app/templates', fixturesDir: '/app/fixtures' })
  * // → { created: ['/app/templates/layouts/base.liquid', …], kept: [] }
  */
-export async function writeStarter(folders: { templatesDir: string; fixturesDir: string }): Promise<InitResult> {
+export async function writeStarter(folders: {
+  templatesDir: string
+  fixturesDir: string
+}): Promise<InitResult> {
   const result: InitResult = { created: [], kept: [] }
   for (const entry of STARTER) {
-    const file = path.join(entry.folder === 'templates' ? folders.templatesDir : folders.fixturesDir, entry.file)
+    const file = path.join(
+      entry.folder === 'templates' ? folders.templatesDir : folders.fixturesDir,
+      entry.file,
+    )
     await mkdir(path.dirname(file), { recursive: true })
     try {
       await writeFile(file, entry.content, { flag: 'wx' })
@@ -130,15 +140,23 @@ const initFlags = {
 
 export async function init(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
   if (help) {
-    process.stdout.write(`${usage('sendbox init', 'Create templates/ and fixtures/ with a starter: a layout, a partial, one template and its fixture. Existing files are never overwritten.', initFlags)}\n`)
+    process.stdout.write(
+      `${usage('sendbox init', 'Create templates/ and fixtures/ with a starter: a layout, a partial, one template and its fixture. Existing files are never overwritten.', initFlags)}\n`,
+    )
     return 0
   }
   const { values, positionals } = parseFlags(argv, initFlags)
-  if (positionals.length) throw new ConfigError(positionals[0]!, 'unexpected argument; sendbox init takes only flags (see sendbox init --help).')
+  if (positionals.length)
+    throw new ConfigError(
+      positionals[0]!,
+      'unexpected argument; sendbox init takes only flags (see sendbox init --help).',
+    )
   const result = await writeStarter(folderOptions(values, env, { mustExist: false }))
-  const shown = (file: string) => path.relative(process.cwd(), file).split(path.sep).join('/') || file
+  const shown = (file: string) =>
+    path.relative(process.cwd(), file).split(path.sep).join('/') || file
   for (const file of result.created) process.stdout.write(`created  ${shown(file)}\n`)
-  for (const file of result.kept) process.stdout.write(`kept     ${shown(file)}  (it exists; not overwritten)\n`)
+  for (const file of result.kept)
+    process.stdout.write(`kept     ${shown(file)}  (it exists; not overwritten)\n`)
   process.stdout.write(
     result.created.length === 0
       ? '\nNothing to do: every starter file is already there.\n'

@@ -66,7 +66,10 @@ function stdinIsPipe(): boolean {
  * @example
  * const stop = watchParent((reason) => shutdown(reason), { stdin: true })
  */
-export function watchParent(onGone: (reason: string) => void, options: ParentWatchOptions = {}): () => void {
+export function watchParent(
+  onGone: (reason: string) => void,
+  options: ParentWatchOptions = {},
+): () => void {
   const { parent = true, stdin = false, pollMs = 250 } = options
   let done = false
   const cleanups: Array<() => void> = []

@@ -124,7 +124,8 @@ export const DEFAULTS = {
 } as const
 
 /** Standard Webhooks secrets: `whsec_` then the key in base64. */
-const WEBHOOK_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4}))$/
+const WEBHOOK_SECRET =
+  /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4}))$/
 
 /**
  * A fresh signing secret: 24 random bytes, as Standard Webhooks suggests.
@@ -144,7 +145,10 @@ function webhookUrls(value: string | string[] | undefined): string[] {
       // reported below
     }
     if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      throw new ConfigError('--webhook', `expected an http:// or https:// URL, got ${JSON.stringify(url)}`)
+      throw new ConfigError(
+        '--webhook',
+        `expected an http:// or https:// URL, got ${JSON.stringify(url)}`,
+      )
     }
   }
   return [...new Set(urls)]
@@ -154,7 +158,10 @@ function webhookSecret(value: string | undefined): string | null {
   if (value === undefined) return null
   const secret = value.trim()
   if (!WEBHOOK_SECRET.test(secret)) {
-    throw new ConfigError('--webhook-secret', `expected whsec_ followed by the key in base64 (Standard Webhooks), e.g. ${generateWebhookSecret()}; got ${JSON.stringify(value)}`)
+    throw new ConfigError(
+      '--webhook-secret',
+      `expected whsec_ followed by the key in base64 (Standard Webhooks), e.g. ${generateWebhookSecret()}; got ${JSON.stringify(value)}`,
+    )
   }
   return secret
 }
@@ -201,7 +208,8 @@ export function parseSize(value: number | string): number | null {
  */
 function folder(flag: string, value: string | undefined, fallback: string, cwd: string): string {
   const dir = resolve(cwd, value ?? fallback)
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new ConfigError(flag, `${dir} is not a folder`)
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new ConfigError(flag, `${dir} is not a folder`)
   return dir
 }
 
@@ -213,8 +221,19 @@ function corsOrigin(value: string): string {
   } catch {
     // reported below
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
-    throw new ConfigError('--cors', `expected an origin such as http://localhost:3000 (scheme, host and port; no path, no "*"), got ${JSON.stringify(value)}`)
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password ||
+    (url.pathname !== '/' && url.pathname !== '') ||
+    url.search ||
+    url.hash
+  ) {
+    throw new ConfigError(
+      '--cors',
+      `expected an origin such as http://localhost:3000 (scheme, host and port; no path, no "*"), got ${JSON.stringify(value)}`,
+    )
   }
   return url.origin
 }
@@ -222,42 +241,77 @@ function corsOrigin(value: string): string {
 /** A host name for --allowed-host: letters, digits, `-`, `.`, `_` (a leading `.` covers subdomains). */
 const HOST_NAME = /^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/
 
-function allowedHosts(value: SendboxOptions['allowedHosts']): { allowedHosts: string[]; anyHost: boolean } {
+function allowedHosts(value: SendboxOptions['allowedHosts']): {
+  allowedHosts: string[]
+  anyHost: boolean
+} {
   if (value === true) return { allowedHosts: [], anyHost: true }
   const names = list(value).map((v) => v.toLowerCase())
   if (names.includes('all')) return { allowedHosts: [], anyHost: true }
   for (const name of names) {
-    if (!HOST_NAME.test(name) || name.includes(':')) throw new ConfigError('--allowed-host', `expected a host name such as myname.local (or .example.test for it and its subdomains, or all), got ${JSON.stringify(name)}`)
+    if (!HOST_NAME.test(name) || name.includes(':'))
+      throw new ConfigError(
+        '--allowed-host',
+        `expected a host name such as myname.local (or .example.test for it and its subdomains, or all), got ${JSON.stringify(name)}`,
+      )
   }
   return { allowedHosts: names.map((n) => n.replace(/\.$/, '')), anyHost: false }
 }
 
 /** Validates options into the config every layer reads. Throws `ConfigError`. */
-export function resolveConfig(options: SendboxOptions = {}, defaults: { open: boolean; logs: boolean } = { open: false, logs: false }): SendboxConfig {
+export function resolveConfig(
+  options: SendboxOptions = {},
+  defaults: { open: boolean; logs: boolean } = { open: false, logs: false },
+): SendboxConfig {
   const cwd = options.cwd ?? process.cwd()
   const maxBody = parseSize(options.maxBody ?? DEFAULTS.maxBody)
   if (maxBody === null || maxBody < 1) {
-    throw new ConfigError('--max-body', `expected a size in bytes such as 1048576, 512kb or 2mb, got ${JSON.stringify(options.maxBody)}`)
+    throw new ConfigError(
+      '--max-body',
+      `expected a size in bytes such as 1048576, 512kb or 2mb, got ${JSON.stringify(options.maxBody)}`,
+    )
   }
   const host = (options.host ?? DEFAULTS.host).trim()
-  if (host === '') throw new ConfigError('--host', 'expected a host name or IP address, got an empty value')
+  if (host === '')
+    throw new ConfigError('--host', 'expected a host name or IP address, got an empty value')
   const maxLogBytes = parseSize(options.maxLogBytes ?? DEFAULTS.maxLogBytes)
   if (maxLogBytes === null || maxLogBytes < 1) {
-    throw new ConfigError('--max-log-bytes', `expected a size in bytes such as 268435456, 512mb or 1gb, got ${JSON.stringify(options.maxLogBytes)}`)
+    throw new ConfigError(
+      '--max-log-bytes',
+      `expected a size in bytes such as 268435456, 512mb or 1gb, got ${JSON.stringify(options.maxLogBytes)}`,
+    )
   }
   const password = options.inspectorPassword
   if (password !== undefined && (typeof password !== 'string' || password === '')) {
-    throw new ConfigError('--inspector-password', 'expected a password; leave the flag out to keep the inspector open')
+    throw new ConfigError(
+      '--inspector-password',
+      'expected a password; leave the flag out to keep the inspector open',
+    )
   }
-  const tokenPrefixes = [DEFAULTS.tokenPrefix, ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix)]
+  const tokenPrefixes = [
+    DEFAULTS.tokenPrefix,
+    ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix),
+  ]
   const secret = webhookSecret(options.webhookSecret)
   return {
-    port: integer('--port', options.port ?? DEFAULTS.port, 0, 65535, 'a port number from 0 to 65535'),
+    port: integer(
+      '--port',
+      options.port ?? DEFAULTS.port,
+      0,
+      65535,
+      'a port number from 0 to 65535',
+    ),
     host,
     templatesDir: folder('--templates', options.templates, DEFAULTS.templates, cwd),
     fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd),
     dbFile: options.memory ? null : resolve(cwd, options.db ?? DEFAULTS.db),
-    maxMessages: integer('--max-messages', options.maxMessages ?? DEFAULTS.maxMessages, 1, 10_000_000, 'a whole number of at least 1'),
+    maxMessages: integer(
+      '--max-messages',
+      options.maxMessages ?? DEFAULTS.maxMessages,
+      1,
+      10_000_000,
+      'a whole number of at least 1',
+    ),
     tokens: list(options.token),
     tokenPrefixes,
     lenient: options.lenient ?? false,
@@ -271,9 +325,33 @@ export function resolveConfig(options: SendboxOptions = {}, defaults: { open: bo
     webhooks: webhookUrls(options.webhook),
     webhookSecret: secret ?? generateWebhookSecret(),
     webhookSecretGenerated: secret === null,
-    webhookRetries: integer('--webhook-retries', options.webhookRetries ?? DEFAULTS.webhookRetries, 0, 20, 'a whole number of retries from 0 to 20'),
-    deliveryDelay: integer('--delivery-delay', options.deliveryDelay ?? DEFAULTS.deliveryDelay, 0, 3_600_000, 'milliseconds from 0 to 3600000'),
-    webhookBackoffMs: integer('webhookBackoff', options.webhookBackoff ?? DEFAULTS.webhookBackoffMs, 1, 3_600_000, 'milliseconds'),
-    webhookTimeoutMs: integer('webhookTimeout', options.webhookTimeout ?? DEFAULTS.webhookTimeoutMs, 1, 600_000, 'milliseconds'),
+    webhookRetries: integer(
+      '--webhook-retries',
+      options.webhookRetries ?? DEFAULTS.webhookRetries,
+      0,
+      20,
+      'a whole number of retries from 0 to 20',
+    ),
+    deliveryDelay: integer(
+      '--delivery-delay',
+      options.deliveryDelay ?? DEFAULTS.deliveryDelay,
+      0,
+      3_600_000,
+      'milliseconds from 0 to 3600000',
+    ),
+    webhookBackoffMs: integer(
+      'webhookBackoff',
+      options.webhookBackoff ?? DEFAULTS.webhookBackoffMs,
+      1,
+      3_600_000,
+      'milliseconds',
+    ),
+    webhookTimeoutMs: integer(
+      'webhookTimeout',
+      options.webhookTimeout ?? DEFAULTS.webhookTimeoutMs,
+      1,
+      600_000,
+      'milliseconds',
+    ),
   }
 }

@@ -1,7 +1,13 @@
 import { isPlainObject } from '../lib/json.js'
 import type { FieldProblem, Parsed } from '../lib/problems.js'
 import { nearest } from '../lib/suggest.js'
-import type { MessageLog, MessageRecord, RecipientEventEntry, RecipientEventType, Suppression } from '../store/types.js'
+import type {
+  MessageLog,
+  MessageRecord,
+  RecipientEventEntry,
+  RecipientEventType,
+  Suppression,
+} from '../store/types.js'
 import type { SendboxConfig } from './config.js'
 import type { EventBus } from './events.js'
 import type { Logger } from './logger.js'
@@ -17,7 +23,13 @@ import type { WebhookDispatcher } from './webhooks.js'
  * over: its remaining automatic steps are dropped.
  */
 
-export const SIMULATED_EVENT_TYPES = ['opened', 'clicked', 'bounced', 'complained', 'delivered'] as const
+export const SIMULATED_EVENT_TYPES = [
+  'opened',
+  'clicked',
+  'bounced',
+  'complained',
+  'delivered',
+] as const
 export type SimulatedEventType = (typeof SIMULATED_EVENT_TYPES)[number]
 
 /** What POST /_sandbox/api/messages/:id/events and `sandbox.simulate` take. */
@@ -40,22 +52,73 @@ const SIMULATE_FIELDS = ['type', 'recipient', 'url']
  */
 export function parseSimulatedEvent(body: unknown): Parsed<SimulatedEvent> {
   const problems: FieldProblem[] = []
-  if (!isPlainObject(body)) return { ok: false, problems: [{ field: '', code: 'invalid_type', message: 'The body must be a JSON object such as {"type": "opened"}.' }] }
+  if (!isPlainObject(body))
+    return {
+      ok: false,
+      problems: [
+        {
+          field: '',
+          code: 'invalid_type',
+          message: 'The body must be a JSON object such as {"type": "opened"}.',
+        },
+      ],
+    }
   const { type, recipient, url } = body
   const known = `one of ${SIMULATED_EVENT_TYPES.join(', ')}`
-  if (type === undefined) problems.push({ field: 'type', code: 'required', message: `type is required: ${known}.` })
-  else if (!SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType)) problems.push({ field: 'type', code: 'invalid_value', message: `type must be ${known}, not ${JSON.stringify(type)}.` })
-  if (recipient !== undefined && (typeof recipient !== 'string' || recipient.trim() === '')) problems.push({ field: 'recipient', code: 'invalid_type', message: 'recipient must be the address of one of the message\'s recipients.' })
-  if (url !== undefined && (typeof url !== 'string' || url.trim() === '')) problems.push({ field: 'url', code: 'invalid_type', message: 'url must be a link (a string) that occurs in the message\'s HTML.' })
-  else if (type === 'clicked' && url === undefined) problems.push({ field: 'url', code: 'required', message: 'A clicked event needs the url of a link in the message\'s HTML.' })
-  else if (url !== undefined && type !== 'clicked' && SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType)) problems.push({ field: 'url', code: 'invalid_value', message: `url goes with clicked only, not with ${String(type)}.` })
+  if (type === undefined)
+    problems.push({ field: 'type', code: 'required', message: `type is required: ${known}.` })
+  else if (!SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType))
+    problems.push({
+      field: 'type',
+      code: 'invalid_value',
+      message: `type must be ${known}, not ${JSON.stringify(type)}.`,
+    })
+  if (recipient !== undefined && (typeof recipient !== 'string' || recipient.trim() === ''))
+    problems.push({
+      field: 'recipient',
+      code: 'invalid_type',
+      message: "recipient must be the address of one of the message's recipients.",
+    })
+  if (url !== undefined && (typeof url !== 'string' || url.trim() === ''))
+    problems.push({
+      field: 'url',
+      code: 'invalid_type',
+      message: "url must be a link (a string) that occurs in the message's HTML.",
+    })
+  else if (type === 'clicked' && url === undefined)
+    problems.push({
+      field: 'url',
+      code: 'required',
+      message: "A clicked event needs the url of a link in the message's HTML.",
+    })
+  else if (
+    url !== undefined &&
+    type !== 'clicked' &&
+    SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType)
+  )
+    problems.push({
+      field: 'url',
+      code: 'invalid_value',
+      message: `url goes with clicked only, not with ${String(type)}.`,
+    })
   for (const key of Object.keys(body)) {
     if (SIMULATE_FIELDS.includes(key)) continue
     const [near] = nearest(key, SIMULATE_FIELDS, 1)
-    problems.push({ field: key, code: 'unknown_field', message: `Unknown field "${key}"${near ? `; did you mean "${near}"?` : ''}. An event takes type, recipient and url.` })
+    problems.push({
+      field: key,
+      code: 'unknown_field',
+      message: `Unknown field "${key}"${near ? `; did you mean "${near}"?` : ''}. An event takes type, recipient and url.`,
+    })
   }
   if (problems.length) return { ok: false, problems }
-  return { ok: true, value: { type: type as SimulatedEventType, ...(recipient !== undefined ? { recipient: (recipient as string).trim() } : {}), ...(url !== undefined ? { url: url as string } : {}) } }
+  return {
+    ok: true,
+    value: {
+      type: type as SimulatedEventType,
+      ...(recipient !== undefined ? { recipient: (recipient as string).trim() } : {}),
+      ...(url !== undefined ? { url: url as string } : {}),
+    },
+  }
 }
 
 /** There is no message with this id. */
@@ -73,7 +136,9 @@ export class RecipientNotFoundError extends Error {
     readonly recipient: string,
     readonly recipients: string[],
   ) {
-    super(`"${recipient}" is not a recipient of this message; its recipients are ${recipients.join(', ')}.`)
+    super(
+      `"${recipient}" is not a recipient of this message; its recipients are ${recipients.join(', ')}.`,
+    )
   }
 }
 
@@ -108,10 +173,12 @@ export function linksIn(html: string): string[] {
   return [...links]
 }
 
-const occursIn = (html: string, url: string) => html.includes(url) || html.includes(url.replace(/&/g, '&amp;'))
+const occursIn = (html: string, url: string) =>
+  html.includes(url) || html.includes(url.replace(/&/g, '&amp;'))
 
 /** `Ada <ada@example.com>` or `ada@example.com` → `ada@example.com`. */
-const bareAddress = (value: string) => (/<([^<>]+)>\s*$/.exec(value)?.[1] ?? value).trim().toLowerCase()
+const bareAddress = (value: string) =>
+  (/<([^<>]+)>\s*$/.exec(value)?.[1] ?? value).trim().toLowerCase()
 
 export interface DeliveryEngine {
   /**
@@ -145,7 +212,10 @@ type DeliveryContext = { log: MessageLog; events: EventBus; config: SendboxConfi
  * const delivery = createDeliveryEngine(ctx, webhooks)
  * await delivery.simulate(record.id, { type: 'opened' })
  */
-export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDispatcher): DeliveryEngine {
+export function createDeliveryEngine(
+  ctx: DeliveryContext,
+  webhooks: WebhookDispatcher,
+): DeliveryEngine {
   const pending = new Map<string, Pending>()
   let closed = false
 
@@ -172,7 +242,13 @@ export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDisp
     const entries: RecipientEventEntry[] = []
     p.plans.forEach((plan, recipient) => {
       const type = plan[p.step]
-      if (type && !p.skip.has(recipient)) entries.push({ recipient, type, at, ...(type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}) })
+      if (type && !p.skip.has(recipient))
+        entries.push({
+          recipient,
+          type,
+          at,
+          ...(type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
+        })
     })
     p.step++
     await apply(record.id, entries)
@@ -187,13 +263,24 @@ export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDisp
    * at the same moment (both are queued for the same write), so whoever sees a bounced
    * recipient also sees its address on the list.
    */
-  async function apply(id: string, entries: RecipientEventEntry[]): Promise<MessageRecord | undefined> {
+  async function apply(
+    id: string,
+    entries: RecipientEventEntry[],
+  ): Promise<MessageRecord | undefined> {
     const before = ctx.log.get(id)
     if (entries.length === 0 || !before) return before
     const updating = ctx.log.addEvents(id, entries)
     const suppressions = entries
       .filter((e) => suppresses(e.type))
-      .map((e): Suppression => ({ address: before.recipients[e.recipient]!.address.toLowerCase(), project: before.project, reason: e.type as Suppression['reason'], createdAt: e.at, messageId: id }))
+      .map(
+        (e): Suppression => ({
+          address: before.recipients[e.recipient]!.address.toLowerCase(),
+          project: before.project,
+          reason: e.type as Suppression['reason'],
+          createdAt: e.at,
+          messageId: id,
+        }),
+      )
     const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
     const record = await updating
     await Promise.all(suppressing)
@@ -218,8 +305,21 @@ export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDisp
     const left = record.recipients.map(remainingSteps)
     if (left.every((steps) => steps !== null && steps.length === 0)) continue
     if (left.some((steps) => steps === null)) {
-      schedule({ id: record.id, plans: null, step: 0, skip: new Set(left.flatMap((steps, i) => (steps !== null ? [i] : []))), timer: null })
-    } else schedule({ id: record.id, plans: left as RecipientEventType[][], step: 0, skip: new Set(), timer: null })
+      schedule({
+        id: record.id,
+        plans: null,
+        step: 0,
+        skip: new Set(left.flatMap((steps, i) => (steps !== null ? [i] : []))),
+        timer: null,
+      })
+    } else
+      schedule({
+        id: record.id,
+        plans: left as RecipientEventType[][],
+        step: 0,
+        skip: new Set(),
+        timer: null,
+      })
   }
 
   return {
@@ -230,9 +330,14 @@ export function createDeliveryEngine(ctx: DeliveryContext, webhooks: WebhookDisp
       if (input.recipient !== undefined) {
         const wanted = bareAddress(input.recipient)
         recipient = record.recipients.findIndex((r) => r.address.toLowerCase() === wanted)
-        if (recipient === -1) throw new RecipientNotFoundError(input.recipient, record.recipients.map((r) => r.address))
+        if (recipient === -1)
+          throw new RecipientNotFoundError(
+            input.recipient,
+            record.recipients.map((r) => r.address),
+          )
       }
-      if (input.type === 'clicked' && !occursIn(record.html, input.url ?? '')) throw new UrlNotInMessageError(input.url ?? '', linksIn(record.html))
+      if (input.type === 'clicked' && !occursIn(record.html, input.url ?? ''))
+        throw new UrlNotInMessageError(input.url ?? '', linksIn(record.html))
       pending.get(id)?.skip.add(recipient)
       const entry: RecipientEventEntry = {
         recipient,

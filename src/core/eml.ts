@@ -32,7 +32,14 @@ function encodedWords(text: string): string[] {
   const words: string[] = []
   let current = ''
   for (const char of text) {
-    const encoded = char === ' ' ? '_' : Q_SAFE.test(char) ? char : [...Buffer.from(char, 'utf8')].map((byte) => `=${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('')
+    const encoded =
+      char === ' '
+        ? '_'
+        : Q_SAFE.test(char)
+          ? char
+          : [...Buffer.from(char, 'utf8')]
+              .map((byte) => `=${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+              .join('')
     if (current.length + encoded.length > Q_PAYLOAD) {
       words.push(`=?UTF-8?Q?${current}?=`)
       current = ''
@@ -46,7 +53,8 @@ function encodedWords(text: string): string[] {
 /** Printable ASCII words, one space apart, none too long to fold and none like an encoded word. */
 const PLAIN_TEXT = /^[\x21-\x7e]{1,60}(?: [\x21-\x7e]{1,60})*$/
 /** RFC 5322 atoms, one space apart: a display name that needs no quoting. */
-const PLAIN_PHRASE = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]{1,60}(?: [A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]{1,60})*$/
+const PLAIN_PHRASE =
+  /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]{1,60}(?: [A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]{1,60})*$/
 
 /** An unstructured value (the subject) as foldable tokens. */
 function textTokens(text: string): string[] {
@@ -119,7 +127,8 @@ export function quotedPrintable(text: string): string {
       const chunks: string[] = []
       bytes.forEach((byte, i) => {
         const last = i === bytes.length - 1
-        const plain = (byte >= 33 && byte <= 126 && byte !== 61) || ((byte === 32 || byte === 9) && !last)
+        const plain =
+          (byte >= 33 && byte <= 126 && byte !== 61) || ((byte === 32 || byte === 9) && !last)
         // "From " at the start of a line is mangled by mbox writers; an encoded F survives.
         const fromLine = i === 0 && byte === 70 && line.startsWith('From ')
         chunks.push(plain && !fromLine ? String.fromCharCode(byte) : hex(byte))
@@ -140,7 +149,12 @@ export function quotedPrintable(text: string): string {
 }
 
 function textPart(type: string, content: string): string {
-  return [`Content-Type: ${type}; charset=utf-8`, 'Content-Transfer-Encoding: quoted-printable', '', quotedPrintable(content)].join(CRLF)
+  return [
+    `Content-Type: ${type}; charset=utf-8`,
+    'Content-Transfer-Encoding: quoted-printable',
+    '',
+    quotedPrintable(content),
+  ].join(CRLF)
 }
 
 /**

@@ -19,7 +19,9 @@ export class FaultLimitError extends Error {
   override name = 'FaultLimitError'
   readonly code = 'too_many_faults'
   constructor() {
-    super(`${MAX_ARMED_FAULTS} faults are armed already, the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`)
+    super(
+      `${MAX_ARMED_FAULTS} faults are armed already, the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`,
+    )
   }
 }
 export type FaultStatus = (typeof FAULT_STATUSES)[number]
@@ -70,17 +72,47 @@ export interface FaultRegistry {
 export const FAULT_INPUT = object(
   {
     status: enumOf(FAULT_STATUSES, { description: 'The status the matching sends get.' }),
-    count: optional(integer({ minimum: 1, description: 'How many matching sends fail (default 1); the fault counts down and disappears.' }), 1),
+    count: optional(
+      integer({
+        minimum: 1,
+        description:
+          'How many matching sends fail (default 1); the fault counts down and disappears.',
+      }),
+      1,
+    ),
     match: optional(
       object(
         {
-          template: optional(string({ maxLength: MAX_MATCH_LENGTH.template, pattern: SLUG_PATTERN, patternHint: SLUG_HINT, description: 'Only sends of this template (its exact slug).', examples: ['order-receipt'] })),
-          to: optional(string({ maxLength: MAX_MATCH_LENGTH.to, description: 'Only sends with a recipient containing this, case-insensitive.', examples: ['ada@'] })),
+          template: optional(
+            string({
+              maxLength: MAX_MATCH_LENGTH.template,
+              pattern: SLUG_PATTERN,
+              patternHint: SLUG_HINT,
+              description: 'Only sends of this template (its exact slug).',
+              examples: ['order-receipt'],
+            }),
+          ),
+          to: optional(
+            string({
+              maxLength: MAX_MATCH_LENGTH.to,
+              description: 'Only sends with a recipient containing this, case-insensitive.',
+              examples: ['ada@'],
+            }),
+          ),
         },
-        { description: 'Which sends fail; other sends go through and do not use the fault up. Absent or {}: every send.' },
+        {
+          description:
+            'Which sends fail; other sends go through and do not use the fault up. Absent or {}: every send.',
+        },
       ),
     ),
-    retryAfter: optional(integer({ minimum: 0, description: 'Seconds in the Retry-After header of a 429 (default 1).' }), 1),
+    retryAfter: optional(
+      integer({
+        minimum: 0,
+        description: 'Seconds in the Retry-After header of a 429 (default 1).',
+      }),
+      1,
+    ),
   },
   { description: 'A fault to arm.' },
 )

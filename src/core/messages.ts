@@ -36,7 +36,10 @@ export interface AcceptedSend {
  * @example
  * const record = await storeMessage(ctx, { caller, template: 'welcome', from, to, subject, templateVariables, rendered, warnings: [] })
  */
-export async function storeMessage(ctx: MessageContext, send: AcceptedSend): Promise<MessageRecord> {
+export async function storeMessage(
+  ctx: MessageContext,
+  send: AcceptedSend,
+): Promise<MessageRecord> {
   const createdAt = new Date().toISOString()
   const record: MessageRecord = {
     id: newMessageId(),
@@ -65,7 +68,10 @@ export async function storeMessage(ctx: MessageContext, send: AcceptedSend): Pro
  * @example
  * await clearMessages(ctx, { template: 'welcome' }) // → how many were removed
  */
-export async function clearMessages(ctx: MessageContext & { rejections?: { clear(): number } }, filter?: MessageFilter): Promise<number> {
+export async function clearMessages(
+  ctx: MessageContext & { rejections?: { clear(): number } },
+  filter?: MessageFilter,
+): Promise<number> {
   const count = await ctx.log.clear(filter)
   // A clean slate clears the recent rejected sends too, so they do not explain a later test's wait.
   if (isEmptyFilter(filter)) ctx.rejections?.clear()

@@ -61,7 +61,8 @@ export function outcomeOf(address: string): Exclude<Outcome, 'suppressed'> {
 export const stepsFor = (outcome: Outcome): RecipientEventType[] => STEPS[outcome].slice()
 
 /** Whether this event puts the address on the project's suppression list. */
-export const suppresses = (type: RecipientEventType): type is 'bounced' | 'complained' => type === 'bounced' || type === 'complained'
+export const suppresses = (type: RecipientEventType): type is 'bounced' | 'complained' =>
+  type === 'bounced' || type === 'complained'
 
 /**
  * What is left of a recipient's automatic steps, from what its events say already happened
@@ -76,7 +77,8 @@ export function remainingSteps(recipient: Recipient): RecipientEventType[] | nul
   const done = recipient.events.filter((e) => e.type !== 'sent')
   if (done.length === 0) return null
   if (done.some((e) => e.simulated)) return []
-  const plan = done[0]!.type === 'suppressed' ? STEPS.suppressed : STEPS[outcomeOf(recipient.address)]
+  const plan =
+    done[0]!.type === 'suppressed' ? STEPS.suppressed : STEPS[outcomeOf(recipient.address)]
   for (let i = 0; i < done.length; i++) if (plan[i] !== done[i]!.type) return []
   return plan.slice(done.length)
 }

@@ -26,16 +26,19 @@ const MAX_TEXT = 500
 const MAX_DETAILS = 10
 const MAX_RECIPIENTS = 50
 
-const cut = (text: string, max = MAX_TEXT) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+const cut = (text: string, max = MAX_TEXT) =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text
 
 /** A detail cut down to size: its string fields shortened, anything deeper left out. */
 function smallDetail(detail: unknown): unknown {
   if (typeof detail === 'string') return cut(detail, 300)
-  if (!detail || typeof detail !== 'object' || Array.isArray(detail)) return typeof detail === 'number' || typeof detail === 'boolean' ? detail : null
+  if (!detail || typeof detail !== 'object' || Array.isArray(detail))
+    return typeof detail === 'number' || typeof detail === 'boolean' ? detail : null
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(detail).slice(0, 8)) {
     if (typeof value === 'string') out[key] = cut(value, 300)
-    else if (typeof value === 'number' || typeof value === 'boolean' || value === null) out[key] = value
+    else if (typeof value === 'number' || typeof value === 'boolean' || value === null)
+      out[key] = value
   }
   return out
 }
@@ -80,7 +83,11 @@ export function createRejectionLog(max = MAX_REJECTIONS): RejectionLog {
   }
 }
 
-const has = (value: string | null, needle: string | undefined) => needle === undefined || needle === '' || value === null || value.toLowerCase().includes(needle.toLowerCase())
+const has = (value: string | null, needle: string | undefined) =>
+  needle === undefined ||
+  needle === '' ||
+  value === null ||
+  value.toLowerCase().includes(needle.toLowerCase())
 
 /**
  * Whether a rejection may be the send a filter looks for. A field the request never got to (a
@@ -88,8 +95,18 @@ const has = (value: string | null, needle: string | undefined) => needle === und
  */
 export function rejectionMatches(r: Rejection, filter: MessageFilter): boolean {
   if (filter.project && r.project !== null && r.project !== filter.project) return false
-  if (filter.since && !Number.isNaN(Date.parse(filter.since)) && Date.parse(r.at) < Date.parse(filter.since)) return false
-  return has(r.template, filter.template) && has(r.subject, filter.subject) && has(r.from, filter.from) && (r.to === null || !filter.to || r.to.some((to) => has(to, filter.to)))
+  if (
+    filter.since &&
+    !Number.isNaN(Date.parse(filter.since)) &&
+    Date.parse(r.at) < Date.parse(filter.since)
+  )
+    return false
+  return (
+    has(r.template, filter.template) &&
+    has(r.subject, filter.subject) &&
+    has(r.from, filter.from) &&
+    (r.to === null || !filter.to || r.to.some((to) => has(to, filter.to)))
+  )
 }
 
 /**
@@ -109,11 +126,21 @@ export function rejectionHint(ctx: { rejections: RejectionLog }, filter: Message
     if (group) group.count++
     else groups.set(key, { count: 1, status: r.status, code: r.code, message: r.message })
   }
-  const shown = [...groups.values()].slice(0, 3).map((g) => `${g.status} ${g.code}${g.count > 1 ? ` (×${g.count})` : ''}: ${cut(g.message, 160).replace(/\.$/, '')}`)
-  const more = groups.size > 3 ? ` And ${groups.size - 3} other kind${groups.size - 3 === 1 ? '' : 's'} of rejection.` : ''
+  const shown = [...groups.values()]
+    .slice(0, 3)
+    .map(
+      (g) =>
+        `${g.status} ${g.code}${g.count > 1 ? ` (×${g.count})` : ''}: ${cut(g.message, 160).replace(/\.$/, '')}`,
+    )
+  const more =
+    groups.size > 3
+      ? ` And ${groups.size - 3} other kind${groups.size - 3 === 1 ? '' : 's'} of rejection.`
+      : ''
   const n = matching.length
   const to = filter.to ? ` to ${filter.to}` : ''
-  return [`${n} send${n === 1 ? '' : 's'}${to} ${n === 1 ? 'was' : 'were'} rejected recently: ${shown.join('; ')}.${more} GET /_sandbox/api/rejections lists them.`]
+  return [
+    `${n} send${n === 1 ? '' : 's'}${to} ${n === 1 ? 'was' : 'were'} rejected recently: ${shown.join('; ')}.${more} GET /_sandbox/api/rejections lists them.`,
+  ]
 }
 
 /**
@@ -122,7 +149,10 @@ export function rejectionHint(ctx: { rejections: RejectionLog }, filter: Message
  * @example
  * recordRejection(ctx, { status: 403, code: 'sandbox_token_required', message: '…', details: [], template: null, from: null, to: null, subject: null, project: null, tokenHint: null })
  */
-export function recordRejection(ctx: { rejections: RejectionLog; events: EventBus }, input: RejectionInput): Rejection {
+export function recordRejection(
+  ctx: { rejections: RejectionLog; events: EventBus },
+  input: RejectionInput,
+): Rejection {
   const rejection = ctx.rejections.record(input)
   ctx.events.emit({ type: 'rejected', rejection })
   return rejection

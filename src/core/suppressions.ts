@@ -15,11 +15,18 @@ type Ctx = Pick<AppContext, 'log' | 'events'>
  * @example
  * await removeSuppressions(ctx, { address: 'ada@example.com' }) // → the removed entries
  */
-export async function removeSuppressions(ctx: Ctx, filter: SuppressionFilter = {}): Promise<Suppression[]> {
+export async function removeSuppressions(
+  ctx: Ctx,
+  filter: SuppressionFilter = {},
+): Promise<Suppression[]> {
   const removed = await ctx.log.unsuppress(filter)
-  if (removed.length) ctx.events.emit({ type: 'suppression', change: 'removed', suppressions: removed })
+  if (removed.length)
+    ctx.events.emit({ type: 'suppression', change: 'removed', suppressions: removed })
   return removed
 }
 
 /** The list, newest first. */
-export const listSuppressions = (ctx: Pick<AppContext, 'log'>, filter: SuppressionFilter = {}): Suppression[] => ctx.log.suppressions(filter)
+export const listSuppressions = (
+  ctx: Pick<AppContext, 'log'>,
+  filter: SuppressionFilter = {},
+): Suppression[] => ctx.log.suppressions(filter)

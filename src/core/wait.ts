@@ -46,7 +46,10 @@ export class WaitTimeoutError extends Error {
     const shown = Object.keys(filter).length ? JSON.stringify(filter) : 'any message'
     const parts = [`No message matching ${shown} arrived within ${timeout} ms.`]
     const { earlier = 0, hints = [] } = context
-    if (earlier > 0) parts.push(`${earlier === 1 ? '1 matching message was' : `${earlier} matching messages were`} already in the log before the wait began and did not count (after: now).`)
+    if (earlier > 0)
+      parts.push(
+        `${earlier === 1 ? '1 matching message was' : `${earlier} matching messages were`} already in the log before the wait began and did not count (after: now).`,
+      )
     parts.push(...hints)
     super(parts.join(' '))
   }
@@ -56,9 +59,22 @@ export class WaitTimeoutError extends Error {
  * The newest message matching `filter`, or the first one to arrive before `timeout`.
  * Shared by GET /_sandbox/api/messages/wait and `sandbox.waitForMessage`.
  */
-export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose' | 'rejections'>, options: WaitOptions): Promise<MessageRecord> {
-  const { timeout = WAIT_DEFAULT_MS, signal, after, limit: _limit, offset: _offset, ...filter } = options
-  if (after !== undefined && after !== 'now') return Promise.reject(new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`))
+export function waitForMessage(
+  ctx: Pick<AppContext, 'log' | 'events' | 'onClose' | 'rejections'>,
+  options: WaitOptions,
+): Promise<MessageRecord> {
+  const {
+    timeout = WAIT_DEFAULT_MS,
+    signal,
+    after,
+    limit: _limit,
+    offset: _offset,
+    ...filter
+  } = options
+  if (after !== undefined && after !== 'now')
+    return Promise.reject(
+      new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`),
+    )
   // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new ones.
   const existing = after === 'now' ? undefined : ctx.log.latest(filter)
   if (existing) return Promise.resolve(existing)
@@ -67,7 +83,10 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     const earlier = after === 'now' ? ctx.log.list({ ...filter, limit: 1 }).total : 0
     // Rejected sends that may be the one waited for; with after=now, only those since it began.
     const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
-    const hints = rejectionHint(ctx, after === 'now' && !laterSince ? { ...filter, since: began } : filter)
+    const hints = rejectionHint(
+      ctx,
+      after === 'now' && !laterSince ? { ...filter, since: began } : filter,
+    )
     return new WaitTimeoutError(filter, timeout, { earlier, hints })
   }
   return new Promise((resolve, reject) => {
@@ -79,7 +98,11 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     cleanups.push(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced).
-        if ((event.type === 'message' || event.type === 'status') && matchesFilter(event.record, filter)) finish(() => resolve(event.record))
+        if (
+          (event.type === 'message' || event.type === 'status') &&
+          matchesFilter(event.record, filter)
+        )
+          finish(() => resolve(event.record))
       }),
     )
     const timer = setTimeout(() => finish(() => reject(timedOut())), Math.min(timeout, WAIT_MAX_MS))
@@ -87,7 +110,8 @@ export function waitForMessage(ctx: Pick<AppContext, 'log' | 'events' | 'onClose
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
     cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))
     if (signal) {
-      const onAbort = () => finish(() => reject(signal.reason ?? new Error('The wait was aborted.')))
+      const onAbort = () =>
+        finish(() => reject(signal.reason ?? new Error('The wait was aborted.')))
       if (signal.aborted) return onAbort()
       signal.addEventListener('abort', onAbort, { once: true })
       cleanups.push(() => signal.removeEventListener('abort', onAbort))

@@ -45,18 +45,39 @@ interface Envelope<T extends WebhookEventType, D extends MessageEventData> {
 }
 
 /** Fired once for every accepted send, before any of its recipients' events. */
-export type MessageSentEvent = Envelope<'message.sent', MessageEventData & { status: 'sent'; /** Every recipient's address. */ recipients: string[] }>
-export type MessageDeliveredEvent = Envelope<'message.delivered', MessageEventData & { status: 'delivered' }>
+export type MessageSentEvent = Envelope<
+  'message.sent',
+  MessageEventData & { status: 'sent' /** Every recipient's address. */; recipients: string[] }
+>
+export type MessageDeliveredEvent = Envelope<
+  'message.delivered',
+  MessageEventData & { status: 'delivered' }
+>
 /** A soft bounce: delivery is retried (here: delivered at the next step). */
-export type MessageDeferredEvent = Envelope<'message.deferred', MessageEventData & { status: 'deferred' }>
+export type MessageDeferredEvent = Envelope<
+  'message.deferred',
+  MessageEventData & { status: 'deferred' }
+>
 /** A hard bounce: the address is now on the project's suppression list. */
-export type MessageBouncedEvent = Envelope<'message.bounced', MessageEventData & { status: 'bounced'; bounce: { type: 'hard' } }>
+export type MessageBouncedEvent = Envelope<
+  'message.bounced',
+  MessageEventData & { status: 'bounced'; bounce: { type: 'hard' } }
+>
 /** A spam complaint: the address is now on the project's suppression list. */
-export type MessageComplainedEvent = Envelope<'message.complained', MessageEventData & { status: 'complained' }>
+export type MessageComplainedEvent = Envelope<
+  'message.complained',
+  MessageEventData & { status: 'complained' }
+>
 /** Not sent: the address is on the project's suppression list. */
-export type MessageSuppressedEvent = Envelope<'message.suppressed', MessageEventData & { status: 'suppressed' }>
+export type MessageSuppressedEvent = Envelope<
+  'message.suppressed',
+  MessageEventData & { status: 'suppressed' }
+>
 export type MessageOpenedEvent = Envelope<'message.opened', MessageEventData>
-export type MessageClickedEvent = Envelope<'message.clicked', MessageEventData & { /** The link that was clicked. */ url: string }>
+export type MessageClickedEvent = Envelope<
+  'message.clicked',
+  MessageEventData & { /** The link that was clicked. */ url: string }
+>
 
 export type WebhookEvent =
   | MessageSentEvent
@@ -69,7 +90,14 @@ export type WebhookEvent =
   | MessageClickedEvent
 
 function base(record: MessageRecord, recipient: string, status: RecipientStatus): MessageEventData {
-  return { id: record.id, project: record.project, template: record.template, recipient, subject: record.subject, status }
+  return {
+    id: record.id,
+    project: record.project,
+    template: record.template,
+    recipient,
+    subject: record.subject,
+    status,
+  }
 }
 
 /**
@@ -80,7 +108,11 @@ function base(record: MessageRecord, recipient: string, status: RecipientStatus)
  */
 export function sentEvent(record: MessageRecord): MessageSentEvent {
   const recipients = record.recipients.map((r) => r.address)
-  return { type: 'message.sent', timestamp: record.createdAt, data: { ...base(record, recipients[0] ?? '', 'sent'), status: 'sent', recipients } }
+  return {
+    type: 'message.sent',
+    timestamp: record.createdAt,
+    data: { ...base(record, recipients[0] ?? '', 'sent'), status: 'sent', recipients },
+  }
 }
 
 /**
@@ -90,14 +122,22 @@ export function sentEvent(record: MessageRecord): MessageSentEvent {
  * @example
  * recipientEvent(record, 0, { type: 'bounced', at, bounce: { type: 'hard' } }) // { type: 'message.bounced', data: { …, bounce: { type: 'hard' } } }
  */
-export function recipientEvent(record: MessageRecord, index: number, event: RecipientEvent): WebhookEvent | null {
+export function recipientEvent(
+  record: MessageRecord,
+  index: number,
+  event: RecipientEvent,
+): WebhookEvent | null {
   const recipient = record.recipients[index]
   if (!recipient || event.type === 'sent') return null
   const data = base(record, recipient.address, recipient.status)
   const timestamp = event.at
   switch (event.type) {
     case 'bounced':
-      return { type: 'message.bounced', timestamp, data: { ...data, status: 'bounced', bounce: { type: 'hard' } } }
+      return {
+        type: 'message.bounced',
+        timestamp,
+        data: { ...data, status: 'bounced', bounce: { type: 'hard' } },
+      }
     case 'clicked':
       return { type: 'message.clicked', timestamp, data: { ...data, url: event.url ?? '' } }
     case 'opened':

@@ -5,7 +5,12 @@ import type { EventBus } from './events.js'
 import type { WebhookEvent } from './webhook-events.js'
 import type { WebhookAttempt, WebhookDelivery, WebhookFilter } from './webhook-types.js'
 
-export type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus, WebhookFilter } from './webhook-types.js'
+export type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookFilter,
+} from './webhook-types.js'
 
 /**
  * Webhook delivery (CONTRACT §7), off the send path: every event goes to every `--webhook` URL
@@ -71,7 +76,9 @@ interface Endpoint {
 export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatcher {
   const key = Buffer.from(options.secret.replace(/^whsec_/, ''), 'base64')
   const poster: Poster = createPoster()
-  const endpoints = options.endpoints.map((url): Endpoint => ({ url, lanes: new Map(), ready: [], inFlight: 0 }))
+  const endpoints = options.endpoints.map(
+    (url): Endpoint => ({ url, lanes: new Map(), ready: [], inFlight: 0 }),
+  )
   /** Every delivery, oldest first (Map order). */
   const deliveries = new Map<string, WebhookDelivery>()
   const aborts = new Set<() => void>()
@@ -90,7 +97,9 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
    */
   function sign(delivery: WebhookDelivery): Record<string, string> {
     const timestamp = String(Math.floor(Date.now() / 1000))
-    const signature = createHmac('sha256', key).update(`${delivery.webhookId}.${timestamp}.${delivery.request.body}`).digest('base64')
+    const signature = createHmac('sha256', key)
+      .update(`${delivery.webhookId}.${timestamp}.${delivery.request.body}`)
+      .digest('base64')
     return {
       'content-type': 'application/json',
       'user-agent': options.userAgent,
@@ -104,11 +113,22 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     const headers = sign(delivery)
     delivery.request.headers = headers
     const at = new Date().toISOString()
-    const call = poster.post(delivery.url, delivery.request.body, { headers, timeoutMs: options.timeoutMs, bodyLimit: BODY_START })
+    const call = poster.post(delivery.url, delivery.request.body, {
+      headers,
+      timeoutMs: options.timeoutMs,
+      bodyLimit: BODY_START,
+    })
     aborts.add(call.abort)
     const result = await call.done
     aborts.delete(call.abort)
-    const record: WebhookAttempt = { at, statusCode: result.status, error: result.error, durationMs: result.durationMs, responseBody: result.body, ...(manual ? { manual: true as const } : {}) }
+    const record: WebhookAttempt = {
+      at,
+      statusCode: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+      responseBody: result.body,
+      ...(manual ? { manual: true as const } : {}),
+    }
     delivery.attempts.push(record)
     if (ok(record)) {
       delivery.status = 'delivered'
@@ -117,7 +137,8 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     return record
   }
 
-  const ok = (a: WebhookAttempt) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300
+  const ok = (a: WebhookAttempt) =>
+    a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300
   const automaticAttempts = (d: WebhookDelivery) => d.attempts.filter((a) => !a.manual).length
 
   function schedulePump(): void {
@@ -256,7 +277,14 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
       if (closed) return delivery
       const endpoint = endpoints.find((e) => e.url === delivery.url)
       const lane = endpoint?.lanes.get(delivery.messageId)
-      if (delivery.status === 'delivered' && !wasSettled && endpoint && lane && lane.queue[0] === delivery && !lane.busy) {
+      if (
+        delivery.status === 'delivered' &&
+        !wasSettled &&
+        endpoint &&
+        lane &&
+        lane.queue[0] === delivery &&
+        !lane.busy
+      ) {
         // It was waiting for an automatic retry: that wait is over, the lane moves on.
         if (lane.timer) clearTimeout(lane.timer)
         lane.timer = null

@@ -10,12 +10,20 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 export function assertJsonContentType(event: H3Event): void {
   const type = event.req.headers.get('content-type')
   if (!type || !JSON_TYPE.test(type.trim())) {
-    throw apiError(415, 'unsupported_media_type', `Send the body as JSON with "Content-Type: application/json" (got ${type ? JSON.stringify(type) : 'no Content-Type'}).`)
+    throw apiError(
+      415,
+      'unsupported_media_type',
+      `Send the body as JSON with "Content-Type: application/json" (got ${type ? JSON.stringify(type) : 'no Content-Type'}).`,
+    )
   }
 }
 
 function tooLarge(limit: number) {
-  return apiError(413, 'payload_too_large', `The body is larger than the ${limit} byte limit; send less, or raise it with --max-body.`)
+  return apiError(
+    413,
+    'payload_too_large',
+    `The body is larger than the ${limit} byte limit; send less, or raise it with --max-body.`,
+  )
 }
 
 /**
@@ -64,7 +72,11 @@ function readNodeBody(req: Readable, limit: number): Promise<string> {
     }
     const onEnd = () => {
       cleanup()
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'))
+      resolve(
+        chunks.length === 1
+          ? chunks[0]!.toString('utf8')
+          : Buffer.concat(chunks, size).toString('utf8'),
+      )
     }
     const onError = (error: Error) => {
       cleanup()
@@ -143,19 +155,35 @@ export function parseJsonBody(text: string): unknown {
   const deep = jsonDepthExceeded(text)
   if (deep !== -1) {
     const { line, column } = lineColumn(text, deep)
-    throw apiError(400, 'invalid_json', `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at line ${line}, column ${column}, position ${deep}); sendbox accepts at most ${MAX_JSON_DEPTH}.`, {
-      details: [{ position: deep, line, column, limit: MAX_JSON_DEPTH }],
-    })
+    throw apiError(
+      400,
+      'invalid_json',
+      `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at line ${line}, column ${column}, position ${deep}); sendbox accepts at most ${MAX_JSON_DEPTH}.`,
+      {
+        details: [{ position: deep, line, column, limit: MAX_JSON_DEPTH }],
+      },
+    )
   }
   try {
     return JSON.parse(text)
   } catch {
-    if (text.trim() === '') throw apiError(400, 'invalid_json', 'The body is empty; send a JSON object (position 0).', { details: [{ position: 0, line: 1, column: 1 }] })
+    if (text.trim() === '')
+      throw apiError(400, 'invalid_json', 'The body is empty; send a JSON object (position 0).', {
+        details: [{ position: 0, line: 1, column: 1 }],
+      })
     const position = errorOffset(text)
     const { line, column } = lineColumn(text, position)
-    const found = position >= text.length ? 'the body ends too early' : `unexpected ${JSON.stringify(text[position])}`
-    throw apiError(400, 'invalid_json', `The body is not valid JSON: ${found} at line ${line}, column ${column} (position ${position}).`, {
-      details: [{ position, line, column }],
-    })
+    const found =
+      position >= text.length
+        ? 'the body ends too early'
+        : `unexpected ${JSON.stringify(text[position])}`
+    throw apiError(
+      400,
+      'invalid_json',
+      `The body is not valid JSON: ${found} at line ${line}, column ${column} (position ${position}).`,
+      {
+        details: [{ position, line, column }],
+      },
+    )
   }
 }

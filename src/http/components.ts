@@ -9,9 +9,22 @@ import { component } from './openapi.js'
  * conformance test holds every answer to them with no property left undocumented.
  */
 
-const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', description, ...extra })
-const time = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description, examples: ['2026-11-21T10:00:00.000Z'] })
-const list = (items: JsonSchema, description: string): JsonSchema => ({ type: 'array', items, description })
+const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'string',
+  description,
+  ...extra,
+})
+const time = (description: string): JsonSchema => ({
+  type: 'string',
+  format: 'date-time',
+  description,
+  examples: ['2026-11-21T10:00:00.000Z'],
+})
+const list = (items: JsonSchema, description: string): JsonSchema => ({
+  type: 'array',
+  items,
+  description,
+})
 
 /** A message id: `msg_` and a ULID. */
 export const MESSAGE_ID = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/
@@ -21,7 +34,10 @@ export const WARNING = component('Warning', {
   description: 'A soft problem: the message was sent (or the preview rendered) all the same.',
   required: ['code', 'message'],
   properties: {
-    code: str('`unused_variable`: supplied but never used; with --lenient, also `missing_variable` and `unknown_field`.', { enum: ['unused_variable', 'missing_variable', 'unknown_field'] }),
+    code: str(
+      '`unused_variable`: supplied but never used; with --lenient, also `missing_variable` and `unknown_field`.',
+      { enum: ['unused_variable', 'missing_variable', 'unknown_field'] },
+    ),
     message: str('What is wrong, as a sentence.'),
     variable: str('The variable, for the variable warnings.', { examples: ['coupon'] }),
   },
@@ -31,21 +47,47 @@ export const ADDRESS = component('Address', {
   type: 'object',
   description: 'A parsed "Display Name <address>".',
   required: ['name', 'address'],
-  properties: { name: { type: ['string', 'null'], description: 'The display name, or null for a bare address.', examples: ['Ada Lovelace'] }, address: str('The address.', { examples: ['ada@example.com'] }) },
+  properties: {
+    name: {
+      type: ['string', 'null'],
+      description: 'The display name, or null for a bare address.',
+      examples: ['Ada Lovelace'],
+    },
+    address: str('The address.', { examples: ['ada@example.com'] }),
+  },
 })
 
 const RECORD_PROPERTIES: Record<string, JsonSchema> = {
-  id: str('The message id.', { pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }),
-  status: str('`sent` until every recipient has settled; then `delivered` if all were, else the first of bounced, complained, suppressed, deferred that a recipient is in (CONTRACT §7).', { enum: [...MESSAGE_STATUSES] }),
-  recipients: { type: 'array', items: RECIPIENT, description: 'One per `to` entry, in the same order.' },
+  id: str('The message id.', {
+    pattern: MESSAGE_ID.source,
+    examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'],
+  }),
+  status: str(
+    '`sent` until every recipient has settled; then `delivered` if all were, else the first of bounced, complained, suppressed, deferred that a recipient is in (CONTRACT §7).',
+    { enum: [...MESSAGE_STATUSES] },
+  ),
+  recipients: {
+    type: 'array',
+    items: RECIPIENT,
+    description: 'One per `to` entry, in the same order.',
+  },
   createdAt: time('When the send was accepted.'),
-  project: str('First 8 hex characters of the SHA-256 of the token that sent it.', { pattern: '^[0-9a-f]{8}$', examples: ['1f2e3d4c'] }),
-  tokenHint: str('Enough of the token to recognise it, never enough to use it.', { examples: ['sandbox_…f3a9'] }),
-  template: str('The template\'s slug.', { examples: ['welcome'] }),
+  project: str('First 8 hex characters of the SHA-256 of the token that sent it.', {
+    pattern: '^[0-9a-f]{8}$',
+    examples: ['1f2e3d4c'],
+  }),
+  tokenHint: str('Enough of the token to recognise it, never enough to use it.', {
+    examples: ['sandbox_…f3a9'],
+  }),
+  template: str("The template's slug.", { examples: ['welcome'] }),
   from: ADDRESS,
   to: { type: 'array', items: ADDRESS, minItems: 1, description: 'The recipients.' },
   subject: str('The subject, as sent.'),
-  templateVariables: { type: 'object', additionalProperties: true, description: 'The variables it was rendered with; any JSON.' },
+  templateVariables: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'The variables it was rendered with; any JSON.',
+  },
   html: str('The rendered HTML.'),
   text: str('The plain-text version derived from the HTML.'),
   warnings: list(WARNING, 'Soft problems found when it was sent.'),
@@ -58,7 +100,12 @@ export const MESSAGE_RECORD = component('MessageRecord', {
   properties: RECORD_PROPERTIES,
 })
 
-const { html: _html, text: _text, templateVariables: _variables, ...SUMMARY_PROPERTIES } = RECORD_PROPERTIES
+const {
+  html: _html,
+  text: _text,
+  templateVariables: _variables,
+  ...SUMMARY_PROPERTIES
+} = RECORD_PROPERTIES
 
 export const MESSAGE_SUMMARY = component('MessageSummary', {
   type: 'object',
@@ -100,11 +147,17 @@ export const FINDING = component('Finding', {
   required: ['check', 'code', 'severity', 'message', 'fix', 'line'],
   properties: {
     check: str('Which check found it.', { enum: ['size', 'clients', 'images', 'links', 'text'] }),
-    code: str('Stable, snake_case.', { examples: ['gmail_clipping', 'image_missing_alt', 'localhost_link'] }),
+    code: str('Stable, snake_case.', {
+      examples: ['gmail_clipping', 'image_missing_alt', 'localhost_link'],
+    }),
     severity: str('How bad.', { enum: ['error', 'warning', 'info'] }),
     message: str('What is wrong.'),
     fix: str('How to fix it.'),
-    line: { type: ['integer', 'null'], minimum: 1, description: 'Line in the rendered HTML, when there is one.' },
+    line: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description: 'Line in the rendered HTML, when there is one.',
+    },
   },
 })
 
@@ -113,17 +166,31 @@ export const EMAIL_CHECKS = component('EmailChecks', {
   description: 'Checks of a rendered email: size, client support, images, links, plain text.',
   required: ['htmlBytes', 'findings', 'clients', 'counts'],
   properties: {
-    htmlBytes: { type: 'integer', minimum: 0, description: 'Size of the HTML in bytes (Gmail clips past 102 KB).' },
+    htmlBytes: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Size of the HTML in bytes (Gmail clips past 102 KB).',
+    },
     findings: list(FINDING, 'Errors first, then warnings, then notes.'),
     clients: list(
       {
         type: 'object',
         required: ['client', 'name', 'supported', 'used', 'score', 'unsupported'],
         properties: {
-          client: str('caniemail\'s client id.', { examples: ['gmail.desktop-webmail'] }),
-          name: str('The client\'s name, as people say it.', { examples: ['Gmail (desktop webmail)'] }),
-          supported: { type: 'integer', minimum: 0, description: 'Features used that the client supports.' },
-          used: { type: 'integer', minimum: 0, description: 'HTML and CSS features the email uses.' },
+          client: str("caniemail's client id.", { examples: ['gmail.desktop-webmail'] }),
+          name: str("The client's name, as people say it.", {
+            examples: ['Gmail (desktop webmail)'],
+          }),
+          supported: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Features used that the client supports.',
+          },
+          used: {
+            type: 'integer',
+            minimum: 0,
+            description: 'HTML and CSS features the email uses.',
+          },
           score: { type: 'number', minimum: 0, maximum: 100 },
           unsupported: list({ type: 'string' }, 'Features the client lacks.'),
         },
@@ -133,7 +200,11 @@ export const EMAIL_CHECKS = component('EmailChecks', {
     counts: {
       type: 'object',
       required: ['error', 'warning', 'info'],
-      properties: { error: { type: 'integer', minimum: 0 }, warning: { type: 'integer', minimum: 0 }, info: { type: 'integer', minimum: 0 } },
+      properties: {
+        error: { type: 'integer', minimum: 0 },
+        warning: { type: 'integer', minimum: 0 },
+        info: { type: 'integer', minimum: 0 },
+      },
       description: 'Findings by severity.',
     },
   },

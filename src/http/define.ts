@@ -106,7 +106,13 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
    * Told of any failure of this operation (auth, body, handler) before it answers, with what
    * was read by then: the caller once authenticated, the JSON body once parsed (unvalidated).
    */
-  onError?(input: { ctx: AppContext; event: H3Event; error: unknown; caller?: C | undefined; raw?: unknown }): void
+  onError?(input: {
+    ctx: AppContext
+    event: H3Event
+    error: unknown
+    caller?: C | undefined
+    raw?: unknown
+  }): void
 }
 
 // Handlers are contravariant in their input; the list of operations holds any of them.
@@ -114,7 +120,12 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
 export type Operation = OperationSpec<any, any, any, any>
 
 /** Types an operation from its parameters, body and security (returns it unchanged). */
-export function defineOperation<P extends Params = {}, Q extends Params = {}, B = undefined, C = undefined>(spec: OperationSpec<P, Q, B, C>): OperationSpec<P, Q, B, C> {
+export function defineOperation<
+  P extends Params = {},
+  Q extends Params = {},
+  B = undefined,
+  C = undefined,
+>(spec: OperationSpec<P, Q, B, C>): OperationSpec<P, Q, B, C> {
   return spec
 }
 
@@ -124,7 +135,11 @@ export function defineOperation<P extends Params = {}, Q extends Params = {}, B 
  * @example
  * body: jsonBody(object({ variables: optional(jsonObject()) }), 'Variables to render with.')
  */
-export function jsonBody<T>(schema: Schema<T>, description: string, options: Pick<BodySpec<T>, 'limit'> = {}): BodySpec<T> {
+export function jsonBody<T>(
+  schema: Schema<T>,
+  description: string,
+  options: Pick<BodySpec<T>, 'limit'> = {},
+): BodySpec<T> {
   return {
     description,
     json: schema.json,
@@ -132,7 +147,9 @@ export function jsonBody<T>(schema: Schema<T>, description: string, options: Pic
       const parsed = parse(schema, value)
       if (parsed.ok) return parsed.value
       const fields = [...new Set(parsed.problems.map((p) => p.field || 'the body'))].join(', ')
-      throw apiError(422, 'validation_failed', `The body is not valid: check ${fields}.`, { details: parsed.problems })
+      throw apiError(422, 'validation_failed', `The body is not valid: check ${fields}.`, {
+        details: parsed.problems,
+      })
     },
     // Every JSON body, not only a send's: a form or a no-cors fetch from a web page cannot send
     // application/json without a preflight, so this is part of the cross-site protection.
@@ -145,7 +162,12 @@ export function jsonBody<T>(schema: Schema<T>, description: string, options: Pic
 export function operationErrors(op: Operation): ErrorRef[] {
   // The guard (src/http/guard.ts) runs before every route: Host, cross-site, and on the
   // inspector the --inspector-password check.
-  const refs: ErrorRef[] = [[403, 'host_not_allowed'], [403, 'cross_origin_forbidden'], ...(op.path.startsWith('/_sandbox/') ? ([[401, 'unauthorized']] as const) : []), ...(op.security?.errors ?? [])]
+  const refs: ErrorRef[] = [
+    [403, 'host_not_allowed'],
+    [403, 'cross_origin_forbidden'],
+    ...(op.path.startsWith('/_sandbox/') ? ([[401, 'unauthorized']] as const) : []),
+    ...(op.security?.errors ?? []),
+  ]
   for (const param of Object.values((op.params ?? {}) as Params)) refs.push(...(param.errors ?? []))
   if (Object.keys(op.query ?? {}).length > 0) refs.push([400, 'invalid_parameter'])
   if (op.body) {
@@ -160,9 +182,14 @@ export function operationErrors(op: Operation): ErrorRef[] {
   })
 }
 
-function readParams(params: Params | undefined, read: (name: string) => string | null, event: H3Event): Record<string, unknown> {
+function readParams(
+  params: Params | undefined,
+  read: (name: string) => string | null,
+  event: H3Event,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [name, param] of Object.entries(params ?? {})) out[name] = param.parse(read(name), name, event)
+  for (const [name, param] of Object.entries(params ?? {}))
+    out[name] = param.parse(read(name), name, event)
   return out
 }
 
@@ -184,7 +211,8 @@ function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
       }
       const answer = await op.handler({ ctx, event, params, query, body, caller })
       if (answer instanceof Response || answer instanceof HTTPResponse) return answer
-      if (answer === undefined && op.success.status === 204) return new Response(null, { status: 204 })
+      if (answer === undefined && op.success.status === 204)
+        return new Response(null, { status: 204 })
       event.res.status = op.success.status
       return asJson(event, answer)
     } catch (error) {
@@ -200,7 +228,12 @@ function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
  * handlers it shares (`/templates/**` answers like `/templates/:slug`). Returns the handlers
  * by path, for a middleware that must answer like a route.
  */
-export function registerOperations(app: H3, ctx: AppContext, operations: readonly Operation[], aliases: Record<string, string> = {}): Map<string, Partial<Record<Method, RouteHandler>>> {
+export function registerOperations(
+  app: H3,
+  ctx: AppContext,
+  operations: readonly Operation[],
+  aliases: Record<string, string> = {},
+): Map<string, Partial<Record<Method, RouteHandler>>> {
   const byPath = new Map<string, Partial<Record<Method, RouteHandler>>>()
   for (const op of operations) {
     const handlers = byPath.get(op.path) ?? {}

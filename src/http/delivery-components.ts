@@ -8,9 +8,17 @@ import { component } from './openapi.js'
  * events, suppressions, webhook deliveries, and the payload of every webhook event.
  */
 
-const time = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description })
+const time = (description: string): JsonSchema => ({
+  type: 'string',
+  format: 'date-time',
+  description,
+})
 
-export const RECIPIENT_STATUS = component('RecipientStatus', { type: 'string', enum: [...MESSAGE_STATUSES], description: 'A recipient\'s (or a message\'s) delivery state.' })
+export const RECIPIENT_STATUS = component('RecipientStatus', {
+  type: 'string',
+  enum: [...MESSAGE_STATUSES],
+  description: "A recipient's (or a message's) delivery state.",
+})
 
 export const RECIPIENT = component('Recipient', {
   type: 'object',
@@ -26,11 +34,26 @@ export const RECIPIENT = component('Recipient', {
         type: 'object',
         required: ['type', 'at'],
         properties: {
-          type: { type: 'string', enum: ['sent', 'delivered', 'deferred', 'bounced', 'complained', 'suppressed', 'opened', 'clicked'] },
+          type: {
+            type: 'string',
+            enum: [
+              'sent',
+              'delivered',
+              'deferred',
+              'bounced',
+              'complained',
+              'suppressed',
+              'opened',
+              'clicked',
+            ],
+          },
           at: time('When it happened.'),
           url: { type: 'string', description: '`clicked`: the link.' },
           bounce: { type: 'object', properties: { type: { const: 'hard' } } },
-          simulated: { const: true, description: 'Made with POST /_sandbox/api/messages/{id}/events.' },
+          simulated: {
+            const: true,
+            description: 'Made with POST /_sandbox/api/messages/{id}/events.',
+          },
         },
       }),
     },
@@ -45,14 +68,18 @@ export const SUPPRESSION_LIST = component('SuppressionList', {
       type: 'array',
       items: component('Suppression', {
         type: 'object',
-        description: 'An address the project sends no more mail to: its sends are accepted and end `suppressed`.',
+        description:
+          'An address the project sends no more mail to: its sends are accepted and end `suppressed`.',
         required: ['address', 'project', 'reason', 'createdAt'],
         properties: {
           address: { type: 'string', description: 'Lower-cased.' },
           project: { type: 'string', pattern: '^[0-9a-f]{8}$' },
           reason: { type: 'string', enum: ['bounced', 'complained'] },
           createdAt: time('When it was added.'),
-          messageId: { type: 'string', description: 'The message whose bounce or complaint added it.' },
+          messageId: {
+            type: 'string',
+            description: 'The message whose bounce or complaint added it.',
+          },
         },
       }),
     },
@@ -63,18 +90,45 @@ export const SUPPRESSION_LIST = component('SuppressionList', {
 export const WEBHOOK_DELIVERY = component('WebhookDelivery', {
   type: 'object',
   description: 'One event posted to one --webhook URL, with every attempt.',
-  required: ['id', 'webhookId', 'type', 'url', 'messageId', 'recipient', 'status', 'createdAt', 'nextAttemptAt', 'request', 'attempts'],
+  required: [
+    'id',
+    'webhookId',
+    'type',
+    'url',
+    'messageId',
+    'recipient',
+    'status',
+    'createdAt',
+    'nextAttemptAt',
+    'request',
+    'attempts',
+  ],
   properties: {
     id: { type: 'string', pattern: '^whd_' },
-    webhookId: { type: 'string', pattern: '^evt_', description: 'The `webhook-id` header: the same for every attempt and URL of one event.' },
+    webhookId: {
+      type: 'string',
+      pattern: '^evt_',
+      description: 'The `webhook-id` header: the same for every attempt and URL of one event.',
+    },
     type: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
     url: { type: 'string' },
     messageId: { type: 'string' },
     recipient: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
     createdAt: time('When the event was queued.'),
-    nextAttemptAt: { type: ['string', 'null'], format: 'date-time', description: 'When the next retry goes out; null when none is due.' },
-    request: { type: 'object', required: ['headers', 'body'], properties: { headers: { type: 'object', additionalProperties: { type: 'string' } }, body: { type: 'string' } } },
+    nextAttemptAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the next retry goes out; null when none is due.',
+    },
+    request: {
+      type: 'object',
+      required: ['headers', 'body'],
+      properties: {
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        body: { type: 'string' },
+      },
+    },
     attempts: {
       type: 'array',
       items: component('WebhookAttempt', {
@@ -83,9 +137,15 @@ export const WEBHOOK_DELIVERY = component('WebhookDelivery', {
         properties: {
           at: time('When it was sent.'),
           statusCode: { type: ['integer', 'null'], description: 'null when no response came.' },
-          error: { type: ['string', 'null'], description: 'Why no response came: refused, timed out, …' },
+          error: {
+            type: ['string', 'null'],
+            description: 'Why no response came: refused, timed out, …',
+          },
           durationMs: { type: 'number', minimum: 0 },
-          responseBody: { type: 'string', description: 'The first 1024 characters of the response body.' },
+          responseBody: {
+            type: 'string',
+            description: 'The first 1024 characters of the response body.',
+          },
           manual: { const: true, description: 'Made with POST /_sandbox/api/webhooks/{id}/retry.' },
         },
       }),
@@ -94,12 +154,13 @@ export const WEBHOOK_DELIVERY = component('WebhookDelivery', {
 })
 
 const SUMMARIES: Record<WebhookEventType, string> = {
-  'message.sent': 'Every accepted send, before any of its recipients\' events.',
+  'message.sent': "Every accepted send, before any of its recipients' events.",
   'message.delivered': 'A recipient got the message.',
   'message.deferred': 'A soft bounce: delivery is retried (delivered at the next step).',
-  'message.bounced': 'A hard bounce; the address joins the project\'s suppression list.',
-  'message.complained': 'A spam complaint (after delivered); the address joins the suppression list.',
-  'message.suppressed': 'Not sent: the address is on the project\'s suppression list.',
+  'message.bounced': "A hard bounce; the address joins the project's suppression list.",
+  'message.complained':
+    'A spam complaint (after delivered); the address joins the suppression list.',
+  'message.suppressed': "Not sent: the address is on the project's suppression list.",
   'message.opened': 'A simulated open.',
   'message.clicked': 'A simulated click on a link of the HTML.',
 }
@@ -108,10 +169,24 @@ const SUMMARIES: Record<WebhookEventType, string> = {
 function eventSchema(type: WebhookEventType): JsonSchema {
   const status = (value: string | null): JsonSchema => (value ? { const: value } : RECIPIENT_STATUS)
   const extras: Record<WebhookEventType, [JsonSchema, Record<string, JsonSchema>, string[]]> = {
-    'message.sent': [status('sent'), { recipients: { type: 'array', items: { type: 'string' }, description: 'Every recipient; `recipient` is the first.' } }, ['recipients']],
+    'message.sent': [
+      status('sent'),
+      {
+        recipients: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Every recipient; `recipient` is the first.',
+        },
+      },
+      ['recipients'],
+    ],
     'message.delivered': [status('delivered'), {}, []],
     'message.deferred': [status('deferred'), {}, []],
-    'message.bounced': [status('bounced'), { bounce: { type: 'object', required: ['type'], properties: { type: { const: 'hard' } } } }, ['bounce']],
+    'message.bounced': [
+      status('bounced'),
+      { bounce: { type: 'object', required: ['type'], properties: { type: { const: 'hard' } } } },
+      ['bounce'],
+    ],
     'message.complained': [status('complained'), {}, []],
     'message.suppressed': [status('suppressed'), {}, []],
     'message.opened': [status(null), {}, []],
@@ -144,11 +219,23 @@ function eventSchema(type: WebhookEventType): JsonSchema {
 
 /** OpenAPI 3.1 top-level `webhooks`: what sendbox posts to every --webhook URL, signed per Standard Webhooks. */
 export function webhookOperations(): Record<string, unknown> {
-  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  })
   const parameters = [
-    header('webhook-id', 'The event\'s id (`evt_…`), the same on every retry: drop duplicates by it.'),
+    header(
+      'webhook-id',
+      "The event's id (`evt_…`), the same on every retry: drop duplicates by it.",
+    ),
     header('webhook-timestamp', 'Unix seconds of this attempt.'),
-    header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` with the key of the `whsec_…` secret.'),
+    header(
+      'webhook-signature',
+      '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` with the key of the `whsec_…` secret.',
+    ),
   ]
   const result: Record<string, unknown> = {}
   for (const type of WEBHOOK_EVENT_TYPES) {
@@ -156,9 +243,13 @@ export function webhookOperations(): Record<string, unknown> {
       post: {
         operationId: `webhook_${type.replace('.', '_')}`,
         summary: SUMMARIES[type],
-        description: 'Posted to every --webhook URL. Any other answer than a 2xx within 5 s is retried with exponential backoff (--webhook-retries, first after 1 s); one message\'s events reach a URL in order.',
+        description:
+          "Posted to every --webhook URL. Any other answer than a 2xx within 5 s is retried with exponential backoff (--webhook-retries, first after 1 s); one message's events reach a URL in order.",
         parameters,
-        requestBody: { required: true, content: { 'application/json': { schema: eventSchema(type) } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: eventSchema(type) } },
+        },
         responses: { '2XX': { description: 'Received; any 2xx counts.' } },
       },
     }

@@ -17,13 +17,29 @@ export interface ErrorCodeInfo {
 const integer = (description: string): JsonSchema => ({ type: 'integer', minimum: 1, description })
 
 /** `validation_failed` detail codes. */
-export const FIELD_PROBLEM_CODES = ['required', 'invalid_type', 'invalid_address', 'too_few', 'too_many', 'too_short', 'too_long', 'invalid_characters', 'unknown_field', 'invalid_value'] as const
+export const FIELD_PROBLEM_CODES = [
+  'required',
+  'invalid_type',
+  'invalid_address',
+  'too_few',
+  'too_many',
+  'too_short',
+  'too_long',
+  'invalid_characters',
+  'unknown_field',
+  'invalid_value',
+] as const
 
 const sourcePosition: JsonSchema = {
   type: 'object',
   required: ['file', 'line', 'column', 'message'],
   properties: {
-    file: { type: 'string', description: 'The file, relative to the templates folder (the template, or a partial or layout it uses).', examples: ['order-receipt.liquid'] },
+    file: {
+      type: 'string',
+      description:
+        'The file, relative to the templates folder (the template, or a partial or layout it uses).',
+      examples: ['order-receipt.liquid'],
+    },
     line: integer('Line in the file, front matter included.'),
     column: integer('Column in the line.'),
     message: { type: 'string', description: 'What is wrong there.' },
@@ -33,70 +49,168 @@ const sourcePosition: JsonSchema = {
 export const ERROR_CODES = {
   bad_request: { description: 'The request could not be parsed as HTTP.' },
   invalid_json: {
-    description: 'The body is not valid JSON, or nests arrays and objects more than 64 levels deep; the message and details give line, column and position (and `limit` for depth).',
+    description:
+      'The body is not valid JSON, or nests arrays and objects more than 64 levels deep; the message and details give line, column and position (and `limit` for depth).',
     detail: {
       type: 'object',
       required: ['position', 'line', 'column'],
       properties: {
-        position: { type: 'integer', minimum: 0, description: 'Offset of the first bad character (UTF-16 code units).' },
+        position: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Offset of the first bad character (UTF-16 code units).',
+        },
         line: integer('Line of the first bad character.'),
         column: integer('Column of the first bad character.'),
         limit: integer('For a body nested too deep: the most levels sendbox takes.'),
       },
     },
   },
-  invalid_slug: { description: 'Not a template slug: letters, digits, "-", "_" and "."; 1 to 128 characters; not "." or "..".' },
+  invalid_slug: {
+    description:
+      'Not a template slug: letters, digits, "-", "_" and "."; 1 to 128 characters; not "." or "..".',
+  },
   invalid_parameter: {
     description: 'A query parameter or header has a value it does not take; details name it.',
-    detail: { type: 'object', required: ['parameter', 'message'], properties: { parameter: { type: 'string', description: 'The parameter\'s name.', examples: ['limit'] }, message: { type: 'string' } } },
+    detail: {
+      type: 'object',
+      required: ['parameter', 'message'],
+      properties: {
+        parameter: { type: 'string', description: "The parameter's name.", examples: ['limit'] },
+        message: { type: 'string' },
+      },
+    },
   },
-  unauthorized: { description: 'No "Authorization: token <API_TOKEN>" header (answered with WWW-Authenticate: Token); on the inspector of a server started with --inspector-password, no Basic credentials with that password (WWW-Authenticate: Basic).' },
-  host_not_allowed: { description: 'The request was addressed (Host) to a name other than localhost, *.localhost, an IP address or one given with --allowed-host: protection against DNS rebinding.' },
-  cross_origin_forbidden: { description: 'The request came from another website (Origin, Sec-Fetch-Site); only --cors origins may call the emulated API, and no website the inspector.' },
+  unauthorized: {
+    description:
+      'No "Authorization: token <API_TOKEN>" header (answered with WWW-Authenticate: Token); on the inspector of a server started with --inspector-password, no Basic credentials with that password (WWW-Authenticate: Basic).',
+  },
+  host_not_allowed: {
+    description:
+      'The request was addressed (Host) to a name other than localhost, *.localhost, an IP address or one given with --allowed-host: protection against DNS rebinding.',
+  },
+  cross_origin_forbidden: {
+    description:
+      'The request came from another website (Origin, Sec-Fetch-Site); only --cors origins may call the emulated API, and no website the inspector.',
+  },
   sandbox_token_required: { description: 'The token is not a sandbox token.' },
   not_found: { description: 'No such route.' },
   template_not_found: {
     description: 'No such template; details suggest the nearest slugs.',
-    detail: { type: 'object', required: ['suggestion'], properties: { suggestion: { type: 'string', description: 'A template slug near the one asked for.', examples: ['welcome'] } } },
+    detail: {
+      type: 'object',
+      required: ['suggestion'],
+      properties: {
+        suggestion: {
+          type: 'string',
+          description: 'A template slug near the one asked for.',
+          examples: ['welcome'],
+        },
+      },
+    },
   },
   message_not_found: { description: 'No such message (deleted, or dropped by --max-messages).' },
   fixture_not_found: { description: 'The template has no fixture case of that name.' },
   preview_not_found: { description: 'The live preview expired (only the newest 50 are kept).' },
-  recipient_not_found: { description: 'A simulated event names an address that is not one of the message\'s recipients; details list them.', detail: { type: 'object', required: ['field', 'recipients'], properties: { field: { const: 'recipient' }, recipients: { type: 'array', items: { type: 'string' } } } } },
-  url_not_in_message: { description: 'A simulated click names a url that does not occur in the message\'s HTML; details list its links.', detail: { type: 'object', required: ['field', 'links'], properties: { field: { const: 'url' }, links: { type: 'array', items: { type: 'string' } } } } },
-  webhook_delivery_not_found: { description: 'No such webhook delivery (only the newest 1000 attempts are kept).' },
+  recipient_not_found: {
+    description:
+      "A simulated event names an address that is not one of the message's recipients; details list them.",
+    detail: {
+      type: 'object',
+      required: ['field', 'recipients'],
+      properties: {
+        field: { const: 'recipient' },
+        recipients: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+  url_not_in_message: {
+    description:
+      "A simulated click names a url that does not occur in the message's HTML; details list its links.",
+    detail: {
+      type: 'object',
+      required: ['field', 'links'],
+      properties: { field: { const: 'url' }, links: { type: 'array', items: { type: 'string' } } },
+    },
+  },
+  webhook_delivery_not_found: {
+    description: 'No such webhook delivery (only the newest 1000 attempts are kept).',
+  },
   suppression_not_found: { description: 'The address is not on the suppression list.' },
-  too_many_faults: { description: 'The most faults sendbox keeps armed (100) are armed; disarm some first.' },
+  too_many_faults: {
+    description: 'The most faults sendbox keeps armed (100) are armed; disarm some first.',
+  },
   fixture_too_large: { description: 'The fixture case would be over 256 KiB on disk.' },
-  fixture_outside: { description: 'The case folder leads outside the fixtures folder (a symlink); sendbox writes only inside it.' },
-  fixture_exists: { description: 'A fixture case of that name exists; send "overwrite": true to replace it.' },
+  fixture_outside: {
+    description:
+      'The case folder leads outside the fixtures folder (a symlink); sendbox writes only inside it.',
+  },
+  fixture_exists: {
+    description: 'A fixture case of that name exists; send "overwrite": true to replace it.',
+  },
   wait_timeout: { description: 'No matching message arrived before the timeout.' },
-  method_not_allowed: { description: 'The route does not take this method; Allow lists those it does.' },
+  method_not_allowed: {
+    description: 'The route does not take this method; Allow lists those it does.',
+  },
   payload_too_large: { description: 'The body is over the limit (--max-body).' },
-  unsupported_media_type: { description: 'The body is not sent as Content-Type: application/json.' },
+  unsupported_media_type: {
+    description: 'The body is not sent as Content-Type: application/json.',
+  },
   validation_failed: {
     description: 'The body has the wrong shape; details list every problem at once.',
     detail: {
       type: 'object',
       required: ['field', 'code', 'message'],
       properties: {
-        field: { type: 'string', description: 'Path of the field: "to[1]", "match.template"; "" for the body itself.', examples: ['to[1]'] },
+        field: {
+          type: 'string',
+          description: 'Path of the field: "to[1]", "match.template"; "" for the body itself.',
+          examples: ['to[1]'],
+        },
         code: { type: 'string', enum: [...FIELD_PROBLEM_CODES] },
         message: { type: 'string' },
       },
     },
   },
-  template_invalid: { description: 'The template (or a partial or layout it uses) does not parse; details give file, line, column.', detail: sourcePosition },
+  template_invalid: {
+    description:
+      'The template (or a partial or layout it uses) does not parse; details give file, line, column.',
+    detail: sourcePosition,
+  },
   missing_variables: {
     description: 'The variables lack some the template needs; details list each one.',
-    detail: { type: 'object', required: ['variable', 'message'], properties: { variable: { type: 'string', description: 'Dotted path of the variable.', examples: ['order.id'] }, message: { type: 'string' } } },
+    detail: {
+      type: 'object',
+      required: ['variable', 'message'],
+      properties: {
+        variable: {
+          type: 'string',
+          description: 'Dotted path of the variable.',
+          examples: ['order.id'],
+        },
+        message: { type: 'string' },
+      },
+    },
   },
-  render_failed: { description: 'Rendering failed (a limit, a bad filter argument); details give file, line, column.', detail: sourcePosition },
+  render_failed: {
+    description:
+      'Rendering failed (a limit, a bad filter argument); details give file, line, column.',
+    detail: sourcePosition,
+  },
   fixture_invalid: { description: 'The fixture case is not a JSON object of variables.' },
-  simulated_fault: { description: 'A simulated failure of the real service (fault injection); a 429 carries Retry-After.' },
+  simulated_fault: {
+    description:
+      'A simulated failure of the real service (fault injection); a 429 carries Retry-After.',
+  },
   shutting_down: { description: 'The sandbox closed while this request was waiting.' },
-  inbox_not_built: { description: 'The inbox page\'s script is missing from dist/ (an unbuilt checkout); run npm run build.' },
-  internal_error: { description: 'An unexpected error (the details are in sendbox\'s console, never in the response).' },
+  inbox_not_built: {
+    description:
+      "The inbox page's script is missing from dist/ (an unbuilt checkout); run npm run build.",
+  },
+  internal_error: {
+    description:
+      "An unexpected error (the details are in sendbox's console, never in the response).",
+  },
 } as const satisfies Record<string, ErrorCodeInfo>
 
 export type ErrorCode = keyof typeof ERROR_CODES

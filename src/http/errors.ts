@@ -27,7 +27,12 @@ export interface ApiErrorInit {
 }
 
 /** An error a client caused or should see, with its contract code. */
-export function apiError(status: number, code: ErrorCode, message: string, init: ApiErrorInit = {}): HTTPError<ApiErrorData> {
+export function apiError(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  init: ApiErrorInit = {},
+): HTTPError<ApiErrorData> {
   return new HTTPError<ApiErrorData>({
     status,
     message,
@@ -40,21 +45,30 @@ export function apiError(status: number, code: ErrorCode, message: string, init:
 /** Codes for errors h3 itself raises before our handlers run (no route, malformed URL, …). */
 const codeForStatus: Record<number, [code: ErrorCode, message: string]> = {
   400: ['bad_request', 'The request could not be understood; check the URL and headers.'],
-  404: ['not_found', 'No such route. The API serves POST /messages and GET /templates/:slug; the inspector lives under /_sandbox/api.'],
+  404: [
+    'not_found',
+    'No such route. The API serves POST /messages and GET /templates/:slug; the inspector lives under /_sandbox/api.',
+  ],
   405: ['method_not_allowed', 'This route does not accept that method.'],
   413: ['payload_too_large', 'The request body is too large.'],
   415: ['unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.'],
 }
 
 function isApiErrorData(data: unknown): data is ApiErrorData {
-  return typeof data === 'object' && data !== null && typeof (data as ApiErrorData).code === 'string'
+  return (
+    typeof data === 'object' && data !== null && typeof (data as ApiErrorData).code === 'string'
+  )
 }
 
 export function errorBody(code: ErrorCode, message: string, details: unknown[] = []): ErrorBody {
   return { error: { code, message, details } }
 }
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: { 'content-type': JSON_CONTENT_TYPE, 'x-content-type-options': 'nosniff', ...headers },
@@ -72,13 +86,20 @@ export function toErrorResponse(error: unknown, report: (error: unknown) => void
       headers[key] = value
     })
     if (isApiErrorData(error.data)) {
-      return jsonResponse(error.status, errorBody(error.data.code, error.message, error.data.details), headers)
+      return jsonResponse(
+        error.status,
+        errorBody(error.data.code, error.message, error.data.details),
+        headers,
+      )
     }
     const known = codeForStatus[error.status]
     if (known) return jsonResponse(error.status, errorBody(known[0], known[1]), headers)
   }
   report(HTTPError.isError(error) ? (error.cause ?? error) : error)
-  return jsonResponse(500, errorBody('internal_error', 'sendbox hit an unexpected error; the details are in its console.'))
+  return jsonResponse(
+    500,
+    errorBody('internal_error', 'sendbox hit an unexpected error; the details are in its console.'),
+  )
 }
 
 /**
@@ -89,11 +110,27 @@ export function toErrorResponse(error: unknown, report: (error: unknown) => void
  * errorAnswerOf(apiError(422, "missing_variables", "…")).code // "missing_variables"
  * errorAnswerOf(new Error("bug")).code                         // "internal_error"
  */
-export function errorAnswerOf(error: unknown): { status: number; code: string; message: string; details: unknown[] } {
+export function errorAnswerOf(error: unknown): {
+  status: number
+  code: string
+  message: string
+  details: unknown[]
+} {
   if (HTTPError.isError(error) && !error.unhandled) {
-    if (isApiErrorData(error.data)) return { status: error.status, code: error.data.code, message: error.message, details: error.data.details }
+    if (isApiErrorData(error.data))
+      return {
+        status: error.status,
+        code: error.data.code,
+        message: error.message,
+        details: error.data.details,
+      }
     const known = codeForStatus[error.status]
     if (known) return { status: error.status, code: known[0], message: known[1], details: [] }
   }
-  return { status: 500, code: 'internal_error', message: 'sendbox hit an unexpected error; the details are in its console.', details: [] }
+  return {
+    status: 500,
+    code: 'internal_error',
+    message: 'sendbox hit an unexpected error; the details are in its console.',
+    details: [],
+  }
 }

@@ -50,7 +50,9 @@ const CORS_EXPOSE = 'location, retry-after, www-authenticate'
  */
 export function hostName(host: string): string | null {
   const value = host.trim().toLowerCase()
-  const match = value.startsWith('[') ? /^(\[[0-9a-f:.]+\])(?::\d{1,5})?$/.exec(value) : /^([^:\s]+)(?::\d{1,5})?$/.exec(value)
+  const match = value.startsWith('[')
+    ? /^(\[[0-9a-f:.]+\])(?::\d{1,5})?$/.exec(value)
+    : /^([^:\s]+)(?::\d{1,5})?$/.exec(value)
   if (!match) return null
   const name = match[1]!
   return name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name
@@ -63,19 +65,28 @@ export function hostName(host: string): string | null {
  * @example isHostAllowed('app.localhost:5025', policy)    // true
  * @example isHostAllowed('evil.example:5025', policy)     // false, unless --allowed-host evil.example
  */
-export function isHostAllowed(host: string | null, policy: Pick<GuardPolicy, 'allowedHosts' | 'anyHost'>): boolean {
+export function isHostAllowed(
+  host: string | null,
+  policy: Pick<GuardPolicy, 'allowedHosts' | 'anyHost'>,
+): boolean {
   // No Host at all is an HTTP/1.0 client, never a browser (browsers always send it).
   if (policy.anyHost || host === null) return true
   const name = hostName(host)
   if (name === null) return false
   if (name.startsWith('[')) return isIPv6(name.slice(1, -1))
   if (isIPv4(name) || name === 'localhost' || name.endsWith('.localhost')) return true
-  return policy.allowedHosts.some((allowed) => (allowed.startsWith('.') ? name === allowed.slice(1) || name.endsWith(allowed) : name === allowed))
+  return policy.allowedHosts.some((allowed) =>
+    allowed.startsWith('.')
+      ? name === allowed.slice(1) || name.endsWith(allowed)
+      : name === allowed,
+  )
 }
 
 /** The emulated API's paths: the only ones `--cors` opens and Basic auth leaves alone. */
 export function isApiPath(pathname: string): boolean {
-  return pathname === '/messages' || pathname === '/templates' || /^\/templates\/[^/]+$/.test(pathname)
+  return (
+    pathname === '/messages' || pathname === '/templates' || /^\/templates\/[^/]+$/.test(pathname)
+  )
 }
 
 /** Where a link or a bookmark may land from another site: the inbox page (and `/`, which redirects there). */
@@ -123,12 +134,22 @@ export interface RequestOrigin {
  * @example crossSiteReason({ host: 'localhost:5025', origin: 'http://evil.test', site: 'cross-site', mode: 'cors' }, 'POST', '/_sandbox/api/faults')
  * // 'Origin http://evil.test'
  */
-export function crossSiteReason(request: RequestOrigin, method: string, pathname: string): string | null {
+export function crossSiteReason(
+  request: RequestOrigin,
+  method: string,
+  pathname: string,
+): string | null {
   const foreignSite = request.site === 'cross-site' || request.site === 'same-site'
   const foreignOrigin = request.origin !== null && !isOwnOrigin(request.origin, request.host)
   if (!foreignSite && !foreignOrigin) return null
   // A link or a bookmark to the inbox: the page loads, and its own requests are same-origin.
-  if ((method === 'GET' || method === 'HEAD') && request.mode === 'navigate' && !foreignOrigin && NAVIGABLE.has(pathname)) return null
+  if (
+    (method === 'GET' || method === 'HEAD') &&
+    request.mode === 'navigate' &&
+    !foreignOrigin &&
+    NAVIGABLE.has(pathname)
+  )
+    return null
   return foreignOrigin ? `Origin ${request.origin}` : `Sec-Fetch-Site: ${request.site}`
 }
 
@@ -166,7 +187,8 @@ function preflight(origin: string): Response {
 }
 
 /** An attacker-chosen header, shown in a message: quoted, and cut short. */
-const quoted = (value: string) => JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value)
+const quoted = (value: string) =>
+  JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value)
 
 /**
  * The policy from the server's settings. The name given with `--host` is allowed too: a server
@@ -174,10 +196,23 @@ const quoted = (value: string) => JSON.stringify(value.length > 200 ? `${value.s
  *
  * @example guardPolicy({ host: 'myname.local', allowedHosts: [], anyHost: false, cors: [], inspectorPassword: null }).allowedHosts // ['myname.local']
  */
-export function guardPolicy(config: { host: string; allowedHosts: readonly string[]; anyHost: boolean; cors: readonly string[]; inspectorPassword: string | null }): GuardPolicy {
-  const bound = hostName(config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host)
+export function guardPolicy(config: {
+  host: string
+  allowedHosts: readonly string[]
+  anyHost: boolean
+  cors: readonly string[]
+  inspectorPassword: string | null
+}): GuardPolicy {
+  const bound = hostName(
+    config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host,
+  )
   const named = bound !== null && !bound.startsWith('[') && !isIPv4(bound) ? [bound] : []
-  return { allowedHosts: [...config.allowedHosts, ...named], anyHost: config.anyHost, cors: config.cors, inspectorPassword: config.inspectorPassword }
+  return {
+    allowedHosts: [...config.allowedHosts, ...named],
+    anyHost: config.anyHost,
+    cors: config.cors,
+    inspectorPassword: config.inspectorPassword,
+  }
 }
 
 /**
@@ -189,7 +224,10 @@ export function guardPolicy(config: { host: string; allowedHosts: readonly strin
  * const guard = createGuard(guardPolicy(config))
  * app.use((event) => guard.check(event))
  */
-export function createGuard(policy: GuardPolicy): { check(event: H3Event): Response | undefined; headersFor(event: H3Event): Record<string, string> } {
+export function createGuard(policy: GuardPolicy): {
+  check(event: H3Event): Response | undefined
+  headersFor(event: H3Event): Record<string, string>
+} {
   const extra = new WeakMap<H3Event, Record<string, string>>()
   const corsVary = policy.cors.length > 0
 
@@ -211,25 +249,49 @@ export function createGuard(policy: GuardPolicy): { check(event: H3Event): Respo
     const api = isApiPath(pathname)
     const corsOrigin = api && origin !== null && policy.cors.includes(origin) ? origin : null
     if (corsOrigin) {
-      if (method === 'OPTIONS' && headers.has('access-control-request-method')) return preflight(corsOrigin)
-      const added = { 'access-control-allow-origin': corsOrigin, 'access-control-expose-headers': CORS_EXPOSE, vary: 'Origin', ...NOSNIFF }
+      if (method === 'OPTIONS' && headers.has('access-control-request-method'))
+        return preflight(corsOrigin)
+      const added = {
+        'access-control-allow-origin': corsOrigin,
+        'access-control-expose-headers': CORS_EXPOSE,
+        vary: 'Origin',
+        ...NOSNIFF,
+      }
       extra.set(event, added)
       for (const [name, value] of Object.entries(added)) event.res.headers.set(name, value)
       return undefined
     }
-    const reason = crossSiteReason({ host, origin, site: headers.get('sec-fetch-site'), mode: headers.get('sec-fetch-mode') }, method, pathname)
+    const reason = crossSiteReason(
+      { host, origin, site: headers.get('sec-fetch-site'), mode: headers.get('sec-fetch-mode') },
+      method,
+      pathname,
+    )
     if (reason) {
       const hint = api
         ? ` To let a browser app on ${origin && origin !== 'null' ? origin : 'your origin'} call the emulated API, start sendbox with --cors ${origin && origin !== 'null' ? origin : '<origin>'}.`
         : ' The inspector and the inbox answer only their own page, curl and test suites; open the inbox itself instead.'
-      throw apiError(403, 'cross_origin_forbidden', `This request came from another website (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason}), and sendbox does not let websites read or change the sandbox.${hint}`, {
-        headers: { ...NOSNIFF, ...(api && corsVary ? { vary: 'Origin' } : {}) },
-      })
+      throw apiError(
+        403,
+        'cross_origin_forbidden',
+        `This request came from another website (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason}), and sendbox does not let websites read or change the sandbox.${hint}`,
+        {
+          headers: { ...NOSNIFF, ...(api && corsVary ? { vary: 'Origin' } : {}) },
+        },
+      )
     }
-    if (policy.inspectorPassword !== null && !api && !basicAuthMatches(headers.get('authorization'), policy.inspectorPassword)) {
-      throw apiError(401, 'unauthorized', 'The inspector is protected by --inspector-password: sign in with any user name and that password (curl -u :<password>).', {
-        headers: { 'www-authenticate': 'Basic realm="sendbox", charset="UTF-8"', ...NOSNIFF },
-      })
+    if (
+      policy.inspectorPassword !== null &&
+      !api &&
+      !basicAuthMatches(headers.get('authorization'), policy.inspectorPassword)
+    ) {
+      throw apiError(
+        401,
+        'unauthorized',
+        'The inspector is protected by --inspector-password: sign in with any user name and that password (curl -u :<password>).',
+        {
+          headers: { 'www-authenticate': 'Basic realm="sendbox", charset="UTF-8"', ...NOSNIFF },
+        },
+      )
     }
     event.res.headers.set('x-content-type-options', 'nosniff')
     if (api && corsVary) event.res.headers.set('vary', 'Origin')

@@ -39,7 +39,9 @@ function hoist(value: unknown, components: Json): unknown {
     }
     return { $ref: ref }
   }
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, hoist(item, components)]))
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, hoist(item, components)]),
+  )
 }
 
 /** `validation_failed` → `ValidationFailedError`; `internal_error` → `InternalError`. */
@@ -61,7 +63,9 @@ function errorSchema(code: ErrorCode): JsonSchema {
         properties: {
           code: { type: 'string', const: code },
           message: { type: 'string', description: 'A sentence a person can act on.' },
-          details: detail ? { type: 'array', items: detail } : { type: 'array', maxItems: 0, description: 'Always empty for this code.' },
+          details: detail
+            ? { type: 'array', items: detail }
+            : { type: 'array', maxItems: 0, description: 'Always empty for this code.' },
         },
       },
     },
@@ -70,9 +74,19 @@ function errorSchema(code: ErrorCode): JsonSchema {
 
 /** Headers that errors of some statuses carry. */
 const ERROR_HEADERS: Record<number, Json> = {
-  401: { 'WWW-Authenticate': { description: 'Always `Token`.', schema: { type: 'string', const: 'Token' } } },
+  401: {
+    'WWW-Authenticate': {
+      description: 'Always `Token`.',
+      schema: { type: 'string', const: 'Token' },
+    },
+  },
   405: { Allow: { description: 'The methods this route accepts.', schema: { type: 'string' } } },
-  429: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } } },
+  429: {
+    'Retry-After': {
+      description: 'Seconds to wait before retrying.',
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+  },
 }
 
 /** `/a/:id/b` → `/a/{id}/b`. */
@@ -80,15 +94,37 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 
 function parameters(op: Operation): Json[] {
   const out: Json[] = []
-  const add = (where: 'path' | 'query' | 'header', params: Record<string, { description: string; json: JsonSchema; required: boolean }> | undefined, examples: (name: string) => Json | undefined) => {
+  const add = (
+    where: 'path' | 'query' | 'header',
+    params:
+      | Record<string, { description: string; json: JsonSchema; required: boolean }>
+      | undefined,
+    examples: (name: string) => Json | undefined,
+  ) => {
     for (const [name, param] of Object.entries(params ?? {})) {
       const named = examples(name)
-      out.push({ name, in: where, required: where === 'path' ? true : param.required, description: param.description, schema: param.json, ...(named ? { examples: named } : {}) })
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' ? true : param.required,
+        description: param.description,
+        schema: param.json,
+        ...(named ? { examples: named } : {}),
+      })
     }
   }
   const examplesOf = (where: 'params' | 'query') => (name: string) => {
-    const entries = Object.entries(op.examples ?? {}).filter(([, example]) => example[where]?.[name] !== undefined)
-    return entries.length ? Object.fromEntries(entries.map(([key, example]) => [key, { summary: example.summary, value: example[where]![name] }])) : undefined
+    const entries = Object.entries(op.examples ?? {}).filter(
+      ([, example]) => example[where]?.[name] !== undefined,
+    )
+    return entries.length
+      ? Object.fromEntries(
+          entries.map(([key, example]) => [
+            key,
+            { summary: example.summary, value: example[where]![name] },
+          ]),
+        )
+      : undefined
   }
   add('path', op.params, examplesOf('params'))
   add('query', op.query, examplesOf('query'))
@@ -98,8 +134,20 @@ function parameters(op: Operation): Json[] {
 
 function responses(op: Operation): Json {
   const examplesAt = (status: number) => {
-    const entries = Object.entries(op.examples ?? {}).filter(([, example]) => (example.status ?? op.success.status) === status && example.response !== undefined)
-    return entries.length ? { examples: Object.fromEntries(entries.map(([key, example]) => [key, { summary: example.summary, value: example.response }])) } : {}
+    const entries = Object.entries(op.examples ?? {}).filter(
+      ([, example]) =>
+        (example.status ?? op.success.status) === status && example.response !== undefined,
+    )
+    return entries.length
+      ? {
+          examples: Object.fromEntries(
+            entries.map(([key, example]) => [
+              key,
+              { summary: example.summary, value: example.response },
+            ]),
+          ),
+        }
+      : {}
   }
   const { success } = op
   const out: Json = {
@@ -108,17 +156,30 @@ function responses(op: Operation): Json {
       ...(success.headers ? { headers: success.headers } : {}),
       ...(success.status === 204
         ? {}
-        : { content: { [success.contentType ?? 'application/json']: { schema: success.schema ?? { type: 'string' }, ...examplesAt(success.status) } } }),
+        : {
+            content: {
+              [success.contentType ?? 'application/json']: {
+                schema: success.schema ?? { type: 'string' },
+                ...examplesAt(success.status),
+              },
+            },
+          }),
     },
   }
   const byStatus = new Map<number, ErrorCode[]>()
-  for (const [status, code] of operationErrors(op)) byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  for (const [status, code] of operationErrors(op))
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const refs = codes.map((code) => ({ $ref: `#/components/schemas/${errorSchemaName(code)}` }))
     out[status] = {
       description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}`).join(' '),
       ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
-      content: { 'application/json': { schema: refs.length === 1 ? refs[0] : { oneOf: refs }, ...examplesAt(status) } },
+      content: {
+        'application/json': {
+          schema: refs.length === 1 ? refs[0] : { oneOf: refs },
+          ...examplesAt(status),
+        },
+      },
     }
   }
   return out
@@ -126,7 +187,9 @@ function responses(op: Operation): Json {
 
 function operationObject(op: Operation): Json {
   const params = parameters(op)
-  const bodyExamples = Object.entries(op.examples ?? {}).filter(([, example]) => example.body !== undefined)
+  const bodyExamples = Object.entries(op.examples ?? {}).filter(
+    ([, example]) => example.body !== undefined,
+  )
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -142,7 +205,16 @@ function operationObject(op: Operation): Json {
             content: {
               'application/json': {
                 schema: op.body.json,
-                ...(bodyExamples.length ? { examples: Object.fromEntries(bodyExamples.map(([key, example]) => [key, { summary: example.summary, value: example.body }])) } : {}),
+                ...(bodyExamples.length
+                  ? {
+                      examples: Object.fromEntries(
+                        bodyExamples.map(([key, example]) => [
+                          key,
+                          { summary: example.summary, value: example.body },
+                        ]),
+                      ),
+                    }
+                  : {}),
               },
             },
           },
@@ -176,17 +248,26 @@ export function openApiDocument(operations: readonly Operation[], info: Document
   const paths: Json = {}
   for (const op of operations) {
     const path = openApiPath(op.path)
-    paths[path] = { ...(paths[path] as Json | undefined), [op.method.toLowerCase()]: operationObject(op) }
+    paths[path] = {
+      ...(paths[path] as Json | undefined),
+      [op.method.toLowerCase()]: operationObject(op),
+    }
   }
   const codes = new Set<ErrorCode>()
-  for (const op of operations) for (const [, code] of operationErrors(op) as ErrorRef[]) codes.add(code)
+  for (const op of operations)
+    for (const [, code] of operationErrors(op) as ErrorRef[]) codes.add(code)
   const schemas: Json = {}
   const hoisted = hoist(paths, schemas) as Json
   const webhooks = info.webhooks ? (hoist(info.webhooks, schemas) as Json) : undefined
   for (const code of [...codes].sort()) schemas[errorSchemaName(code)] = errorSchema(code)
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: info.title,
+      version: info.version,
+      description: info.description,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     tags: info.tags,
     security: [{ [info.defaultSecurity]: [] }],

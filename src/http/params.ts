@@ -21,7 +21,9 @@ export interface Param<T> {
   parse(raw: string | null, name: string, event: H3Event): T
 }
 
-export type ParamValues<P extends Record<string, Param<unknown>>> = { [K in keyof P]: P[K] extends Param<infer T> ? T : never }
+export type ParamValues<P extends Record<string, Param<unknown>>> = {
+  [K in keyof P]: P[K] extends Param<infer T> ? T : never
+}
 
 /**
  * `400 invalid_parameter` naming the parameter.
@@ -30,13 +32,19 @@ export type ParamValues<P extends Record<string, Param<unknown>>> = { [K in keyo
  * throw badParameter('limit', 'must be a whole number from 1 to 1000 (got "0")')
  */
 export function badParameter(name: string, message: string) {
-  return apiError(400, 'invalid_parameter', `The parameter "${name}" ${message}.`, { details: [{ parameter: name, message }] })
+  return apiError(400, 'invalid_parameter', `The parameter "${name}" ${message}.`, {
+    details: [{ parameter: name, message }],
+  })
 }
 
-const withExamples = (schema: JsonSchema, examples?: unknown[]) => (examples ? { ...schema, examples } : schema)
+const withExamples = (schema: JsonSchema, examples?: unknown[]) =>
+  examples ? { ...schema, examples } : schema
 
 /** Free text; empty means absent (`?to=` filters nothing). */
-export function textParam(description: string, options: { examples?: string[] } = {}): Param<string | undefined> {
+export function textParam(
+  description: string,
+  options: { examples?: string[] } = {},
+): Param<string | undefined> {
   return {
     description,
     json: withExamples({ type: 'string' }, options.examples),
@@ -46,15 +54,26 @@ export function textParam(description: string, options: { examples?: string[] } 
 }
 
 /** One of a fixed set of words; anything else (the empty string included) is refused. */
-export function enumParam<const T extends string>(values: readonly T[], description: string, defaultValue?: T): Param<T | undefined> {
+export function enumParam<const T extends string>(
+  values: readonly T[],
+  description: string,
+  defaultValue?: T,
+): Param<T | undefined> {
   return {
     description,
-    json: { type: 'string', enum: [...values], ...(defaultValue !== undefined ? { default: defaultValue } : {}) },
+    json: {
+      type: 'string',
+      enum: [...values],
+      ...(defaultValue !== undefined ? { default: defaultValue } : {}),
+    },
     required: false,
     parse(raw, name) {
       if (raw === null) return defaultValue
       if ((values as readonly string[]).includes(raw)) return raw as T
-      throw badParameter(name, `must be ${values.map((v) => `"${v}"`).join(' or ')} (got ${JSON.stringify(raw.slice(0, 100))})`)
+      throw badParameter(
+        name,
+        `must be ${values.map((v) => `"${v}"`).join(' or ')} (got ${JSON.stringify(raw.slice(0, 100))})`,
+      )
     },
   }
 }
@@ -62,7 +81,10 @@ export function enumParam<const T extends string>(values: readonly T[], descript
 const INTEGER = /^-?[0-9]{1,16}$/
 
 /** A whole number in decimal digits, within bounds; `default` when absent. */
-export function intParam(options: { minimum: number; maximum: number; default: number }, description: string): Param<number> {
+export function intParam(
+  options: { minimum: number; maximum: number; default: number },
+  description: string,
+): Param<number> {
   const { minimum, maximum } = options
   return {
     description,
@@ -71,7 +93,11 @@ export function intParam(options: { minimum: number; maximum: number; default: n
     parse(raw, name) {
       if (raw === null) return options.default
       const n = Number(raw)
-      if (!INTEGER.test(raw) || n < minimum || n > maximum) throw badParameter(name, `must be a whole number from ${minimum} to ${maximum} (got ${JSON.stringify(raw.slice(0, 100))})`)
+      if (!INTEGER.test(raw) || n < minimum || n > maximum)
+        throw badParameter(
+          name,
+          `must be a whole number from ${minimum} to ${maximum} (got ${JSON.stringify(raw.slice(0, 100))})`,
+        )
       return n
     },
   }
@@ -84,25 +110,41 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+
 export function timeParam(description: string): Param<string | undefined> {
   return {
     description,
-    json: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'string', format: 'date' }], examples: ['2026-11-21T10:00:00Z'] },
+    json: {
+      anyOf: [
+        { type: 'string', format: 'date-time' },
+        { type: 'string', format: 'date' },
+      ],
+      examples: ['2026-11-21T10:00:00Z'],
+    },
     required: false,
     parse(raw, name) {
       if (raw === null || raw === '') return undefined
-      if (!RFC3339.test(raw) || Number.isNaN(Date.parse(raw))) throw badParameter(name, `must be an RFC 3339 time such as 2026-11-21T10:00:00Z, or a date such as 2026-11-21 (got ${JSON.stringify(raw.slice(0, 100))})`)
+      if (!RFC3339.test(raw) || Number.isNaN(Date.parse(raw)))
+        throw badParameter(
+          name,
+          `must be an RFC 3339 time such as 2026-11-21T10:00:00Z, or a date such as 2026-11-21 (got ${JSON.stringify(raw.slice(0, 100))})`,
+        )
       return raw
     },
   }
 }
 
 /** A string matching `pattern` (whose source goes into the document); empty means absent. */
-export function patternParam(pattern: RegExp, hint: string, description: string, options: { examples?: string[] } = {}): Param<string | undefined> {
+export function patternParam(
+  pattern: RegExp,
+  hint: string,
+  description: string,
+  options: { examples?: string[] } = {},
+): Param<string | undefined> {
   return {
     description,
     json: withExamples({ type: 'string', pattern: pattern.source }, options.examples),
     required: false,
     parse(raw, name) {
       if (raw === null || raw === '') return undefined
-      if (!pattern.test(raw)) throw badParameter(name, `must be ${hint} (got ${JSON.stringify(raw.slice(0, 100))})`)
+      if (!pattern.test(raw))
+        throw badParameter(name, `must be ${hint} (got ${JSON.stringify(raw.slice(0, 100))})`)
       return raw
     },
   }
@@ -112,7 +154,12 @@ export function patternParam(pattern: RegExp, hint: string, description: string,
  * A path segment, percent-decoded, then read by `parse`, which refuses a malformed one with its
  * own error (a slug that is not one is `400 invalid_slug`), listed in `errors`.
  */
-export function pathParam<T = string>(description: string, json: JsonSchema, parse: (value: string, event: H3Event) => T, errors: readonly ErrorRef[] = []): Param<T> {
+export function pathParam<T = string>(
+  description: string,
+  json: JsonSchema,
+  parse: (value: string, event: H3Event) => T,
+  errors: readonly ErrorRef[] = [],
+): Param<T> {
   return {
     description,
     json,

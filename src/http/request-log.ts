@@ -41,14 +41,17 @@ export function isLogged(method: string, path: string): boolean {
   if (path === '/_sandbox/api/messages/wait') return true
   if (method === 'GET' || method === 'HEAD') return false
   // The styling view posts a render on every keystroke.
-  return !(path === '/_sandbox/api/previews' || /^\/_sandbox\/api\/templates\/[^/]+\/render$/.test(path))
+  return !(
+    path === '/_sandbox/api/previews' || /^\/_sandbox\/api\/templates\/[^/]+\/render$/.test(path)
+  )
 }
 
 /** A query string with the value of anything named like a token replaced. */
 function safeSearch(search: string): string {
   if (!search) return ''
   const params = new URLSearchParams(search)
-  for (const key of [...params.keys()]) if (/token|auth|secret|password/i.test(key)) params.set(key, '…')
+  for (const key of [...params.keys()])
+    if (/token|auth|secret|password/i.test(key)) params.set(key, '…')
   const shown = params.toString()
   return shown ? `?${shown.length > 200 ? `${shown.slice(0, 199)}…` : shown}` : ''
 }
@@ -65,7 +68,14 @@ function recipients(to: string[]): string {
  * formatRequestLine('POST', '/messages', '', 201, { template: 'welcome', to: ['ada@example.com'] }, 3)
  * // 'POST /messages 201 welcome → ada@example.com (3 ms)'
  */
-export function formatRequestLine(method: string, path: string, search: string, status: number, note: RequestNote, ms: number): string {
+export function formatRequestLine(
+  method: string,
+  path: string,
+  search: string,
+  status: number,
+  note: RequestNote,
+  ms: number,
+): string {
   const parts = [method, `${path}${safeSearch(search)}`, String(status)]
   if (status >= 400 && note.code) parts.push(note.code)
   if (note.template) parts.push(note.template)
@@ -93,8 +103,18 @@ export function requestLogger(write: (line: string) => void): (event: H3Event) =
     const finish = () => {
       if (done) return
       done = true
-      const note = ((event.context as Record<string, unknown>)[NOTE] as RequestNote | undefined) ?? {}
-      write(formatRequestLine(method, pathname, search, res.statusCode, note, Math.round(performance.now() - started)))
+      const note =
+        ((event.context as Record<string, unknown>)[NOTE] as RequestNote | undefined) ?? {}
+      write(
+        formatRequestLine(
+          method,
+          pathname,
+          search,
+          res.statusCode,
+          note,
+          Math.round(performance.now() - started),
+        ),
+      )
     }
     res.once('finish', finish)
     res.once('close', finish)

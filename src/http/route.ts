@@ -8,19 +8,30 @@ export type RouteHandler = (event: H3Event) => unknown
  * Registers one path with a handler per method. Any other method is 405 with an `Allow`
  * header, so every route answers the contract's way without repeating it. HEAD follows GET.
  */
-export function route(app: H3, path: string, handlers: Partial<Record<Method, RouteHandler>>): void {
+export function route(
+  app: H3,
+  path: string,
+  handlers: Partial<Record<Method, RouteHandler>>,
+): void {
   const methods = (['GET', 'POST', 'PUT', 'DELETE'] as const).filter((method) => handlers[method])
   const allow = [...methods, ...(handlers.GET ? ['HEAD'] : [])].join(', ')
   app.all(path, (event) => {
     const method = event.req.method === 'HEAD' ? 'GET' : (event.req.method as Method)
     const handler = handlers[method]
     if (!handler) {
-      throw apiError(405, 'method_not_allowed', `${event.req.method} is not allowed here; this route accepts ${allow}.`, {
-        headers: { allow },
-      })
+      throw apiError(
+        405,
+        'method_not_allowed',
+        `${event.req.method} is not allowed here; this route accepts ${allow}.`,
+        {
+          headers: { allow },
+        },
+      )
     }
     const answer = handler(event)
-    return answer instanceof Promise ? answer.then((value) => asJson(event, value)) : asJson(event, answer)
+    return answer instanceof Promise
+      ? answer.then((value) => asJson(event, value))
+      : asJson(event, answer)
   })
 }
 

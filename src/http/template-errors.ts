@@ -15,15 +15,22 @@ export function templateError(failure: TemplateFailure, options: { notFound?: 40
   const message = describeFailure(failure)
   switch (failure.code) {
     case 'template_not_found':
-      return apiError(options.notFound ?? 422, failure.code, message, { details: failure.suggestions.map((slug) => ({ suggestion: slug })) })
+      return apiError(options.notFound ?? 422, failure.code, message, {
+        details: failure.suggestions.map((slug) => ({ suggestion: slug })),
+      })
     case 'template_invalid':
     case 'render_failed': {
       const { file, line, column, message: reason } = failure.error
-      return apiError(422, failure.code, message, { details: [{ file, line, column, message: reason }] })
+      return apiError(422, failure.code, message, {
+        details: [{ file, line, column, message: reason }],
+      })
     }
     case 'missing_variables':
       return apiError(422, failure.code, message, {
-        details: failure.missing.map((variable) => ({ variable, message: `templateVariables.${variable} is required by the template "${failure.slug}".` })),
+        details: failure.missing.map((variable) => ({
+          variable,
+          message: `templateVariables.${variable} is required by the template "${failure.slug}".`,
+        })),
       })
   }
 }

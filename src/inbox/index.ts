@@ -46,20 +46,35 @@ export function registerInboxRoutes(app: H3): void {
     GET: (event) => {
       // The router matches /_sandbox and /_sandbox/ alike; relative URLs need the slash.
       if (event.url.pathname === '/_sandbox') return redirect('/_sandbox/', 301)
-      return asset(INBOX_HTML, 'text/html; charset=utf-8', { 'content-security-policy': INBOX_CSP, 'x-frame-options': 'DENY' })
+      return asset(INBOX_HTML, 'text/html; charset=utf-8', {
+        'content-security-policy': INBOX_CSP,
+        'x-frame-options': 'DENY',
+      })
     },
   })
-  route(app, '/_sandbox/app.css', { GET: () => asset(INBOX_CSS + LIFECYCLE_CSS, 'text/css; charset=utf-8') })
+  route(app, '/_sandbox/app.css', {
+    GET: () => asset(INBOX_CSS + LIFECYCLE_CSS, 'text/css; charset=utf-8'),
+  })
   route(app, '/_sandbox/favicon.svg', { GET: () => asset(FAVICON_SVG, 'image/svg+xml') })
   route(app, '/_sandbox/:file', {
     GET: async (event) => {
       const file = getRouterParam(event, 'file') ?? ''
-      if (!CLIENT_FILE.test(file)) throw apiError(404, 'not_found', `There is no inbox file "${file}". The inbox is /_sandbox/; the inspector API lives under /_sandbox/api.`)
+      if (!CLIENT_FILE.test(file))
+        throw apiError(
+          404,
+          'not_found',
+          `There is no inbox file "${file}". The inbox is /_sandbox/; the inspector API lives under /_sandbox/api.`,
+        )
       let source: string
       try {
         source = await readFile(new URL(file, CLIENT_DIR), 'utf8')
       } catch {
-        if (file === 'app.js') throw apiError(503, 'inbox_not_built', 'The inbox script is missing from dist/inbox/client/; build it with `npm run build`.')
+        if (file === 'app.js')
+          throw apiError(
+            503,
+            'inbox_not_built',
+            'The inbox script is missing from dist/inbox/client/; build it with `npm run build`.',
+          )
         throw apiError(404, 'not_found', `There is no inbox file "${file}".`)
       }
       return asset(source, 'text/javascript; charset=utf-8')

@@ -4,7 +4,8 @@ import { TEMPLATES_CSS } from './styles-templates.js'
  * The inbox stylesheet, served as /_sandbox/app.css. A string constant so that it ships in
  * dist/ (src/ is not in the package). System fonts, light and dark following the system.
  */
-export const INBOX_CSS = String.raw`
+export const INBOX_CSS =
+  String.raw`
 :root {
   color-scheme: light dark;
   --bg: #f4f5f7;

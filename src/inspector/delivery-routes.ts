@@ -1,4 +1,11 @@
-import { MessageNotFoundError, parseSimulatedEvent, RecipientNotFoundError, SIMULATED_EVENT_TYPES, UrlNotInMessageError, type SimulatedEvent } from '../core/delivery.js'
+import {
+  MessageNotFoundError,
+  parseSimulatedEvent,
+  RecipientNotFoundError,
+  SIMULATED_EVENT_TYPES,
+  UrlNotInMessageError,
+  type SimulatedEvent,
+} from '../core/delivery.js'
 import { MESSAGE_ID, MESSAGE_RECORD } from '../http/components.js'
 import { defineOperation, type BodySpec } from '../http/define.js'
 import { apiError } from '../http/errors.js'
@@ -15,13 +22,27 @@ const SIMULATED_EVENT: BodySpec<SimulatedEvent> = {
     additionalProperties: false,
     properties: {
       type: { type: 'string', enum: [...SIMULATED_EVENT_TYPES] },
-      recipient: { type: 'string', description: 'A recipient\'s address; default: the first recipient.', examples: ['ada@example.com'] },
-      url: { type: 'string', description: '`clicked` only, and required there: a link that occurs in the message\'s HTML.' },
+      recipient: {
+        type: 'string',
+        description: "A recipient's address; default: the first recipient.",
+        examples: ['ada@example.com'],
+      },
+      url: {
+        type: 'string',
+        description:
+          "`clicked` only, and required there: a link that occurs in the message's HTML.",
+      },
     },
   }),
   parse(value) {
     const parsed = parseSimulatedEvent(value)
-    if (!parsed.ok) throw apiError(422, 'validation_failed', 'The event is not valid; details list each problem.', { details: parsed.problems })
+    if (!parsed.ok)
+      throw apiError(
+        422,
+        'validation_failed',
+        'The event is not valid; details list each problem.',
+        { details: parsed.problems },
+      )
     return parsed.value
   },
   limit: () => EVENT_BODY_LIMIT,
@@ -40,10 +61,25 @@ export const deliveryOperations = [
     operationId: 'simulateEvent',
     tag: 'inspector',
     summary: 'Simulate what a recipient did: opened, clicked, bounced, complained, delivered.',
-    description: 'Appends the event to the recipient (the first when none is named), updates the states, and fires its webhook. A `clicked` needs a `url` that occurs in the HTML. A simulated event takes the recipient over: its remaining automatic steps are dropped.',
-    params: { id: pathParam('A message id, as POST /messages answered it.', { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }, (id) => id) },
+    description:
+      'Appends the event to the recipient (the first when none is named), updates the states, and fires its webhook. A `clicked` needs a `url` that occurs in the HTML. A simulated event takes the recipient over: its remaining automatic steps are dropped.',
+    params: {
+      id: pathParam(
+        'A message id, as POST /messages answered it.',
+        {
+          type: 'string',
+          pattern: MESSAGE_ID.source,
+          examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'],
+        },
+        (id) => id,
+      ),
+    },
     body: SIMULATED_EVENT,
-    success: { status: 201, description: 'The message record after the event.', schema: MESSAGE_RECORD },
+    success: {
+      status: 201,
+      description: 'The message record after the event.',
+      schema: MESSAGE_RECORD,
+    },
     errors: [
       [404, 'message_not_found'],
       [422, 'recipient_not_found'],
@@ -53,9 +89,23 @@ export const deliveryOperations = [
       try {
         return await ctx.delivery.simulate(params.id, body)
       } catch (error) {
-        if (error instanceof MessageNotFoundError) throw apiError(404, 'message_not_found', `${error.message} GET /_sandbox/api/messages lists the ones there are.`)
-        if (error instanceof RecipientNotFoundError) throw apiError(422, 'recipient_not_found', error.message, { details: [{ field: 'recipient', recipients: error.recipients }] })
-        if (error instanceof UrlNotInMessageError) throw apiError(422, 'url_not_in_message', `${error.message} A clicked event needs one of them.`, { details: [{ field: 'url', links: error.links }] })
+        if (error instanceof MessageNotFoundError)
+          throw apiError(
+            404,
+            'message_not_found',
+            `${error.message} GET /_sandbox/api/messages lists the ones there are.`,
+          )
+        if (error instanceof RecipientNotFoundError)
+          throw apiError(422, 'recipient_not_found', error.message, {
+            details: [{ field: 'recipient', recipients: error.recipients }],
+          })
+        if (error instanceof UrlNotInMessageError)
+          throw apiError(
+            422,
+            'url_not_in_message',
+            `${error.message} A clicked event needs one of them.`,
+            { details: [{ field: 'url', links: error.links }] },
+          )
         throw error
       }
     },

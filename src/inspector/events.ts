@@ -49,7 +49,14 @@ function frame(event: SandboxEvent, summary: boolean): string {
  */
 export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) {
   const recipient = event.record.recipients[event.recipient]!
-  return { id: event.record.id, status: event.record.status, recipient: recipient.address, recipientIndex: event.recipient, recipientStatus: recipient.status, event: event.event }
+  return {
+    id: event.record.id,
+    status: event.record.status,
+    recipient: recipient.address,
+    recipientIndex: event.recipient,
+    recipientStatus: recipient.status,
+    event: event.event,
+  }
 }
 
 /**
@@ -73,7 +80,13 @@ const batches = new WeakMap<EventBus, { full: FrameBatch; summary: FrameBatch }>
 function batchFor(bus: EventBus, summary: boolean): FrameBatch {
   let pair = batches.get(bus)
   if (!pair) {
-    const make = (summary: boolean): FrameBatch => ({ summary, streams: new Set(), frames: [], last: undefined, lastFlush: 0 })
+    const make = (summary: boolean): FrameBatch => ({
+      summary,
+      streams: new Set(),
+      frames: [],
+      last: undefined,
+      lastFlush: 0,
+    })
     pair = { full: make(false), summary: make(true) }
     batches.set(bus, pair)
   }
@@ -110,7 +123,11 @@ export const eventOperation = defineOperation({
   description:
     'Events: `message` (a record, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   query: FIELDS_QUERY,
-  success: { status: 200, description: 'An event stream that stays open.', contentType: 'text/event-stream' },
+  success: {
+    status: 200,
+    description: 'An event stream that stays open.',
+    contentType: 'text/event-stream',
+  },
   handler: ({ ctx, query }) => {
     const summary = query.fields === 'summary'
     // A Node stream, not a web ReadableStream: with twenty tabs open, each send is twenty chunks,
@@ -139,7 +156,10 @@ export const eventOperation = defineOperation({
     batch.streams.add(send)
     // Each stream is a subscriber of its own (health counts them); the batch keeps one copy.
     const unsubscribe = ctx.events.subscribe((event) => addToBatch(batch, event))
-    const heartbeat = setInterval(() => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)), HEARTBEAT_MS)
+    const heartbeat = setInterval(
+      () => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)),
+      HEARTBEAT_MS,
+    )
     heartbeat.unref()
     const unregister = ctx.onClose(() => {
       flushBatch(batch)

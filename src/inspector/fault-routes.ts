@@ -13,7 +13,11 @@ const FAULT = component('Fault', {
     id: { type: 'string', pattern: '^fault_[0-9]+$', examples: ['fault_1'] },
     status: { type: 'integer', enum: [...FAULT_STATUSES] },
     remaining: { type: 'integer', minimum: 1, description: 'Matching sends still to fail.' },
-    match: { type: 'object', properties: { template: { type: 'string' }, to: { type: 'string' } }, description: 'Which sends it fails; {} for all.' },
+    match: {
+      type: 'object',
+      properties: { template: { type: 'string' }, to: { type: 'string' } },
+      description: 'Which sends it fails; {} for all.',
+    },
     retryAfter: { type: 'integer', minimum: 0 },
     createdAt: { type: 'string', format: 'date-time' },
   },
@@ -27,11 +31,23 @@ export const faultOperations = [
     operationId: 'armFault',
     tag: 'inspector',
     summary: 'Make the next `count` matching sends fail with `status`.',
-    description: 'A faulted send answers `simulated_fault` with that status (a 429 with Retry-After) and is not stored. An armed fault answers after the shape check, so an invalid send is still reported as invalid and does not use it up. For one request, `Prefer: code=<status>` on the emulated API does the same without arming anything.',
+    description:
+      'A faulted send answers `simulated_fault` with that status (a 429 with Retry-After) and is not stored. An armed fault answers after the shape check, so an invalid send is still reported as invalid and does not use it up. For one request, `Prefer: code=<status>` on the emulated API does the same without arming anything.',
     body: { ...jsonBody(FAULT_INPUT, 'The fault.'), limit: () => FAULT_BODY_LIMIT },
     success: { status: 201, description: 'Armed.', schema: FAULT },
     examples: {
-      twice503: { summary: 'The next two sends of the receipt fail with 503', body: { status: 503, count: 2, match: { template: 'order-receipt' } }, response: { id: 'fault_1', status: 503, remaining: 2, match: { template: 'order-receipt' }, retryAfter: 1, createdAt: '2026-11-21T10:00:00.000Z' } },
+      twice503: {
+        summary: 'The next two sends of the receipt fail with 503',
+        body: { status: 503, count: 2, match: { template: 'order-receipt' } },
+        response: {
+          id: 'fault_1',
+          status: 503,
+          remaining: 2,
+          match: { template: 'order-receipt' },
+          retryAfter: 1,
+          createdAt: '2026-11-21T10:00:00.000Z',
+        },
+      },
     },
     errors: [[409, 'too_many_faults']],
     handler: ({ ctx, body }) => {
@@ -50,7 +66,15 @@ export const faultOperations = [
     tag: 'inspector',
     summary: 'The armed faults.',
     description: 'In the order they were armed; the first that matches a send is used.',
-    success: { status: 200, description: 'Armed faults.', schema: { type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: FAULT } } } },
+    success: {
+      status: 200,
+      description: 'Armed faults.',
+      schema: {
+        type: 'object',
+        required: ['faults'],
+        properties: { faults: { type: 'array', items: FAULT } },
+      },
+    },
     handler: ({ ctx }) => ({ faults: ctx.faults.list() }),
   }),
   defineOperation({

@@ -14,14 +14,16 @@ import { enumParam } from '../http/params.js'
  *   `<style>` and in `media` attributes (`<picture><source media=…>`) alike.
  */
 
-export const MESSAGE_HTML_CSP = "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src * data: blob:; style-src * 'unsafe-inline'; font-src * data:; base-uri 'none'; form-action 'none'"
+export const MESSAGE_HTML_CSP =
+  "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src * data: blob:; style-src * 'unsafe-inline'; font-src * data:; base-uri 'none'; form-action 'none'"
 
 const PREFERS = /\(\s*prefers-color-scheme\s*:\s*(dark|light)\s*\)/gi
 /** `grid` is 0 on every bitmap screen: `(grid: 0)` always matches, `(grid: 1)` never does. */
 const ALWAYS = '(grid: 0)'
 const NEVER = '(grid: 1)'
 /** `<meta name="color-scheme" content="light dark">` and `color-scheme: light dark`: pick one. */
-const META_SCHEME = /(<meta\b[^>]*\bname\s*=\s*["']?(?:color-scheme|supported-color-schemes)["']?[^>]*\bcontent\s*=\s*["'])\s*(?:light\s+dark|dark\s+light)\s*(["'])/gi
+const META_SCHEME =
+  /(<meta\b[^>]*\bname\s*=\s*["']?(?:color-scheme|supported-color-schemes)["']?[^>]*\bcontent\s*=\s*["'])\s*(?:light\s+dark|dark\s+light)\s*(["'])/gi
 const CSS_SCHEME = /(color-scheme\s*:\s*)(?:light\s+dark|dark\s+light)\b/gi
 
 export function forceColorScheme(html: string, scheme: 'dark' | 'light'): string {
@@ -33,8 +35,15 @@ export function forceColorScheme(html: string, scheme: 'dark' | 'light'): string
 
 /** `?images=` and `?scheme=` of every HTML answer, defined once for the routes and the document. */
 export const HTML_QUERY = {
-  images: enumParam(['on', 'off'], '`off` blocks images through the Content-Security-Policy (`img-src \'none\'`): what a reader with images off sees.', 'on'),
-  scheme: enumParam(['dark', 'light'], 'Decides the email\'s `prefers-color-scheme` queries in advance (`dark`: the dark rules always apply; `light`: never); absent, the HTML is served as stored.'),
+  images: enumParam(
+    ['on', 'off'],
+    "`off` blocks images through the Content-Security-Policy (`img-src 'none'`): what a reader with images off sees.",
+    'on',
+  ),
+  scheme: enumParam(
+    ['dark', 'light'],
+    "Decides the email's `prefers-color-scheme` queries in advance (`dark`: the dark rules always apply; `light`: never); absent, the HTML is served as stored.",
+  ),
 }
 
 /**
@@ -43,11 +52,17 @@ export const HTML_QUERY = {
  * @example
  * return htmlAnswer(record.html, query)   // query from HTML_QUERY
  */
-export function htmlAnswer(html: string, options: { images?: 'on' | 'off' | undefined; scheme?: 'dark' | 'light' | undefined }): Response {
+export function htmlAnswer(
+  html: string,
+  options: { images?: 'on' | 'off' | undefined; scheme?: 'dark' | 'light' | undefined },
+): Response {
   return new Response(options.scheme ? forceColorScheme(html, options.scheme) : html, {
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': options.images === 'off' ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'") : MESSAGE_HTML_CSP,
+      'content-security-policy':
+        options.images === 'off'
+          ? MESSAGE_HTML_CSP.replace('img-src * data: blob:', "img-src 'none'")
+          : MESSAGE_HTML_CSP,
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
     },

@@ -16,27 +16,62 @@ const healthOperation = defineOperation({
   operationId: 'health',
   tag: 'inspector',
   summary: 'Liveness and counts.',
-  description: 'Answers as soon as the server is up. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example.',
+  description:
+    'Answers as soon as the server is up. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example.',
   success: {
     status: 200,
     description: 'Up.',
     schema: {
       type: 'object',
-      required: ['status', 'version', 'templates', 'messages', 'dropped', 'bytes', 'subscribers', 'auth'],
+      required: [
+        'status',
+        'version',
+        'templates',
+        'messages',
+        'dropped',
+        'bytes',
+        'subscribers',
+        'auth',
+      ],
       properties: {
         status: { type: 'string', enum: ['ok'] },
-        version: { type: 'string', description: 'sendbox\'s version.' },
-        templates: { type: 'integer', minimum: 0, description: 'Templates in the templates folder.' },
+        version: { type: 'string', description: "sendbox's version." },
+        templates: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Templates in the templates folder.',
+        },
         messages: { type: 'integer', minimum: 0, description: 'Messages stored.' },
-        dropped: { type: 'integer', minimum: 0, description: 'Old messages dropped by --max-messages or --max-log-bytes since the start.' },
-        bytes: { type: 'integer', minimum: 0, description: 'What the stored messages weigh, against --max-log-bytes.' },
-        subscribers: { type: 'integer', minimum: 0, description: 'Open event streams and pending waits.' },
+        dropped: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Old messages dropped by --max-messages or --max-log-bytes since the start.',
+        },
+        bytes: {
+          type: 'integer',
+          minimum: 0,
+          description: 'What the stored messages weigh, against --max-log-bytes.',
+        },
+        subscribers: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Open event streams and pending waits.',
+        },
         auth: {
           type: 'object',
           required: ['tokenPrefixes', 'exactTokens'],
           properties: {
-            tokenPrefixes: { type: 'array', items: { type: 'string' }, description: 'Accepted token prefixes.', examples: [['sandbox_']] },
-            exactTokens: { type: 'boolean', description: 'Whether only exact tokens (--token) are accepted; they are never shown.' },
+            tokenPrefixes: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Accepted token prefixes.',
+              examples: [['sandbox_']],
+            },
+            exactTokens: {
+              type: 'boolean',
+              description:
+                'Whether only exact tokens (--token) are accepted; they are never shown.',
+            },
           },
         },
       },
@@ -58,8 +93,22 @@ const healthOperation = defineOperation({
 })
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
-export const inspectorOperations: Operation[] = [healthOperation, ...messageOperations, eventOperation, ...faultOperations, ...rejectionOperations, ...deliveryOperations, ...webhookOperations, ...suppressionOperations, ...templatePreviewOperations]
+export const inspectorOperations: Operation[] = [
+  healthOperation,
+  ...messageOperations,
+  eventOperation,
+  ...faultOperations,
+  ...rejectionOperations,
+  ...deliveryOperations,
+  ...webhookOperations,
+  ...suppressionOperations,
+  ...templatePreviewOperations,
+]
 
-export function registerInspectorRoutes(app: H3, ctx: AppContext, extra: readonly Operation[] = []): void {
+export function registerInspectorRoutes(
+  app: H3,
+  ctx: AppContext,
+  extra: readonly Operation[] = [],
+): void {
   registerOperations(app, ctx, [...inspectorOperations, ...extra])
 }

@@ -11,13 +11,30 @@ import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
 import type { MessageRecord } from '../store/types.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
-import { AFTER_QUERY, FIELDS_QUERY, FILTER_QUERY, filterOf, PAGING_QUERY, summaryOf, TIMEOUT_QUERY } from './query.js'
+import {
+  AFTER_QUERY,
+  FIELDS_QUERY,
+  FILTER_QUERY,
+  filterOf,
+  PAGING_QUERY,
+  summaryOf,
+  TIMEOUT_QUERY,
+} from './query.js'
 
-const ID = pathParam('A message id, as POST /messages answered it.', { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }, (id) => id)
+const ID = pathParam(
+  'A message id, as POST /messages answered it.',
+  { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] },
+  (id) => id,
+)
 
 function findMessage(ctx: AppContext, id: string): MessageRecord {
   const record = ctx.log.get(id)
-  if (!record) throw apiError(404, 'message_not_found', `There is no message "${id.slice(0, 100)}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`)
+  if (!record)
+    throw apiError(
+      404,
+      'message_not_found',
+      `There is no message "${id.slice(0, 100)}"; it may have been deleted or dropped by --max-messages. GET /_sandbox/api/messages lists the ones there are.`,
+    )
   return record
 }
 
@@ -26,7 +43,8 @@ function findMessage(ctx: AppContext, id: string): MessageRecord {
 /** A list page whose records add up to more than this is streamed. */
 export const STREAM_ABOVE = 1024 * 1024
 
-const textResponse = (body: string | Buffer, headers: Record<string, string>) => new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
+const textResponse = (body: string | Buffer, headers: Record<string, string>) =>
+  new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
 
 const NOT_FOUND = [[404, 'message_not_found']] as const
 const one = { id: ID }
@@ -38,7 +56,8 @@ export const messageOperations = [
     operationId: 'listMessages',
     tag: 'inspector',
     summary: 'Stored messages, newest first.',
-    description: 'Every filter narrows the list (they are ANDed); `total` counts the matches before `limit` and `offset`.',
+    description:
+      'Every filter narrows the list (they are ANDed); `total` counts the matches before `limit` and `offset`.',
     query: { ...FILTER_QUERY, ...PAGING_QUERY, ...FIELDS_QUERY },
     success: {
       status: 200,
@@ -47,12 +66,21 @@ export const messageOperations = [
         type: 'object',
         required: ['messages', 'total'],
         properties: {
-          messages: { type: 'array', items: { anyOf: [MESSAGE_RECORD, MESSAGE_SUMMARY] }, description: 'Whole records, or summaries with `?fields=summary`.' },
+          messages: {
+            type: 'array',
+            items: { anyOf: [MESSAGE_RECORD, MESSAGE_SUMMARY] },
+            description: 'Whole records, or summaries with `?fields=summary`.',
+          },
           total: { type: 'integer', minimum: 0, description: 'Matches before limit and offset.' },
         },
       },
     },
-    examples: { recent: { summary: 'The ten newest, as summaries', query: { limit: '10', fields: 'summary' } } },
+    examples: {
+      recent: {
+        summary: 'The ten newest, as summaries',
+        query: { limit: '10', fields: 'summary' },
+      },
+    },
     handler({ ctx, query }) {
       const page = ctx.log.list(filterOf(query))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
@@ -70,7 +98,8 @@ export const messageOperations = [
     operationId: 'clearMessages',
     tag: 'inspector',
     summary: 'Clear the log, or the messages the filters match.',
-    description: 'Without filters, every message goes; with them, only the matches. Subscribers to the event stream get `cleared`.',
+    description:
+      'Without filters, every message goes; with them, only the matches. Subscribers to the event stream get `cleared`.',
     query: FILTER_QUERY,
     success: { status: 204, description: 'Done; no body.' },
     async handler({ ctx, query }) {
@@ -83,7 +112,8 @@ export const messageOperations = [
     operationId: 'waitForMessage',
     tag: 'inspector',
     summary: 'The newest matching message, or the first to arrive before the timeout.',
-    description: 'Answers at once when a message matches; otherwise waits up to `timeout` ms for one (404 wait_timeout when none came). A client that hangs up stops the wait.',
+    description:
+      'Answers at once when a message matches; otherwise waits up to `timeout` ms for one (404 wait_timeout when none came). A client that hangs up stops the wait.',
     query: { ...FILTER_QUERY, ...TIMEOUT_QUERY, ...AFTER_QUERY },
     success: { status: 200, description: 'The message.', schema: MESSAGE_RECORD },
     errors: [
@@ -95,9 +125,19 @@ export const messageOperations = [
       const abort = new AbortController()
       event.runtime?.node?.res?.once('close', () => abort.abort())
       try {
-        return await waitForMessage(ctx, { ...filterOf(query), timeout: query.timeout, signal: abort.signal, ...(query.after ? { after: query.after } : {}) })
+        return await waitForMessage(ctx, {
+          ...filterOf(query),
+          timeout: query.timeout,
+          signal: abort.signal,
+          ...(query.after ? { after: query.after } : {}),
+        })
       } catch (error) {
-        if (error instanceof WaitTimeoutError) throw apiError(404, 'wait_timeout', `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`)
+        if (error instanceof WaitTimeoutError)
+          throw apiError(
+            404,
+            'wait_timeout',
+            `${error.message} Send one, or wait longer with ?timeout= (at most 60000).`,
+          )
         // The client hung up: nobody reads this answer, and it is no error of ours to log.
         if (abort.signal.aborted) return new Response(null, { status: 499 })
         if (error instanceof ShuttingDownError) throw apiError(503, 'shutting_down', error.message)
@@ -137,7 +177,8 @@ export const messageOperations = [
     operationId: 'getMessageHtml',
     tag: 'inspector',
     summary: 'The rendered HTML, with a sandboxing Content-Security-Policy.',
-    description: 'Served in an opaque origin with no scripts (CSP `sandbox`), images allowed as in a mail client with images on; `?images=off` and `?scheme=` adjust it.',
+    description:
+      'Served in an opaque origin with no scripts (CSP `sandbox`), images allowed as in a mail client with images on; `?images=off` and `?scheme=` adjust it.',
     params: one,
     query: HTML_QUERY,
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
@@ -154,7 +195,10 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The text.', contentType: 'text/plain' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params }) => textResponse(findMessage(ctx, params.id).text, { 'content-type': 'text/plain; charset=utf-8' }),
+    handler: ({ ctx, params }) =>
+      textResponse(findMessage(ctx, params.id).text, {
+        'content-type': 'text/plain; charset=utf-8',
+      }),
   }),
   defineOperation({
     method: 'GET',
@@ -162,7 +206,8 @@ export const messageOperations = [
     operationId: 'checkMessage',
     tag: 'inspector',
     summary: 'Email checks of the stored message.',
-    description: 'Size against Gmail\'s clipping, mail-client support of the HTML and CSS it uses, images, links and the plain text.',
+    description:
+      "Size against Gmail's clipping, mail-client support of the HTML and CSS it uses, images, links and the plain text.",
     params: one,
     success: { status: 200, description: 'The checks.', schema: EMAIL_CHECKS },
     errors: NOT_FOUND,
@@ -177,13 +222,21 @@ export const messageOperations = [
     operationId: 'getMessageEml',
     tag: 'inspector',
     summary: 'An RFC 5322 message, as an attachment.',
-    description: 'multipart/alternative with the text and the HTML (quoted-printable, CRLF line breaks); a subject or name that is not plain ASCII words goes out as RFC 2047 encoded words.',
+    description:
+      'multipart/alternative with the text and the HTML (quoted-printable, CRLF line breaks); a subject or name that is not plain ASCII words goes out as RFC 2047 encoded words.',
     params: one,
-    success: { status: 200, description: 'The message, `<id>.eml`.', contentType: 'message/rfc822' },
+    success: {
+      status: 200,
+      description: 'The message, `<id>.eml`.',
+      contentType: 'message/rfc822',
+    },
     errors: NOT_FOUND,
     handler({ ctx, params }) {
       const record = findMessage(ctx, params.id)
-      return textResponse(toEml(record), { 'content-type': 'message/rfc822', 'content-disposition': `attachment; filename="${record.id}.eml"` })
+      return textResponse(toEml(record), {
+        'content-type': 'message/rfc822',
+        'content-disposition': `attachment; filename="${record.id}.eml"`,
+      })
     },
   }),
 ]

@@ -10,39 +10,77 @@ export const LIST_DEFAULT_LIMIT = 50
 export const LIST_MAX_LIMIT = 1000
 
 export const FILTER_QUERY = {
-  to: textParam('Only messages with a recipient (name or address) containing this, case-insensitive.', { examples: ['ada@example.com'] }),
-  from: textParam('Only messages whose sender (name or address) contains this, case-insensitive.', { examples: ['acme'] }),
-  template: textParam('Only messages whose template slug contains this, case-insensitive.', { examples: ['welcome'] }),
-  subject: textParam('Only messages whose subject contains this, case-insensitive.', { examples: ['reset'] }),
-  project: textParam('Only messages sent with this project: 8 hex characters of the token\'s SHA-256 (exact).', { examples: ['1f2e3d4c'] }),
-  since: timeParam('Only messages created at or after this time: RFC 3339 (`2026-11-21T10:00:00Z`), or a date (midnight UTC).'),
-  status: enumParam(MESSAGE_STATUSES, 'Only messages in this overall delivery status (CONTRACT §7): `sent` until every recipient has settled, then `delivered`, or the first of `bounced`, `complained`, `suppressed`, `deferred`.'),
+  to: textParam(
+    'Only messages with a recipient (name or address) containing this, case-insensitive.',
+    { examples: ['ada@example.com'] },
+  ),
+  from: textParam('Only messages whose sender (name or address) contains this, case-insensitive.', {
+    examples: ['acme'],
+  }),
+  template: textParam('Only messages whose template slug contains this, case-insensitive.', {
+    examples: ['welcome'],
+  }),
+  subject: textParam('Only messages whose subject contains this, case-insensitive.', {
+    examples: ['reset'],
+  }),
+  project: textParam(
+    "Only messages sent with this project: 8 hex characters of the token's SHA-256 (exact).",
+    { examples: ['1f2e3d4c'] },
+  ),
+  since: timeParam(
+    'Only messages created at or after this time: RFC 3339 (`2026-11-21T10:00:00Z`), or a date (midnight UTC).',
+  ),
+  status: enumParam(
+    MESSAGE_STATUSES,
+    'Only messages in this overall delivery status (CONTRACT §7): `sent` until every recipient has settled, then `delivered`, or the first of `bounced`, `complained`, `suppressed`, `deferred`.',
+  ),
 }
 
 export const PAGING_QUERY = {
-  limit: intParam({ minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT }, 'How many messages to answer with, newest first.'),
+  limit: intParam(
+    { minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT },
+    'How many messages to answer with, newest first.',
+  ),
   // Past the 2^53 − 1 a JavaScript number holds exactly, an offset could not be honoured.
-  offset: intParam({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }, 'How many of the newest matches to skip.'),
+  offset: intParam(
+    { minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+    'How many of the newest matches to skip.',
+  ),
 }
 
 export const FIELDS_QUERY = {
-  fields: enumParam(['full', 'summary'], '`summary` leaves out each message\'s `html`, `text` and `templateVariables`: what a list needs, at a fraction of the bytes.', 'full'),
+  fields: enumParam(
+    ['full', 'summary'],
+    "`summary` leaves out each message's `html`, `text` and `templateVariables`: what a list needs, at a fraction of the bytes.",
+    'full',
+  ),
 }
 
 export const TIMEOUT_QUERY = {
-  timeout: intParam({ minimum: 0, maximum: WAIT_MAX_MS, default: WAIT_DEFAULT_MS }, 'How long to wait for a match to arrive, in milliseconds.'),
+  timeout: intParam(
+    { minimum: 0, maximum: WAIT_MAX_MS, default: WAIT_DEFAULT_MS },
+    'How long to wait for a match to arrive, in milliseconds.',
+  ),
 }
 
 /** Parsed filter values → the store's filter (absent ones left out). */
-export function filterOf(query: Partial<Record<keyof typeof FILTER_QUERY | keyof typeof PAGING_QUERY, string | number | undefined>>): MessageFilter {
+export function filterOf(
+  query: Partial<
+    Record<keyof typeof FILTER_QUERY | keyof typeof PAGING_QUERY, string | number | undefined>
+  >,
+): MessageFilter {
   const filter: Record<string, string | number> = {}
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && name in { ...FILTER_QUERY, ...PAGING_QUERY }) filter[name] = value
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && name in { ...FILTER_QUERY, ...PAGING_QUERY }) filter[name] = value
   return filter as MessageFilter
 }
 
 /** `after=now` on a wait: only messages that arrive after it began (absent: stored ones count). */
 export const AFTER_QUERY = {
-  after: enumParam(['now'], '`now`: only a message that arrives after the wait began counts (none already stored). Without it, the newest stored match answers at once.'),
+  after: enumParam(
+    ['now'],
+    '`now`: only a message that arrives after the wait began counts (none already stored). Without it, the newest stored match answers at once.',
+  ),
 }
 
 /**

@@ -7,15 +7,29 @@ const nullableString = { type: ['string', 'null'] }
 /** A rejected send, as src/core/rejections.ts keeps it: never the token, the variables or the body. */
 const REJECTION = component('Rejection', {
   type: 'object',
-  description: 'A send sendbox refused, kept in memory (the newest 100) so a test can see why its app got no message.',
-  required: ['id', 'at', 'status', 'code', 'message', 'details', 'template', 'from', 'to', 'subject', 'project', 'tokenHint'],
+  description:
+    'A send sendbox refused, kept in memory (the newest 100) so a test can see why its app got no message.',
+  required: [
+    'id',
+    'at',
+    'status',
+    'code',
+    'message',
+    'details',
+    'template',
+    'from',
+    'to',
+    'subject',
+    'project',
+    'tokenHint',
+  ],
   properties: {
     id: { type: 'string', examples: ['rej_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] },
     at: { type: 'string', format: 'date-time' },
     status: { type: 'integer', description: 'The status the send was answered with.' },
     code: { type: 'string', examples: ['missing_variables'] },
     message: { type: 'string' },
-    details: { type: 'array', items: {}, description: 'The error\'s details, cut down.' },
+    details: { type: 'array', items: {}, description: "The error's details, cut down." },
     template: { ...nullableString, description: 'What the body named, if it could be read.' },
     from: nullableString,
     to: { type: ['array', 'null'], items: { type: 'string' } },
@@ -33,12 +47,20 @@ export const rejectionOperations = [
     operationId: 'listRejections',
     tag: 'inspector',
     summary: 'Recent rejected sends (the newest 100, in memory), newest first: no token, no body.',
-    description: 'Takes the message filters; `to`, `template` and the rest match what the refused body said, as far as it could be read.',
+    description:
+      'Takes the message filters; `to`, `template` and the rest match what the refused body said, as far as it could be read.',
     query: { ...FILTER_QUERY, ...PAGING_QUERY },
     success: {
       status: 200,
       description: 'A page of rejections.',
-      schema: { type: 'object', required: ['rejections', 'total'], properties: { rejections: { type: 'array', items: REJECTION }, total: { type: 'integer', minimum: 0 } } },
+      schema: {
+        type: 'object',
+        required: ['rejections', 'total'],
+        properties: {
+          rejections: { type: 'array', items: REJECTION },
+          total: { type: 'integer', minimum: 0 },
+        },
+      },
     },
     handler({ ctx, query }) {
       const { limit, offset, ...filter } = filterOf(query)
@@ -53,7 +75,8 @@ export const rejectionOperations = [
     operationId: 'clearRejections',
     tag: 'inspector',
     summary: 'Forget the recent rejected sends.',
-    description: 'A full clear of the messages (`DELETE /_sandbox/api/messages` without a filter) forgets them too.',
+    description:
+      'A full clear of the messages (`DELETE /_sandbox/api/messages` without a filter) forgets them too.',
     success: { status: 204, description: 'Forgotten.' },
     handler({ ctx }) {
       ctx.rejections.clear()

@@ -16,7 +16,11 @@ const encoder = new TextEncoder()
  *
  * @example return streamJsonList('messages', page.messages, { total: page.total })
  */
-export function streamJsonList(key: string, items: readonly unknown[], rest: Record<string, unknown>): Response {
+export function streamJsonList(
+  key: string,
+  items: readonly unknown[],
+  rest: Record<string, unknown>,
+): Response {
   const tail = Object.entries(rest)
     .map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`)
     .join('')

@@ -4,7 +4,11 @@ import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { pathParam, textParam } from '../http/params.js'
 
-const PROJECT = { project: textParam('Only this project: 8 hex characters of the token\'s SHA-256.', { examples: ['1f2e3d4c'] }) }
+const PROJECT = {
+  project: textParam("Only this project: 8 hex characters of the token's SHA-256.", {
+    examples: ['1f2e3d4c'],
+  }),
+}
 
 /** `?project=` as a filter: one project, or all when absent. */
 const projectFilter = (project: string | undefined) => (project ? { project } : {})
@@ -16,10 +20,20 @@ const decoded = (value: string): string => {
     return value.trim().toLowerCase()
   }
 }
-const ADDRESS = { address: pathParam('An address (case-insensitive); `@` and `+` may be percent-encoded or not.', { type: 'string', minLength: 1, examples: ['ada@example.com'] }, decoded) }
+const ADDRESS = {
+  address: pathParam(
+    'An address (case-insensitive); `@` and `+` may be percent-encoded or not.',
+    { type: 'string', minLength: 1, examples: ['ada@example.com'] },
+    decoded,
+  ),
+}
 
 const notSuppressed = (address: string) =>
-  apiError(404, 'suppression_not_found', `${JSON.stringify(address)} is not on the suppression list (of the project asked for). GET /_sandbox/api/suppressions lists the addresses that are.`)
+  apiError(
+    404,
+    'suppression_not_found',
+    `${JSON.stringify(address)} is not on the suppression list (of the project asked for). GET /_sandbox/api/suppressions lists the addresses that are.`,
+  )
 
 /** The suppression list (CONTRACT §7): list, and remove one address or all. */
 export const suppressionOperations = [
@@ -29,11 +43,18 @@ export const suppressionOperations = [
     operationId: 'listSuppressions',
     tag: 'inspector',
     summary: 'The suppression list: addresses hard-bounced or complained, per project.',
-    description: 'Sends to a suppressed address are still 201, and the recipient ends `suppressed`. Clearing messages leaves the list alone.',
-    query: { ...PROJECT, address: textParam('Only this address.', { examples: ['ada@example.com'] }) },
+    description:
+      'Sends to a suppressed address are still 201, and the recipient ends `suppressed`. Clearing messages leaves the list alone.',
+    query: {
+      ...PROJECT,
+      address: textParam('Only this address.', { examples: ['ada@example.com'] }),
+    },
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     handler({ ctx, query }) {
-      const suppressions = listSuppressions(ctx, { ...projectFilter(query.project), ...(query.address ? { address: query.address } : {}) })
+      const suppressions = listSuppressions(ctx, {
+        ...projectFilter(query.project),
+        ...(query.address ? { address: query.address } : {}),
+      })
       return { suppressions, total: suppressions.length }
     },
   }),
@@ -55,14 +76,17 @@ export const suppressionOperations = [
     path: '/_sandbox/api/suppressions/:address',
     operationId: 'getSuppression',
     tag: 'inspector',
-    summary: 'An address\'s suppressions (one per project).',
+    summary: "An address's suppressions (one per project).",
     description: '404 when the address is not suppressed.',
     params: ADDRESS,
     query: PROJECT,
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     errors: [[404, 'suppression_not_found']],
     handler({ ctx, params, query }) {
-      const suppressions = listSuppressions(ctx, { ...projectFilter(query.project), address: params.address })
+      const suppressions = listSuppressions(ctx, {
+        ...projectFilter(query.project),
+        address: params.address,
+      })
       if (!suppressions.length) throw notSuppressed(params.address)
       return { suppressions, total: suppressions.length }
     },
@@ -79,7 +103,10 @@ export const suppressionOperations = [
     success: { status: 204, description: 'Removed.' },
     errors: [[404, 'suppression_not_found']],
     async handler({ ctx, params, query }) {
-      const removed = await removeSuppressions(ctx, { ...projectFilter(query.project), address: params.address })
+      const removed = await removeSuppressions(ctx, {
+        ...projectFilter(query.project),
+        address: params.address,
+      })
       if (!removed.length) throw notSuppressed(params.address)
     },
   }),

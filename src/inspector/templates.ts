@@ -9,7 +9,18 @@ import { component, errorSchemaName } from '../http/openapi.js'
 import { enumParam, pathParam, patternParam } from '../http/params.js'
 import { templateError } from '../http/template-errors.js'
 import { boolean, jsonObject, object, optional, string } from '../lib/schema.js'
-import { exampleVariables, FIXTURE_CASE_PATTERN, FixtureWriteError, isValidSlug, lookupFailure, missingVariables, renderMessage, SLUG_HINT, SLUG_PATTERN, writeFixtureCase } from '../templates/index.js'
+import {
+  exampleVariables,
+  FIXTURE_CASE_PATTERN,
+  FixtureWriteError,
+  isValidSlug,
+  lookupFailure,
+  missingVariables,
+  renderMessage,
+  SLUG_HINT,
+  SLUG_PATTERN,
+  writeFixtureCase,
+} from '../templates/index.js'
 import type { FixtureCase, Template } from '../templates/types.js'
 import { withExcerpts } from './excerpt.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
@@ -25,17 +36,31 @@ const SLUG = pathParam(
   'A template slug: letters, digits, "-", "_" and "."; 1 to 128 characters; not "." or "..".',
   { type: 'string', pattern: SLUG_PATTERN.source, examples: ['welcome'] },
   (slug) => {
-    if (!isValidSlug(slug)) throw apiError(400, 'invalid_slug', `${JSON.stringify(slug.slice(0, 140))} is not a template slug: use ${SLUG_HINT}.`)
+    if (!isValidSlug(slug))
+      throw apiError(
+        400,
+        'invalid_slug',
+        `${JSON.stringify(slug.slice(0, 140))} is not a template slug: use ${SLUG_HINT}.`,
+      )
     return slug
   },
   [[400, 'invalid_slug']],
 )
 
 const CASE_QUERY = {
-  case: patternParam(SLUG_PATTERN, `a fixture case name (${SLUG_HINT})`, 'A fixture case (`default` is `fixtures/<slug>.json`); absent: the first case, else the front-matter examples.', { examples: ['default'] }),
+  case: patternParam(
+    SLUG_PATTERN,
+    `a fixture case name (${SLUG_HINT})`,
+    'A fixture case (`default` is `fixtures/<slug>.json`); absent: the first case, else the front-matter examples.',
+    { examples: ['default'] },
+  ),
 }
 const SOFT_QUERY = {
-  soft: enumParam(['0', '1'], '`1`: a template that cannot render answers 200 `{ ok: false, error }` instead of its 4xx, so a page showing the error inline logs no failed request.', '0'),
+  soft: enumParam(
+    ['0', '1'],
+    '`1`: a template that cannot render answers 200 `{ ok: false, error }` instead of its 4xx, so a page showing the error inline logs no failed request.',
+    '0',
+  ),
 }
 
 function templateOf(ctx: AppContext, slug: string): Template {
@@ -47,12 +72,26 @@ function templateOf(ctx: AppContext, slug: string): Template {
 const caseInfo = (c: FixtureCase) => ({ name: c.name, ...(c.error ? { error: c.error } : {}) })
 
 /** Variables for a preview: a named fixture case, else the first case, else front-matter examples. */
-export function previewVariables(ctx: AppContext, template: Template, caseName?: string | null): Record<string, unknown> {
+export function previewVariables(
+  ctx: AppContext,
+  template: Template,
+  caseName?: string | null,
+): Record<string, unknown> {
   const cases = ctx.catalog.fixtures(template.slug)
   if (caseName) {
     const found = cases.find((c) => c.name === caseName)
-    if (!found) throw apiError(404, 'fixture_not_found', `The template "${template.slug}" has no fixture case "${caseName}"; it has ${cases.map((c) => `"${c.name}"`).join(', ') || 'none'}.`)
-    if (!found.variables) throw apiError(422, 'fixture_invalid', `The fixture ${relative(ctx.catalog.fixturesDir, found.file)} is not usable: ${found.error}.`)
+    if (!found)
+      throw apiError(
+        404,
+        'fixture_not_found',
+        `The template "${template.slug}" has no fixture case "${caseName}"; it has ${cases.map((c) => `"${c.name}"`).join(', ') || 'none'}.`,
+      )
+    if (!found.variables)
+      throw apiError(
+        422,
+        'fixture_invalid',
+        `The fixture ${relative(ctx.catalog.fixturesDir, found.file)} is not usable: ${found.error}.`,
+      )
     return found.variables
   }
   const first = cases.find((c) => c.variables)
@@ -64,23 +103,45 @@ export function previewVariables(ctx: AppContext, template: Template, caseName?:
  * 4xx: a page showing the error inline then logs no failed request in the browser console. The
  * error's places (file, line, column) come with the lines of the file around them.
  */
-async function soft<T extends object>(ctx: AppContext, isSoft: boolean, render: () => T | Promise<T>): Promise<Soft<T>> {
+async function soft<T extends object>(
+  ctx: AppContext,
+  isSoft: boolean,
+  render: () => T | Promise<T>,
+): Promise<Soft<T>> {
   if (!isSoft) return { ok: true, ...(await render()) }
   try {
     return { ok: true, ...(await render()) }
   } catch (error) {
     const data = (error as { data?: { code?: string; details?: unknown[] } }).data
     if (!data?.code) throw error
-    return { ok: false, error: { code: data.code, message: (error as Error).message, details: await withExcerpts(ctx.catalog.templatesDir, data.details ?? []) } }
+    return {
+      ok: false,
+      error: {
+        code: data.code,
+        message: (error as Error).message,
+        details: await withExcerpts(ctx.catalog.templatesDir, data.details ?? []),
+      },
+    }
   }
 }
 
-function preview(ctx: AppContext, template: Template, variables: Record<string, unknown>): RenderPreview {
+function preview(
+  ctx: AppContext,
+  template: Template,
+  variables: Record<string, unknown>,
+): RenderPreview {
   // Lenient: a preview shows what renders and lists what is missing, instead of refusing.
   const outcome = renderMessage(ctx.catalog, template.slug, variables, { lenient: true })
   if (!outcome.ok) throw templateError(outcome.failure, { notFound: 404 })
   const { rendered } = outcome
-  return { slug: template.slug, html: rendered.html, text: rendered.text, warnings: rendered.warnings, missing: missingVariables(template, variables), variables }
+  return {
+    slug: template.slug,
+    html: rendered.html,
+    text: rendered.text,
+    warnings: rendered.warnings,
+    missing: missingVariables(template, variables),
+    variables,
+  }
 }
 
 /**
@@ -111,20 +172,42 @@ function placeholder(root: Record<string, unknown>, path: string): void {
       return
     }
     const wantsArray = steps[i + 1] === '[]'
-    if (wantsArray ? !Array.isArray(existing) : typeof existing !== 'object' || existing === null || Array.isArray(existing)) node[key] = wantsArray ? [] : {}
+    if (
+      wantsArray
+        ? !Array.isArray(existing)
+        : typeof existing !== 'object' || existing === null || Array.isArray(existing)
+    )
+      node[key] = wantsArray ? [] : {}
     node = node[key] as Record<string | number, unknown>
   })
 }
 
-
-const VARIABLES = jsonObject({ description: 'Values for the template\'s variables; any JSON.', examples: [{ name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' }] })
-const VARIABLES_BODY = jsonBody(object({ variables: optional(VARIABLES, {}) }, { description: 'Variables to render with; absent: none (each missing one is listed in `missing`).' }), 'Variables to render with.')
+const VARIABLES = jsonObject({
+  description: "Values for the template's variables; any JSON.",
+  examples: [{ name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' }],
+})
+const VARIABLES_BODY = jsonBody(
+  object(
+    { variables: optional(VARIABLES, {}) },
+    {
+      description:
+        'Variables to render with; absent: none (each missing one is listed in `missing`).',
+    },
+  ),
+  'Variables to render with.',
+)
 
 const FIXTURE_CASE = component('FixtureCase', {
   type: 'object',
   description: 'A fixture case of a template.',
   required: ['name'],
-  properties: { name: { type: 'string', description: '`default` for fixtures/<slug>.json, else the file name in fixtures/<slug>/.' }, error: { type: 'string', description: 'Present when the file is not a JSON object.' } },
+  properties: {
+    name: {
+      type: 'string',
+      description: '`default` for fixtures/<slug>.json, else the file name in fixtures/<slug>/.',
+    },
+    error: { type: 'string', description: 'Present when the file is not a JSON object.' },
+  },
 })
 
 const PREVIEW = component('Preview', {
@@ -137,19 +220,37 @@ const PREVIEW = component('Preview', {
     html: { type: 'string' },
     text: { type: 'string' },
     warnings: { type: 'array', items: WARNING },
-    missing: { type: 'array', items: { type: 'string' }, description: 'Dotted paths the template needs that the variables lack.' },
-    variables: { type: 'object', additionalProperties: true, description: 'The variables it rendered with.' },
+    missing: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Dotted paths the template needs that the variables lack.',
+    },
+    variables: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The variables it rendered with.',
+    },
   },
 })
 
-const RENDER_FAILURES = ['template_not_found', 'template_invalid', 'fixture_not_found', 'fixture_invalid', 'render_failed'] as const
+const RENDER_FAILURES = [
+  'template_not_found',
+  'template_invalid',
+  'fixture_not_found',
+  'fixture_invalid',
+  'render_failed',
+] as const
 const SOFT_FAILURE = component('PreviewFailure', {
   type: 'object',
   description: 'With `?soft=1`: why the template did not render, as the error would have said it.',
   required: ['ok', 'error'],
   properties: {
     ok: { type: 'boolean', enum: [false] },
-    error: { oneOf: RENDER_FAILURES.map((code) => ({ $ref: `#/components/schemas/${errorSchemaName(code)}/properties/error` })) },
+    error: {
+      oneOf: RENDER_FAILURES.map((code) => ({
+        $ref: `#/components/schemas/${errorSchemaName(code)}/properties/error`,
+      })),
+    },
   },
 })
 const RENDERED = { oneOf: [PREVIEW, SOFT_FAILURE] }
@@ -158,7 +259,10 @@ const TEMPLATE_ERRORS = [
   [404, 'template_not_found'],
   [422, 'template_invalid'],
 ] as const
-const CASE_ERRORS = [[404, 'fixture_not_found'], [422, 'fixture_invalid']] as const
+const CASE_ERRORS = [
+  [404, 'fixture_not_found'],
+  [422, 'fixture_invalid'],
+] as const
 const RENDER_ERRORS = [...TEMPLATE_ERRORS, [422, 'render_failed']] as const
 
 const one = { slug: SLUG }
@@ -174,20 +278,45 @@ function previewStore(ctx: AppContext) {
 
 const fixtureBody = object(
   {
-    name: string({ pattern: FIXTURE_CASE_PATTERN, not: ['default'], patternHint: `a case name (${SLUG_HINT}; not starting with "."), not "default"`, description: 'The case name: the file is fixtures/<slug>/<name>.json. Not "default" (that is fixtures/<slug>.json).', examples: ['big-order'] }),
+    name: string({
+      pattern: FIXTURE_CASE_PATTERN,
+      not: ['default'],
+      patternHint: `a case name (${SLUG_HINT}; not starting with "."), not "default"`,
+      description:
+        'The case name: the file is fixtures/<slug>/<name>.json. Not "default" (that is fixtures/<slug>.json).',
+      examples: ['big-order'],
+    }),
     variables: VARIABLES,
-    overwrite: optional(boolean({ description: 'Replace a case of that name (else 409 fixture_exists).' }), false),
+    overwrite: optional(
+      boolean({ description: 'Replace a case of that name (else 409 fixture_exists).' }),
+      false,
+    ),
   },
   { description: 'A fixture case to save.' },
 )
 
 const previewBody = object(
   {
-    template: string({ pattern: SLUG_PATTERN, patternHint: SLUG_HINT, description: 'The template\'s slug.', examples: ['welcome'] }),
+    template: string({
+      pattern: SLUG_PATTERN,
+      patternHint: SLUG_HINT,
+      description: "The template's slug.",
+      examples: ['welcome'],
+    }),
     variables: optional(VARIABLES),
-    case: optional(string({ pattern: SLUG_PATTERN, patternHint: 'the name of one of the template\'s fixture cases', description: 'Render with this fixture case instead of posted variables (not both).', examples: ['default'] })),
+    case: optional(
+      string({
+        pattern: SLUG_PATTERN,
+        patternHint: "the name of one of the template's fixture cases",
+        description: 'Render with this fixture case instead of posted variables (not both).',
+        examples: ['default'],
+      }),
+    ),
   },
-  { description: 'What to render: the template with `variables` (absent: none), or with a fixture `case`.' },
+  {
+    description:
+      'What to render: the template with `variables` (absent: none), or with a fixture `case`.',
+  },
 )
 
 export const templatePreviewOperations = [
@@ -197,7 +326,7 @@ export const templatePreviewOperations = [
     operationId: 'inspectTemplates',
     tag: 'inspector',
     summary: 'Every template with its fixture cases.',
-    description: 'Like GET /templates, without a token, and with each template\'s fixture cases.',
+    description: "Like GET /templates, without a token, and with each template's fixture cases.",
     success: {
       status: 200,
       description: 'The templates, by slug.',
@@ -207,42 +336,85 @@ export const templatePreviewOperations = [
         properties: {
           templates: {
             type: 'array',
-            items: { type: 'object', required: ['slug', 'description', 'variables', 'updatedAt', 'fixtures'], properties: { ...TEMPLATE_SUMMARY_PROPERTIES, fixtures: { type: 'array', items: FIXTURE_CASE } } },
+            items: {
+              type: 'object',
+              required: ['slug', 'description', 'variables', 'updatedAt', 'fixtures'],
+              properties: {
+                ...TEMPLATE_SUMMARY_PROPERTIES,
+                fixtures: { type: 'array', items: FIXTURE_CASE },
+              },
+            },
           },
         },
       },
     },
-    handler: ({ ctx }) => ({ templates: ctx.catalog.list().map((t) => ({ ...t, fixtures: ctx.catalog.fixtures(t.slug).map(caseInfo) })) }),
+    handler: ({ ctx }) => ({
+      templates: ctx.catalog
+        .list()
+        .map((t) => ({ ...t, fixtures: ctx.catalog.fixtures(t.slug).map(caseInfo) })),
+    }),
   }),
   defineOperation({
     method: 'GET',
     path: '/_sandbox/api/templates/:slug',
     operationId: 'inspectTemplate',
     tag: 'inspector',
-    summary: 'A template in full: source, variables, required paths, declared variables, fixture cases.',
-    description: '`skeleton` holds starting values for a variables editor: the front-matter examples, then a placeholder for every other path the template reads.',
+    summary:
+      'A template in full: source, variables, required paths, declared variables, fixture cases.',
+    description:
+      '`skeleton` holds starting values for a variables editor: the front-matter examples, then a placeholder for every other path the template reads.',
     params: one,
     success: {
       status: 200,
       description: 'The template.',
       schema: component('TemplateDetail', {
         type: 'object',
-        required: ['slug', 'description', 'body', 'source', 'variables', 'required', 'declared', 'updatedAt', 'fixtures', 'skeleton'],
+        required: [
+          'slug',
+          'description',
+          'body',
+          'source',
+          'variables',
+          'required',
+          'declared',
+          'updatedAt',
+          'fixtures',
+          'skeleton',
+        ],
         properties: {
           slug: TEMPLATE_SUMMARY_PROPERTIES.slug,
           description: TEMPLATE_SUMMARY_PROPERTIES.description,
           body: { type: 'string', description: 'The source, front matter excluded.' },
-          source: { type: 'string', description: 'The whole file as it is on disk, front matter included: its line numbers are those errors give.' },
+          source: {
+            type: 'string',
+            description:
+              'The whole file as it is on disk, front matter included: its line numbers are those errors give.',
+          },
           variables: TEMPLATE_SUMMARY_PROPERTIES.variables,
-          required: { type: 'array', items: { type: 'string' }, description: 'Dotted paths a send must supply.' },
+          required: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Dotted paths a send must supply.',
+          },
           declared: {
             type: 'object',
-            description: 'The front matter\'s `variables`, by name.',
-            additionalProperties: { type: 'object', properties: { description: { type: 'string' }, example: { description: 'Any JSON.' }, required: { type: 'boolean' } } },
+            description: "The front matter's `variables`, by name.",
+            additionalProperties: {
+              type: 'object',
+              properties: {
+                description: { type: 'string' },
+                example: { description: 'Any JSON.' },
+                required: { type: 'boolean' },
+              },
+            },
           },
           updatedAt: TEMPLATE_SUMMARY_PROPERTIES.updatedAt,
           fixtures: { type: 'array', items: FIXTURE_CASE },
-          skeleton: { type: 'object', additionalProperties: true, description: 'Starting values for a variables editor.' },
+          skeleton: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'Starting values for a variables editor.',
+          },
         },
       }),
     },
@@ -273,9 +445,19 @@ export const templatePreviewOperations = [
     description: 'Missing variables render empty and are listed in `missing`; nothing is stored.',
     params: one,
     query: { ...CASE_QUERY, ...SOFT_QUERY },
-    success: { status: 200, description: 'The render (with `?soft=1`, or why it failed).', schema: RENDERED },
+    success: {
+      status: 200,
+      description: 'The render (with `?soft=1`, or why it failed).',
+      schema: RENDERED,
+    },
     errors: [...RENDER_ERRORS, ...CASE_ERRORS],
-    examples: { receipt: { summary: 'The order receipt with its big-order case', params: { slug: 'order-receipt' }, query: { case: 'big-order' } } },
+    examples: {
+      receipt: {
+        summary: 'The order receipt with its big-order case',
+        params: { slug: 'order-receipt' },
+        query: { case: 'big-order' },
+      },
+    },
     handler: ({ ctx, params, query }) =>
       soft(ctx, query.soft === '1', () => {
         const template = templateOf(ctx, params.slug)
@@ -292,7 +474,11 @@ export const templatePreviewOperations = [
     params: one,
     query: SOFT_QUERY,
     body: VARIABLES_BODY,
-    success: { status: 200, description: 'The render (with `?soft=1`, or why it failed).', schema: RENDERED },
+    success: {
+      status: 200,
+      description: 'The render (with `?soft=1`, or why it failed).',
+      schema: RENDERED,
+    },
     errors: RENDER_ERRORS,
     examples: {
       welcome: {
@@ -304,20 +490,30 @@ export const templatePreviewOperations = [
           slug: 'welcome',
           html: '<!doctype html>…',
           text: '…',
-          warnings: [{ code: 'missing_variable', variable: 'dashboardUrl', message: 'templateVariables.dashboardUrl is missing; it rendered empty.' }],
+          warnings: [
+            {
+              code: 'missing_variable',
+              variable: 'dashboardUrl',
+              message: 'templateVariables.dashboardUrl is missing; it rendered empty.',
+            },
+          ],
           missing: ['dashboardUrl'],
           variables: { name: 'Ada' },
         },
       },
     },
-    handler: ({ ctx, params, query, body }) => soft(ctx, query.soft === '1', () => preview(ctx, templateOf(ctx, params.slug), body.variables ?? {})),
+    handler: ({ ctx, params, query, body }) =>
+      soft(ctx, query.soft === '1', () =>
+        preview(ctx, templateOf(ctx, params.slug), body.variables ?? {}),
+      ),
   }),
   defineOperation({
     method: 'GET',
     path: '/_sandbox/api/templates/:slug/checks',
     operationId: 'checkFixture',
     tag: 'inspector',
-    summary: 'Email checks of the template rendered with a fixture case (or the front-matter examples).',
+    summary:
+      'Email checks of the template rendered with a fixture case (or the front-matter examples).',
     description: 'The same checks as a stored message gets.',
     params: one,
     query: CASE_QUERY,
@@ -351,14 +547,17 @@ export const templatePreviewOperations = [
     operationId: 'previewTemplate',
     tag: 'inspector',
     summary: 'The template rendered with a fixture case, as sandboxed HTML for an iframe.',
-    description: 'Served like a message\'s HTML (sandboxing CSP, `?images=`, `?scheme=`).',
+    description: "Served like a message's HTML (sandboxing CSP, `?images=`, `?scheme=`).",
     params: one,
     query: { ...CASE_QUERY, ...HTML_QUERY },
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: [...RENDER_ERRORS, ...CASE_ERRORS],
     handler({ ctx, params, query }) {
       const template = templateOf(ctx, params.slug)
-      return htmlAnswer(preview(ctx, template, previewVariables(ctx, template, query.case)).html, query)
+      return htmlAnswer(
+        preview(ctx, template, previewVariables(ctx, template, query.case)).html,
+        query,
+      )
     },
   }),
   defineOperation({
@@ -366,7 +565,8 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/previews',
     operationId: 'createPreview',
     tag: 'inspector',
-    summary: 'Render a template and keep the HTML for a sandboxed frame; answer everything an editor shows.',
+    summary:
+      'Render a template and keep the HTML for a sandboxed frame; answer everything an editor shows.',
     description:
       'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place) in the same 201 instead of its 4xx.',
     query: { soft: SOFT_QUERY.soft },
@@ -378,16 +578,37 @@ export const templatePreviewOperations = [
         oneOf: [
           component('LivePreview', {
             type: 'object',
-            required: ['ok', 'id', 'url', 'html', 'text', 'warnings', 'missing', 'variables', 'checks'],
+            required: [
+              'ok',
+              'id',
+              'url',
+              'html',
+              'text',
+              'warnings',
+              'missing',
+              'variables',
+              'checks',
+            ],
             properties: {
               ok: { type: 'boolean', enum: [true] },
               id: { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' },
-              url: { type: 'string', description: 'Where the HTML is served: `/_sandbox/api/previews/<id>`.' },
+              url: {
+                type: 'string',
+                description: 'Where the HTML is served: `/_sandbox/api/previews/<id>`.',
+              },
               html: { type: 'string' },
               text: { type: 'string' },
               warnings: { type: 'array', items: WARNING },
-              missing: { type: 'array', items: { type: 'string' }, description: 'Dotted paths the template needs that the variables lack.' },
-              variables: { type: 'object', additionalProperties: true, description: 'The variables it rendered with (the case\'s, when one was named).' },
+              missing: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'Dotted paths the template needs that the variables lack.',
+              },
+              variables: {
+                type: 'object',
+                additionalProperties: true,
+                description: "The variables it rendered with (the case's, when one was named).",
+              },
               checks: EMAIL_CHECKS,
             },
           }),
@@ -396,20 +617,49 @@ export const templatePreviewOperations = [
       },
     },
     errors: [...RENDER_ERRORS, ...CASE_ERRORS],
-    examples: { welcome: { summary: 'A live preview of the welcome template', body: { template: 'welcome', variables: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' } } } },
+    examples: {
+      welcome: {
+        summary: 'A live preview of the welcome template',
+        body: {
+          template: 'welcome',
+          variables: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
+        },
+      },
+    },
     handler({ ctx, body, query }) {
       if (body.case !== undefined && body.variables !== undefined) {
-        throw apiError(422, 'validation_failed', 'Send variables or a fixture case, not both.', { details: [{ field: 'case', code: 'invalid_value', message: 'Send variables or a fixture case, not both.' }] })
+        throw apiError(422, 'validation_failed', 'Send variables or a fixture case, not both.', {
+          details: [
+            {
+              field: 'case',
+              code: 'invalid_value',
+              message: 'Send variables or a fixture case, not both.',
+            },
+          ],
+        })
       }
       return soft(ctx, query.soft === '1', async (): Promise<LivePreview> => {
         const template = templateOf(ctx, body.template)
-        const chosen = body.case === undefined ? (body.variables ?? {}) : previewVariables(ctx, template, body.case)
+        const chosen =
+          body.case === undefined
+            ? (body.variables ?? {})
+            : previewVariables(ctx, template, body.case)
         const { html, text, warnings, missing, variables } = preview(ctx, template, chosen)
         const store = previewStore(ctx)
         const id = `pv_${(++store.seq).toString(36)}_${Date.now().toString(36)}`
         store.previews.set(id, html)
-        if (store.previews.size > MAX_LIVE_PREVIEWS) store.previews.delete(store.previews.keys().next().value!)
-        return { id, url: `/_sandbox/api/previews/${id}`, html, text, warnings, missing, variables, checks: await checkEmail({ html, text }) }
+        if (store.previews.size > MAX_LIVE_PREVIEWS)
+          store.previews.delete(store.previews.keys().next().value!)
+        return {
+          id,
+          url: `/_sandbox/api/previews/${id}`,
+          html,
+          text,
+          warnings,
+          missing,
+          variables,
+          checks: await checkEmail({ html, text }),
+        }
       })
     },
   }),
@@ -418,15 +668,26 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/previews/:id',
     operationId: 'getPreview',
     tag: 'inspector',
-    summary: 'A kept preview\'s HTML, sandboxed.',
-    description: 'Served like a message\'s HTML (sandboxing CSP, `?images=`, `?scheme=`).',
-    params: { id: pathParam('A preview id, as POST /_sandbox/api/previews answered it.', { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' }, (id) => id) },
+    summary: "A kept preview's HTML, sandboxed.",
+    description: "Served like a message's HTML (sandboxing CSP, `?images=`, `?scheme=`).",
+    params: {
+      id: pathParam(
+        'A preview id, as POST /_sandbox/api/previews answered it.',
+        { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' },
+        (id) => id,
+      ),
+    },
     query: HTML_QUERY,
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: [[404, 'preview_not_found']],
     handler({ ctx, params, query }) {
       const html = previewStore(ctx).previews.get(params.id)
-      if (html === undefined) throw apiError(404, 'preview_not_found', 'That preview has expired (only the newest 50 are kept); render it again.')
+      if (html === undefined)
+        throw apiError(
+          404,
+          'preview_not_found',
+          'That preview has expired (only the newest 50 are kept); render it again.',
+        )
       return htmlAnswer(html, query)
     },
   }),
@@ -436,23 +697,44 @@ export const templatePreviewOperations = [
     operationId: 'saveFixtureCase',
     tag: 'inspector',
     summary: 'Save variables as a fixture case, fixtures/<slug>/<name>.json.',
-    description: 'The catalog picks the new case up as soon as it sees the file. A name that is taken is 409 fixture_exists unless `overwrite` is true.',
+    description:
+      'The catalog picks the new case up as soon as it sees the file. A name that is taken is 409 fixture_exists unless `overwrite` is true.',
     params: one,
     body: jsonBody(fixtureBody, 'The case.'),
     success: {
       status: 201,
       description: 'Saved.',
-      schema: { type: 'object', required: ['name', 'file'], properties: { name: { type: 'string' }, file: { type: 'string', description: 'The file written.' } } },
+      schema: {
+        type: 'object',
+        required: ['name', 'file'],
+        properties: {
+          name: { type: 'string' },
+          file: { type: 'string', description: 'The file written.' },
+        },
+      },
     },
-    errors: [...TEMPLATE_ERRORS, [409, 'fixture_exists'], [413, 'fixture_too_large'], [403, 'fixture_outside']],
+    errors: [
+      ...TEMPLATE_ERRORS,
+      [409, 'fixture_exists'],
+      [413, 'fixture_too_large'],
+      [403, 'fixture_outside'],
+    ],
     async handler({ ctx, params, body }) {
       const template = templateOf(ctx, params.slug)
       let file: string
       try {
-        file = await writeFixtureCase(ctx.catalog.fixturesDir, template.slug, body.name, body.variables, { overwrite: body.overwrite === true })
+        file = await writeFixtureCase(
+          ctx.catalog.fixturesDir,
+          template.slug,
+          body.name,
+          body.variables,
+          { overwrite: body.overwrite === true },
+        )
       } catch (error) {
         if (!(error instanceof FixtureWriteError)) throw error
-        const status = ({ fixture_exists: 409, fixture_too_large: 413, fixture_outside: 403 } as const)[error.code]
+        const status = (
+          { fixture_exists: 409, fixture_too_large: 413, fixture_outside: 403 } as const
+        )[error.code]
         throw apiError(status, error.code, error.message)
       }
       return { name: body.name, file }

@@ -5,7 +5,12 @@
  */
 import type { CheckReport } from '../checks/types.js'
 import type { MessageRecord, Warning } from '../store/types.js'
-import type { DeclaredVariable, FixtureCase, SourcePosition, TemplateSummary } from '../templates/types.js'
+import type {
+  DeclaredVariable,
+  FixtureCase,
+  SourcePosition,
+  TemplateSummary,
+} from '../templates/types.js'
 
 /** A fixture case as listed: its name, and why it is unusable when it is. */
 export type FixtureCaseInfo = Pick<FixtureCase, 'name' | 'error'>

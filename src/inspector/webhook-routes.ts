@@ -9,11 +9,22 @@ import { enumParam, intParam, pathParam, textParam } from '../http/params.js'
 export const WEBHOOK_LIST_DEFAULT_LIMIT = 100
 export const WEBHOOK_LIST_MAX_LIMIT = 1000
 
-const ONE = { id: pathParam('A webhook delivery id, as GET /_sandbox/api/webhooks lists it.', { type: 'string', pattern: '^whd_', examples: ['whd_1'] }, (id) => id) }
+const ONE = {
+  id: pathParam(
+    'A webhook delivery id, as GET /_sandbox/api/webhooks lists it.',
+    { type: 'string', pattern: '^whd_', examples: ['whd_1'] },
+    (id) => id,
+  ),
+}
 
 function findDelivery(ctx: AppContext, id: string): WebhookDelivery {
   const delivery = ctx.webhooks.get(id)
-  if (!delivery) throw apiError(404, 'webhook_delivery_not_found', `There is no webhook delivery "${id}"; only the newest ${HISTORY_ATTEMPTS} attempts are kept. GET /_sandbox/api/webhooks lists them.`)
+  if (!delivery)
+    throw apiError(
+      404,
+      'webhook_delivery_not_found',
+      `There is no webhook delivery "${id}"; only the newest ${HISTORY_ATTEMPTS} attempts are kept. GET /_sandbox/api/webhooks lists them.`,
+    )
   return delivery
 }
 
@@ -25,12 +36,18 @@ export const webhookOperations = [
     operationId: 'listWebhookDeliveries',
     tag: 'inspector',
     summary: 'Webhook deliveries, newest first, with every attempt.',
-    description: 'Every event posted to every --webhook URL (the newest 1000 attempts of finished deliveries, and every pending one): status code or error, duration and the start of the response body per attempt, the signed request.',
+    description:
+      'Every event posted to every --webhook URL (the newest 1000 attempts of finished deliveries, and every pending one): status code or error, duration and the start of the response body per attempt, the signed request.',
     query: {
-      message: textParam('Only the deliveries of this message (its id).', { examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] }),
+      message: textParam('Only the deliveries of this message (its id).', {
+        examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'],
+      }),
       type: enumParam(WEBHOOK_EVENT_TYPES, 'Only this event type.'),
       status: enumParam(['pending', 'delivered', 'failed'], 'Only deliveries in this state.'),
-      limit: intParam({ minimum: 1, maximum: WEBHOOK_LIST_MAX_LIMIT, default: WEBHOOK_LIST_DEFAULT_LIMIT }, 'How many deliveries to answer with, newest first.'),
+      limit: intParam(
+        { minimum: 1, maximum: WEBHOOK_LIST_MAX_LIMIT, default: WEBHOOK_LIST_DEFAULT_LIMIT },
+        'How many deliveries to answer with, newest first.',
+      ),
     },
     success: {
       status: 200,
@@ -39,17 +56,35 @@ export const webhookOperations = [
         type: 'object',
         required: ['endpoints', 'deliveries', 'total', 'pending'],
         properties: {
-          endpoints: { type: 'array', items: { type: 'string' }, description: 'The --webhook URLs.' },
+          endpoints: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The --webhook URLs.',
+          },
           deliveries: { type: 'array', items: WEBHOOK_DELIVERY },
           total: { type: 'integer', minimum: 0 },
-          pending: { type: 'integer', minimum: 0, description: 'Deliveries queued or waiting for a retry.' },
+          pending: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Deliveries queued or waiting for a retry.',
+          },
         },
       },
     },
     handler({ ctx, query }) {
-      const filter: WebhookFilter = { limit: query.limit, ...(query.message ? { message: query.message } : {}), ...(query.type ? { type: query.type } : {}), ...(query.status ? { status: query.status } : {}) }
+      const filter: WebhookFilter = {
+        limit: query.limit,
+        ...(query.message ? { message: query.message } : {}),
+        ...(query.type ? { type: query.type } : {}),
+        ...(query.status ? { status: query.status } : {}),
+      }
       const { deliveries, total } = ctx.webhooks.list(filter)
-      return { endpoints: ctx.webhooks.endpoints, deliveries, total, pending: ctx.webhooks.pending() }
+      return {
+        endpoints: ctx.webhooks.endpoints,
+        deliveries,
+        total,
+        pending: ctx.webhooks.pending(),
+      }
     },
   }),
   defineOperation({
@@ -70,10 +105,16 @@ export const webhookOperations = [
     operationId: 'retryWebhookDelivery',
     tag: 'inspector',
     summary: 'Send a webhook delivery once more, now.',
-    description: 'Same `webhook-id` and body, a fresh timestamp and signature. Answers with the delivery after that attempt (at most the 5 s timeout later).',
+    description:
+      'Same `webhook-id` and body, a fresh timestamp and signature. Answers with the delivery after that attempt (at most the 5 s timeout later).',
     params: ONE,
-    success: { status: 200, description: 'The delivery after the attempt.', schema: WEBHOOK_DELIVERY },
+    success: {
+      status: 200,
+      description: 'The delivery after the attempt.',
+      schema: WEBHOOK_DELIVERY,
+    },
     errors: [[404, 'webhook_delivery_not_found']],
-    handler: async ({ ctx, params }) => (await ctx.webhooks.retry(findDelivery(ctx, params.id).id))!,
+    handler: async ({ ctx, params }) =>
+      (await ctx.webhooks.retry(findDelivery(ctx, params.id).id))!,
   }),
 ]

@@ -36,7 +36,11 @@ export interface PostOptions {
 
 export interface Poster {
   /** `done` never rejects: a failure is a result with `error`. `abort` ends it at once. */
-  post(url: string, body: string, options: PostOptions): { done: Promise<PostResult>; abort(): void }
+  post(
+    url: string,
+    body: string,
+    options: PostOptions,
+  ): { done: Promise<PostResult>; abort(): void }
   /** Closes every connection; requests not yet answered end with an error. */
   close(): void
 }
@@ -131,7 +135,13 @@ export function createPoster(options: PosterOptions = {}): Poster {
       } catch {
         // not a URL
       }
-      target = parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? { origin: originFor(parsed), requestLine: `POST ${parsed.pathname}${parsed.search} HTTP/1.1\r\nhost: ${parsed.host}\r\n` } : null
+      target =
+        parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:')
+          ? {
+              origin: originFor(parsed),
+              requestLine: `POST ${parsed.pathname}${parsed.search} HTTP/1.1\r\nhost: ${parsed.host}\r\n`,
+            }
+          : null
       if (targets.size < 256) targets.set(url, target)
     }
     return target
@@ -141,17 +151,30 @@ export function createPoster(options: PosterOptions = {}): Poster {
     if (request.done) return
     request.done = true
     clearTimeout(request.timer)
-    request.resolve({ ...result, durationMs: Math.round((performance.now() - request.started) * 10) / 10 })
+    request.resolve({
+      ...result,
+      durationMs: Math.round((performance.now() - request.started) * 10) / 10,
+    })
   }
 
-  const fail = (request: Request, error: string) => finish(request, { status: null, body: '', error })
+  const fail = (request: Request, error: string) =>
+    finish(request, { status: null, body: '', error })
 
   function originFor(url: URL): Origin {
     let origin = origins.get(url.origin)
     if (!origin) {
       const tls = url.protocol === 'https:'
       const host = url.hostname.replace(/^\[|\]$/g, '')
-      origin = { key: url.origin, host, port: Number(url.port) || (tls ? 443 : 80), tls, servername: tls && !/^[\d.]+$|:/.test(host) ? host : undefined, connections: [], queue: [], pipelining: null }
+      origin = {
+        key: url.origin,
+        host,
+        port: Number(url.port) || (tls ? 443 : 80),
+        tls,
+        servername: tls && !/^[\d.]+$|:/.test(host) ? host : undefined,
+        connections: [],
+        queue: [],
+        pipelining: null,
+      }
       origins.set(url.origin, origin)
     }
     return origin
@@ -167,10 +190,12 @@ export function createPoster(options: PosterOptions = {}): Poster {
         continue
       }
       let best: Connection | undefined
-      for (const c of origin.connections) if (!c.closed && c.keepAlive && load(c) < room && (!best || load(c) < load(best))) best = c
+      for (const c of origin.connections)
+        if (!c.closed && c.keepAlive && load(c) < room && (!best || load(c) < load(best))) best = c
       // Another connection only once the others are a few requests deep: one connection takes a
       // whole turn's requests in one write, and a slow answer still stalls only a few behind it.
-      if ((!best || load(best) >= SPREAD_AT) && origin.connections.length < maxConnections) best = open(origin)
+      if ((!best || load(best) >= SPREAD_AT) && origin.connections.length < maxConnections)
+        best = open(origin)
       if (!best) return
       origin.queue.shift()
       best.outbox.push(head)
@@ -182,11 +207,32 @@ export function createPoster(options: PosterOptions = {}): Poster {
 
   function open(origin: Origin): Connection {
     const socket = origin.tls
-      ? tlsConnect({ host: origin.host, port: origin.port, servername: origin.servername, ALPNProtocols: ['http/1.1'], ...(options.ca ? { ca: options.ca } : {}) })
+      ? tlsConnect({
+          host: origin.host,
+          port: origin.port,
+          servername: origin.servername,
+          ALPNProtocols: ['http/1.1'],
+          ...(options.ca ? { ca: options.ca } : {}),
+        })
       : netConnect({ host: origin.host, port: origin.port })
     socket.setNoDelay(true)
     socket.setEncoding('latin1')
-    const connection: Connection = { socket, inFlight: [], outbox: [], flushing: false, answered: 0, closed: false, buffer: '', phase: 'head', status: 0, mode: 'none', remaining: 0, kept: '', keepAlive: true, chunk: -1 }
+    const connection: Connection = {
+      socket,
+      inFlight: [],
+      outbox: [],
+      flushing: false,
+      answered: 0,
+      closed: false,
+      buffer: '',
+      phase: 'head',
+      status: 0,
+      mode: 'none',
+      remaining: 0,
+      kept: '',
+      keepAlive: true,
+      chunk: -1,
+    }
     origin.connections.push(connection)
     socket.on('data', (chunk: string) => onData(origin, connection, chunk))
     socket.on('end', () => {
@@ -194,7 +240,14 @@ export function createPoster(options: PosterOptions = {}): Poster {
       if (connection.phase === 'body' && connection.mode === 'close') complete(origin, connection)
     })
     socket.on('error', (error) => drop(origin, connection, describe(error), 'if-reused'))
-    socket.on('close', () => drop(origin, connection, 'the receiver closed the connection before it answered', 'if-reused'))
+    socket.on('close', () =>
+      drop(
+        origin,
+        connection,
+        'the receiver closed the connection before it answered',
+        'if-reused',
+      ),
+    )
     return connection
   }
 
@@ -223,12 +276,19 @@ export function createPoster(options: PosterOptions = {}): Poster {
       if (c.phase === 'head') {
         const end = c.buffer.indexOf('\r\n\r\n')
         if (end === -1) {
-          if (c.buffer.length > HEAD_LIMIT) return drop(origin, c, 'the response headers are too large', 'never')
+          if (c.buffer.length > HEAD_LIMIT)
+            return drop(origin, c, 'the response headers are too large', 'never')
           return
         }
         const head = c.buffer.slice(0, end)
         c.buffer = c.buffer.slice(end + 4)
-        if (!parseHead(c, head)) return drop(origin, c, `not an HTTP/1.x response (${JSON.stringify(head.slice(0, 40))})`, 'never')
+        if (!parseHead(c, head))
+          return drop(
+            origin,
+            c,
+            `not an HTTP/1.x response (${JSON.stringify(head.slice(0, 40))})`,
+            'never',
+          )
         continue
       }
       if (!readBody(c)) return
@@ -243,12 +303,21 @@ export function createPoster(options: PosterOptions = {}): Poster {
     c.status = Number(status[2])
     // Interim answers (100 Continue, 103 Early Hints): the real one follows.
     if (c.status >= 100 && c.status < 200) return true
-    const header = (name: string) => new RegExp(`\\r\\n${name}:[ \\t]*([^\\r]*)`, 'i').exec(head)?.[1]?.trim()
+    const header = (name: string) =>
+      new RegExp(`\\r\\n${name}:[ \\t]*([^\\r]*)`, 'i').exec(head)?.[1]?.trim()
     const connection = header('connection')?.toLowerCase() ?? ''
-    c.keepAlive = status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive')
+    c.keepAlive =
+      status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive')
     const encoding = header('transfer-encoding')?.toLowerCase()
     const length = header('content-length')
-    c.mode = c.status === 204 || c.status === 304 ? 'none' : encoding?.includes('chunked') ? 'chunked' : length !== undefined ? 'length' : 'close'
+    c.mode =
+      c.status === 204 || c.status === 304
+        ? 'none'
+        : encoding?.includes('chunked')
+          ? 'chunked'
+          : length !== undefined
+            ? 'length'
+            : 'close'
     c.remaining = c.mode === 'length' ? Number(length) || 0 : 0
     c.kept = ''
     c.chunk = -1
@@ -321,7 +390,11 @@ export function createPoster(options: PosterOptions = {}): Poster {
     c.answered++
     if (request) {
       const limit = request.bodyLimit
-      finish(request, { status: c.status, body: Buffer.from(c.kept, 'latin1').toString('utf8').slice(0, limit), error: null })
+      finish(request, {
+        status: c.status,
+        body: Buffer.from(c.kept, 'latin1').toString('utf8').slice(0, limit),
+        error: null,
+      })
     }
     if (!c.keepAlive) {
       // This server closes connections: no pipelining to it, and what was sent behind this request goes again.
@@ -339,7 +412,12 @@ export function createPoster(options: PosterOptions = {}): Poster {
    * closed: a keep-alive connection the server dropped as idle), else it fails. Receivers drop
    * the rare duplicate by its webhook-id.
    */
-  function drop(origin: Origin, c: Connection, reason: string, again: 'always' | 'if-reused' | 'never'): void {
+  function drop(
+    origin: Origin,
+    c: Connection,
+    reason: string,
+    again: 'always' | 'if-reused' | 'never',
+  ): void {
     if (c.closed) return
     c.closed = true
     origin.connections = origin.connections.filter((x) => x !== c)
@@ -364,7 +442,16 @@ export function createPoster(options: PosterOptions = {}): Poster {
     post(url, body, options) {
       let request!: Request
       const done = new Promise<PostResult>((resolve) => {
-        request = { head: '', body: Buffer.from(body, 'utf8'), bodyLimit: options.bodyLimit, started: performance.now(), timer: undefined as unknown as NodeJS.Timeout, retried: false, done: false, resolve }
+        request = {
+          head: '',
+          body: Buffer.from(body, 'utf8'),
+          bodyLimit: options.bodyLimit,
+          started: performance.now(),
+          timer: undefined as unknown as NodeJS.Timeout,
+          retried: false,
+          done: false,
+          resolve,
+        }
       })
       if (closed) {
         fail(request, 'aborted: sendbox is closing')
@@ -383,7 +470,8 @@ export function createPoster(options: PosterOptions = {}): Poster {
         fail(request, `no response within ${options.timeoutMs} ms (timed out)`)
         // Its connection's answers are now out of step: close it; the requests behind go again.
         const connection = origin.connections.find((c) => c.inFlight.includes(request))
-        if (connection) drop(origin, connection, 'an earlier request on the connection timed out', 'always')
+        if (connection)
+          drop(origin, connection, 'an earlier request on the connection timed out', 'always')
       }, options.timeoutMs)
       origin.queue.push(request)
       dispatch(origin)
@@ -400,7 +488,8 @@ export function createPoster(options: PosterOptions = {}): Poster {
       for (const origin of origins.values()) {
         for (const request of origin.queue) fail(request, 'aborted: sendbox is closing')
         origin.queue = []
-        for (const connection of [...origin.connections]) drop(origin, connection, 'aborted: sendbox is closing', 'never')
+        for (const connection of [...origin.connections])
+          drop(origin, connection, 'aborted: sendbox is closing', 'never')
       }
       origins.clear()
     },
@@ -410,7 +499,8 @@ export function createPoster(options: PosterOptions = {}): Poster {
 /** `connect ECONNREFUSED 127.0.0.1:9` → a sentence a person can act on. */
 function describe(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code
-  if (code === 'ECONNREFUSED') return `connection refused (${error.message.replace(/^connect /, '')}): is the receiver running?`
+  if (code === 'ECONNREFUSED')
+    return `connection refused (${error.message.replace(/^connect /, '')}): is the receiver running?`
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host not found (${error.message})`
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was reset by the receiver'
   return error.message || String(error)

@@ -40,13 +40,20 @@ export interface Meta {
   examples?: unknown[]
 }
 
-const meta = (m: Meta = {}): JsonSchema => ({ ...(m.description ? { description: m.description } : {}), ...(m.examples ? { examples: m.examples } : {}) })
+const meta = (m: Meta = {}): JsonSchema => ({
+  ...(m.description ? { description: m.description } : {}),
+  ...(m.examples ? { examples: m.examples } : {}),
+})
 
 /** `field` for a message: the root is "the body". */
 const named = (field: string) => field || 'The body'
 
 function wrongType(field: string, expected: string, value: unknown): FieldProblem {
-  return { field, code: 'invalid_type', message: `${named(field)} must be ${expected}, not ${typeName(value)}.` }
+  return {
+    field,
+    code: 'invalid_type',
+    message: `${named(field)} must be ${expected}, not ${typeName(value)}.`,
+  }
 }
 
 /** Every problem at once, or the value. */
@@ -87,38 +94,86 @@ export function string(options: StringOptions = {}): Schema<string> {
     check(value, field, report) {
       if (typeof value !== 'string') return void report(wrongType(field, 'a string', value))
       if (minLength !== undefined && value.length < minLength) {
-        return void report({ field, code: minLength === 1 && value === '' ? 'required' : 'too_short', message: minLength === 1 ? `${named(field)} must not be empty.` : `${named(field)} has ${value.length} characters; the minimum is ${minLength}.` })
+        return void report({
+          field,
+          code: minLength === 1 && value === '' ? 'required' : 'too_short',
+          message:
+            minLength === 1
+              ? `${named(field)} must not be empty.`
+              : `${named(field)} has ${value.length} characters; the minimum is ${minLength}.`,
+        })
       }
-      if (maxLength !== undefined && value.length > maxLength) return void report({ field, code: 'too_long', message: `${named(field)} has ${value.length} characters; the limit is ${maxLength}.` })
-      if ((pattern && !pattern.test(value)) || not?.includes(value)) return void report({ field, code: 'invalid_value', message: `${named(field)} must be ${patternHint ?? `a string matching ${pattern?.source}`}; got ${JSON.stringify(value.slice(0, 140))}.` })
+      if (maxLength !== undefined && value.length > maxLength)
+        return void report({
+          field,
+          code: 'too_long',
+          message: `${named(field)} has ${value.length} characters; the limit is ${maxLength}.`,
+        })
+      if ((pattern && !pattern.test(value)) || not?.includes(value))
+        return void report({
+          field,
+          code: 'invalid_value',
+          message: `${named(field)} must be ${patternHint ?? `a string matching ${pattern?.source}`}; got ${JSON.stringify(value.slice(0, 140))}.`,
+        })
       return value
     },
   }
 }
 
 /** One of a fixed set of strings or numbers. */
-export function enumOf<const T extends string | number>(values: readonly T[], options: Meta = {}): Schema<T> {
+export function enumOf<const T extends string | number>(
+  values: readonly T[],
+  options: Meta = {},
+): Schema<T> {
   const shown = values.map((v) => JSON.stringify(v)).join(', ')
   return {
-    json: { ...(typeof values[0] === 'number' ? { type: 'integer' } : { type: 'string' }), enum: [...values], ...meta(options) },
+    json: {
+      ...(typeof values[0] === 'number' ? { type: 'integer' } : { type: 'string' }),
+      enum: [...values],
+      ...meta(options),
+    },
     check(value, field, report) {
       if (values.includes(value as T)) return value as T
-      report({ field, code: 'invalid_value', message: `${named(field)} must be one of ${shown}; got ${JSON.stringify(value) ?? 'nothing'}.` })
+      report({
+        field,
+        code: 'invalid_value',
+        message: `${named(field)} must be one of ${shown}; got ${JSON.stringify(value) ?? 'nothing'}.`,
+      })
       return undefined
     },
   }
 }
 
 /** A whole number within bounds (a JSON number with no fraction). */
-export function integer(options: Meta & { minimum?: number; maximum?: number } = {}): Schema<number> {
+export function integer(
+  options: Meta & { minimum?: number; maximum?: number } = {},
+): Schema<number> {
   const { minimum, maximum } = options
   return {
-    json: { type: 'integer', ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}), ...meta(options) },
+    json: {
+      type: 'integer',
+      ...(minimum !== undefined ? { minimum } : {}),
+      ...(maximum !== undefined ? { maximum } : {}),
+      ...meta(options),
+    },
     check(value, field, report) {
-      if (typeof value !== 'number' || !Number.isInteger(value)) return void report(wrongType(field, 'a whole number', value))
-      if ((minimum !== undefined && value < minimum) || (maximum !== undefined && value > maximum)) {
-        const range = maximum === undefined ? `at least ${minimum}` : minimum === undefined ? `at most ${maximum}` : `from ${minimum} to ${maximum}`
-        return void report({ field, code: 'invalid_value', message: `${named(field)} must be a whole number ${range}; got ${value}.` })
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        return void report(wrongType(field, 'a whole number', value))
+      if (
+        (minimum !== undefined && value < minimum) ||
+        (maximum !== undefined && value > maximum)
+      ) {
+        const range =
+          maximum === undefined
+            ? `at least ${minimum}`
+            : minimum === undefined
+              ? `at most ${maximum}`
+              : `from ${minimum} to ${maximum}`
+        return void report({
+          field,
+          code: 'invalid_value',
+          message: `${named(field)} must be a whole number ${range}; got ${value}.`,
+        })
       }
       return value
     },
@@ -128,7 +183,8 @@ export function integer(options: Meta & { minimum?: number; maximum?: number } =
 export function boolean(options: Meta = {}): Schema<boolean> {
   return {
     json: { type: 'boolean', ...meta(options) },
-    check: (value, field, report) => (typeof value === 'boolean' ? value : void report(wrongType(field, 'true or false', value))),
+    check: (value, field, report) =>
+      typeof value === 'boolean' ? value : void report(wrongType(field, 'true or false', value)),
   }
 }
 
@@ -136,21 +192,31 @@ export function boolean(options: Meta = {}): Schema<boolean> {
 export function jsonObject(options: Meta = {}): Schema<Record<string, unknown>> {
   return {
     json: { type: 'object', additionalProperties: true, ...meta(options) },
-    check: (value, field, report) => (isPlainObject(value) ? value : void report(wrongType(field, 'an object', value))),
+    check: (value, field, report) =>
+      isPlainObject(value) ? value : void report(wrongType(field, 'an object', value)),
   }
 }
 
 /** Marks a field that may be left out. `null` is still a value, and still checked. */
 export function optional<T>(schema: Schema<T>, defaultValue?: T): OptionalSchema<T> {
-  return { json: { ...schema.json, ...(defaultValue !== undefined ? { default: defaultValue } : {}) }, check: schema.check, optional: true }
+  return {
+    json: { ...schema.json, ...(defaultValue !== undefined ? { default: defaultValue } : {}) },
+    check: schema.check,
+    optional: true,
+  }
 }
 
 type Shape = Record<string, Schema<unknown>>
-type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never }[keyof S]
+type OptionalKeys<S extends Shape> = {
+  [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never
+}[keyof S]
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>
-export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Infer<S[K]> }
+export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & {
+  [K in OptionalKeys<S>]?: Infer<S[K]>
+}
 
-const isOptional = (schema: Schema<unknown>): schema is OptionalSchema<unknown> => (schema as Partial<OptionalSchema<unknown>>).optional === true
+const isOptional = (schema: Schema<unknown>): schema is OptionalSchema<unknown> =>
+  (schema as Partial<OptionalSchema<unknown>>).optional === true
 
 /**
  * An object with exactly these keys (`additionalProperties: false`). A missing required key is
@@ -168,7 +234,10 @@ export function object<S extends Shape>(shape: S, options: Meta = {}): Schema<Ob
       ...meta(options),
     },
     check(value, field, report) {
-      if (!isPlainObject(value)) return void report(wrongType(field, `a JSON object${keys.length ? ` with ${keys.join(', ')}` : ''}`, value))
+      if (!isPlainObject(value))
+        return void report(
+          wrongType(field, `a JSON object${keys.length ? ` with ${keys.join(', ')}` : ''}`, value),
+        )
       const at = (key: string) => (field ? `${field}.${key}` : key)
       const out: Record<string, unknown> = {}
       let ok = true
@@ -192,8 +261,16 @@ export function object<S extends Shape>(shape: S, options: Meta = {}): Schema<Ob
         if (Object.hasOwn(shape, key)) continue
         ok = false
         const [best] = nearest(key, keys, 1)
-        const hint = best ? ` Did you mean "${best}"?` : keys.length ? ` Allowed: ${keys.join(', ')}.` : ''
-        report({ field: at(key), code: 'unknown_field', message: `Unknown field "${at(key)}".${hint}` })
+        const hint = best
+          ? ` Did you mean "${best}"?`
+          : keys.length
+            ? ` Allowed: ${keys.join(', ')}.`
+            : ''
+        report({
+          field: at(key),
+          code: 'unknown_field',
+          message: `Unknown field "${at(key)}".${hint}`,
+        })
       }
       return ok ? (out as ObjectOf<S>) : undefined
     },

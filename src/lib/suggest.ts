@@ -32,8 +32,19 @@ export function nearest(query: string, candidates: Iterable<string>, max = 3): s
       prefix: commonPrefix(wanted, candidate),
       distance: distance(wanted, candidate),
     }
-    if (scored.contains || scored.prefix >= 3 || scored.distance <= Math.max(2, Math.floor(candidate.length / 3))) ranked.push(scored)
+    if (
+      scored.contains ||
+      scored.prefix >= 3 ||
+      scored.distance <= Math.max(2, Math.floor(candidate.length / 3))
+    )
+      ranked.push(scored)
   }
-  ranked.sort((a, b) => b.contains - a.contains || b.prefix - a.prefix || a.distance - b.distance || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  ranked.sort(
+    (a, b) =>
+      b.contains - a.contains ||
+      b.prefix - a.prefix ||
+      a.distance - b.distance ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  )
   return ranked.slice(0, max).map((r) => r.name)
 }

@@ -19,9 +19,12 @@ export function createApp(ctx: AppContext): H3 {
     ...(ctx.config.logs ? { onRequest: requestLogger((line) => ctx.logger.info(line)) } : {}),
     onError: (error, event) => {
       noteRequest(event, { code: errorAnswerOf(error).code })
-      const response = toErrorResponse(error, (cause) => ctx.logger.error('Unexpected error while handling a request', cause))
+      const response = toErrorResponse(error, (cause) =>
+        ctx.logger.error('Unexpected error while handling a request', cause),
+      )
       // h3 does not merge the headers a middleware set into an error answer: a --cors origin must still read it.
-      for (const [name, value] of Object.entries(guard.headersFor(event))) response.headers.set(name, value)
+      for (const [name, value] of Object.entries(guard.headersFor(event)))
+        response.headers.set(name, value)
       return response
     },
   })

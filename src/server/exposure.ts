@@ -26,12 +26,20 @@ export function isLoopbackHost(host: string): boolean {
  *
  * @example reachableUrls('192.168.1.20', 5025) // ['http://192.168.1.20:5025']
  */
-export function reachableUrls(host: string, port: number, interfaces = networkInterfaces()): string[] {
+export function reachableUrls(
+  host: string,
+  port: number,
+  interfaces = networkInterfaces(),
+): string[] {
   if (host !== '0.0.0.0' && host !== '::') return [serverUrl(host, port)]
   const urls: string[] = []
   for (const addresses of Object.values(interfaces)) {
     for (const address of addresses ?? []) {
-      if (address.family === 'IPv6' && (host === '0.0.0.0' || address.address.toLowerCase().startsWith('fe80'))) continue
+      if (
+        address.family === 'IPv6' &&
+        (host === '0.0.0.0' || address.address.toLowerCase().startsWith('fe80'))
+      )
+        continue
       urls.push(serverUrl(address.address, port))
     }
   }
@@ -44,7 +52,11 @@ export function reachableUrls(host: string, port: number, interfaces = networkIn
  * @example exposureWarning({ host: '0.0.0.0', inspectorPassword: null }, 5025)
  * // 'sendbox is listening on 0.0.0.0, which other machines can reach: …'
  */
-export function exposureWarning(config: { host: string; inspectorPassword: string | null }, port: number, interfaces = networkInterfaces()): string | null {
+export function exposureWarning(
+  config: { host: string; inspectorPassword: string | null },
+  port: number,
+  interfaces = networkInterfaces(),
+): string | null {
   if (isLoopbackHost(config.host)) return null
   const urls = reachableUrls(config.host, port, interfaces)
   const guarded = config.inspectorPassword !== null

@@ -27,7 +27,8 @@ function createLogger(logs: boolean): Logger {
   return {
     info: (message) => logs && logger.info(message),
     warn: (message) => logger.warn(message),
-    error: (message, error) => (error === undefined ? logger.error(message) : logger.error(message, error)),
+    error: (message, error) =>
+      error === undefined ? logger.error(message) : logger.error(message, error),
   }
 }
 
@@ -35,14 +36,24 @@ function createLogger(logs: boolean): Logger {
  * Why there is nothing to send with, and what to do: null when there are templates. A missing
  * folder does not stop the start (the watcher picks it up when it appears).
  */
-export function noTemplatesWarning(templatesDir: string, count: number): { missing: boolean; message: string } | null {
+export function noTemplatesWarning(
+  templatesDir: string,
+  count: number,
+): { missing: boolean; message: string } | null {
   if (count > 0) return null
   const shown = relative(process.cwd(), templatesDir) || templatesDir
-  const fix = 'Create a starter with `npx sendbox init`, or point --templates at your templates folder.'
+  const fix =
+    'Create a starter with `npx sendbox init`, or point --templates at your templates folder.'
   if (!existsSync(templatesDir)) {
-    return { missing: true, message: `The templates folder ${shown} does not exist, so sendbox starts with 0 templates; it picks them up as soon as the folder appears. ${fix}` }
+    return {
+      missing: true,
+      message: `The templates folder ${shown} does not exist, so sendbox starts with 0 templates; it picks them up as soon as the folder appears. ${fix}`,
+    }
   }
-  return { missing: false, message: `The templates folder ${shown} has no templates yet (<slug>.liquid or <slug>.html). ${fix}` }
+  return {
+    missing: false,
+    message: `The templates folder ${shown} has no templates yet (<slug>.liquid or <slug>.html). ${fix}`,
+  }
 }
 
 /** A listening server and the context its routes share; what `startSendbox` builds on. */
@@ -64,17 +75,30 @@ export interface RunningServer {
  * await fetch(`${server.url}/_sandbox/api/health`)
  * await server.close()
  */
-export async function startServer(options: SendboxOptions = {}, defaults?: { open: boolean; logs: boolean }): Promise<RunningServer> {
+export async function startServer(
+  options: SendboxOptions = {},
+  defaults?: { open: boolean; logs: boolean },
+): Promise<RunningServer> {
   const config = resolveConfig(options, defaults)
   const logger = createLogger(config.logs)
   const events = createEventBus((error) => logger.error('An event listener failed', error))
-  const catalog = await createTemplateCatalog({ templatesDir: config.templatesDir, fixturesDir: config.fixturesDir, watch: true, warn: logger.warn })
+  const catalog = await createTemplateCatalog({
+    templatesDir: config.templatesDir,
+    fixturesDir: config.fixturesDir,
+    watch: true,
+    warn: logger.warn,
+  })
   const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
   // A missing folder is always worth a word; an empty one only on the console of `serve`.
   if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
   let log
   try {
-    log = await openMessageLog({ file: config.dbFile, maxMessages: config.maxMessages, maxBytes: config.maxLogBytes, warn: logger.warn })
+    log = await openMessageLog({
+      file: config.dbFile,
+      maxMessages: config.maxMessages,
+      maxBytes: config.maxLogBytes,
+      warn: logger.warn,
+    })
   } catch (error) {
     await catalog.close()
     throw error
@@ -116,7 +140,11 @@ export async function startServer(options: SendboxOptions = {}, defaults?: { ope
   const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
   let listener: Listener
   try {
-    listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), { port: config.port, host: config.host, warn: logger.warn })
+    listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
+      port: config.port,
+      host: config.host,
+      warn: logger.warn,
+    })
   } catch (error) {
     stopTemplateEvents()
     ctx.delivery.close()

@@ -18,9 +18,11 @@ export class StartError extends Error {
  * `fetch` reach the API (https://fetch.spec.whatwg.org/#port-blocking).
  */
 const BAD_PORTS = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
-  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723,
-  2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
+  103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
+  512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
+  995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
+  6669, 6679, 6697, 10080,
 ])
 
 /** How long `close()` lets answers in progress run (an upload that stalls, say) before cutting them. */
@@ -54,11 +56,19 @@ export interface ListenOptions {
  * const listener = await listen(toNodeHandler(app), { port: 0, host: '127.0.0.1', warn: console.warn })
  * await listener.close()
  */
-export function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, options: ListenOptions): Promise<Listener> {
+export function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  options: ListenOptions,
+): Promise<Listener> {
   const { port, host, warn } = options
   const where = `port ${port} on ${host}`
   if (BAD_PORTS.has(port)) {
-    return Promise.reject(new StartError('listen_failed', `Could not listen on ${where}: browsers and fetch refuse that port (it belongs to another protocol); choose another with --port.`))
+    return Promise.reject(
+      new StartError(
+        'listen_failed',
+        `Could not listen on ${where}: browsers and fetch refuse that port (it belongs to another protocol); choose another with --port.`,
+      ),
+    )
   }
   let closing = false
   const sockets = new Set<Socket>()
@@ -85,8 +95,12 @@ export function listen(handler: (req: IncomingMessage, res: ServerResponse) => v
   // Requests Node itself cannot parse never reach h3; answer them in the same JSON shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
-    const body = JSON.stringify(errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'))
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    const body = JSON.stringify(
+      errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'),
+    )
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    )
   })
 
   let closed: Promise<void> | undefined
@@ -105,7 +119,12 @@ export function listen(handler: (req: IncomingMessage, res: ServerResponse) => v
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
-        reject(new StartError('port_in_use', `Port ${port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`))
+        reject(
+          new StartError(
+            'port_in_use',
+            `Port ${port} is already in use (${where}). Stop whatever holds it, or choose another with --port (0 picks a free one).`,
+          ),
+        )
       } else {
         reject(new StartError('listen_failed', `Could not listen on ${where}: ${error.message}`))
       }

@@ -12,25 +12,44 @@ import { inspectorOperations } from '../inspector/index.js'
 
 const DOCUMENT_INFO = {
   title: 'sendbox',
-  description: 'A local sandbox of a message-sending API: the emulated API (POST /messages, GET /templates) and sendbox\'s own inspector under /_sandbox/api.',
+  description:
+    "A local sandbox of a message-sending API: the emulated API (POST /messages, GET /templates) and sendbox's own inspector under /_sandbox/api.",
   tags: [
-    { name: 'api', description: 'The emulated service; every request carries `Authorization: token <API_TOKEN>` with a sandbox token.' },
-    { name: 'inspector', description: 'sendbox\'s own API: unauthenticated, unless the server runs with --inspector-password (then HTTP Basic, any user name). Closed to other websites (no CORS).' },
+    {
+      name: 'api',
+      description:
+        'The emulated service; every request carries `Authorization: token <API_TOKEN>` with a sandbox token.',
+    },
+    {
+      name: 'inspector',
+      description:
+        "sendbox's own API: unauthenticated, unless the server runs with --inspector-password (then HTTP Basic, any user name). Closed to other websites (no CORS).",
+    },
   ],
   securitySchemes: {
     token: {
       type: 'apiKey',
       in: 'header',
       name: 'Authorization',
-      description: 'The header value is `token <API_TOKEN>` ("token" matched case-insensitively). Only sandbox tokens are accepted: by default any starting with `sandbox_`.',
+      description:
+        'The header value is `token <API_TOKEN>` ("token" matched case-insensitively). Only sandbox tokens are accepted: by default any starting with `sandbox_`.',
     },
   },
   defaultSecurity: 'token',
 }
 
 /** The document of these operations, as served by a sandbox at `serverUrl`. */
-export function sandboxDocument(operations: readonly Operation[], version: string, serverUrl?: string) {
-  return openApiDocument(operations, { ...DOCUMENT_INFO, version, webhooks: webhookOperations(), ...(serverUrl ? { serverUrl } : {}) })
+export function sandboxDocument(
+  operations: readonly Operation[],
+  version: string,
+  serverUrl?: string,
+) {
+  return openApiDocument(operations, {
+    ...DOCUMENT_INFO,
+    version,
+    webhooks: webhookOperations(),
+    ...(serverUrl ? { serverUrl } : {}),
+  })
 }
 
 export const openApiOperation = defineOperation({
@@ -39,14 +58,27 @@ export const openApiOperation = defineOperation({
   operationId: 'openapi',
   tag: 'inspector',
   summary: 'This document.',
-  description: 'OpenAPI 3.1, generated from the definitions the routes run on; `servers` is where this sandbox answers.',
-  success: { status: 200, description: 'The document.', schema: { type: 'object', additionalProperties: true } },
+  description:
+    'OpenAPI 3.1, generated from the definitions the routes run on; `servers` is where this sandbox answers.',
+  success: {
+    status: 200,
+    description: 'The document.',
+    schema: { type: 'object', additionalProperties: true },
+  },
   // The server's own address, never the request's Host: a rebinding name must not be echoed back.
   handler: ({ ctx, event }) => {
     const socket = event.runtime?.node?.req?.socket
-    return sandboxDocument(ALL_OPERATIONS, ctx.version, serverUrl(ctx.config.host, socket?.localPort ?? ctx.config.port, socket?.localAddress))
+    return sandboxDocument(
+      ALL_OPERATIONS,
+      ctx.version,
+      serverUrl(ctx.config.host, socket?.localPort ?? ctx.config.port, socket?.localAddress),
+    )
   },
 })
 
 /** Every documented operation, in the document's order. */
-export const ALL_OPERATIONS: readonly Operation[] = [...apiOperations, ...inspectorOperations, openApiOperation]
+export const ALL_OPERATIONS: readonly Operation[] = [
+  ...apiOperations,
+  ...inspectorOperations,
+  openApiOperation,
+]

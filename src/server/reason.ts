@@ -5,12 +5,21 @@ type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 const nodeWriteHead = ServerResponse.prototype.writeHead
 
 /** Node's writeHead, with Node's standard phrase wherever the reason is missing or empty. */
-function writeHeadWithReason(this: ServerResponse, status: number, ...rest: unknown[]): ServerResponse {
+function writeHeadWithReason(
+  this: ServerResponse,
+  status: number,
+  ...rest: unknown[]
+): ServerResponse {
   // srvx passes the Response's statusText, which is "" unless a handler set one, and Node then
   // writes "HTTP/1.1 422 " with no phrase.
-  if (typeof rest[0] === 'string' && rest[0] !== '') return Reflect.apply(nodeWriteHead, this, [status, ...rest]) as ServerResponse
+  if (typeof rest[0] === 'string' && rest[0] !== '')
+    return Reflect.apply(nodeWriteHead, this, [status, ...rest]) as ServerResponse
   const headers = typeof rest[0] === 'string' ? rest.slice(1) : rest
-  return Reflect.apply(nodeWriteHead, this, [status, STATUS_CODES[status] ?? 'Unknown', ...headers]) as ServerResponse
+  return Reflect.apply(nodeWriteHead, this, [
+    status,
+    STATUS_CODES[status] ?? 'Unknown',
+    ...headers,
+  ]) as ServerResponse
 }
 
 /**

@@ -45,7 +45,15 @@ export function matchesFilter(record: MessageRecord, filter: MessageFilter): boo
 export function isEmptyFilter(filter: MessageFilter | undefined): boolean {
   if (!filter) return true
   const { to, from, template, subject, project, since, status } = filter
-  return !to && !from && !template && !subject && !project && !status && (!since || Number.isNaN(Date.parse(since)))
+  return (
+    !to &&
+    !from &&
+    !template &&
+    !subject &&
+    !project &&
+    !status &&
+    (!since || Number.isNaN(Date.parse(since)))
+  )
 }
 
 function needle(value: string | undefined): string | undefined {

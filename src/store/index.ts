@@ -3,6 +3,12 @@ export type * from './types.js'
 export { openMessageLog, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_BYTES } from './message-log.js'
 export { recordSize } from './size.js'
 export { recordJson } from './record-json.js'
-export { matchesFilter, compileFilter, formatAddress, isEmptyFilter, type RecordPredicate } from './filter.js'
+export {
+  matchesFilter,
+  compileFilter,
+  formatAddress,
+  isEmptyFilter,
+  type RecordPredicate,
+} from './filter.js'
 export { LogOpenError, isLogOpenError } from './errors.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

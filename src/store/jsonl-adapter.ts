@@ -38,7 +38,10 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
 
 export const LOG_HEADER = '{"sendbox":"log","version":1}'
 
-export type Tombstone = { op: 'delete'; id: string } | { op: 'delete'; ids: string[] } | { op: 'clear' }
+export type Tombstone =
+  | { op: 'delete'; id: string }
+  | { op: 'delete'; ids: string[] }
+  | { op: 'clear' }
 export type EventsEntry = { op: 'events'; id: string; events: RecipientEventEntry[] }
 export type SuppressEntry = { op: 'suppress' } & Suppression
 export type UnsuppressEntry = { op: 'unsuppress' } & SuppressionFilter
@@ -51,11 +54,15 @@ export interface LogData {
 }
 
 /** One suppression per project and address. */
-export const suppressionKey = (project: string, address: string): string => `${project}\u0000${address.toLowerCase()}`
+export const suppressionKey = (project: string, address: string): string =>
+  `${project}\u0000${address.toLowerCase()}`
 
 /** Whether a suppression is one a removal with this filter takes. */
 export function matchesSuppression(entry: Suppression, filter: SuppressionFilter): boolean {
-  return (filter.project === undefined || entry.project === filter.project) && (filter.address === undefined || entry.address === filter.address.toLowerCase())
+  return (
+    (filter.project === undefined || entry.project === filter.project) &&
+    (filter.address === undefined || entry.address === filter.address.toLowerCase())
+  )
 }
 
 export interface JsonlAdapter extends Adapter<LogData> {
@@ -149,10 +156,15 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
       return fresh()
     }
-    const replay = createReplay(file, { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity }, options.warn, (record, line) => {
-      if (line) spans.set(record, { file: generation, ...line })
-      else spans.delete(record)
-    })
+    const replay = createReplay(
+      file,
+      { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity },
+      options.warn,
+      (record, line) => {
+        if (line) spans.set(record, { file: generation, ...line })
+        else spans.delete(record)
+      },
+    )
     try {
       const { size: total } = await input.stat()
       if (total === 0) return fresh()
@@ -229,7 +241,8 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
         let start = 0
         for (const record of batch.records) {
           const end = bytes.indexOf(10, start) + 1
-          if (record) spans.set(record, { file: generation, position: before + start, length: end - start })
+          if (record)
+            spans.set(record, { file: generation, position: before + start, length: end - start })
           start = end
         }
       }
@@ -275,18 +288,25 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     try {
       if (ownSource) source = await open(file, 'r').catch(() => null)
       // The new file keeps the old one's mode: a chmod the user made survives compaction.
-      const previousMode = await stat(file).then((s) => s.mode & 0o7777, () => null)
+      const previousMode = await stat(file).then(
+        (s) => s.mode & 0o7777,
+        () => null,
+      )
       if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
       const out = sliceWriter(next)
       const lines = source ? lineReader(source) : null
       await out.text(`${LOG_HEADER}\n`)
-      for (const suppression of suppressions) await out.text(`${JSON.stringify({ op: 'suppress', ...suppression })}\n`)
+      for (const suppression of suppressions)
+        await out.text(`${JSON.stringify({ op: 'suppress', ...suppression })}\n`)
       for (const record of records) {
         const position = out.length
         const span = spans.get(record)
-        const bytes = span?.file === generation ? await lines?.line(span.position, span.length) : undefined
+        const bytes =
+          span?.file === generation ? await lines?.line(span.position, span.length) : undefined
         const pieces = bytes ? [bytes] : lines ? await withNewStates(record, lines) : undefined
-        if (pieces) for (const piece of pieces) await (typeof piece === 'string' ? out.text(piece) : out.bytes(piece))
+        if (pieces)
+          for (const piece of pieces)
+            await (typeof piece === 'string' ? out.text(piece) : out.bytes(piece))
         else await out.text(`${JSON.stringify(record)}\n`)
         moved.push([record, { file: generation + 1, position, length: out.length - position }])
       }
@@ -320,16 +340,27 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
    * when that line is exactly in that shape (as sendbox writes records); else undefined. In
    * three pieces, to be written in order before the next read of `lines`.
    */
-  async function withNewStates(record: MessageRecord, lines: ReturnType<typeof lineReader>): Promise<[string, Buffer, string] | undefined> {
+  async function withNewStates(
+    record: MessageRecord,
+    lines: ReturnType<typeof lineReader>,
+  ): Promise<[string, Buffer, string] | undefined> {
     let base = parents.get(record)
     while (base && spans.get(base)?.file !== generation) base = parents.get(base)
     if (!base || base.id !== record.id) return undefined
     const { position, length } = spans.get(base)!
     const line = await lines.line(position, length)
     if (!line) return undefined
-    const head = Buffer.from(`{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`, 'utf8')
+    const head = Buffer.from(
+      `{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`,
+      'utf8',
+    )
     const tail = Buffer.from(`,"recipients":${JSON.stringify(base.recipients)}}\n`, 'utf8')
-    if (line.length < head.length + tail.length || !line.subarray(0, head.length).equals(head) || !line.subarray(line.length - tail.length).equals(tail)) return undefined
+    if (
+      line.length < head.length + tail.length ||
+      !line.subarray(0, head.length).equals(head) ||
+      !line.subarray(line.length - tail.length).equals(tail)
+    )
+      return undefined
     return [
       `{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`,
       line.subarray(head.length, line.length - tail.length),
@@ -454,7 +485,9 @@ function createReplay(
     const decoded = decode(raw)
     if (typeof decoded === 'string') {
       if (!terminated) {
-        warn(`${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`)
+        warn(
+          `${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`,
+        )
         return
       }
       throw new LogOpenError(
@@ -467,7 +500,13 @@ function createReplay(
     if (!('op' in decoded)) {
       noteRecordLine(decoded, raw)
       // A record written before delivery states gets its recipients in memory: its line is no longer it.
-      if (terminated && decoded.recipients != null && bytes[0] === 0x7b && bytes[bytes.length - 1] === 0x7d) noteLine(decoded, { position, length: bytes.length + 1 })
+      if (
+        terminated &&
+        decoded.recipients != null &&
+        bytes[0] === 0x7b &&
+        bytes[bytes.length - 1] === 0x7d
+      )
+        noteLine(decoded, { position, length: bytes.length + 1 })
       forget(decoded.id)
       live.set(decoded.id, decoded)
       liveBytes += recordSize(decoded)
@@ -496,7 +535,8 @@ function createReplay(
       suppressions.delete(key)
       suppressions.set(key, suppression)
     } else if (decoded.op === 'unsuppress') {
-      for (const [key, entry] of suppressions) if (matchesSuppression(entry, decoded)) suppressions.delete(key)
+      for (const [key, entry] of suppressions)
+        if (matchesSuppression(entry, decoded)) suppressions.delete(key)
     } else if ('ids' in decoded) {
       for (const id of decoded.ids) forget(id)
     } else {
@@ -506,7 +546,8 @@ function createReplay(
 
   function result(): Replayed {
     const records: MessageRecord[] = []
-    for (let i = head; i < order.length; i++) if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
+    for (let i = head; i < order.length; i++)
+      if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
     return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
   }
 
@@ -521,29 +562,59 @@ function decode(raw: string): LogEntry | string {
   } catch (error) {
     return `not valid JSON (${(error as Error).message})`
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object'
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return 'not a JSON object'
   const entry = value as Record<string, unknown>
   if ('op' in entry) {
     if (entry.op === 'clear') return { op: 'clear' }
     if (entry.op === 'delete' && typeof entry.id === 'string') return { op: 'delete', id: entry.id }
-    if (entry.op === 'delete' && Array.isArray(entry.ids) && entry.ids.every((id) => typeof id === 'string'))
+    if (
+      entry.op === 'delete' &&
+      Array.isArray(entry.ids) &&
+      entry.ids.every((id) => typeof id === 'string')
+    )
       return { op: 'delete', ids: entry.ids as string[] }
-    if (entry.op === 'events' && typeof entry.id === 'string' && Array.isArray(entry.events) && entry.events.every(isEventEntry)) return entry as unknown as EventsEntry
-    if (entry.op === 'suppress' && typeof entry.address === 'string' && typeof entry.project === 'string' && typeof entry.reason === 'string' && typeof entry.createdAt === 'string')
+    if (
+      entry.op === 'events' &&
+      typeof entry.id === 'string' &&
+      Array.isArray(entry.events) &&
+      entry.events.every(isEventEntry)
+    )
+      return entry as unknown as EventsEntry
+    if (
+      entry.op === 'suppress' &&
+      typeof entry.address === 'string' &&
+      typeof entry.project === 'string' &&
+      typeof entry.reason === 'string' &&
+      typeof entry.createdAt === 'string'
+    )
       return entry as unknown as SuppressEntry
-    if (entry.op === 'unsuppress' && isOptionalString(entry.address) && isOptionalString(entry.project)) return entry as unknown as UnsuppressEntry
+    if (
+      entry.op === 'unsuppress' &&
+      isOptionalString(entry.address) &&
+      isOptionalString(entry.project)
+    )
+      return entry as unknown as UnsuppressEntry
     return `unknown log operation ${JSON.stringify(entry.op)}`
   }
-  if (typeof entry.id !== 'string' || typeof entry.status !== 'string') return 'neither a message (id, status) nor a tombstone (op)'
+  if (typeof entry.id !== 'string' || typeof entry.status !== 'string')
+    return 'neither a message (id, status) nor a tombstone (op)'
   return entry as unknown as MessageRecord
 }
 
 function isEventEntry(value: unknown): boolean {
   const event = value as { recipient?: unknown; type?: unknown; at?: unknown } | null
-  return typeof event === 'object' && event !== null && Number.isInteger(event.recipient) && typeof event.type === 'string' && typeof event.at === 'string'
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    Number.isInteger(event.recipient) &&
+    typeof event.type === 'string' &&
+    typeof event.at === 'string'
+  )
 }
 
-const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string'
+const isOptionalString = (value: unknown): boolean =>
+  value === undefined || typeof value === 'string'
 
 /** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<number> {
@@ -614,7 +685,12 @@ function lineReader(source: FileHandle) {
         filled = 0
         try {
           while (filled < window.length) {
-            const { bytesRead } = await source.read(window, filled, window.length - filled, start + filled)
+            const { bytesRead } = await source.read(
+              window,
+              filled,
+              window.length - filled,
+              start + filled,
+            )
             if (bytesRead === 0) break
             filled += bytesRead
           }
@@ -625,7 +701,12 @@ function lineReader(source: FileHandle) {
         if (length > filled) return undefined
       }
       const bytes = window.subarray(position - start, position - start + length)
-      return length >= 3 && bytes[0] === 0x7b && bytes[length - 2] === 0x7d && bytes[length - 1] === 0x0a ? bytes : undefined
+      return length >= 3 &&
+        bytes[0] === 0x7b &&
+        bytes[length - 2] === 0x7d &&
+        bytes[length - 1] === 0x0a
+        ? bytes
+        : undefined
     },
   }
 }

@@ -3,11 +3,24 @@ import path from 'node:path'
 import { Low } from 'lowdb'
 import { LogOpenError, unreadable } from './errors.js'
 import { compileFilter, isEmptyFilter } from './filter.js'
-import { createJsonlAdapter, matchesSuppression, suppressionKey, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
+import {
+  createJsonlAdapter,
+  matchesSuppression,
+  suppressionKey,
+  type JsonlAdapter,
+  type LogData,
+} from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
 import { recordSize } from './size.js'
 import { initialRecipients, withEvents } from './recipients.js'
-import type { MessageFilter, MessageLog, MessageLogOptions, MessagePage, MessageRecord, Suppression } from './types.js'
+import type {
+  MessageFilter,
+  MessageLog,
+  MessageLogOptions,
+  MessagePage,
+  MessageRecord,
+  Suppression,
+} from './types.js'
 
 export const DEFAULT_MAX_MESSAGES = 5000
 /** 5000 messages of up to ~50 KB each; an ordinary email is a few KB. */
@@ -28,19 +41,26 @@ interface Backing {
  */
 export async function openMessageLog(options: MessageLogOptions): Promise<MessageLog> {
   const maxMessages = options.maxMessages ?? DEFAULT_MAX_MESSAGES
-  if (!(maxMessages >= 1)) throw new RangeError(`maxMessages must be at least 1, got ${maxMessages}`)
+  if (!(maxMessages >= 1))
+    throw new RangeError(`maxMessages must be at least 1, got ${maxMessages}`)
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   if (!(maxBytes >= 1)) throw new RangeError(`maxBytes must be at least 1, got ${maxBytes}`)
   const limits = { maxMessages, maxBytes }
   const warn = options.warn ?? ((message: string) => console.warn(message))
-  if (options.file === null) return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
+  if (options.file === null)
+    return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
 
   const file = path.resolve(options.file)
   try {
     // Owner-only: the log holds sign-in links and codes. A folder sendbox creates gets a
     // .gitignore of '*' (as pytest does for .pytest_cache), so it never shows up in git status.
     const created = await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-    if (created !== undefined) await writeFile(path.join(path.dirname(file), '.gitignore'), '# Created by sendbox: its message log, never to be committed.\n*\n', { flag: 'wx', mode: 0o600 })
+    if (created !== undefined)
+      await writeFile(
+        path.join(path.dirname(file), '.gitignore'),
+        '# Created by sendbox: its message log, never to be committed.\n*\n',
+        { flag: 'wx', mode: 0o600 },
+      )
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
@@ -91,7 +111,8 @@ function createLog(
   }
   // data.suppressions is what compaction writes (oldest first); the map finds one by key.
   const suppressionsByKey = new Map<string, Suppression>()
-  for (const entry of data.suppressions) suppressionsByKey.set(suppressionKey(entry.project, entry.address), entry)
+  for (const entry of data.suppressions)
+    suppressionsByKey.set(suppressionKey(entry.project, entry.address), entry)
   let dropped = droppedAtOpen
   let closing: Promise<void> | null = null
 
@@ -142,10 +163,11 @@ function createLog(
   function compactIfWorthwhile(): void {
     if (!adapter || closing) return
     if (dead() >= MIN_DEAD_LINES && adapter.bytes() - bytes > bytes) {
-      compact().catch((error: unknown) => warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`))
+      compact().catch((error: unknown) =>
+        warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`),
+      )
     }
   }
-
 
   return {
     file: adapter?.file ?? null,
@@ -174,7 +196,8 @@ function createLog(
     list(filter: MessageFilter = {}): MessagePage {
       const match = compileFilter(filter)
       const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
-      const limit = filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
+      const limit =
+        filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
       const messages: MessageRecord[] = []
       let total = 0
       for (let i = data.records.length - 1; i >= head; i--) {
@@ -274,7 +297,8 @@ function createLog(
 
     suppressions(filter = {}) {
       const found: Suppression[] = []
-      for (let i = data.suppressions.length - 1; i >= 0; i--) if (matchesSuppression(data.suppressions[i]!, filter)) found.push(data.suppressions[i]!)
+      for (let i = data.suppressions.length - 1; i >= 0; i--)
+        if (matchesSuppression(data.suppressions[i]!, filter)) found.push(data.suppressions[i]!)
       return found
     },
 
@@ -295,9 +319,16 @@ function createLog(
       assertOpen()
       const removed = data.suppressions.filter((entry) => matchesSuppression(entry, filter))
       if (removed.length === 0) return []
-      const written = adapter?.append([{ op: 'unsuppress', ...(filter.address !== undefined ? { address: filter.address.toLowerCase() } : {}), ...(filter.project !== undefined ? { project: filter.project } : {}) }])
+      const written = adapter?.append([
+        {
+          op: 'unsuppress',
+          ...(filter.address !== undefined ? { address: filter.address.toLowerCase() } : {}),
+          ...(filter.project !== undefined ? { project: filter.project } : {}),
+        },
+      ])
       data.suppressions = data.suppressions.filter((entry) => !removed.includes(entry))
-      for (const entry of removed) suppressionsByKey.delete(suppressionKey(entry.project, entry.address))
+      for (const entry of removed)
+        suppressionsByKey.delete(suppressionKey(entry.project, entry.address))
       await written
       compactIfWorthwhile()
       return removed.reverse()
@@ -314,7 +345,12 @@ function createLog(
         if (!backing) return
         try {
           // The next open would rewrite a file with dead lines anyway; doing it now keeps starts fast.
-          if (dead() > 0) await compact().catch((error: unknown) => warn(`Could not compact the message log ${backing.adapter.file}: ${(error as Error).message}`))
+          if (dead() > 0)
+            await compact().catch((error: unknown) =>
+              warn(
+                `Could not compact the message log ${backing.adapter.file}: ${(error as Error).message}`,
+              ),
+            )
           await backing.adapter.close()
         } finally {
           await backing.lock.release()
@@ -329,7 +365,8 @@ async function removeStaleTempFiles(file: string): Promise<void> {
   const base = path.basename(file)
   const names = await readdir(path.dirname(file)).catch(() => [] as string[])
   for (const name of names) {
-    if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length))) continue
+    if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length)))
+      continue
     await unlink(path.join(path.dirname(file), name)).catch(() => {})
   }
 }

@@ -1,4 +1,13 @@
-import type { Address, MessageRecord, MessageStatus, Recipient, RecipientEvent, RecipientEventEntry, RecipientEventType, RecipientStatus } from './types.js'
+import type {
+  Address,
+  MessageRecord,
+  MessageStatus,
+  Recipient,
+  RecipientEvent,
+  RecipientEventEntry,
+  RecipientEventType,
+  RecipientStatus,
+} from './types.js'
 
 /**
  * How a record's recipients fold their events into states (CONTRACT §7). The log replays event
@@ -7,7 +16,14 @@ import type { Address, MessageRecord, MessageStatus, Recipient, RecipientEvent, 
  */
 
 /** Every overall status; after `sent` and `delivered`, in the order the overall status picks them. */
-export const MESSAGE_STATUSES = ['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'deferred'] as const satisfies readonly MessageStatus[]
+export const MESSAGE_STATUSES = [
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'suppressed',
+  'deferred',
+] as const satisfies readonly MessageStatus[]
 
 /** The state an event puts its recipient in; engagement (`opened`, `clicked`) leaves it as it was. */
 const STATE_OF: Record<RecipientEventType, RecipientStatus | null> = {
@@ -48,7 +64,10 @@ export function initialRecipients(to: readonly Address[], at: string): Recipient
  * recipient the record does not have are skipped. A record from before recipients existed gets
  * them first.
  */
-export function applyEventsInPlace(record: MessageRecord, events: readonly RecipientEventEntry[]): void {
+export function applyEventsInPlace(
+  record: MessageRecord,
+  events: readonly RecipientEventEntry[],
+): void {
   record.recipients ??= initialRecipients(record.to ?? [], record.createdAt)
   for (const { recipient: index, ...event } of events) {
     const recipient = record.recipients[index]
@@ -67,8 +86,13 @@ export function applyEventsInPlace(record: MessageRecord, events: readonly Recip
  * const next = withEvents(record, [{ recipient: 0, type: 'delivered', at: new Date().toISOString() }])
  * next.status // 'delivered' (for a single recipient)
  */
-export function withEvents(record: MessageRecord, events: readonly RecipientEventEntry[]): MessageRecord {
-  const recipients = (record.recipients ?? initialRecipients(record.to ?? [], record.createdAt)).map((r) => ({ ...r, events: r.events.slice() }))
+export function withEvents(
+  record: MessageRecord,
+  events: readonly RecipientEventEntry[],
+): MessageRecord {
+  const recipients = (
+    record.recipients ?? initialRecipients(record.to ?? [], record.createdAt)
+  ).map((r) => ({ ...r, events: r.events.slice() }))
   const next = { ...record, recipients }
   applyEventsInPlace(next, events)
   return next

@@ -21,10 +21,17 @@ const OVERHEAD = 400
  * @example estimateRecordSize(record) // 5120
  */
 export function estimateRecordSize(record: MessageRecord): number {
-  let size = OVERHEAD + record.html.length + record.text.length + record.subject.length + record.template.length
+  let size =
+    OVERHEAD +
+    record.html.length +
+    record.text.length +
+    record.subject.length +
+    record.template.length
   size += JSON.stringify(record.templateVariables).length
-  for (const address of [record.from, ...record.to]) size += 32 + address.address.length + (address.name?.length ?? 0)
-  for (const warning of record.warnings) size += 48 + warning.message.length + (warning.variable?.length ?? 0)
+  for (const address of [record.from, ...record.to])
+    size += 32 + address.address.length + (address.name?.length ?? 0)
+  for (const warning of record.warnings)
+    size += 48 + warning.message.length + (warning.variable?.length ?? 0)
   return size
 }
 

@@ -8,18 +8,31 @@ export interface Address {
   address: string
 }
 
-
 /**
  * Where a recipient is (CONTRACT §7). `sent` until its first outcome; then `delivered`,
  * `deferred` (delivered later), `bounced`, `complained` (after `delivered`) or `suppressed`.
  */
-export type RecipientStatus = 'sent' | 'delivered' | 'deferred' | 'bounced' | 'complained' | 'suppressed'
+export type RecipientStatus =
+  | 'sent'
+  | 'delivered'
+  | 'deferred'
+  | 'bounced'
+  | 'complained'
+  | 'suppressed'
 
 /** A message's overall status: `sent` until every recipient has one of the others. */
 export type MessageStatus = RecipientStatus
 
 /** What happened to a recipient: a state change, or engagement (`opened`, `clicked`) that leaves the state as it is. */
-export type RecipientEventType = 'sent' | 'delivered' | 'deferred' | 'bounced' | 'complained' | 'suppressed' | 'opened' | 'clicked'
+export type RecipientEventType =
+  | 'sent'
+  | 'delivered'
+  | 'deferred'
+  | 'bounced'
+  | 'complained'
+  | 'suppressed'
+  | 'opened'
+  | 'clicked'
 
 export interface RecipientEvent {
   type: RecipientEventType

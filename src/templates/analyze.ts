@@ -130,11 +130,19 @@ export function analyzeTemplate(engine: Engine, templates: LiquidTemplate[]): Te
     paths,
     deps: [...new Set([...state.shared, ...state.isolated])].sort(),
     dynamic: state.dynamic,
-    items: items.filter((p) => !items.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[]`))).sort(),
+    items: items
+      .filter((p) => !items.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[]`)))
+      .sort(),
   }
 }
 
-function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, aliases: LoopAliases, state: WalkState): void {
+function walk(
+  engine: Engine,
+  templates: LiquidTemplate[],
+  isolated: boolean,
+  aliases: LoopAliases,
+  state: WalkState,
+): void {
   for (const node of templates) {
     if (node.arguments) {
       for (const argument of node.arguments()) markDefaulted(argument, state)
@@ -170,7 +178,13 @@ function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, al
     }
     if (node.children) {
       // `false`: partials are handled above (a layout's children are then the rest of the file).
-      walk(engine, toValueSync(node.children(false, true)) as LiquidTemplate[], isolated, aliases, state)
+      walk(
+        engine,
+        toValueSync(node.children(false, true)) as LiquidTemplate[],
+        isolated,
+        aliases,
+        state,
+      )
     }
   }
 }
@@ -180,8 +194,15 @@ function walk(engine: Engine, templates: LiquidTemplate[], isolated: boolean, al
  * what it reads through the variable (in the body and the partials it includes) comes out as
  * `story.title` → `stories[].title`. Returns the aliases inside the loop.
  */
-function loopItems(engine: Engine, loop: ForTag | TablerowTag, aliases: LoopAliases, state: WalkState): LoopAliases {
-  const segments = TypeGuards.isPropertyAccessToken(loop.collection) ? loop.collection.props.map((p) => (p as { content?: unknown }).content ?? null) : []
+function loopItems(
+  engine: Engine,
+  loop: ForTag | TablerowTag,
+  aliases: LoopAliases,
+  state: WalkState,
+): LoopAliases {
+  const segments = TypeGuards.isPropertyAccessToken(loop.collection)
+    ? loop.collection.props.map((p) => (p as { content?: unknown }).content ?? null)
+    : []
   const path = staticPath(segments)
   if (path === null) return aliases // a range, a literal, a computed collection
   const [root, ...rest] = path.split('.')
@@ -196,7 +217,8 @@ function loopItems(engine: Engine, loop: ForTag | TablerowTag, aliases: LoopAlia
   for (const variable of Object.values(body.globals).flat()) {
     if (variable.segments[0] !== loop.variable) continue
     const read = staticPath(variable.segments)
-    if (read !== null) state.items.add(read === loop.variable ? item : `${item}${read.slice(loop.variable.length)}`)
+    if (read !== null)
+      state.items.add(read === loop.variable ? item : `${item}${read.slice(loop.variable.length)}`)
   }
   return new Map([...aliases, [loop.variable, item]])
 }

@@ -32,7 +32,9 @@ interface State {
   summaries: TemplateSummary[]
 }
 
-export async function createTemplateCatalog(options: TemplateCatalogOptions): Promise<TemplateCatalog> {
+export async function createTemplateCatalog(
+  options: TemplateCatalogOptions,
+): Promise<TemplateCatalog> {
   const templatesDir = path.resolve(options.templatesDir)
   const fixturesDir = path.resolve(options.fixturesDir)
   const warn = options.warn ?? (() => {})
@@ -46,24 +48,32 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
   let closed = false
 
   const commit = (entries: Map<string, Entry>) => {
-    const summaries = [...entries.values()].map((e) => e.summary).sort((a, b) => compare(a.slug, b.slug))
+    const summaries = [...entries.values()]
+      .map((e) => e.summary)
+      .sort((a, b) => compare(a.slug, b.slug))
     state = { entries, summaries }
   }
 
   // Initial load.
   {
     const { files, texts } = await listTemplateFiles(templatesDir)
-    const compiled = await Promise.all([...files].map(([slug, file]) => compileFile(engine, slug, file)))
+    const compiled = await Promise.all(
+      [...files].map(([slug, file]) => compileFile(engine, slug, file)),
+    )
     const textCompiled = await compileTexts(texts, new Set(files.keys()))
     const mtimeOf = statCache()
     const entries = new Map<string, Entry>()
-    for (const c of compiled) if (c) entries.set(c.slug, analyze(c, textCompiled.get(c.slug), mtimeOf))
+    for (const c of compiled)
+      if (c) entries.set(c.slug, analyze(c, textCompiled.get(c.slug), mtimeOf))
     commit(entries)
     fixtures = await loadAllFixtures(fixturesDir, warn)
   }
 
   /** The text versions of the given slugs (the others' are ignored: no template, no text). */
-  async function compileTexts(texts: Map<string, string>, slugs: Set<string>): Promise<Map<string, Compiled>> {
+  async function compileTexts(
+    texts: Map<string, string>,
+    slugs: Set<string>,
+  ): Promise<Map<string, Compiled>> {
     const out = new Map<string, Compiled>()
     await Promise.all(
       [...texts].map(async ([slug, file]) => {
@@ -75,8 +85,17 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
     return out
   }
 
-  function analyze(compiled: Compiled, text: Compiled | undefined, mtimeOf: (file: string) => number | undefined): Entry {
-    return analyzeCompiled(engine, compiled, mtimeOf, text ? { engine: textEngine, compiled: text } : undefined)
+  function analyze(
+    compiled: Compiled,
+    text: Compiled | undefined,
+    mtimeOf: (file: string) => number | undefined,
+  ): Entry {
+    return analyzeCompiled(
+      engine,
+      compiled,
+      mtimeOf,
+      text ? { engine: textEngine, compiled: text } : undefined,
+    )
   }
 
   const emit = (changes: TemplateChange[]) => {
@@ -109,7 +128,14 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
     await Promise.all(
       [...files].map(async ([slug, file]) => {
         const old = before.get(slug)
-        if (old && old.compiled.file === file && !changedSet.has(file) && !rescanAll && !textChanged(slug, old)) return
+        if (
+          old &&
+          old.compiled.file === file &&
+          !changedSet.has(file) &&
+          !rescanAll &&
+          !textChanged(slug, old)
+        )
+          return
         const compiled = await compileFile(engine, slug, file)
         // Null: deleted between the listing and the read; the next event settles it.
         if (compiled) fresh.set(slug, compiled)
@@ -127,7 +153,10 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       return path.dirname(p) === templatesDir && slugOfFileName(name) !== null
     })
     const dependedOn = [...before.values()].some(
-      (e) => e.dynamic || e.error !== undefined || e.deps.some((d) => changed.some((p) => sameBase(d, p))),
+      (e) =>
+        e.dynamic ||
+        e.error !== undefined ||
+        e.deps.some((d) => changed.some((p) => sameBase(d, p))),
     )
     const full = rescanAll || !topLevelTemplates || dependedOn
     if (full) {
@@ -141,7 +170,8 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       const compiled = fresh.get(slug)
       const old = before.get(slug)
       if (compiled) entries.set(slug, analyze(compiled, freshTexts.get(slug), mtimeOf))
-      else if (old && old.compiled.file === file) entries.set(slug, full ? analyze(old.compiled, old.text, mtimeOf) : old)
+      else if (old && old.compiled.file === file)
+        entries.set(slug, full ? analyze(old.compiled, old.text, mtimeOf) : old)
     }
     commit(entries)
     return diff(before, entries, new Set(fresh.keys()), changed)
@@ -156,7 +186,8 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
     const changes: TemplateChange[] = []
     const rel = (file: string) => relativeFile(templatesDir, file)
     for (const [slug, old] of before) {
-      if (!after.has(slug)) changes.push({ slug, change: 'removed', source: 'template', path: rel(old.compiled.file) })
+      if (!after.has(slug))
+        changes.push({ slug, change: 'removed', source: 'template', path: rel(old.compiled.file) })
     }
     for (const [slug, entry] of after) {
       const old = before.get(slug)
@@ -164,13 +195,22 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
         changes.push({ slug, change: 'added', source: 'template', path: rel(entry.compiled.file) })
       } else if (reloaded.has(slug)) {
         // Name the file that changed: the template, or its text version (which may be gone now).
-        const textFile = [entry.text?.file, old.text?.file].find((f) => f !== undefined && changed.includes(f))
-        changes.push({ slug, change: 'changed', source: 'template', path: rel(textFile ?? entry.compiled.file) })
+        const textFile = [entry.text?.file, old.text?.file].find(
+          (f) => f !== undefined && changed.includes(f),
+        )
+        changes.push({
+          slug,
+          change: 'changed',
+          source: 'template',
+          path: rel(textFile ?? entry.compiled.file),
+        })
       } else if (entry !== old) {
         // Re-analysed because of a partial: report it when it uses (or used) a changed file,
         // when we cannot tell (computed partial names), or when its state changed.
         const deps = new Set([...old.deps, ...entry.deps])
-        const hit = changed.find((p) => deps.has(p)) ?? changed.find((p) => [...deps].some((d) => stripExtension(d) === stripExtension(p)))
+        const hit =
+          changed.find((p) => deps.has(p)) ??
+          changed.find((p) => [...deps].some((d) => stripExtension(d) === stripExtension(p)))
         const stateChanged = JSON.stringify(old.summary) !== JSON.stringify(entry.summary)
         if (hit || entry.dynamic || old.dynamic || stateChanged) {
           const partial = hit ?? changed[0] ?? entry.compiled.file
@@ -186,13 +226,16 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       const before = fixtures
       fixtures = await loadAllFixtures(fixturesDir, warn)
       const slugs = new Set([...before.keys(), ...fixtures.keys()])
-      return [...slugs].sort(compare).map((slug) => ({ slug, change: 'changed', source: 'fixture', path: '.' }))
+      return [...slugs]
+        .sort(compare)
+        .map((slug) => ({ slug, change: 'changed', source: 'fixture', path: '.' }))
     }
     const bySlug = new Map<string, string>()
     for (const file of changed) {
       const slug = fixtureSlugOf(path.relative(fixturesDir, file))
       // Report a changed .json file rather than the folder holding it (mkdir + write).
-      if (slug && (!bySlug.has(slug) || file.endsWith('.json'))) bySlug.set(slug, relativeFile(fixturesDir, file))
+      if (slug && (!bySlug.has(slug) || file.endsWith('.json')))
+        bySlug.set(slug, relativeFile(fixturesDir, file))
     }
     const next = new Map(fixtures)
     for (const slug of bySlug.keys()) {
@@ -201,7 +244,12 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       else next.delete(slug)
     }
     fixtures = next
-    return [...bySlug].map(([slug, file]) => ({ slug, change: 'changed', source: 'fixture', path: file }))
+    return [...bySlug].map(([slug, file]) => ({
+      slug,
+      change: 'changed',
+      source: 'fixture',
+      path: file,
+    }))
   }
 
   // Batches are applied one at a time, in order.
@@ -213,7 +261,9 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
       const inTemplates = (p: string) => p === templatesDir || isInside(templatesDir, p)
       // When one folder is inside the other, a path belongs to the more specific one.
       const fixturesFirst = isInside(templatesDir, fixturesDir)
-      const fixturePaths = changed.filter((p) => inFixtures(p) && (fixturesFirst || !inTemplates(p)))
+      const fixturePaths = changed.filter(
+        (p) => inFixtures(p) && (fixturesFirst || !inTemplates(p)),
+      )
       const templatePaths = changed.filter((p) => inTemplates(p) && !fixturePaths.includes(p))
       try {
         const changes: TemplateChange[] = []
@@ -242,7 +292,11 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
   }
 
   /** One part (the HTML, or the text version) rendered on its engine's cached parse. */
-  const renderParsed = (on: Engine, compiled: Compiled, variables: Record<string, unknown>): { ok: true; output: string } | { ok: false; error: RenderFailure } => {
+  const renderParsed = (
+    on: Engine,
+    compiled: Compiled,
+    variables: Record<string, unknown>,
+  ): { ok: true; output: string } | { ok: false; error: RenderFailure } => {
     const { parsed, file, lineOffset } = compiled
     try {
       // A shallow copy: `increment`/`decrement` write into the top-level scope object.
@@ -263,9 +317,14 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
     count: () => state.entries.size,
     lookup(slug: string): TemplateLookup {
       const entry = typeof slug === 'string' ? state.entries.get(slug) : undefined
-      if (!entry) return { ok: false, reason: 'not_found', suggestions: nearest(slug, state.entries.keys()) }
+      if (!entry)
+        return { ok: false, reason: 'not_found', suggestions: nearest(slug, state.entries.keys()) }
       if (!entry.template) return { ok: false, reason: 'invalid', error: entry.error! }
-      return { ok: true, template: entry.template, render: (variables) => renderEntry(entry, variables) }
+      return {
+        ok: true,
+        template: entry.template,
+        render: (variables) => renderEntry(entry, variables),
+      }
     },
     fixtures: (slug: string) => [...(fixtures.get(slug) ?? [])],
     onChange(listener) {
@@ -286,7 +345,9 @@ export async function createTemplateCatalog(options: TemplateCatalogOptions): Pr
  * Templates directly in the folder, by slug (`.liquid` before `.html`), and their hand-written
  * text versions (`<slug>.txt.liquid`). A missing folder has none.
  */
-async function listTemplateFiles(dir: string): Promise<{ files: Map<string, string>; texts: Map<string, string> }> {
+async function listTemplateFiles(
+  dir: string,
+): Promise<{ files: Map<string, string>; texts: Map<string, string> }> {
   let dirents: fs.Dirent[]
   try {
     dirents = await fs.promises.readdir(dir, { withFileTypes: true })
@@ -302,7 +363,8 @@ async function listTemplateFiles(dir: string): Promise<{ files: Map<string, stri
     const slug = slugOfFileName(dirent.name)
     if (slug === null) continue
     const current = chosen.get(slug)
-    if (current === undefined || extensionRank(dirent.name) < extensionRank(current)) chosen.set(slug, dirent.name)
+    if (current === undefined || extensionRank(dirent.name) < extensionRank(current))
+      chosen.set(slug, dirent.name)
   }
   // `x.txt.liquid` beside a template `x` is its text version, not the template `x.txt`.
   for (const [slug, name] of [...textNames]) {
@@ -314,7 +376,13 @@ async function listTemplateFiles(dir: string): Promise<{ files: Map<string, stri
     const out = new Map<string, string>()
     for (const [slug, name] of names) {
       const file = path.join(dir, name)
-      if (await fs.promises.stat(file).then((s) => s.isFile(), () => false)) out.set(slug, file)
+      if (
+        await fs.promises.stat(file).then(
+          (s) => s.isFile(),
+          () => false,
+        )
+      )
+        out.set(slug, file)
     }
     return out
   }

@@ -45,7 +45,11 @@ export interface Entry {
 }
 
 /** Read a template file. Null when it is gone (a delete raced the scan). */
-export async function compileFile(engine: Engine, slug: string, file: string): Promise<Compiled | null> {
+export async function compileFile(
+  engine: Engine,
+  slug: string,
+  file: string,
+): Promise<Compiled | null> {
   let source: string
   let mtimeMs: number
   try {
@@ -53,7 +57,13 @@ export async function compileFile(engine: Engine, slug: string, file: string): P
     const stat = await fs.promises.stat(real)
     mtimeMs = stat.mtimeMs
     if (!isInside(await realRoot(engine.root), real)) {
-      return failed(engine, slug, file, mtimeMs, 'The file is a link to a file outside the templates folder.')
+      return failed(
+        engine,
+        slug,
+        file,
+        mtimeMs,
+        'The file is a link to a file outside the templates folder.',
+      )
     }
     source = await fs.promises.readFile(real, 'utf8')
   } catch (err) {
@@ -107,7 +117,11 @@ function analyzeOne(
   mtimeOf: (file: string) => number | undefined,
   text?: { engine: Engine; compiled: Compiled },
 ): Entry {
-  const summaryOf = (variables: string[], updatedAt: string, error?: TemplateParseError): TemplateSummary => ({
+  const summaryOf = (
+    variables: string[],
+    updatedAt: string,
+    error?: TemplateParseError,
+  ): TemplateSummary => ({
     slug: compiled.slug,
     description: compiled.description,
     variables,
@@ -115,30 +129,64 @@ function analyzeOne(
     ...(error ? { error } : {}),
   })
   const ownTime = new Date(compiled.mtimeMs).toISOString()
-  const declaredNames = [...new Set(Object.keys(compiled.declared).map((n) => n.split('.')[0]!))].sort()
+  const declaredNames = [
+    ...new Set(Object.keys(compiled.declared).map((n) => n.split('.')[0]!)),
+  ].sort()
   if (!compiled.parsed) {
     const error = compiled.error!
-    return { compiled, error, deps: [], dynamic: false, summary: summaryOf(declaredNames, ownTime, error) }
+    return {
+      compiled,
+      error,
+      deps: [],
+      dynamic: false,
+      summary: summaryOf(declaredNames, ownTime, error),
+    }
   }
   let analysis
   try {
     analysis = analyzeTemplate(engine, compiled.parsed)
   } catch (err) {
-    const error = locateError(err, { root: engine.root, file: compiled.file, lineOffset: compiled.lineOffset })
-    return { compiled, error, deps: [], dynamic: false, summary: summaryOf(declaredNames, ownTime, error) }
+    const error = locateError(err, {
+      root: engine.root,
+      file: compiled.file,
+      lineOffset: compiled.lineOffset,
+    })
+    return {
+      compiled,
+      error,
+      deps: [],
+      dynamic: false,
+      summary: summaryOf(declaredNames, ownTime, error),
+    }
   }
   if (text) {
     // The text version renders with the same variables: what it reads is needed too, and a text
     // version that does not parse makes the template invalid (the error points into it).
     if (!text.compiled.parsed) {
       const error = text.compiled.error!
-      return { compiled, error, deps: analysis.deps, dynamic: analysis.dynamic, summary: summaryOf(declaredNames, ownTime, error) }
+      return {
+        compiled,
+        error,
+        deps: analysis.deps,
+        dynamic: analysis.dynamic,
+        summary: summaryOf(declaredNames, ownTime, error),
+      }
     }
     try {
       analysis = mergeAnalyses(analysis, analyzeTemplate(text.engine, text.compiled.parsed))
     } catch (err) {
-      const error = locateError(err, { root: engine.root, file: text.compiled.file, lineOffset: text.compiled.lineOffset })
-      return { compiled, error, deps: analysis.deps, dynamic: analysis.dynamic, summary: summaryOf(declaredNames, ownTime, error) }
+      const error = locateError(err, {
+        root: engine.root,
+        file: text.compiled.file,
+        lineOffset: text.compiled.lineOffset,
+      })
+      return {
+        compiled,
+        error,
+        deps: analysis.deps,
+        dynamic: analysis.dynamic,
+        summary: summaryOf(declaredNames, ownTime, error),
+      }
     }
   }
   const { variables, requiredPaths } = resolveVariables(analysis, compiled.declared)
@@ -179,7 +227,13 @@ function mergeAnalyses(a: TemplateAnalysis, b: TemplateAnalysis): TemplateAnalys
   }
 }
 
-function failed(engine: Engine, slug: string, file: string, mtimeMs: number, message: string): Compiled {
+function failed(
+  engine: Engine,
+  slug: string,
+  file: string,
+  mtimeMs: number,
+  message: string,
+): Compiled {
   return {
     slug,
     file,

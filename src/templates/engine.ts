@@ -42,7 +42,13 @@ export class OutsideTemplatesError extends Error {
  * @example isPartialFile('/t', '/t/.env')                   // false
  */
 export function isPartialFile(root: string, file: string): boolean {
-  return hasTemplateExtension(file) && !path.relative(root, file).split(path.sep).some((segment) => segment.startsWith('.'))
+  return (
+    hasTemplateExtension(file) &&
+    !path
+      .relative(root, file)
+      .split(path.sep)
+      .some((segment) => segment.startsWith('.'))
+  )
 }
 
 export interface SandboxFs extends FS {
@@ -133,7 +139,10 @@ export function createSandboxFs(root: string): SandboxFs {
       return true // missing: the existence check reports it as not found
     }
     if (!isInside(realRoot(), real)) throw new OutsideTemplatesError()
-    if (!isPartialFile(root, file)) throw new OutsideTemplatesError('Partials and layouts must be .liquid or .html files in the templates folder, not hidden files.')
+    if (!isPartialFile(root, file))
+      throw new OutsideTemplatesError(
+        'Partials and layouts must be .liquid or .html files in the templates folder, not hidden files.',
+      )
     return true
   }
 

@@ -83,16 +83,41 @@ function innermost(err: unknown): { token: Token | undefined; base: unknown } {
 }
 
 const REWRITES: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
-  [/^ENOENT: Failed to lookup "(.*)" in .*$/s, (m) => `Partial or layout "${m[1]}" was not found in the templates folder.`],
-  [/^memory alloc limit exceeded/, () => `Memory limit exceeded (${LIMITS.memoryLimit.toLocaleString('en-US')} units): the template builds too much output or too large a range.`],
-  [/^template render limit exceeded/, () => `Render took longer than ${LIMITS.renderLimit} ms (a runaway loop?).`],
-  [/^parse length limit exceeded/, () => `Template is longer than ${LIMITS.parseLimit.toLocaleString('en-US')} characters.`],
-  [/^output "(.{0,40}).*" not closed/s, (m) => `Output ${JSON.stringify(clip(m[1]!))} is not closed (missing "}}").`],
-  [/^tag (\{%-?\s*(\w+).*?-?%\}) not closed/s, (m) => `Tag ${clip(m[1]!)} is not closed (missing {% end${m[2]} %}).`],
-  [/^tag "(.{0,40}).*" not closed/s, (m) => `Tag ${JSON.stringify(clip(m[1]!))} is not closed (missing "%}").`],
+  [
+    /^ENOENT: Failed to lookup "(.*)" in .*$/s,
+    (m) => `Partial or layout "${m[1]}" was not found in the templates folder.`,
+  ],
+  [
+    /^memory alloc limit exceeded/,
+    () =>
+      `Memory limit exceeded (${LIMITS.memoryLimit.toLocaleString('en-US')} units): the template builds too much output or too large a range.`,
+  ],
+  [
+    /^template render limit exceeded/,
+    () => `Render took longer than ${LIMITS.renderLimit} ms (a runaway loop?).`,
+  ],
+  [
+    /^parse length limit exceeded/,
+    () => `Template is longer than ${LIMITS.parseLimit.toLocaleString('en-US')} characters.`,
+  ],
+  [
+    /^output "(.{0,40}).*" not closed/s,
+    (m) => `Output ${JSON.stringify(clip(m[1]!))} is not closed (missing "}}").`,
+  ],
+  [
+    /^tag (\{%-?\s*(\w+).*?-?%\}) not closed/s,
+    (m) => `Tag ${clip(m[1]!)} is not closed (missing {% end${m[2]} %}).`,
+  ],
+  [
+    /^tag "(.{0,40}).*" not closed/s,
+    (m) => `Tag ${JSON.stringify(clip(m[1]!))} is not closed (missing "%}").`,
+  ],
   [/^undefined filter: (.*)$/, (m) => `Unknown filter "${m[1]}".`],
   [/^tag "(.*)" not found$/, (m) => `Unknown tag "${m[1]}".`],
-  [/^Maximum call stack size exceeded/, () => 'Partials include each other too deeply (a partial that includes itself?).'],
+  [
+    /^Maximum call stack size exceeded/,
+    () => 'Partials include each other too deeply (a partial that includes itself?).',
+  ],
 ]
 
 /** One sentence, no liquidjs position suffix, no excerpt. */

@@ -61,11 +61,19 @@ export function fixtureText(variables: Record<string, unknown>, file = ''): stri
   const compact = JSON.stringify(variables)
   if (compact.length < PRETTY_BELOW) {
     const pretty = `${JSON.stringify(variables, null, 2)}\n`
-    if (pretty.length <= 4 * compact.length + 1024 && Buffer.byteLength(pretty) <= FIXTURE_MAX_BYTES) return pretty
+    if (
+      pretty.length <= 4 * compact.length + 1024 &&
+      Buffer.byteLength(pretty) <= FIXTURE_MAX_BYTES
+    )
+      return pretty
   }
   const text = `${compact}\n`
   if (Buffer.byteLength(text) > FIXTURE_MAX_BYTES) {
-    throw new FixtureWriteError('fixture_too_large', file, `The fixture would be ${Buffer.byteLength(text)} bytes; sendbox writes at most ${FIXTURE_MAX_BYTES} (256 KiB). Save fewer variables, or write the file yourself.`)
+    throw new FixtureWriteError(
+      'fixture_too_large',
+      file,
+      `The fixture would be ${Buffer.byteLength(text)} bytes; sendbox writes at most ${FIXTURE_MAX_BYTES} (256 KiB). Save fewer variables, or write the file yourself.`,
+    )
   }
   return text
 }
@@ -78,9 +86,16 @@ const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException
  *
  * @example await writeFixtureCase('/work/app/fixtures', 'receipt', 'big-order', { order: {} }) // 'fixtures/receipt/big-order.json'
  */
-export async function writeFixtureCase(fixturesDir: string, slug: string, name: string, variables: Record<string, unknown>, { overwrite = false } = {}): Promise<string> {
+export async function writeFixtureCase(
+  fixturesDir: string,
+  slug: string,
+  name: string,
+  variables: Record<string, unknown>,
+  { overwrite = false } = {},
+): Promise<string> {
   const shown = [path.basename(fixturesDir), slug, `${name}.json`].join('/')
-  if (!isValidSlug(slug) || !isFixtureCaseName(name)) throw new FixtureWriteError('fixture_outside', shown, 'Not a fixture case name.')
+  if (!isValidSlug(slug) || !isFixtureCaseName(name))
+    throw new FixtureWriteError('fixture_outside', shown, 'Not a fixture case name.')
   const text = fixtureText(variables, shown)
   await mkdir(fixturesDir, { recursive: true, mode: 0o700 })
   const root = await realpath(fixturesDir)
@@ -92,7 +107,11 @@ export async function writeFixtureCase(fixturesDir: string, slug: string, name: 
   }
   const realCaseDir = await realpath(caseDir)
   if (!isInside(root, realCaseDir)) {
-    throw new FixtureWriteError('fixture_outside', shown, `${path.basename(fixturesDir)}/${slug} leads outside the fixtures folder (a symlink); sendbox writes only inside it.`)
+    throw new FixtureWriteError(
+      'fixture_outside',
+      shown,
+      `${path.basename(fixturesDir)}/${slug} leads outside the fixtures folder (a symlink); sendbox writes only inside it.`,
+    )
   }
   const file = path.join(realCaseDir, `${name}.json`)
   if (!overwrite) {
@@ -100,7 +119,12 @@ export async function writeFixtureCase(fixturesDir: string, slug: string, name: 
       // O_EXCL: fails on anything already there, a symlink included, and never follows one.
       await writeFile(file, text, { flag: 'wx', mode: 0o600 })
     } catch (error) {
-      if (isCode(error, 'EEXIST')) throw new FixtureWriteError('fixture_exists', shown, `The case "${name}" already exists (${shown}); pick another name or send "overwrite": true.`)
+      if (isCode(error, 'EEXIST'))
+        throw new FixtureWriteError(
+          'fixture_exists',
+          shown,
+          `The case "${name}" already exists (${shown}); pick another name or send "overwrite": true.`,
+        )
       throw error
     }
     return shown

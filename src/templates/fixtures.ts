@@ -11,11 +11,15 @@ import type { FixtureCase } from './types.js'
 type Warn = (message: string) => void
 
 /** Every fixture in the folder, by slug. A missing folder has none. */
-export async function loadAllFixtures(dir: string, warn: Warn): Promise<Map<string, FixtureCase[]>> {
+export async function loadAllFixtures(
+  dir: string,
+  warn: Warn,
+): Promise<Map<string, FixtureCase[]>> {
   const slugs = new Set<string>()
   for (const entry of await readDir(dir)) {
     if (entry.name.startsWith('.')) continue
-    if (entry.isFile() && entry.name.endsWith('.json')) slugs.add(entry.name.slice(0, -'.json'.length))
+    if (entry.isFile() && entry.name.endsWith('.json'))
+      slugs.add(entry.name.slice(0, -'.json'.length))
     else if (entry.isDirectory()) slugs.add(entry.name)
   }
   const all = new Map<string, FixtureCase[]>()
@@ -29,7 +33,11 @@ export async function loadAllFixtures(dir: string, warn: Warn): Promise<Map<stri
 }
 
 /** The cases of one slug, `default` first, then by name. */
-export async function loadFixtureCases(dir: string, slug: string, warn: Warn): Promise<FixtureCase[]> {
+export async function loadFixtureCases(
+  dir: string,
+  slug: string,
+  warn: Warn,
+): Promise<FixtureCase[]> {
   const cases = new Map<string, FixtureCase>()
   const nested = path.join(dir, slug)
   for (const entry of await readDir(nested)) {
@@ -43,12 +51,22 @@ export async function loadFixtureCases(dir: string, slug: string, warn: Warn): P
   const single = await readFixture(dir, 'default', path.join(dir, `${slug}.json`), warn)
   if (single) {
     if (cases.has('default')) {
-      warn(`Fixtures ${slug}.json and ${slug}/default.json are both the "default" case of "${slug}"; using ${slug}.json.`)
+      warn(
+        `Fixtures ${slug}.json and ${slug}/default.json are both the "default" case of "${slug}"; using ${slug}.json.`,
+      )
     }
     cases.set('default', single)
   }
   return [...cases.values()].sort((a, b) =>
-    a.name === b.name ? 0 : a.name === 'default' ? -1 : b.name === 'default' ? 1 : a.name < b.name ? -1 : 1,
+    a.name === b.name
+      ? 0
+      : a.name === 'default'
+        ? -1
+        : b.name === 'default'
+          ? 1
+          : a.name < b.name
+            ? -1
+            : 1,
   )
 }
 
@@ -63,7 +81,12 @@ export function fixtureSlugOf(relative: string): string | null {
   return parts.length === 2 && isValidSlug(first) ? first : null
 }
 
-async function readFixture(root: string, name: string, file: string, warn: Warn): Promise<FixtureCase | null> {
+async function readFixture(
+  root: string,
+  name: string,
+  file: string,
+  warn: Warn,
+): Promise<FixtureCase | null> {
   let text: string
   try {
     text = await fs.promises.readFile(file, 'utf8')

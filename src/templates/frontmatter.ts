@@ -82,12 +82,22 @@ export function parseFrontMatter(source: string): FrontMatterResult {
     return fail(1, 1, 'Front matter starts with "---" on line 1 but has no closing "---" line.')
   }
   if (split.yaml === null || split.yaml.trim() === '') {
-    return { ok: true, body: split.body, lineOffset: split.lineOffset, description: null, declared: {} }
+    return {
+      ok: true,
+      body: split.body,
+      lineOffset: split.lineOffset,
+      description: null,
+      declared: {},
+    }
   }
 
   // The YAML text starts on line 2 of the file.
   const lines = new LineCounter()
-  const doc = parseDocument(split.yaml, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const doc = parseDocument(split.yaml, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+  })
   const at = (node: Node | null | undefined): { line: number; column: number } => {
     const offset = node?.range?.[0] ?? 0
     const pos = lines.linePos(offset)
@@ -101,7 +111,13 @@ export function parseFrontMatter(source: string): FrontMatterResult {
   }
   const root = doc.contents
   if (root === null || (isScalar(root) && root.value === null)) {
-    return { ok: true, body: split.body, lineOffset: split.lineOffset, description: null, declared: {} }
+    return {
+      ok: true,
+      body: split.body,
+      lineOffset: split.lineOffset,
+      description: null,
+      declared: {},
+    }
   }
   if (!isMap(root)) {
     const { line, column } = at(root)
@@ -124,7 +140,8 @@ export function parseFrontMatter(source: string): FrontMatterResult {
       description = value
     } else if (key === 'variables') {
       const result = parseDeclared(valueNode, at)
-      if ('error' in result) return fail(result.error.line, result.error.column, result.error.message)
+      if ('error' in result)
+        return fail(result.error.line, result.error.column, result.error.message)
       declared = result.declared
     }
     // Other keys are left for future use (and for other tools sharing the file).
@@ -179,7 +196,10 @@ function parseDeclared(
     const entry = value as Record<string, unknown>
     for (const key of Object.keys(entry)) {
       if (!VARIABLE_KEYS.has(key)) {
-        return bad(valueNode, `Unknown key "${key}" for variable "${name}" (use description, example or required).`)
+        return bad(
+          valueNode,
+          `Unknown key "${key}" for variable "${name}" (use description, example or required).`,
+        )
       }
     }
     const result: DeclaredVariable = {}

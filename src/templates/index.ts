@@ -6,5 +6,22 @@ export type * from './types.js'
 export { createTemplateCatalog } from './catalog.js'
 export { isValidSlug, SLUG_HINT, SLUG_PATTERN } from './slug.js'
 export { missingVariables, unusedVariables } from './analyze.js'
-export { renderMessage, lookupFailure, exampleVariables, describeFailure, toPlainText, warmPlainText, type RenderOutcome, type RenderedMessage, type RenderWarning, type TemplateFailure } from './render.js'
-export { writeFixtureCase, isFixtureCaseName, FixtureWriteError, FIXTURE_MAX_BYTES, FIXTURE_CASE_PATTERN } from './fixture-writer.js'
+export {
+  renderMessage,
+  lookupFailure,
+  exampleVariables,
+  describeFailure,
+  toPlainText,
+  warmPlainText,
+  type RenderOutcome,
+  type RenderedMessage,
+  type RenderWarning,
+  type TemplateFailure,
+} from './render.js'
+export {
+  writeFixtureCase,
+  isFixtureCaseName,
+  FixtureWriteError,
+  FIXTURE_MAX_BYTES,
+  FIXTURE_CASE_PATTERN,
+} from './fixture-writer.js'

@@ -10,7 +10,8 @@ import { missingVariables, unusedVariables } from './analyze.js'
  * HTTP errors in one place (src/http/template-errors.ts), the CLI prints them, previews show them.
  */
 
-const cellsOf = (row: DomNode) => row.children.filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th'))
+const cellsOf = (row: DomNode) =>
+  row.children.filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th'))
 
 /** The rows of a table: `tr`s directly in it or in its `thead`/`tbody`/`tfoot`. */
 function rowsOf(table: DomNode): DomNode[] {
@@ -18,7 +19,8 @@ function rowsOf(table: DomNode): DomNode[] {
   for (const child of table.children) {
     if (child.type !== 'tag') continue
     if (child.name === 'tr') rows.push(child)
-    else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot') rows.push(...child.children.filter((c) => c.type === 'tag' && c.name === 'tr'))
+    else if (child.name === 'thead' || child.name === 'tbody' || child.name === 'tfoot')
+      rows.push(...child.children.filter((c) => c.type === 'tag' && c.name === 'tr'))
   }
   return rows
 }
@@ -42,7 +44,13 @@ export function isDataTable(table: DomNode): boolean {
  */
 const emailTable: FormatCallback = (elem, walk, builder, formatOptions) => {
   const formatters = builder.options.formatters as Record<string, FormatCallback>
-  if (isDataTable(elem)) formatters.dataTable!(elem, walk, builder, { ...formatOptions, uppercaseHeaderCells: false, maxColumnWidth: 40, colSpacing: 3 })
+  if (isDataTable(elem))
+    formatters.dataTable!(elem, walk, builder, {
+      ...formatOptions,
+      uppercaseHeaderCells: false,
+      maxColumnWidth: 40,
+      colSpacing: 3,
+    })
   else formatters.block!(elem, walk, builder, formatOptions)
 }
 
@@ -82,7 +90,9 @@ let converter: ((html: string) => string) | undefined
  * toPlainText('<p>Hello <a href="https://acme.test">Ada</a></p>') // 'Hello Ada [https://acme.test]'
  */
 export function toPlainText(html: string): string {
-  converter ??= (require('html-to-text') as typeof import('html-to-text')).compile(PLAIN_TEXT_OPTIONS)
+  converter ??= (require('html-to-text') as typeof import('html-to-text')).compile(
+    PLAIN_TEXT_OPTIONS,
+  )
   return converter(html)
 }
 
@@ -107,11 +117,18 @@ export type TemplateFailure =
   | { code: 'missing_variables'; slug: string; missing: string[] }
   | { code: 'render_failed'; slug: string; error: SourcePosition & { message: string } }
 
-export type RenderOutcome = { ok: true; template: Template; rendered: RenderedMessage } | { ok: false; failure: TemplateFailure }
+export type RenderOutcome =
+  | { ok: true; template: Template; rendered: RenderedMessage }
+  | { ok: false; failure: TemplateFailure }
 
 /** A lookup's failure as a `TemplateFailure`. */
-export function lookupFailure(slug: string, lookup: Exclude<TemplateLookup, { ok: true }>): TemplateFailure {
-  return lookup.reason === 'not_found' ? { code: 'template_not_found', slug, suggestions: lookup.suggestions } : { code: 'template_invalid', slug, error: lookup.error }
+export function lookupFailure(
+  slug: string,
+  lookup: Exclude<TemplateLookup, { ok: true }>,
+): TemplateFailure {
+  return lookup.reason === 'not_found'
+    ? { code: 'template_not_found', slug, suggestions: lookup.suggestions }
+    : { code: 'template_invalid', slug, error: lookup.error }
 }
 
 /**
@@ -124,23 +141,43 @@ export function lookupFailure(slug: string, lookup: Exclude<TemplateLookup, { ok
  * if (outcome.ok) console.log(outcome.rendered.html)
  * else console.error(outcome.failure.code) // 'missing_variables', …
  */
-export function renderMessage(catalog: TemplateCatalog, slug: string, variables: Record<string, unknown>, options: { lenient: boolean }): RenderOutcome {
+export function renderMessage(
+  catalog: TemplateCatalog,
+  slug: string,
+  variables: Record<string, unknown>,
+  options: { lenient: boolean },
+): RenderOutcome {
   const lookup = catalog.lookup(slug)
   if (!lookup.ok) return { ok: false, failure: lookupFailure(slug, lookup) }
   const { template } = lookup
   const warnings: RenderWarning[] = []
   const missing = missingVariables(template, variables)
   if (missing.length > 0) {
-    if (!options.lenient) return { ok: false, failure: { code: 'missing_variables', slug, missing } }
-    for (const variable of missing) warnings.push({ code: 'missing_variable', variable, message: `templateVariables.${variable} is missing; it rendered empty.` })
+    if (!options.lenient)
+      return { ok: false, failure: { code: 'missing_variables', slug, missing } }
+    for (const variable of missing)
+      warnings.push({
+        code: 'missing_variable',
+        variable,
+        message: `templateVariables.${variable} is missing; it rendered empty.`,
+      })
   }
   for (const variable of unusedVariables(template, variables)) {
-    warnings.push({ code: 'unused_variable', variable, message: `templateVariables.${variable} was supplied but the template "${slug}" never uses it.` })
+    warnings.push({
+      code: 'unused_variable',
+      variable,
+      message: `templateVariables.${variable} was supplied but the template "${slug}" never uses it.`,
+    })
   }
   const result = lookup.render(variables)
-  if (!result.ok) return { ok: false, failure: { code: 'render_failed', slug, error: result.error } }
+  if (!result.ok)
+    return { ok: false, failure: { code: 'render_failed', slug, error: result.error } }
   // A hand-written text version wins over the text derived from the HTML.
-  return { ok: true, template, rendered: { html: result.html, text: result.text ?? toPlainText(result.html), warnings } }
+  return {
+    ok: true,
+    template,
+    rendered: { html: result.html, text: result.text ?? toPlainText(result.html), warnings },
+  }
 }
 
 /**
@@ -155,7 +192,8 @@ export function renderMessage(catalog: TemplateCatalog, slug: string, variables:
  */
 export function exampleVariables(template: Template): Record<string, unknown> {
   const examples: Record<string, unknown> = {}
-  for (const [name, declared] of Object.entries(template.declared)) if (declared.example !== undefined) examples[name] = declared.example
+  for (const [name, declared] of Object.entries(template.declared))
+    if (declared.example !== undefined) examples[name] = declared.example
   return examples
 }
 
@@ -163,7 +201,9 @@ export function exampleVariables(template: Template): Record<string, unknown> {
 export function describeFailure(failure: TemplateFailure): string {
   switch (failure.code) {
     case 'template_not_found': {
-      const hint = failure.suggestions.length ? ` Did you mean ${failure.suggestions.map((s) => `"${s}"`).join(' or ')}?` : ' GET /templates lists the ones there are.'
+      const hint = failure.suggestions.length
+        ? ` Did you mean ${failure.suggestions.map((s) => `"${s}"`).join(' or ')}?`
+        : ' GET /templates lists the ones there are.'
       return `There is no template "${failure.slug}".${hint}`
     }
     case 'template_invalid': {

@@ -9,10 +9,12 @@
  * Python (where fuzzers generate strings from it): a first character that is not a dot, or one
  * dot and a non-dot, or two dots and at least one more character.
  */
-export const SLUG_PATTERN = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}|\.[A-Za-z0-9_-][A-Za-z0-9._-]{0,126}|\.\.[A-Za-z0-9._-]{1,126})$/
+export const SLUG_PATTERN =
+  /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}|\.[A-Za-z0-9_-][A-Za-z0-9._-]{0,126}|\.\.[A-Za-z0-9._-]{1,126})$/
 
 /** How a slug is described to a person who sent something else. */
-export const SLUG_HINT = 'a slug: letters, digits, "-", "_" and ".", 1 to 128 characters, not "." or ".."'
+export const SLUG_HINT =
+  'a slug: letters, digits, "-", "_" and ".", 1 to 128 characters, not "." or ".."'
 
 /** Letters, digits, `-`, `_`, `.`; 1 to 128 characters; not `.` or `..`. */
 export function isValidSlug(slug: string): boolean {
@@ -59,7 +61,8 @@ export const TEXT_EXTENSION = '.txt.liquid'
  * textSlugOfFileName('welcome.liquid')     // null
  */
 export function textSlugOfFileName(fileName: string): string | null {
-  if (fileName.startsWith('_') || fileName.startsWith('.') || !fileName.endsWith(TEXT_EXTENSION)) return null
+  if (fileName.startsWith('_') || fileName.startsWith('.') || !fileName.endsWith(TEXT_EXTENSION))
+    return null
   const slug = fileName.slice(0, -TEXT_EXTENSION.length)
   return isValidSlug(slug) ? slug : null
 }

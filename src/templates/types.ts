@@ -68,7 +68,9 @@ export type TemplateLookup =
   | { ok: false; reason: 'invalid'; error: TemplateParseError }
 
 /** `text` is set when the template has a hand-written text version. */
-export type RenderResult = { ok: true; html: string; text?: string } | { ok: false; error: RenderFailure }
+export type RenderResult =
+  | { ok: true; html: string; text?: string }
+  | { ok: false; error: RenderFailure }
 
 export interface FixtureCase {
   /** `default` for `<slug>.json`, else the file name of `<slug>/<case>.json` without `.json`. */

@@ -145,9 +145,12 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
       push(absolute)
       if (event === 'unlinkDir' && roots.includes(absolute)) void restart(absolute)
     })
-    current.on('error', (err) => warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`))
+    current.on('error', (err) =>
+      warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`),
+    )
     // chokidar never reports "ready" for an empty list of paths.
-    if (watched.size > 0) await new Promise<void>((resolve) => current.once('ready', () => resolve()))
+    if (watched.size > 0)
+      await new Promise<void>((resolve) => current.once('ready', () => resolve()))
   }
 
   // Restarts run one after the other. A restart for a root that came or went reports that root

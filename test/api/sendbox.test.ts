@@ -2,7 +2,13 @@ import { readFile, rm } from 'node:fs/promises'
 import { connect, createServer } from 'node:net'
 import { join } from 'node:path'
 // Imported the way a user does: the package's own name, through its `exports` (dist/).
-import { startSendbox, StartError, WaitTimeoutError, type MessageRecord, type Sendbox } from 'sendbox'
+import {
+  startSendbox,
+  StartError,
+  WaitTimeoutError,
+  type MessageRecord,
+  type Sendbox,
+} from 'sendbox'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { tempDir, writeFiles } from '../helpers/sandbox.js'
 
@@ -28,11 +34,22 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()))
 })
 
-function send(sandbox: Sendbox, to: string, template = 'welcome', templateVariables: Record<string, unknown> = { name: 'Ada' }) {
+function send(
+  sandbox: Sendbox,
+  to: string,
+  template = 'welcome',
+  templateVariables: Record<string, unknown> = { name: 'Ada' },
+) {
   return fetch(`${sandbox.url}/messages`, {
     method: 'POST',
     headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ template, from: 'Acme <hello@acme.test>', to, subject: `Hello ${to}`, templateVariables }),
+    body: JSON.stringify({
+      template,
+      from: 'Acme <hello@acme.test>',
+      to,
+      subject: `Hello ${to}`,
+      templateVariables,
+    }),
   })
 }
 
@@ -60,27 +77,50 @@ describe('startSendbox', () => {
   it('options mirror the flags: token, tokenPrefix, lenient, maxMessages', async () => {
     const sandbox = await start({ token: 'sandbox_exact_one', lenient: true, maxMessages: 2 })
     expect(sandbox.token).toBe('sandbox_exact_one')
-    expect(sandbox.config).toMatchObject({ tokens: ['sandbox_exact_one'], lenient: true, maxMessages: 2, open: false, dbFile: null })
-    for (const to of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await send(sandbox, to, 'welcome', {})).status).toBe(201)
-    expect((await sandbox.messages()).map((m) => m.to[0]!.address)).toEqual(['c@example.com', 'b@example.com'])
-    const other = await fetch(`${sandbox.url}/messages`, { method: 'POST', headers: { authorization: 'token sandbox_other', 'content-type': 'application/json' }, body: '{}' })
+    expect(sandbox.config).toMatchObject({
+      tokens: ['sandbox_exact_one'],
+      lenient: true,
+      maxMessages: 2,
+      open: false,
+      dbFile: null,
+    })
+    for (const to of ['a@example.com', 'b@example.com', 'c@example.com'])
+      expect((await send(sandbox, to, 'welcome', {})).status).toBe(201)
+    expect((await sandbox.messages()).map((m) => m.to[0]!.address)).toEqual([
+      'c@example.com',
+      'b@example.com',
+    ])
+    const other = await fetch(`${sandbox.url}/messages`, {
+      method: 'POST',
+      headers: { authorization: 'token sandbox_other', 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(other.status).toBe(403)
   })
 
   it('a bad option is a ConfigError naming the flag', async () => {
-    await expect(startSendbox({ port: 0, memory: true, templates, maxBody: 'lots' })).rejects.toThrow(/--max-body/)
+    await expect(
+      startSendbox({ port: 0, memory: true, templates, maxBody: 'lots' }),
+    ).rejects.toThrow(/--max-body/)
     // A folder that does not exist is no error (test/init.test.ts); a file is.
-    await expect(startSendbox({ port: 0, memory: true, templates: join(templates, 'welcome.liquid') })).rejects.toThrow(/--templates/)
+    await expect(
+      startSendbox({ port: 0, memory: true, templates: join(templates, 'welcome.liquid') }),
+    ).rejects.toThrow(/--templates/)
   })
 
   it('runs several instances in one process without interference: ports, logs and messages are their own', async () => {
-    const [a, b] = await Promise.all([start({ memory: false, db: join(dir, 'a', 'log.jsonl') }), start({ memory: false, db: join(dir, 'b', 'log.jsonl') })])
+    const [a, b] = await Promise.all([
+      start({ memory: false, db: join(dir, 'a', 'log.jsonl') }),
+      start({ memory: false, db: join(dir, 'b', 'log.jsonl') }),
+    ])
     expect(a.port).not.toBe(b.port)
     expect((await send(a, 'ada@example.com')).status).toBe(201)
     expect((await send(b, 'bob@example.com')).status).toBe(201)
     expect((await a.messages()).map((m) => m.to[0]!.address)).toEqual(['ada@example.com'])
     expect((await b.messages()).map((m) => m.to[0]!.address)).toEqual(['bob@example.com'])
-    await expect(b.waitForMessage({ to: 'ada@example.com', timeout: 200 })).rejects.toThrow(WaitTimeoutError)
+    await expect(b.waitForMessage({ to: 'ada@example.com', timeout: 200 })).rejects.toThrow(
+      WaitTimeoutError,
+    )
     await a.fail({ status: 503 })
     expect((await send(b, 'bob@example.com')).status).toBe(201)
     expect((await send(a, 'ada@example.com')).status).toBe(503)
@@ -163,7 +203,9 @@ describe('startSendbox', () => {
   })
 
   it('a port browsers and fetch refuse (6000, X11) is a StartError saying so', async () => {
-    const error = await startSendbox({ port: 6000, memory: true, templates }).catch((e: unknown) => e)
+    const error = await startSendbox({ port: 6000, memory: true, templates }).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(StartError)
     expect((error as StartError).code).toBe('listen_failed')
     expect((error as Error).message).toMatch(/port 6000 .*refuse/)
@@ -174,9 +216,13 @@ describe('startSendbox', () => {
     const silent = connect(sandbox.port, '127.0.0.1')
     const half = connect(sandbox.port, '127.0.0.1')
     for (const socket of [silent, half]) socket.on('error', () => {})
-    await Promise.all([silent, half].map((socket) => new Promise((resolve) => socket.once('connect', resolve))))
+    await Promise.all(
+      [silent, half].map((socket) => new Promise((resolve) => socket.once('connect', resolve))),
+    )
     half.write(`GET /_sandbox/api/health HTTP/1.1\r\nHost: 127.0.0.1:${sandbox.port}\r\n`)
-    const gone = Promise.all([silent, half].map((socket) => new Promise((resolve) => socket.once('close', resolve))))
+    const gone = Promise.all(
+      [silent, half].map((socket) => new Promise((resolve) => socket.once('close', resolve))),
+    )
     const started = Date.now()
     await sandbox.close()
     await gone
@@ -191,7 +237,9 @@ describe('startSendbox', () => {
     const gone = new Promise((resolve) => socket.once('close', resolve))
     // Node answers `Expect: 100-continue` once the request is in the server's hands.
     const continued = new Promise((resolve) => socket.once('data', resolve))
-    socket.write(`POST /messages HTTP/1.1\r\nHost: 127.0.0.1:${sandbox.port}\r\nAuthorization: token sandbox_x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`)
+    socket.write(
+      `POST /messages HTTP/1.1\r\nHost: 127.0.0.1:${sandbox.port}\r\nAuthorization: token sandbox_x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`,
+    )
     expect(String(await continued)).toMatch(/^HTTP\/1\.1 100 /)
     socket.write('{"template":')
     const started = Date.now()
@@ -203,7 +251,9 @@ describe('startSendbox', () => {
 
   it('a busy fixed port is a StartError naming it', async () => {
     const sandbox = await start()
-    const error = await startSendbox({ port: sandbox.port, memory: true, templates }).catch((e: unknown) => e)
+    const error = await startSendbox({ port: sandbox.port, memory: true, templates }).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(StartError)
     expect((error as StartError).code).toBe('port_in_use')
     expect((error as Error).message).toContain(String(sandbox.port))
@@ -223,10 +273,19 @@ describe('messages, waitForMessage, clear', () => {
     await send(sandbox, 'bob@example.com', 'receipt', { order: { id: 7 } })
     await send(sandbox, 'carol@example.com')
     const all = await sandbox.messages()
-    expect(all.map((m) => m.to[0]!.address)).toEqual(['carol@example.com', 'bob@example.com', 'ada@example.com'])
+    expect(all.map((m) => m.to[0]!.address)).toEqual([
+      'carol@example.com',
+      'bob@example.com',
+      'ada@example.com',
+    ])
     const receipts = await sandbox.messages({ template: 'receipt' })
     expect(receipts).toHaveLength(1)
-    expect(receipts[0]).toMatchObject({ template: 'receipt', subject: 'Hello bob@example.com', html: '<p>Order 7</p>', text: 'Order 7' })
+    expect(receipts[0]).toMatchObject({
+      template: 'receipt',
+      subject: 'Hello bob@example.com',
+      html: '<p>Order 7</p>',
+      text: 'Order 7',
+    })
     await sandbox.clear({ to: 'bob@' })
     expect(await sandbox.messages()).toHaveLength(2)
     await sandbox.clear()
@@ -235,22 +294,33 @@ describe('messages, waitForMessage, clear', () => {
 
   it('waitForMessage resolves with a message already there, or the first to arrive', async () => {
     await send(sandbox, 'dora@example.com')
-    expect((await sandbox.waitForMessage({ to: 'dora@example.com' })).to[0]!.address).toBe('dora@example.com')
+    expect((await sandbox.waitForMessage({ to: 'dora@example.com' })).to[0]!.address).toBe(
+      'dora@example.com',
+    )
     const later = sandbox.waitForMessage({ to: 'erin@example.com', timeout: 5000 })
     setTimeout(() => void send(sandbox, 'erin@example.com'), 50)
     const record: MessageRecord = await later
-    expect(record).toMatchObject({ status: 'sent', template: 'welcome', html: '<p>Welcome, Ada!</p>' })
+    expect(record).toMatchObject({
+      status: 'sent',
+      template: 'welcome',
+      html: '<p>Welcome, Ada!</p>',
+    })
   })
 
   it('waitForMessage rejects on timeout with an error naming the filter', async () => {
     const started = Date.now()
-    const error = await sandbox.waitForMessage({ to: 'nobody@example.com', template: 'welcome', timeout: 300 }).catch((e: unknown) => e)
+    const error = await sandbox
+      .waitForMessage({ to: 'nobody@example.com', template: 'welcome', timeout: 300 })
+      .catch((e: unknown) => e)
     expect(Date.now() - started).toBeGreaterThanOrEqual(290)
     expect(error).toBeInstanceOf(WaitTimeoutError)
     expect((error as Error).message).toContain('nobody@example.com')
     expect((error as Error).message).toContain('"template":"welcome"')
     expect((error as Error).message).toContain('300 ms')
-    expect((error as WaitTimeoutError).filter).toEqual({ to: 'nobody@example.com', template: 'welcome' })
+    expect((error as WaitTimeoutError).filter).toEqual({
+      to: 'nobody@example.com',
+      template: 'welcome',
+    })
   })
 })
 
@@ -267,7 +337,9 @@ describe('fail()', () => {
     for (let i = 0; i < 2; i++) {
       const response = await send(sandbox, 'ada@example.com')
       expect(response.status).toBe(503)
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('simulated_fault')
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+        'simulated_fault',
+      )
     }
     expect(await sandbox.messages()).toEqual([])
     expect((await send(sandbox, 'ada@example.com')).status).toBe(201)
@@ -283,7 +355,9 @@ describe('fail()', () => {
   })
 
   it('an invalid fault rejects with what is wrong', async () => {
-    await expect(sandbox.fail({ status: 418 as 503 })).rejects.toThrow(/status must be one of 429, 500, 502, 503/)
+    await expect(sandbox.fail({ status: 418 as 503 })).rejects.toThrow(
+      /status must be one of 429, 500, 502, 503/,
+    )
     await expect(sandbox.fail({ status: 500, count: 0 })).rejects.toThrow(/count/)
   })
 })

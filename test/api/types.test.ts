@@ -58,10 +58,28 @@ it('types ship: dist/index.d.ts type-checks a consumer importing sendbox (and ca
   dir = await tempDir('sendbox-types-')
   await mkdir(join(dir, 'node_modules'), { recursive: true })
   await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }))
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', type: 'module', private: true }),
+  )
   await writeFile(join(dir, 'consumer.ts'), consumer)
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), 'consumer.ts']
+  const args = [
+    '--noEmit',
+    '--strict',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--skipLibCheck',
+    '--types',
+    'node',
+    '--typeRoots',
+    join(ROOT, 'node_modules', '@types'),
+    'consumer.ts',
+  ]
   const result = await run(process.execPath, [tsc, ...args], { cwd: dir }).then(
     () => ({ code: 0, out: '' }),
     (error: { code: number; stdout: string }) => ({ code: error.code, out: error.stdout }),

@@ -8,14 +8,26 @@ import { tempDir, type TestSandbox } from '../helpers/sandbox.js'
 /** Debian's Chromium (what .ci/run installs); never a browser downloaded by a test tool. */
 export const CHROMIUM = process.env.SENDBOX_BROWSER ?? '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
-if (!hasChromium) console.warn(`Chromium not found at ${CHROMIUM}: skipping the browser tests (.ci/run installs it with apt-get)`)
+if (!hasChromium)
+  console.warn(
+    `Chromium not found at ${CHROMIUM}: skipping the browser tests (.ci/run installs it with apt-get)`,
+  )
 
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'screenshots')
 
 /** `args`: extra Chromium switches, e.g. `--host-resolver-rules=MAP evil.test 127.0.0.1`. */
 export async function launch(args: string[] = []): Promise<Browser> {
   const { chromium } = await import('playwright-core')
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args] })
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      ...args,
+    ],
+  })
 }
 
 export interface OpenPage {
@@ -26,7 +38,11 @@ export interface OpenPage {
 }
 
 /** A fresh context (own storage, own viewport) and page that records every console error. */
-export async function openPage(browser: Browser, url: string, options: BrowserContextOptions = {}): Promise<OpenPage> {
+export async function openPage(
+  browser: Browser,
+  url: string,
+  options: BrowserContextOptions = {},
+): Promise<OpenPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options })
   const page = await context.newPage()
   // Fail fast: nothing in this page should take seconds.
@@ -98,7 +114,9 @@ export function inboxSuite(start: (fixturesDir: string) => Promise<TestSandbox>)
   })
 
   afterEach(async () => {
-    const errors = pages.flatMap((p) => p.errors).filter((e) => !allowedErrors.some((allowed) => allowed.test(e)))
+    const errors = pages
+      .flatMap((p) => p.errors)
+      .filter((e) => !allowedErrors.some((allowed) => allowed.test(e)))
     await Promise.all(pages.map((p) => p.close()))
     pages = []
     allowedErrors = []

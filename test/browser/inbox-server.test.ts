@@ -16,7 +16,8 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox?.close())
 
-const get = (path: string, init?: RequestInit) => fetch(`${sandbox.url}${path}`, { redirect: 'manual', ...init })
+const get = (path: string, init?: RequestInit) =>
+  fetch(`${sandbox.url}${path}`, { redirect: 'manual', ...init })
 
 describe('the inbox page, as served', () => {
   it('serves the shell with a strict CSP, nosniff and no-cache', async () => {
@@ -24,7 +25,17 @@ describe('the inbox page, as served', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
     const csp = response.headers.get('content-security-policy') ?? ''
-    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'", "frame-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "frame-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ]) {
       expect(csp).toContain(directive)
     }
     expect(csp).not.toContain('unsafe')
@@ -53,7 +64,8 @@ describe('the inbox page, as served', () => {
     expect(script.headers.get('x-content-type-options')).toBe('nosniff')
     const source = await script.text()
     // Every module app.js imports is served as well.
-    for (const [, file] of source.matchAll(/from '\.\/([a-z-]+\.js)'/g)) expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
+    for (const [, file] of source.matchAll(/from '\.\/([a-z-]+\.js)'/g))
+      expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
     expect(source).not.toContain('innerHTML')
 
     const css = await get('/_sandbox/app.css')
@@ -64,7 +76,12 @@ describe('the inbox page, as served', () => {
   })
 
   it('answers unknown inbox files with the JSON 404, and never serves files outside the client folder', async () => {
-    for (const path of ['/_sandbox/nope.js', '/_sandbox/..%2Fpackage.json', '/_sandbox/index.js.map', '/_sandbox/%2e%2e%2findex.js']) {
+    for (const path of [
+      '/_sandbox/nope.js',
+      '/_sandbox/..%2Fpackage.json',
+      '/_sandbox/index.js.map',
+      '/_sandbox/%2e%2e%2findex.js',
+    ]) {
       const response = await get(path)
       expect(response.status, path).toBe(404)
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found')
@@ -78,7 +95,13 @@ describe('the inbox page, as served', () => {
     for (const scheme of ['dark', 'light'] as const) {
       const response = await get(`${src}?images=off&scheme=${scheme}`)
       expect(response.status).toBe(200)
-      for (const header of ['content-type', 'content-security-policy', 'x-content-type-options', 'cache-control']) expect(response.headers.get(header), header).toBe(direct.headers.get(header))
+      for (const header of [
+        'content-type',
+        'content-security-policy',
+        'x-content-type-options',
+        'cache-control',
+      ])
+        expect(response.headers.get(header), header).toBe(direct.headers.get(header))
       expect(response.headers.get('content-security-policy')).toContain("img-src 'none'")
       const html = await response.text()
       expect(html).not.toContain('prefers-color-scheme')

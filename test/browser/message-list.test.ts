@@ -11,30 +11,51 @@ import { hasChromium, inboxSuite } from './helpers.js'
 
 describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 }, () => {
   // Statuses change only when a test says so (a simulated event): no step comes by itself.
-  const suite = inboxSuite(() => startTestSandbox({ 'hello.liquid': '<p>Hello {{ name }}</p>' }, { deliveryDelay: 3_600_000 }))
+  const suite = inboxSuite(() =>
+    startTestSandbox({ 'hello.liquid': '<p>Hello {{ name }}</p>' }, { deliveryDelay: 3_600_000 }),
+  )
   const { visit } = suite
 
   async function send(subject: string, to = 'Ada <ada@example.com>'): Promise<string> {
-    const response = await suite.sandbox.send({ template: 'hello', from: 'Acme <hello@acme.test>', to, subject, templateVariables: { name: 'Ada' } })
+    const response = await suite.sandbox.send({
+      template: 'hello',
+      from: 'Acme <hello@acme.test>',
+      to,
+      subject,
+      templateVariables: { name: 'Ada' },
+    })
     expect(response.status).toBe(201)
     return ((await response.json()) as { id: string }).id
   }
 
   /** n messages, "Bulk 0" the oldest; 25 at a time. */
   async function bulk(n: number): Promise<void> {
-    for (let start = 0; start < n; start += 25) await Promise.all(Array.from({ length: Math.min(25, n - start) }, (_, i) => send(`Bulk ${start + i}`)))
+    for (let start = 0; start < n; start += 25)
+      await Promise.all(
+        Array.from({ length: Math.min(25, n - start) }, (_, i) => send(`Bulk ${start + i}`)),
+      )
   }
 
-  const rowCount = (page: Page) => page.evaluate(() => document.querySelectorAll('#message-list a[data-id]').length)
-  const waitForRows = (page: Page, n: number) => page.waitForFunction((n) => document.querySelectorAll('#message-list a[data-id]').length === n, n)
+  const rowCount = (page: Page) =>
+    page.evaluate(() => document.querySelectorAll('#message-list a[data-id]').length)
+  const waitForRows = (page: Page, n: number) =>
+    page.waitForFunction(
+      (n) => document.querySelectorAll('#message-list a[data-id]').length === n,
+      n,
+    )
 
   /** Marks every row element as it is now; `unmarked` lists the rows whose element is not one of those (drawn anew). */
   const mark = (page: Page) =>
     page.evaluate(() => {
-      for (const link of document.querySelectorAll<HTMLElement>('#message-list a[data-id]')) (link as HTMLElement & { mark?: string }).mark = link.dataset.id
+      for (const link of document.querySelectorAll<HTMLElement>('#message-list a[data-id]'))
+        (link as HTMLElement & { mark?: string }).mark = link.dataset.id
     })
   const unmarked = (page: Page) =>
-    page.evaluate(() => [...document.querySelectorAll<HTMLElement & { mark?: string }>('#message-list a[data-id]')].filter((link) => link.mark !== link.dataset.id).map((link) => link.dataset.id))
+    page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement & { mark?: string }>('#message-list a[data-id]')]
+        .filter((link) => link.mark !== link.dataset.id)
+        .map((link) => link.dataset.id),
+    )
 
   /**
    * The list pages (`GET /_sandbox/api/messages?…`) the page asks for from now on. A count
@@ -44,7 +65,12 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     const seen: Request[] = []
     page.on('request', (request) => {
       const url = new URL(request.url())
-      if (url.pathname === '/_sandbox/api/messages' && request.method() === 'GET' && url.searchParams.get('limit') !== '1') seen.push(request)
+      if (
+        url.pathname === '/_sandbox/api/messages' &&
+        request.method() === 'GET' &&
+        url.searchParams.get('limit') !== '1'
+      )
+        seen.push(request)
     })
     return seen
   }
@@ -61,14 +87,18 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     await page.locator(`#message-list a[data-id="${id}"]`).waitFor()
     expect(await rowCount(page)).toBe(4)
     expect(await unmarked(page)).toEqual([id])
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement & { mark?: string }).mark)).toBe(second)
+    expect(
+      await page.evaluate(() => (document.activeElement as HTMLElement & { mark?: string }).mark),
+    ).toBe(second)
 
     // A deletion takes out its row and nothing else.
     await fetch(`${suite.sandbox.url}/_sandbox/api/messages/${second}`, { method: 'DELETE' })
     await waitForRows(page, 3)
     expect(await unmarked(page)).toEqual([id])
     // The keyboard stays in the list, at the deleted row's place.
-    expect(await page.evaluate(() => document.activeElement?.closest('#message-list') !== null)).toBe(true)
+    expect(
+      await page.evaluate(() => document.activeElement?.closest('#message-list') !== null),
+    ).toBe(true)
   })
 
   it('changes only the row a status event names: its badge in place, or the row leaves a status: search', async () => {
@@ -77,11 +107,18 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     await waitForRows(page, 3)
     await mark(page)
     const simulate = (id: string, type: string) =>
-      fetch(`${suite.sandbox.url}/_sandbox/api/messages/${id}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type }) }).then((r) => expect(r.status).toBe(201))
+      fetch(`${suite.sandbox.url}/_sandbox/api/messages/${id}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type }),
+      }).then((r) => expect(r.status).toBe(201))
     const badge = (id: string) => `#message-list a[data-id="${id}"] .status-badge`
 
     await simulate(ids[1]!, 'bounced')
-    await page.waitForFunction((selector) => document.querySelector(selector)?.textContent === 'Bounced', badge(ids[1]!))
+    await page.waitForFunction(
+      (selector) => document.querySelector(selector)?.textContent === 'Bounced',
+      badge(ids[1]!),
+    )
     expect(await unmarked(page)).toEqual([])
     expect(await page.locator(badge(ids[0]!)).textContent()).toBe('Sent')
 
@@ -112,7 +149,10 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     const id = await send('Also for Bob', 'Bob <bob@example.com>')
     await page.locator(`#message-list a[data-id="${id}"]`).waitFor()
     await page.waitForFunction(() => document.getElementById('message-count')?.textContent === '2')
-    expect(await page.locator('#message-list .item-subject').allTextContents()).toEqual(['Also for Bob', 'For Bob'])
+    expect(await page.locator('#message-list .item-subject').allTextContents()).toEqual([
+      'Also for Bob',
+      'For Bob',
+    ])
     expect(await unmarked(page)).toEqual([id])
     expect(requests.map((r) => r.url())).toEqual([])
   })
@@ -139,7 +179,10 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
       await page.getByRole('button', { name: 'Show more' }).click()
       await waitForRows(page, 150)
       // The next page only (from the last row shown, which it overlaps), not the first 100 again.
-      expect(seen.map((r) => new URL(r.url()).search)).toEqual(['?fields=summary&limit=100', '?fields=summary&limit=101&offset=99'])
+      expect(seen.map((r) => new URL(r.url()).search)).toEqual([
+        '?fields=summary&limit=100',
+        '?fields=summary&limit=101&offset=99',
+      ])
       const next = (await (await seen[1]!.response())!.json()) as { messages: unknown[] }
       expect(next.messages).toHaveLength(51)
       expect((await unmarked(page)).length).toBe(50)
@@ -155,7 +198,9 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     const id = await send('Soon cleared')
     const page = await visit(`#/messages/${id}`)
     await page.locator('#message-subject', { hasText: 'Soon cleared' }).waitFor()
-    expect((await fetch(`${suite.sandbox.url}/_sandbox/api/messages`, { method: 'DELETE' })).status).toBe(204)
+    expect(
+      (await fetch(`${suite.sandbox.url}/_sandbox/api/messages`, { method: 'DELETE' })).status,
+    ).toBe(204)
     await page.getByText('This message was deleted, or dropped by --max-messages.').waitFor()
   })
 
@@ -165,7 +210,8 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     const page = await visit(`#/messages/${id}?tab=text`)
     await page.locator('#message-subject', { hasText: 'The open one' }).waitFor()
     await waitForRows(page, 61)
-    const subjectTop = () => page.locator('#message-subject').evaluate((el) => el.getBoundingClientRect().top)
+    const subjectTop = () =>
+      page.locator('#message-subject').evaluate((el) => el.getBoundingClientRect().top)
     const top = await subjectTop()
 
     // The list scrolls under the wheel; the open message stays where it is.
@@ -176,7 +222,9 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
     await page.waitForFunction(() => document.getElementById('message-list-pane')!.scrollTop > 0)
     expect(await subjectTop()).toBe(top)
     // Nothing sticks out of the window for the page to scroll by (a find in the page, a focus, a script).
-    expect(await page.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight)).toBe(true)
+    expect(
+      await page.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight),
+    ).toBe(true)
     await page.evaluate(() => window.scrollTo(0, 5000))
     expect(await page.evaluate(() => window.scrollY)).toBe(0)
     expect(await subjectTop()).toBe(top)
@@ -188,7 +236,11 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
 
   it('on a phone (390 px) the list is the page: it scrolls with the window, the message opens in its place', async () => {
     await bulk(30)
-    const page = await visit('', { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    const page = await visit('', {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    })
     await waitForRows(page, 30)
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await page.evaluate(() => window.scrollTo(0, 1000))
@@ -201,13 +253,29 @@ describe.skipIf(!hasChromium)('the message list, row by row', { timeout: 60_000 
   it('keeps the DOM small: a page of rows with a thousand messages stored', async () => {
     const small = await startTestSandbox({ 'hello.liquid': '<p>Hello</p>' })
     try {
-      const body = JSON.stringify({ template: 'hello', from: 'a@example.com', to: 'b@example.com', subject: 'Many' })
-      for (let start = 0; start < 1000; start += 50) await Promise.all(Array.from({ length: 50 }, () => small.send(JSON.parse(body)).then((r) => r.arrayBuffer())))
+      const body = JSON.stringify({
+        template: 'hello',
+        from: 'a@example.com',
+        to: 'b@example.com',
+        subject: 'Many',
+      })
+      for (let start = 0; start < 1000; start += 50)
+        await Promise.all(
+          Array.from({ length: 50 }, () =>
+            small.send(JSON.parse(body)).then((r) => r.arrayBuffer()),
+          ),
+        )
       const opened = await suite.open(small.inboxUrl)
       await waitForRows(opened.page, 100)
-      expect(await opened.page.evaluate(() => document.getElementsByTagName('*').length)).toBeLessThanOrEqual(5000)
+      expect(
+        await opened.page.evaluate(() => document.getElementsByTagName('*').length),
+      ).toBeLessThanOrEqual(5000)
       // Ten elements or fewer per row.
-      expect(await opened.page.evaluate(() => document.querySelector('#message-list > li')!.getElementsByTagName('*').length + 1)).toBeLessThanOrEqual(10)
+      expect(
+        await opened.page.evaluate(
+          () => document.querySelector('#message-list > li')!.getElementsByTagName('*').length + 1,
+        ),
+      ).toBeLessThanOrEqual(10)
       // Before its server goes: a page left open would log its reconnect attempts as errors.
       await opened.page.close()
     } finally {

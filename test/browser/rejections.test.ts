@@ -5,9 +5,18 @@ import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
 /** The inbox lists recent rejected sends above the messages: live, folded, hidden when none. */
 
 describe.skipIf(!hasChromium)('rejected sends in the inbox', { timeout: 60_000 }, () => {
-  const suite = inboxSuite(async (fixturesDir) => startTestSandbox(await readTree('templates'), { fixtures: fixturesDir }))
+  const suite = inboxSuite(async (fixturesDir) =>
+    startTestSandbox(await readTree('templates'), { fixtures: fixturesDir }),
+  )
 
-  const welcome = (extra: Record<string, unknown> = {}) => ({ template: 'welcome', from: 'Acme <hello@acme.test>', to: 'Ada <ada@example.com>', subject: 'Welcome', templateVariables: { name: 'Ada' }, ...extra })
+  const welcome = (extra: Record<string, unknown> = {}) => ({
+    template: 'welcome',
+    from: 'Acme <hello@acme.test>',
+    to: 'Ada <ada@example.com>',
+    subject: 'Welcome',
+    templateVariables: { name: 'Ada' },
+    ...extra,
+  })
 
   it('shows none at first, then each rejection as it happens, with its code, recipients and message', async () => {
     const page = await suite.visit()
@@ -24,7 +33,9 @@ describe.skipIf(!hasChromium)('rejected sends in the inbox', { timeout: 60_000 }
 
     expect((await suite.sandbox.send(welcome(), 'live_0123456789abcdef')).status).toBe(403)
     await page.getByText('2 sends rejected recently').waitFor()
-    expect(await page.locator('#rejections .rejection').first().textContent()).toContain('403 sandbox_token_required')
+    expect(await page.locator('#rejections .rejection').first().textContent()).toContain(
+      '403 sandbox_token_required',
+    )
     await screenshot(page, 'rejections')
 
     // "Clear all" (a full clear) forgets them.

@@ -2,7 +2,13 @@ import { createServer, request as httpRequest, type Server } from 'node:http'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestSandbox, tempDir, TOKEN, writeFiles, type TestSandbox } from '../helpers/sandbox.js'
+import {
+  startTestSandbox,
+  tempDir,
+  TOKEN,
+  writeFiles,
+  type TestSandbox,
+} from '../helpers/sandbox.js'
 import { hasChromium, launch, openPage, readTree } from './helpers.js'
 
 /**
@@ -90,9 +96,12 @@ function trackAttacks(page: Page): (count: number) => Promise<void> {
   page.on('requestfinished', (request) => note(request.url()))
   page.on('requestfailed', (request) => note(request.url()))
   return async (count) => {
-    await expect.poll(() => settled.size, { timeout: 10_000 }).toBeGreaterThanOrEqual(count).catch((error: Error) => {
-      throw new Error(`${error.message}; settled: ${[...settled].join(', ')}`)
-    })
+    await expect
+      .poll(() => settled.size, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(count)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}; settled: ${[...settled].join(', ')}`)
+      })
   }
 }
 
@@ -106,9 +115,16 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
 
   const unchanged = async () => {
     expect(await readTree(fixturesDir), 'the fixtures folder').toEqual(fixturesBefore)
-    expect(((await (await fetch(`${sandbox.url}/_sandbox/api/faults`)).json()) as { faults: unknown[] }).faults, 'armed faults').toEqual([])
+    expect(
+      ((await (await fetch(`${sandbox.url}/_sandbox/api/faults`)).json()) as { faults: unknown[] })
+        .faults,
+      'armed faults',
+    ).toEqual([])
     const messages = await sandbox.messages()
-    expect(messages.map((m) => m.subject), 'the log').toEqual(['Reset your password'])
+    expect(
+      messages.map((m) => m.subject),
+      'the log',
+    ).toEqual(['Reset your password'])
   }
 
   const expectNothingRead = (results: Record<string, string>) => {
@@ -124,8 +140,16 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
     fixturesDir = await tempDir('sendbox-fixtures-')
     await writeFiles(fixturesDir, await readTree(join(ROOT, 'fixtures')))
     fixturesBefore = await readTree(fixturesDir)
-    sandbox = await startTestSandbox(await readTree(join(ROOT, 'templates')), { fixtures: fixturesDir })
-    const sent = await sandbox.send({ template: 'password-reset', from: 'Acme <hello@acme.test>', to: 'Ada <ada@example.com>', subject: 'Reset your password', templateVariables: { name: 'Ada', resetUrl: `https://acme.test/reset?token=${SECRET}` } })
+    sandbox = await startTestSandbox(await readTree(join(ROOT, 'templates')), {
+      fixtures: fixturesDir,
+    })
+    const sent = await sandbox.send({
+      template: 'password-reset',
+      from: 'Acme <hello@acme.test>',
+      to: 'Ada <ada@example.com>',
+      subject: 'Reset your password',
+      templateVariables: { name: 'Ada', resetUrl: `https://acme.test/reset?token=${SECRET}` },
+    })
     expect(sent.status).toBe(201)
     const target = sandbox.url
     hostile = createServer((_request, response) => {
@@ -148,7 +172,9 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
     const page = await context.newPage()
     const settled = trackAttacks(page)
     await page.goto(`${hostileOrigin}/`)
-    const results = (await page.evaluate(() => (window as unknown as { results: Promise<Record<string, string>> }).results)) as Record<string, string>
+    const results = (await page.evaluate(
+      () => (window as unknown as { results: Promise<Record<string, string>> }).results,
+    )) as Record<string, string>
     await settled(ATTACKS)
     expectNothingRead(results)
     // CORS hides the answer from the page; the no-cors ones are opaque.
@@ -172,10 +198,19 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
         return response.end(HOSTILE_PAGE(''))
       }
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(response)
-      })
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: request.method,
+          path: request.url,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(response)
+        },
+      )
       upstream.on('error', () => response.destroy())
       request.pipe(upstream)
     })
@@ -185,11 +220,19 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
       const page = await context.newPage()
       const settled = trackAttacks(page)
       await page.goto(`http://evil.test:${(rebinder.address() as { port: number }).port}/`)
-      const results = (await page.evaluate(() => (window as unknown as { results: Promise<Record<string, string>> }).results)) as Record<string, string>
+      const results = (await page.evaluate(
+        () => (window as unknown as { results: Promise<Record<string, string>> }).results,
+      )) as Record<string, string>
       await settled(ATTACKS)
       expectNothingRead(results)
       // Same origin to the browser, so it reads the answers: sendbox's refusal, and nothing else.
-      for (const name of ['fetch messages', 'fetch wait', 'fetch a template with a token', 'DELETE messages', 'POST fault as JSON']) {
+      for (const name of [
+        'fetch messages',
+        'fetch wait',
+        'fetch a template with a token',
+        'DELETE messages',
+        'POST fault as JSON',
+      ]) {
         expect(results[name], name).toMatch(/^basic 403 .*"host_not_allowed"/)
       }
       await unchanged()
@@ -203,10 +246,33 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
   it('the inbox itself still works: it lists, streams, and its own writes go through', async () => {
     const { page, errors, close } = await openPage(browser, `${sandbox.url}/_sandbox/`)
     await page.locator('#message-list a[data-id]', { hasText: 'Reset your password' }).waitFor()
-    const armed = await page.evaluate(async () => (await fetch('/_sandbox/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"status":503}' })).status)
+    const armed = await page.evaluate(
+      async () =>
+        (
+          await fetch('/_sandbox/api/faults', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"status":503}',
+          })
+        ).status,
+    )
     expect(armed).toBe(201)
-    expect(await page.evaluate(async () => (await fetch('/_sandbox/api/faults', { method: 'DELETE' })).status)).toBe(204)
-    expect((await sandbox.send({ template: 'welcome', from: 'Acme <hello@acme.test>', to: 'Bob <bob@example.com>', subject: 'Live one', templateVariables: { name: 'Bob', dashboardUrl: 'https://acme.test' } })).status).toBe(201)
+    expect(
+      await page.evaluate(
+        async () => (await fetch('/_sandbox/api/faults', { method: 'DELETE' })).status,
+      ),
+    ).toBe(204)
+    expect(
+      (
+        await sandbox.send({
+          template: 'welcome',
+          from: 'Acme <hello@acme.test>',
+          to: 'Bob <bob@example.com>',
+          subject: 'Live one',
+          templateVariables: { name: 'Bob', dashboardUrl: 'https://acme.test' },
+        })
+      ).status,
+    ).toBe(201)
     await page.locator('#message-list a[data-id]', { hasText: 'Live one' }).waitFor()
     expect(errors).toEqual([])
     await close()
@@ -215,9 +281,14 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
   })
 
   it('with --inspector-password the inbox works once signed in, and the API still answers a --cors origin only', async () => {
-    const guarded = await startTestSandbox({ 'welcome.liquid': 'Hi {{ name }}' }, { inspectorPassword: 'pw', cors: [hostileOrigin] })
+    const guarded = await startTestSandbox(
+      { 'welcome.liquid': 'Hi {{ name }}' },
+      { inspectorPassword: 'pw', cors: [hostileOrigin] },
+    )
     try {
-      const signedIn = await openPage(browser, `${guarded.url}/_sandbox/`, { httpCredentials: { username: 'me', password: 'pw' } })
+      const signedIn = await openPage(browser, `${guarded.url}/_sandbox/`, {
+        httpCredentials: { username: 'me', password: 'pw' },
+      })
       expect(await signedIn.page.locator('#status').getAttribute('data-state')).toBe('live')
       await signedIn.close()
 
@@ -230,14 +301,27 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
           const sent = await fetch(`${target}/messages`, {
             method: 'POST',
             headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ template: 'welcome', from: 'a@acme.test', to: 'b@example.com', subject: 'From the app', templateVariables: { name: 'Ada' } }),
+            body: JSON.stringify({
+              template: 'welcome',
+              from: 'a@acme.test',
+              to: 'b@example.com',
+              subject: 'From the app',
+              templateVariables: { name: 'Ada' },
+            }),
           })
-          const inspector = await fetch(`${target}/_sandbox/api/messages`).then((r) => `read ${r.status}`, (e: Error) => `threw ${e.name}`)
+          const inspector = await fetch(`${target}/_sandbox/api/messages`).then(
+            (r) => `read ${r.status}`,
+            (e: Error) => `threw ${e.name}`,
+          )
           return { sent: sent.status, location: sent.headers.get('location'), inspector }
         },
         { target: guarded.url, token: TOKEN },
       )
-      expect(answers).toEqual({ sent: 201, location: expect.stringMatching(/^\/_sandbox\/api\/messages\/msg_/), inspector: 'threw TypeError' })
+      expect(answers).toEqual({
+        sent: 201,
+        location: expect.stringMatching(/^\/_sandbox\/api\/messages\/msg_/),
+        inspector: 'threw TypeError',
+      })
       expect((await guarded.messages()).map((m) => m.subject)).toEqual(['From the app'])
       await context.close()
     } finally {

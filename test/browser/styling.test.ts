@@ -13,31 +13,59 @@ import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
 
 const TEMPLATES = {
   // No fixture: the editor starts from the skeleton, which must make the loop an array.
-  'digest.liquid': ['---', 'description: A weekly digest', '---', '<!doctype html>', '<html><body>', '{% for story in stories %}<h2 class="story">{{ story.title }}</h2>{% endfor %}', '<p id="count">{{ stories.size }} stories</p>', '</body></html>'].join('\n'),
+  'digest.liquid': [
+    '---',
+    'description: A weekly digest',
+    '---',
+    '<!doctype html>',
+    '<html><body>',
+    '{% for story in stories %}<h2 class="story">{{ story.title }}</h2>{% endfor %}',
+    '<p id="count">{{ stories.size }} stories</p>',
+    '</body></html>',
+  ].join('\n'),
   'needs.liquid': '<p>{{ present }} and {{ absent }}</p>',
   // The error is on line 5 of the file (front matter included), at the {% if %}.
-  'broken.liquid': ['---', 'description: Does not parse', '---', '<p>line four</p>', '<p>{% if customer %}never closed</p>', '<p>line six</p>'].join('\n'),
+  'broken.liquid': [
+    '---',
+    'description: Does not parse',
+    '---',
+    '<p>line four</p>',
+    '<p>{% if customer %}never closed</p>',
+    '<p>line six</p>',
+  ].join('\n'),
 }
 
 describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
   const suite = inboxSuite(async (fixturesDir) => {
-    await writeFiles(fixturesDir, { ...(await readTree('fixtures')), 'needs.json': JSON.stringify({ present: 'here' }) })
-    return startTestSandbox({ ...(await readTree('templates')), ...TEMPLATES }, { fixtures: fixturesDir })
+    await writeFiles(fixturesDir, {
+      ...(await readTree('fixtures')),
+      'needs.json': JSON.stringify({ present: 'here' }),
+    })
+    return startTestSandbox(
+      { ...(await readTree('templates')), ...TEMPLATES },
+      { fixtures: fixturesDir },
+    )
   })
   const { visit } = suite
 
   const frame = (page: Page) => page.frameLocator('#template-panel iframe')
-  const selectedTab = (page: Page) => page.locator('#template-pane [role="tab"][aria-selected="true"]').getAttribute('data-tab')
+  const selectedTab = (page: Page) =>
+    page.locator('#template-pane [role="tab"][aria-selected="true"]').getAttribute('data-tab')
   const box = async (page: Page, selector: string) => (await page.locator(selector).boundingBox())!
 
   it("shows the examples' own dark mode, and says so when a template has no dark-mode rules", async () => {
     const page = await visit('#/templates/welcome')
-    const background = () => frame(page).locator('body').evaluate((body) => getComputedStyle(body).backgroundColor)
+    const background = () =>
+      frame(page)
+        .locator('body')
+        .evaluate((body) => getComputedStyle(body).backgroundColor)
     await frame(page).locator('h1', { hasText: 'Welcome, Ada!' }).waitFor()
     const light = await background()
     await page.locator('#template-pane button[data-dark="media"]').click()
     await expect.poll(background).not.toBe(light)
-    const h1 = await frame(page).locator('h1').evaluate((el) => getComputedStyle(el).color)
+    const h1 = await frame(page)
+      .locator('h1')
+      .evaluate((el) => getComputedStyle(el).color)
     expect(h1).toBe('rgb(227, 231, 237)')
     expect(await page.locator('#dark-hint').count()).toBe(0)
     await screenshot(page, 'styling-1280-dark')
@@ -53,7 +81,9 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
   it('starts a loop as an array of objects, so the preview shows one item with placeholders', async () => {
     const page = await visit('#/templates/digest')
     await frame(page).locator('.story').waitFor()
-    expect(JSON.parse(await page.inputValue('#vars-json'))).toEqual({ stories: [{ title: '<stories[].title>' }] })
+    expect(JSON.parse(await page.inputValue('#vars-json'))).toEqual({
+      stories: [{ title: '<stories[].title>' }],
+    })
     expect(await frame(page).locator('.story').textContent()).toBe('<stories[].title>')
     expect(await frame(page).locator('#count').textContent()).toBe('1 stories')
   })
@@ -63,7 +93,9 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     await frame(page).locator('.story').waitFor()
     await page.getByRole('tab', { name: 'HTML', exact: true }).click()
     await page.waitForURL(/[?&]tab=source/)
-    await expect.poll(() => page.locator('#template-panel pre').textContent()).toContain('<h2 class="story">&lt;stories[].title&gt;</h2>')
+    await expect
+      .poll(() => page.locator('#template-panel pre').textContent())
+      .toContain('<h2 class="story">&lt;stories[].title&gt;</h2>')
     await page.getByRole('tab', { name: 'Liquid' }).click()
     await page.waitForURL(/[?&]tab=liquid/)
     const line6 = page.locator('#template-panel .line[data-line="6"]')
@@ -116,7 +148,9 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     await toggle.click()
     await page.locator('#template-list-pane').waitFor({ state: 'hidden' })
     expect((await box(page, '#template-panel')).width).toBeGreaterThan(narrow + 200)
-    expect(await page.getByRole('button', { name: 'Show list' }).getAttribute('aria-expanded')).toBe('false')
+    expect(
+      await page.getByRole('button', { name: 'Show list' }).getAttribute('aria-expanded'),
+    ).toBe('false')
     await page.reload()
     await page.locator('#status[data-state="live"]').waitFor()
     await frame(page).locator('h1').waitFor()
@@ -131,14 +165,20 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     const page = await visit('#/templates/broken')
     const card = page.locator('#render-error')
     await card.waitFor()
-    const { templates } = (await (await fetch(`${suite.sandbox.url}/_sandbox/api/templates`)).json()) as { templates: Array<{ slug: string; error?: { line: number; column: number } }> }
+    const { templates } = (await (
+      await fetch(`${suite.sandbox.url}/_sandbox/api/templates`)
+    ).json()) as { templates: Array<{ slug: string; error?: { line: number; column: number } }> }
     const { line, column } = templates.find((t) => t.slug === 'broken')!.error!
     expect(line).toBe(5)
     expect(await card.textContent()).toContain(`broken.liquid:5:${column}`)
     const target = card.locator('.excerpt .line.is-target')
     expect(await target.getAttribute('data-line')).toBe('5')
     expect(await target.textContent()).toContain('{% if customer %}')
-    expect(await card.locator('.excerpt .line[data-line]').evaluateAll((lines) => lines.map((l) => (l as HTMLElement).dataset.line))).toEqual(['3', '4', '5', '6'])
+    expect(
+      await card
+        .locator('.excerpt .line[data-line]')
+        .evaluateAll((lines) => lines.map((l) => (l as HTMLElement).dataset.line)),
+    ).toEqual(['3', '4', '5', '6'])
     // The caret sits under the column.
     const caret = (await card.locator('.excerpt .caret').textContent())!
     expect(caret.trimEnd()).toBe(`${' '.repeat(column - 1)}^`)
@@ -178,24 +218,33 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
       const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT)
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         const element = node.parentElement!
-        if (element.closest('textarea, [role="tabpanel"], .chips, [hidden]') || !element.getClientRects().length) continue
-        if (node.textContent?.includes('absent')) texts.push(element.closest('[id]')?.id ?? element.tagName)
+        if (
+          element.closest('textarea, [role="tabpanel"], .chips, [hidden]') ||
+          !element.getClientRects().length
+        )
+          continue
+        if (node.textContent?.includes('absent'))
+          texts.push(element.closest('[id]')?.id ?? element.tagName)
       }
       return texts
     })
     expect(mentions).toEqual(['missing-variables'])
   })
 
-  it("names each expected variable whole, with the fields a send needs under it (not the name again)", async () => {
+  it('names each expected variable whole, with the fields a send needs under it (not the name again)', async () => {
     const page = await visit('#/templates/order-receipt?tab=variables')
-    const order = page.locator('#template-panel tr', { has: page.locator('.var-name', { hasText: /^order$/ }) })
+    const order = page.locator('#template-panel tr', {
+      has: page.locator('.var-name', { hasText: /^order$/ }),
+    })
     await order.waitFor()
     const required = (await order.locator('td').first().textContent())!
     expect(required).toContain('.items')
     expect(required).not.toContain('order')
     // One line per name, however narrow the column.
     await page.setViewportSize({ width: 390, height: 844 })
-    const heights = await page.locator('#template-panel .var-name').evaluateAll((names) => names.map((n) => n.getClientRects().length))
+    const heights = await page
+      .locator('#template-panel .var-name')
+      .evaluateAll((names) => names.map((n) => n.getClientRects().length))
     expect(heights.every((rects) => rects === 1)).toBe(true)
   })
 
@@ -206,7 +255,10 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     expect(notes.length).toBeGreaterThan(0)
     expect(notes.length).toBeLessThanOrEqual(4)
     expect(new Set(notes).size).toBe(notes.length)
-    for (const note of notes) expect(note).not.toMatch(/\b(gmail|outlook|yahoo|apple-mail|fastmail|thunderbird|samsung-email)\.[a-z-]+/)
+    for (const note of notes)
+      expect(note).not.toMatch(
+        /\b(gmail|outlook|yahoo|apple-mail|fastmail|thunderbird|samsung-email)\.[a-z-]+/,
+      )
     expect(notes.join(' ')).toContain('Gmail (webmail, iOS, Android)')
   })
 
@@ -216,7 +268,11 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     const calls: string[] = []
     page.on('request', (request) => {
       const url = new URL(request.url())
-      if (url.pathname.startsWith('/_sandbox/api/') && !url.pathname.startsWith('/_sandbox/api/events')) calls.push(`${request.method()} ${url.pathname}`)
+      if (
+        url.pathname.startsWith('/_sandbox/api/') &&
+        !url.pathname.startsWith('/_sandbox/api/events')
+      )
+        calls.push(`${request.method()} ${url.pathname}`)
     })
     const variables = JSON.parse(await page.inputValue('#vars-json')) as Record<string, unknown>
     await page.locator('#vars-json').fill(JSON.stringify({ ...variables, name: 'Grace' }))
@@ -224,14 +280,22 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     await page.getByRole('tab', { name: /Checks/ }).click()
     await page.locator('#template-checks').waitFor()
     await page.getByRole('tab', { name: 'Text' }).click()
-    await expect.poll(() => page.locator('#template-text').textContent()).toContain('Welcome, Grace!')
+    await expect
+      .poll(() => page.locator('#template-text').textContent())
+      .toContain('Welcome, Grace!')
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST /_sandbox/api/previews'])
     // The frame's document is the only other request.
-    expect(calls.filter((c) => !c.startsWith('POST'))).toEqual([expect.stringMatching(/^GET \/_sandbox\/api\/previews\/pv_/)])
+    expect(calls.filter((c) => !c.startsWith('POST'))).toEqual([
+      expect.stringMatching(/^GET \/_sandbox\/api\/previews\/pv_/),
+    ])
   })
 
   it('puts the preview first on a phone', async () => {
-    const page = await visit('#/templates/welcome', { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    const page = await visit('#/templates/welcome', {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    })
     await frame(page).locator('h1').waitFor()
     const top = (await box(page, '#template-panel iframe')).y
     expect(top).toBeLessThan(340)
@@ -239,7 +303,13 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await screenshot(page, 'styling-390')
     await page.locator('#template-pane button[data-dark="media"]').click()
-    await expect.poll(() => frame(page).locator('body').evaluate((body) => getComputedStyle(body).backgroundColor)).toBe('rgb(14, 17, 21)')
+    await expect
+      .poll(() =>
+        frame(page)
+          .locator('body')
+          .evaluate((body) => getComputedStyle(body).backgroundColor),
+      )
+      .toBe('rgb(14, 17, 21)')
     await screenshot(page, 'styling-390-dark')
     await page.goto(`${suite.sandbox.url}/_sandbox/#/templates/broken`)
     await page.locator('#render-error .excerpt').waitFor()

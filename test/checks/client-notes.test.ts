@@ -15,7 +15,9 @@ describe('client names', () => {
   })
 
   it('lists several clients of a family once: "Gmail (webmail, iOS, Android)"', () => {
-    expect(clientList(['gmail.desktop-webmail', 'gmail.ios', 'gmail.android', 'yahoo.desktop-webmail'])).toBe('Gmail (webmail, iOS, Android) and Yahoo Mail (webmail)')
+    expect(
+      clientList(['gmail.desktop-webmail', 'gmail.ios', 'gmail.android', 'yahoo.desktop-webmail']),
+    ).toBe('Gmail (webmail, iOS, Android) and Yahoo Mail (webmail)')
     expect(clientList(['outlook.windows'])).toBe('Outlook (Windows)')
   })
 })
@@ -26,15 +28,22 @@ describe('client support notes', () => {
     const report = await checkEmail({ html, text: TEXT })
     const notes = report.findings.filter((f) => f.check === 'clients')
     expect(notes.length).toBeGreaterThan(0)
-    for (const note of notes) expect(note.message).not.toMatch(/[a-z]+\.(?:windows|macos|ios|android|desktop-webmail)/)
-    expect(report.clients.find((c) => c.client === 'outlook.windows')).toMatchObject({ name: 'Outlook (Windows)' })
+    for (const note of notes)
+      expect(note.message).not.toMatch(/[a-z]+\.(?:windows|macos|ios|android|desktop-webmail)/)
+    expect(report.clients.find((c) => c.client === 'outlook.windows')).toMatchObject({
+      name: 'Outlook (Windows)',
+    })
   })
 
   it('say once what several features share: one note per set of clients that lack them', async () => {
     // overflow (in the preheader) and border-radius: both lacking in Outlook on Windows only.
     const html = `<!doctype html>\n<html><body>\n${PRE}\n<p style="border-radius:4px">Hi</p>\n</body></html>`
-    const notes = (await checkEmail({ html, text: TEXT })).findings.filter((f) => f.check === 'clients')
-    const outlookOnly = notes.filter((f) => f.message.endsWith('not supported by Outlook (Windows).'))
+    const notes = (await checkEmail({ html, text: TEXT })).findings.filter(
+      (f) => f.check === 'clients',
+    )
+    const outlookOnly = notes.filter((f) =>
+      f.message.endsWith('not supported by Outlook (Windows).'),
+    )
     expect(outlookOnly).toHaveLength(1)
     expect(outlookOnly[0]!.message).toContain('border-radius')
     expect(outlookOnly[0]!.message).toContain('overflow')

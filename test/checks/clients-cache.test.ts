@@ -24,11 +24,17 @@ function uncached(html: string): string[] {
 
 describe('client support with cached answers', () => {
   it('gives exactly what doiuse gives, on first use and from the cache', async () => {
-    const catalog = await createTemplateCatalog({ templatesDir: `${root}/templates`, fixturesDir: `${root}/fixtures`, watch: false })
+    const catalog = await createTemplateCatalog({
+      templatesDir: `${root}/templates`,
+      fixturesDir: `${root}/fixtures`,
+      watch: false,
+    })
     const htmls = [...SAMPLES]
     for (const template of catalog.list()) {
       for (const fixture of catalog.fixtures(template.slug)) {
-        const outcome = renderMessage(catalog, template.slug, fixture.variables!, { lenient: false })
+        const outcome = renderMessage(catalog, template.slug, fixture.variables!, {
+          lenient: false,
+        })
         if (outcome.ok) htmls.push(outcome.rendered.html)
       }
     }
@@ -37,7 +43,10 @@ describe('client support with cached answers', () => {
     const checker = new CachingDoIUseEmail({ emailClients: CLIENTS })
     for (const pass of ['first', 'cached']) {
       for (const html of htmls) {
-        expect([...new Set(checker.run(parseHtml(html)))].sort(), `${pass}: ${html.slice(0, 60)}`).toEqual(uncached(html))
+        expect(
+          [...new Set(checker.run(parseHtml(html)))].sort(),
+          `${pass}: ${html.slice(0, 60)}`,
+        ).toEqual(uncached(html))
       }
     }
   })

@@ -18,7 +18,11 @@ export async function runClient(baseUrl: string, token: string) {
       from: 'Acme <hello@acme.test>',
       to: ['Ada Lovelace <ada@example.com>'],
       subject: 'Welcome to Acme',
-      templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard', extra: { nested: [1, true, null] } },
+      templateVariables: {
+        name: 'Ada',
+        dashboardUrl: 'https://acme.test/dashboard',
+        extra: { nested: [1, true, null] },
+      },
     },
   })
   if (!sent.data) throw new Error(`send failed: ${sent.error?.error.code}`)
@@ -28,31 +32,57 @@ export async function runClient(baseUrl: string, token: string) {
   // A failed send: the error is typed, with its code and details.
   const refused = await client.POST('/messages', {
     headers,
-    // @ts-expect-error a misspelt field is a compile error, not a runtime surprise
-    body: { template: 'welcome', from: 'Acme <hello@acme.test>', to: 'ada@example.com', subject: 'Hi', templateVars: {} },
+    body: {
+      template: 'welcome',
+      from: 'Acme <hello@acme.test>',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      // @ts-expect-error a misspelt field is a compile error, not a runtime surprise
+      templateVars: {},
+    },
   })
   const refusedCode: string | undefined = refused.error?.error.code
 
   // Read a template.
-  const template = await client.GET('/templates/{slug}', { params: { path: { slug: 'welcome' } }, headers })
+  const template = await client.GET('/templates/{slug}', {
+    params: { path: { slug: 'welcome' } },
+    headers,
+  })
   if (!template.data) throw new Error('no template')
   const variables: string[] = template.data.variables
 
   // List, as summaries.
-  const list = await client.GET('/_sandbox/api/messages', { params: { query: { to: 'ada@example.com', limit: 10, fields: 'summary' } } })
+  const list = await client.GET('/_sandbox/api/messages', {
+    params: { query: { to: 'ada@example.com', limit: 10, fields: 'summary' } },
+  })
   if (!list.data) throw new Error('no list')
   const total: number = list.data.total
 
   // Wait for the message.
-  const waited = await client.GET('/_sandbox/api/messages/wait', { params: { query: { template: 'welcome', timeout: 2000 } } })
+  const waited = await client.GET('/_sandbox/api/messages/wait', {
+    params: { query: { template: 'welcome', timeout: 2000 } },
+  })
   if (!waited.data) throw new Error(`no message: ${waited.error?.error.code}`)
   const record = waited.data
   const fromName: string | null = record.from.name
   const sentVariables: Record<string, unknown> = record.templateVariables
 
   // Render a preview with free-form variables.
-  const preview = await client.POST('/_sandbox/api/templates/{slug}/render', { params: { path: { slug: 'welcome' } }, body: { variables: { name: 'Ada', count: 3 } } })
-  const missing = preview.data && preview.data.ok ? preview.data.missing : []
+  const preview = await client.POST('/_sandbox/api/templates/{slug}/render', {
+    params: { path: { slug: 'welcome' } },
+    body: { variables: { name: 'Ada', count: 3 } },
+  })
+  const missing = preview.data?.ok ? preview.data.missing : []
 
-  return { id, warnings, refusedCode, variables, total, waitedId: record.id, fromName, sentVariables, missing }
+  return {
+    id,
+    warnings,
+    refusedCode,
+    variables,
+    total,
+    waitedId: record.id,
+    fromName,
+    sentVariables,
+    missing,
+  }
 }

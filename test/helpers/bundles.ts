@@ -6,5 +6,7 @@ import { dirname, resolve } from 'node:path'
  * each with a `// <path>` line, relative to the bundle's folder.
  */
 export function modulesInBundle(file: string): string[] {
-  return [...readFileSync(file, 'utf8').matchAll(/^\/\/ (\S+\.[cm]?js)$/gm)].map((m) => resolve(dirname(file), m[1]!))
+  return [...readFileSync(file, 'utf8').matchAll(/^\/\/ (\S+\.[cm]?js)$/gm)].map((m) =>
+    resolve(dirname(file), m[1]!),
+  )
 }

@@ -19,16 +19,27 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: childEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`sendbox ${args.join(' ')} did not exit within ${options.timeout ?? 15000} ms\n${stdout}\n${stderr}`))
+      reject(
+        new Error(
+          `sendbox ${args.join(' ')} did not exit within ${options.timeout ?? 15000} ms\n${stdout}\n${stderr}`,
+        ),
+      )
     }, options.timeout ?? 15_000)
     child.on('error', reject)
     child.on('close', (code, signal) => {
@@ -48,11 +59,20 @@ export interface RunningCli {
 }
 
 /** Starts `sendbox` and resolves once it printed `sendbox ready <url>`. */
-export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<RunningCli> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] })
+export function startCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<RunningCli> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
-  const exited = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })))
+  const exited = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  )
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
@@ -78,7 +98,9 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd
     })
     exited.then((result) => {
       clearTimeout(timer)
-      reject(new Error(`sendbox exited before it was ready (code ${result.code})\n${stdout}\n${stderr}`))
+      reject(
+        new Error(`sendbox exited before it was ready (code ${result.code})\n${stdout}\n${stderr}`),
+      )
     })
   })
 }

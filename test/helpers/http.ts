@@ -12,11 +12,21 @@ export interface RawResponse {
  * One HTTP/1.1 request with exactly these headers (fetch would not let a test set Host, and adds
  * Sec-Fetch-Mode): what a browser, a rebinding page or curl sends, byte for byte.
  */
-export function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
   const target = new URL(url)
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: init.method ?? 'GET', headers: { connection: 'close', ...init.headers }, setHost: !Object.keys(init.headers ?? {}).some((h) => h.toLowerCase() === 'host') },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: init.method ?? 'GET',
+        headers: { connection: 'close', ...init.headers },
+        setHost: !Object.keys(init.headers ?? {}).some((h) => h.toLowerCase() === 'host'),
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -39,4 +49,5 @@ export function raw(url: string, init: { method?: string; headers?: Record<strin
 }
 
 /** The error code of a contract-shaped JSON error answer. */
-export const codeOf = (response: RawResponse) => (response.json as { error?: { code?: string } } | undefined)?.error?.code
+export const codeOf = (response: RawResponse) =>
+  (response.json as { error?: { code?: string } } | undefined)?.error?.code

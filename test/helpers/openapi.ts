@@ -16,7 +16,10 @@ const DOC_ID = 'https://sendbox.test/openapi.json'
 export function resolve(doc: Json, schema: Json): Json {
   let current = schema
   while (current?.$ref) {
-    const path = (current.$ref as string).replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    const path = (current.$ref as string)
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     current = path.reduce((node: Json, key) => node[key], doc)
   }
   return current
@@ -29,8 +32,16 @@ export function resolve(doc: Json, schema: Json): Json {
 function closeObjects(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closeObjects)
   if (typeof node !== 'object' || node === null) return node
-  const out: Json = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]))
-  if (out.properties && typeof out.properties === 'object' && out.additionalProperties === undefined && !('$ref' in out)) out.additionalProperties = false
+  const out: Json = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, closeObjects(value)]),
+  )
+  if (
+    out.properties &&
+    typeof out.properties === 'object' &&
+    out.additionalProperties === undefined &&
+    !('$ref' in out)
+  )
+    out.additionalProperties = false
   return out
 }
 
@@ -50,16 +61,25 @@ export function answerValidator(doc: Json) {
 
 // fast-check cannot generate from a negated class over all of Unicode; a few non-ASCII
 // characters (2-, 3- and 4-byte) stand in for "any non-ASCII character".
-const generatorPattern = (pattern: string) => new RegExp(pattern.replaceAll('[^\\x00-\\x7F]', '[éß߿ࠀ￿😀]'), 'u')
+const generatorPattern = (pattern: string) =>
+  new RegExp(pattern.replaceAll('[^\\x00-\\x7F]', '[éß߿ࠀ￿😀]'), 'u')
 
 /** A fast-check arbitrary of the values a JSON Schema (of the document) allows. */
 export function arbitraryOf(doc: Json, schema: Json, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(doc, schema)
   if (s.const !== undefined) return fc.constant(s.const)
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]))
-  if (s.oneOf || s.anyOf) return fc.oneof(...((s.oneOf ?? s.anyOf) as Json[]).map((item) => arbitraryOf(doc, item, depth)))
-  const types = Array.isArray(s.type) ? (s.type as string[]) : s.type ? [s.type as string] : ['object']
-  if (types.length > 1) return fc.oneof(...types.map((type) => arbitraryOf(doc, { ...s, type }, depth)))
+  if (s.oneOf || s.anyOf)
+    return fc.oneof(
+      ...((s.oneOf ?? s.anyOf) as Json[]).map((item) => arbitraryOf(doc, item, depth)),
+    )
+  const types = Array.isArray(s.type)
+    ? (s.type as string[])
+    : s.type
+      ? [s.type as string]
+      : ['object']
+  if (types.length > 1)
+    return fc.oneof(...types.map((type) => arbitraryOf(doc, { ...s, type }, depth)))
   const notValues = (s.not?.enum as unknown[] | undefined) ?? []
   switch (types[0]) {
     case 'null':
@@ -67,21 +87,54 @@ export function arbitraryOf(doc: Json, schema: Json, depth = 0): fc.Arbitrary<un
     case 'boolean':
       return fc.boolean()
     case 'integer':
-      return fc.integer({ min: Math.max(s.minimum ?? -1e6, Number.MIN_SAFE_INTEGER), max: Math.min(s.maximum ?? 1e6, Number.MAX_SAFE_INTEGER) })
+      return fc.integer({
+        min: Math.max(s.minimum ?? -1e6, Number.MIN_SAFE_INTEGER),
+        max: Math.min(s.maximum ?? 1e6, Number.MAX_SAFE_INTEGER),
+      })
     case 'number':
       return fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true })
     case 'string': {
-      if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString())
-      if (s.format === 'date') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10))
-      const base = s.pattern ? fc.stringMatching(generatorPattern(s.pattern)) : fc.string({ unit: 'grapheme', minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 40, 40) })
-      return base.filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity) && !notValues.includes(v))
+      if (s.format === 'date-time')
+        return fc
+          .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString())
+      if (s.format === 'date')
+        return fc
+          .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10))
+      const base = s.pattern
+        ? fc.stringMatching(generatorPattern(s.pattern))
+        : fc.string({
+            unit: 'grapheme',
+            minLength: s.minLength ?? 0,
+            maxLength: Math.min(s.maxLength ?? 40, 40),
+          })
+      return base.filter(
+        (v) =>
+          v.length >= (s.minLength ?? 0) &&
+          v.length <= (s.maxLength ?? Infinity) &&
+          !notValues.includes(v),
+      )
     }
     case 'array':
-      return fc.array(arbitraryOf(doc, s.items ?? {}, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, depth > 1 ? 1 : 4) })
+      return fc.array(arbitraryOf(doc, s.items ?? {}, depth + 1), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 4, depth > 1 ? 1 : 4),
+      })
     default: {
-      if (!s.properties) return depth > 2 ? fc.constant({}) : fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+      if (!s.properties)
+        return depth > 2
+          ? fc.constant({})
+          : fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), {
+              maxKeys: 3,
+            })
       const required = new Set<string>(s.required ?? [])
-      const record = Object.fromEntries(Object.entries(s.properties as Record<string, Json>).map(([key, value]) => [key, arbitraryOf(doc, value, depth + 1)]))
+      const record = Object.fromEntries(
+        Object.entries(s.properties as Record<string, Json>).map(([key, value]) => [
+          key,
+          arbitraryOf(doc, value, depth + 1),
+        ]),
+      )
       return fc.record(record, { requiredKeys: [...required] })
     }
   }
@@ -92,13 +145,27 @@ export function arbitraryOf(doc: Json, schema: Json, depth = 0): fc.Arbitrary<un
  * a string ending in "…" stands for any string that starts with the rest, and the values of
  * `volatile` keys (ids, times) only need to be there.
  */
-export function matchesExample(example: unknown, actual: unknown, volatile = new Set(['id', 'createdAt', 'updatedAt', 'url', 'file'])): boolean {
-  if (typeof example === 'string' && example.endsWith('…')) return typeof actual === 'string' && actual.startsWith(example.slice(0, -1))
-  if (Array.isArray(example)) return Array.isArray(actual) && actual.length === example.length && example.every((item, i) => matchesExample(item, actual[i], volatile))
+export function matchesExample(
+  example: unknown,
+  actual: unknown,
+  volatile = new Set(['id', 'createdAt', 'updatedAt', 'url', 'file']),
+): boolean {
+  if (typeof example === 'string' && example.endsWith('…'))
+    return typeof actual === 'string' && actual.startsWith(example.slice(0, -1))
+  if (Array.isArray(example))
+    return (
+      Array.isArray(actual) &&
+      actual.length === example.length &&
+      example.every((item, i) => matchesExample(item, actual[i], volatile))
+    )
   if (typeof example === 'object' && example !== null) {
     if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false
     const keys = new Set([...Object.keys(example), ...Object.keys(actual)])
-    return [...keys].every((key) => (volatile.has(key) ? key in actual && key in example : matchesExample((example as Json)[key], (actual as Json)[key], volatile)))
+    return [...keys].every((key) =>
+      volatile.has(key)
+        ? key in actual && key in example
+        : matchesExample((example as Json)[key], (actual as Json)[key], volatile),
+    )
   }
   return Object.is(example, actual)
 }

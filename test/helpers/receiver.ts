@@ -43,7 +43,11 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         }
         const timer = setTimeout(() => {
           cleanup()
-          reject(new Error(`the receiver did not get what was expected within ${timeoutMs} ms; it got ${JSON.stringify(receiver.received.map((r) => r.body.type))}`))
+          reject(
+            new Error(
+              `the receiver did not get what was expected within ${timeoutMs} ms; it got ${JSON.stringify(receiver.received.map((r) => r.body.type))}`,
+            ),
+          )
         }, timeoutMs)
         const cleanup = () => {
           clearTimeout(timer)
@@ -52,7 +56,8 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         arrivals.on('request', check)
       })
     },
-    typesFor: (id) => receiver.received.filter((r) => r.body.data.id === id).map((r) => r.body.type),
+    typesFor: (id) =>
+      receiver.received.filter((r) => r.body.data.id === id).map((r) => r.body.type),
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy()
@@ -65,7 +70,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     req.setEncoding('utf8')
     req.on('data', (chunk: string) => (raw += chunk))
     req.on('end', () => {
-      const request: Received = { headers: req.headers, raw, body: JSON.parse(raw), at: performance.now() }
+      const request: Received = {
+        headers: req.headers,
+        raw,
+        body: JSON.parse(raw),
+        at: performance.now(),
+      }
       const n = receiver.received.length
       receiver.received.push(request)
       const answer = receiver.respond(request, n)

@@ -2,7 +2,10 @@
 export interface EventStream {
   events: Array<{ event: string; data: any }>
   /** Resolves once `predicate` holds for the frames so far (checked as each arrives). */
-  until(predicate: (events: Array<{ event: string; data: any }>) => boolean, timeoutMs?: number): Promise<Array<{ event: string; data: any }>>
+  until(
+    predicate: (events: Array<{ event: string; data: any }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Array<{ event: string; data: any }>>
   close(): void
 }
 
@@ -45,7 +48,11 @@ export async function openEventStream(baseUrl: string, query = ''): Promise<Even
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(check)
-          reject(new Error(`the event stream did not get what was expected within ${timeoutMs} ms; it got ${JSON.stringify(events.map((e) => e.event))}`))
+          reject(
+            new Error(
+              `the event stream did not get what was expected within ${timeoutMs} ms; it got ${JSON.stringify(events.map((e) => e.event))}`,
+            ),
+          )
         }, timeoutMs)
         const check = () => {
           if (!predicate(events)) return

@@ -1,7 +1,16 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { MessageStatus, MessageSummary, MessageSummaryPage } from '../../src/inbox/client/api.js'
-import { MAX_LIMIT, MessageListState, PAGE, type PageRequest } from '../../src/inbox/client/message-list-state.js'
+import type {
+  MessageStatus,
+  MessageSummary,
+  MessageSummaryPage,
+} from '../../src/inbox/client/api.js'
+import {
+  MAX_LIMIT,
+  MessageListState,
+  PAGE,
+  type PageRequest,
+} from '../../src/inbox/client/message-list-state.js'
 import { matchesSearch, parseSearch, type SearchFilter } from '../../src/inbox/client/search.js'
 import { compileFilter } from '../../src/store/filter.js'
 import type { MessageRecord } from '../../src/store/types.js'
@@ -43,12 +52,19 @@ class Server {
   }
   page({ offset, limit }: PageRequest, filter: SearchFilter = {}): MessageSummaryPage {
     const matching = this.messages.filter((m) => matchesSearch(m, filter))
-    return { messages: matching.slice(offset, offset + limit).map((m) => ({ ...m })), total: matching.length }
+    return {
+      messages: matching.slice(offset, offset + limit).map((m) => ({ ...m })),
+      total: matching.length,
+    }
   }
 }
 
 const ids = (state: MessageListState) => state.rows.map((m) => m.id)
-const newest = (server: Server, n: number, filter: SearchFilter = {}) => server.messages.filter((m) => matchesSearch(m, filter)).slice(0, n).map((m) => m.id)
+const newest = (server: Server, n: number, filter: SearchFilter = {}) =>
+  server.messages
+    .filter((m) => matchesSearch(m, filter))
+    .slice(0, n)
+    .map((m) => m.id)
 
 function loaded(server: Server, filter: SearchFilter = {}): MessageListState {
   const state = new MessageListState()
@@ -206,8 +222,12 @@ describe('live events, row by row', () => {
     const filter = parseSearch('to:bob welcome')
     const state = loaded(server, { ...filter, subject: 'message' })
     const before = state.total
-    expect(state.insert(server.send(message(31, { to: [{ name: 'Ada', address: 'ada@example.com' }] })))).toBe(false)
-    expect(state.insert(server.send(message(32, { to: [{ name: 'Bob', address: 'bob@example.com' }] })))).toBe(true)
+    expect(
+      state.insert(server.send(message(31, { to: [{ name: 'Ada', address: 'ada@example.com' }] }))),
+    ).toBe(false)
+    expect(
+      state.insert(server.send(message(32, { to: [{ name: 'Bob', address: 'bob@example.com' }] }))),
+    ).toBe(true)
     expect(state.total).toBe(before + 1)
     expect(state.rows[0]!.id).toBe(id(32))
   })
@@ -285,7 +305,9 @@ describe('events that race a page', () => {
       state.insert(server.send(message(11)))
       page ??= server.page(request)
       state.applyLoad(request, page)
-      expect(ids(state), `page computed ${pageFirst ? 'before' : 'after'} the message`).toEqual(newest(server, 11))
+      expect(ids(state), `page computed ${pageFirst ? 'before' : 'after'} the message`).toEqual(
+        newest(server, 11),
+      )
       expect(state.total).toBe(11)
     }
   })
@@ -337,7 +359,12 @@ describe('a count once the stream is quiet', () => {
 })
 
 describe('the search, decided in the page as the inspector decides it', () => {
-  const address = fc.record({ name: fc.option(fc.constantFrom('Ada', 'Bob Smith', 'O\'Brien, Jr.', 'Zoë "Z"', 'ada'), { nil: null }), address: fc.constantFrom('ada@example.com', 'bob@x.test', 'ZOE@Example.com') })
+  const address = fc.record({
+    name: fc.option(fc.constantFrom('Ada', 'Bob Smith', "O'Brien, Jr.", 'Zoë "Z"', 'ada'), {
+      nil: null,
+    }),
+    address: fc.constantFrom('ada@example.com', 'bob@x.test', 'ZOE@Example.com'),
+  })
   const record = fc.record({
     n: fc.nat(1000),
     status: fc.constantFrom<MessageStatus>('sent', 'delivered', 'bounced'),
@@ -364,7 +391,9 @@ describe('the search, decided in the page as the inspector decides it', () => {
       fc.property(record, filter, ({ n, ...fields }, f) => {
         const summary = message(n, fields)
         const full: MessageRecord = { ...summary, html: '', text: '', templateVariables: {} }
-        expect(matchesSearch(summary, f)).toBe(compileFilter(f as Parameters<typeof compileFilter>[0])(full))
+        expect(matchesSearch(summary, f)).toBe(
+          compileFilter(f as Parameters<typeof compileFilter>[0])(full),
+        )
       }),
       { numRuns: 2000 },
     )

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { LivePreview, Soft, TemplateDetail, TemplateListItem } from '../../src/inbox/client/api.js'
+import type {
+  LivePreview,
+  Soft,
+  TemplateDetail,
+  TemplateListItem,
+} from '../../src/inbox/client/api.js'
 import { TemplateSession } from '../../src/inbox/client/template-session.js'
 import { parseVariables, type Variables } from '../../src/inbox/client/variables.js'
 
@@ -8,7 +13,11 @@ import { parseVariables, type Variables } from '../../src/inbox/client/variables
  * or resets the editor, which answers it drops, and how a saved case gets picked.
  */
 
-const summary = (slug: string, fixtures: string[] = [], extra: Partial<TemplateListItem> = {}): TemplateListItem => ({
+const summary = (
+  slug: string,
+  fixtures: string[] = [],
+  extra: Partial<TemplateListItem> = {},
+): TemplateListItem => ({
   slug,
   description: null,
   variables: ['name'],
@@ -33,9 +42,22 @@ const detail = (slug: string, skeleton: Variables = { name: '<name>' }): Templat
 let ids = 0
 const preview = (variables: Variables): Soft<LivePreview> & { ok: true } => {
   const id = `pv_${++ids}`
-  return { ok: true, id, url: `/_sandbox/api/previews/${id}`, html: `<p>${JSON.stringify(variables)}</p>`, text: '', warnings: [], missing: [], variables, checks: { htmlBytes: 10, findings: [], clients: [], counts: { error: 0, warning: 0, info: 0 } } }
+  return {
+    ok: true,
+    id,
+    url: `/_sandbox/api/previews/${id}`,
+    html: `<p>${JSON.stringify(variables)}</p>`,
+    text: '',
+    warnings: [],
+    missing: [],
+    variables,
+    checks: { htmlBytes: 10, findings: [], clients: [], counts: { error: 0, warning: 0, info: 0 } },
+  }
 }
-const failure = (code: string): Soft<LivePreview> => ({ ok: false, error: { code, message: code, details: [] } })
+const failure = (code: string): Soft<LivePreview> => ({
+  ok: false,
+  error: { code, message: code, details: [] },
+})
 /** What the editor reads: its text, parsed. */
 const text = (value: unknown) => parseVariables(JSON.stringify(value))
 const EMPTY = parseVariables('')
@@ -55,7 +77,13 @@ describe('opening a template', () => {
     const session = new TemplateSession()
     expect(session.open('welcome', null)).toBe(true)
     expect(session.planLoad()).toBeNull()
-    expect(session.list([summary('welcome', ['broken', 'default'], { fixtures: [{ name: 'broken', error: 'Invalid JSON' }, { name: 'default' }] })])).toEqual({ load: true, changed: false, picked: null })
+    expect(
+      session.list([
+        summary('welcome', ['broken', 'default'], {
+          fixtures: [{ name: 'broken', error: 'Invalid JSON' }, { name: 'default' }],
+        }),
+      ]),
+    ).toEqual({ load: true, changed: false, picked: null })
     const plan = session.planLoad()!
     expect(plan.detail).toBe(true)
     expect(plan.preview).toEqual({ template: 'welcome', case: 'default' })
@@ -65,7 +93,11 @@ describe('opening a template', () => {
   it('shows the case render as it came, on its stable URL, and fills the editor with its variables', () => {
     const { session, result } = openWithCase()
     expect(result).toEqual({ editor: { name: 'Ada' }, render: null })
-    expect(session.outcome).toMatchObject({ ok: true, variables: { name: 'Ada' }, frame: '/_sandbox/api/templates/welcome/preview?v=1' })
+    expect(session.outcome).toMatchObject({
+      ok: true,
+      variables: { name: 'Ada' },
+      frame: '/_sandbox/api/templates/welcome/preview?v=1',
+    })
     expect(session.showsCase).toBe(true)
     expect(session.baseName).toBe('the fixture')
   })
@@ -76,22 +108,43 @@ describe('opening a template', () => {
     session.list([summary('card')])
     const plan = session.planLoad()!
     expect(plan.preview).toBeNull()
-    const result = session.loaded(plan.ticket, detail('card', { name: 'Ada', plan: { name: '<plan.name>' } }), null, EMPTY)!
-    expect(result).toEqual({ editor: { name: 'Ada', plan: { name: '<plan.name>' } }, render: { name: 'Ada', plan: { name: '<plan.name>' } } })
+    const result = session.loaded(
+      plan.ticket,
+      detail('card', { name: 'Ada', plan: { name: '<plan.name>' } }),
+      null,
+      EMPTY,
+    )!
+    expect(result).toEqual({
+      editor: { name: 'Ada', plan: { name: '<plan.name>' } },
+      render: { name: 'Ada', plan: { name: '<plan.name>' } },
+    })
     expect(session.baseName).toBe('the examples')
     const ticket = session.beginRender()
     expect(session.rendered(ticket, result.render!, preview(result.render!))).toBe(true)
-    expect(session.outcome).toMatchObject({ ok: true, frame: expect.stringMatching(/^\/_sandbox\/api\/previews\/pv_/) })
+    expect(session.outcome).toMatchObject({
+      ok: true,
+      frame: expect.stringMatching(/^\/_sandbox\/api\/previews\/pv_/),
+    })
   })
 
   it('asks a template that does not parse for its error only (no detail)', () => {
     const session = new TemplateSession()
     session.open('broken', null)
-    session.list([summary('broken', [], { error: { file: 'broken.liquid', line: 2, column: 1, message: 'Nope.' } })])
+    session.list([
+      summary('broken', [], {
+        error: { file: 'broken.liquid', line: 2, column: 1, message: 'Nope.' },
+      }),
+    ])
     const plan = session.planLoad()!
     expect(plan).toMatchObject({ detail: false, preview: { template: 'broken' } })
-    expect(session.loaded(plan.ticket, null, failure('template_invalid'), EMPTY)).toEqual({ editor: {}, render: null })
-    expect(session.outcome).toEqual({ ok: false, error: { code: 'template_invalid', message: 'template_invalid', details: [] } })
+    expect(session.loaded(plan.ticket, null, failure('template_invalid'), EMPTY)).toEqual({
+      editor: {},
+      render: null,
+    })
+    expect(session.outcome).toEqual({
+      ok: false,
+      error: { code: 'template_invalid', message: 'template_invalid', details: [] },
+    })
   })
 
   it('shows why a case does not render, and renders nothing else', () => {
@@ -100,7 +153,9 @@ describe('opening a template', () => {
     session.list([summary('welcome', ['bad'])])
     const plan = session.planLoad()!
     expect(plan.preview).toEqual({ template: 'welcome', case: 'bad' })
-    expect(session.loaded(plan.ticket, detail('welcome'), failure('fixture_invalid'), EMPTY)!.render).toBeNull()
+    expect(
+      session.loaded(plan.ticket, detail('welcome'), failure('fixture_invalid'), EMPTY)!.render,
+    ).toBeNull()
     expect(session.outcome).toMatchObject({ ok: false, error: { code: 'fixture_invalid' } })
   })
 
@@ -173,9 +228,18 @@ describe('a change on disk', () => {
     session.edit({ name: 'Grace' })
     session.rendered(session.beginRender(), { name: 'Grace' }, preview({ name: 'Grace' }))
     session.changed('welcome')
-    expect(session.list([summary('welcome', ['default', 'bob'])])).toEqual({ load: true, changed: true, picked: null })
+    expect(session.list([summary('welcome', ['default', 'bob'])])).toEqual({
+      load: true,
+      changed: true,
+      picked: null,
+    })
     const plan = session.planLoad()!
-    const result = session.loaded(plan.ticket, detail('welcome'), preview({ name: 'Ada' }), text({ name: 'Grace' }))!
+    const result = session.loaded(
+      plan.ticket,
+      detail('welcome'),
+      preview({ name: 'Ada' }),
+      text({ name: 'Grace' }),
+    )!
     expect(result).toEqual({ editor: null, render: { name: 'Grace' } })
   })
 
@@ -185,7 +249,14 @@ describe('a change on disk', () => {
     session.changed('*')
     session.list([summary('welcome', ['default'])])
     const plan = session.planLoad()!
-    expect(session.loaded(plan.ticket, detail('welcome'), preview({ name: 'Ada' }), parseVariables('{ "name": '))).toEqual({ editor: null, render: { name: 'Grace' } })
+    expect(
+      session.loaded(
+        plan.ticket,
+        detail('welcome'),
+        preview({ name: 'Ada' }),
+        parseVariables('{ "name": '),
+      ),
+    ).toEqual({ editor: null, render: { name: 'Grace' } })
   })
 
   it('follows the fixture when the editor still shows it as it was', () => {
@@ -194,8 +265,18 @@ describe('a change on disk', () => {
     session.list([summary('welcome', ['default'])])
     const plan = session.planLoad()!
     // The fixture file now says Robert; the editor still shows Ada, untouched.
-    expect(session.loaded(plan.ticket, detail('welcome'), preview({ name: 'Robert' }), text({ name: 'Ada' }))).toEqual({ editor: { name: 'Robert' }, render: null })
-    expect(session.outcome).toMatchObject({ variables: { name: 'Robert' }, frame: '/_sandbox/api/templates/welcome/preview?v=2' })
+    expect(
+      session.loaded(
+        plan.ticket,
+        detail('welcome'),
+        preview({ name: 'Robert' }),
+        text({ name: 'Ada' }),
+      ),
+    ).toEqual({ editor: { name: 'Robert' }, render: null })
+    expect(session.outcome).toMatchObject({
+      variables: { name: 'Robert' },
+      frame: '/_sandbox/api/templates/welcome/preview?v=2',
+    })
   })
 
   it('does not load again for a change to another template', () => {
@@ -212,8 +293,17 @@ describe('fixture cases', () => {
     session.setCase('bob')
     const plan = session.planLoad()!
     expect(plan.preview).toEqual({ template: 'welcome', case: 'bob' })
-    expect(session.loaded(plan.ticket, detail('welcome'), preview({ name: 'Bob' }), text({ name: 'Grace' }))).toEqual({ editor: { name: 'Bob' }, render: null })
-    expect(session.outcome).toMatchObject({ frame: '/_sandbox/api/templates/welcome/preview?case=bob&v=2' })
+    expect(
+      session.loaded(
+        plan.ticket,
+        detail('welcome'),
+        preview({ name: 'Bob' }),
+        text({ name: 'Grace' }),
+      ),
+    ).toEqual({ editor: { name: 'Bob' }, render: null })
+    expect(session.outcome).toMatchObject({
+      frame: '/_sandbox/api/templates/welcome/preview?case=bob&v=2',
+    })
     expect(session.baseName).toBe('bob')
   })
 
@@ -221,8 +311,16 @@ describe('fixture cases', () => {
     const { session } = openWithCase()
     session.caseSaved('margaret')
     expect(session.awaits('margaret')).toBe(true)
-    expect(session.list([summary('welcome', ['default', 'bob'])])).toEqual({ load: false, changed: false, picked: null })
-    expect(session.list([summary('welcome', ['bob', 'default', 'margaret'])])).toEqual({ load: true, changed: false, picked: 'margaret' })
+    expect(session.list([summary('welcome', ['default', 'bob'])])).toEqual({
+      load: false,
+      changed: false,
+      picked: null,
+    })
+    expect(session.list([summary('welcome', ['bob', 'default', 'margaret'])])).toEqual({
+      load: true,
+      changed: false,
+      picked: 'margaret',
+    })
     expect(session.awaits('margaret')).toBe(false)
     expect(session.caseName).toBe('margaret')
     expect(session.planLoad()!.preview).toEqual({ template: 'welcome', case: 'margaret' })

@@ -35,7 +35,9 @@ async function listen<T extends HttpServer | NetServer>(server: T): Promise<stri
 }
 
 /** A raw server: `answer` gets each request's text and the socket. */
-async function rawServer(answer: (request: string, socket: Socket, n: number) => void): Promise<string> {
+async function rawServer(
+  answer: (request: string, socket: Socket, n: number) => void,
+): Promise<string> {
   let n = 0
   const sockets = new Set<Socket>()
   const server = createNetServer((socket) => {
@@ -62,7 +64,11 @@ async function rawServer(answer: (request: string, socket: Socket, n: number) =>
   return listen(server)
 }
 
-const opts = (timeoutMs = 2000) => ({ headers: { 'content-type': 'application/json', 'x-test': 'yes' }, timeoutMs, bodyLimit: 16 })
+const opts = (timeoutMs = 2000) => ({
+  headers: { 'content-type': 'application/json', 'x-test': 'yes' },
+  timeoutMs,
+  bodyLimit: 16,
+})
 
 describe('the webhook client', () => {
   it('posts to a Node server over keep-alive: status, body start, headers and body as sent, answers in order', async () => {
@@ -74,15 +80,23 @@ describe('the webhook client', () => {
         seen.push({ body, headers: req.headers, url: req.url! })
         const n = Number(JSON.parse(body).n)
         // Later requests answer sooner: the responses must still pair with their requests.
-        setTimeout(() => {
-          res.writeHead(n % 5 === 0 ? 500 : 200, { 'content-type': 'text/plain' })
-          res.end(`answer ${n} ${'é'.repeat(20)}`)
-        }, 20 - (n % 20))
+        setTimeout(
+          () => {
+            res.writeHead(n % 5 === 0 ? 500 : 200, { 'content-type': 'text/plain' })
+            res.end(`answer ${n} ${'é'.repeat(20)}`)
+          },
+          20 - (n % 20),
+        )
       })
     })
     const url = await listen(server)
     const poster = client()
-    const results = await Promise.all(Array.from({ length: 100 }, (_, n) => poster.post(`${url}/hooks?x=1`, JSON.stringify({ n, name: 'Zoë' }), opts()).done))
+    const results = await Promise.all(
+      Array.from(
+        { length: 100 },
+        (_, n) => poster.post(`${url}/hooks?x=1`, JSON.stringify({ n, name: 'Zoë' }), opts()).done,
+      ),
+    )
     results.forEach((result, n) => {
       expect(result.error).toBeNull()
       expect(result.status).toBe(n % 5 === 0 ? 500 : 200)
@@ -96,7 +110,10 @@ describe('the webhook client', () => {
 
   it('reads chunked bodies, interim 1xx answers and bodies without a length (then closes)', async () => {
     const url = await rawServer((request, socket, n) => {
-      if (n === 0) socket.write('HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\nx-trailer: 1\r\n\r\n')
+      if (n === 0)
+        socket.write(
+          'HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\nx-trailer: 1\r\n\r\n',
+        )
       else if (n === 1) socket.write('HTTP/1.1 202 Accepted\r\ncontent-length: 2\r\n\r\nok')
       else socket.end('HTTP/1.1 201 Created\r\n\r\nuntil the end')
     })
@@ -104,18 +121,30 @@ describe('the webhook client', () => {
     const first = await poster.post(`${url}/`, '{}', opts()).done
     expect(first).toMatchObject({ status: 200, body: 'hello world', error: null })
     expect((await poster.post(`${url}/`, '{}', opts()).done).status).toBe(202)
-    expect(await poster.post(`${url}/`, '{}', opts()).done).toMatchObject({ status: 201, body: 'until the end', error: null })
+    expect(await poster.post(`${url}/`, '{}', opts()).done).toMatchObject({
+      status: 201,
+      body: 'until the end',
+      error: null,
+    })
   })
 
   it('a server that closes after every answer (Connection: close, HTTP/1.0) gets every request, one per connection', async () => {
-    for (const reply of ['HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok', 'HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\nok']) {
+    for (const reply of [
+      'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok',
+      'HTTP/1.0 200 OK\r\ncontent-length: 2\r\n\r\nok',
+    ]) {
       const answered: number[] = []
       const url = await rawServer((request, socket) => {
         answered.push(JSON.parse(request.slice(request.indexOf('\r\n\r\n') + 4)).n)
         socket.end(reply)
       })
       const poster = client()
-      const results = await Promise.all(Array.from({ length: 20 }, (_, n) => poster.post(`${url}/`, JSON.stringify({ n }), opts()).done))
+      const results = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, n) => poster.post(`${url}/`, JSON.stringify({ n }), opts()).done,
+        ),
+      )
       expect(results.map((r) => r.status)).toEqual(Array(20).fill(200))
       expect(answered.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n))
     }
@@ -127,7 +156,9 @@ describe('the webhook client', () => {
       req.on('end', () => res.end('ok'))
     })
     server.keepAliveTimeout = 50
-    const closedByServer = new Promise<void>((resolve) => server.once('connection', (socket) => socket.once('close', () => resolve())))
+    const closedByServer = new Promise<void>((resolve) =>
+      server.once('connection', (socket) => socket.once('close', () => resolve())),
+    )
     const url = await listen(server)
     const poster = client()
     expect((await poster.post(`${url}/`, '{}', opts()).done).status).toBe(200)
@@ -138,22 +169,55 @@ describe('the webhook client', () => {
 
   it('https: a certificate it trusts works; one it does not is an error that says why', async () => {
     const dir = await tempDir('sendbox-tls-')
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' })
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+      ],
+      { stdio: 'ignore' },
+    )
     const cert = readFileSync(join(dir, 'cert.pem'))
-    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
-      req.resume()
-      req.on('end', () => res.end('secure'))
-    })
+    const server = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert },
+      (req, res) => {
+        req.resume()
+        req.on('end', () => res.end('secure'))
+      },
+    )
     const url = (await listen(server)).replace('http://127.0.0.1', 'https://localhost')
-    expect(await client({ ca: cert }).post(`${url}/hooks`, '{}', opts()).done).toMatchObject({ status: 200, body: 'secure', error: null })
+    expect(await client({ ca: cert }).post(`${url}/hooks`, '{}', opts()).done).toMatchObject({
+      status: 200,
+      body: 'secure',
+      error: null,
+    })
     const untrusted = await client().post(`${url}/hooks`, '{}', opts()).done
-    expect(untrusted).toMatchObject({ status: null, error: expect.stringMatching(/self[- ]signed certificate/) })
+    expect(untrusted).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/self[- ]signed certificate/),
+    })
   })
 
   it('refused: an error that says so', async () => {
     const port = await closedPort()
     const result = await client().post(`http://127.0.0.1:${port}/`, '{}', opts()).done
-    expect(result).toMatchObject({ status: null, error: expect.stringContaining('connection refused') })
+    expect(result).toMatchObject({
+      status: null,
+      error: expect.stringContaining('connection refused'),
+    })
   })
 
   it('a request that never gets an answer times out; those behind it on the connection still go through', async () => {
@@ -166,10 +230,14 @@ describe('the webhook client', () => {
     })
     const poster = client({ connections: 1, pipelining: 8 })
     const hang = poster.post(`${url}/`, '"hang"', opts(200)).done
-    const others = Array.from({ length: 5 }, () => poster.post(`${url}/`, '"fine"', opts(2000)).done)
+    const others = Array.from(
+      { length: 5 },
+      () => poster.post(`${url}/`, '"fine"', opts(2000)).done,
+    )
     expect(await hang).toMatchObject({ status: null, error: expect.stringContaining('timed out') })
     expect((await hang).durationMs).toBeGreaterThanOrEqual(190)
-    for (const result of await Promise.all(others)) expect(result).toMatchObject({ status: 200, error: null })
+    for (const result of await Promise.all(others))
+      expect(result).toMatchObject({ status: 200, error: null })
   })
 
   it('garbage instead of HTTP fails the request with a clear error', async () => {
@@ -185,6 +253,8 @@ describe('the webhook client', () => {
     await new Promise((resolve) => setTimeout(resolve, 20))
     poster.close()
     expect(await pending).toMatchObject({ status: null, error: expect.stringContaining('closing') })
-    expect(await poster.post(`${url}/`, '{}', opts()).done).toMatchObject({ error: expect.stringContaining('closing') })
+    expect(await poster.post(`${url}/`, '{}', opts()).done).toMatchObject({
+      error: expect.stringContaining('closing'),
+    })
   })
 })

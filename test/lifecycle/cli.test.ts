@@ -18,7 +18,13 @@ async function sendFrom(url: string, to: string): Promise<string> {
   const response = await fetch(`${url}/messages`, {
     method: 'POST',
     headers: { authorization: 'token sandbox_cli', 'content-type': 'application/json' },
-    body: JSON.stringify({ template: 'welcome', from: 'hello@acme.test', to, subject: 'Hi', templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test' } }),
+    body: JSON.stringify({
+      template: 'welcome',
+      from: 'hello@acme.test',
+      to,
+      subject: 'Hi',
+      templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test' },
+    }),
   })
   expect(response.status).toBe(201)
   return ((await response.json()) as { id: string }).id
@@ -27,7 +33,17 @@ async function sendFrom(url: string, to: string): Promise<string> {
 describe('the delivery flags', () => {
   it('--help lists them with their defaults and variables', async () => {
     const result = await runCli(['--help'])
-    for (const text of ['--webhook', 'SENDBOX_WEBHOOK', '--webhook-secret', 'SENDBOX_WEBHOOK_SECRET', '--webhook-retries', 'SENDBOX_WEBHOOK_RETRIES', '--delivery-delay', 'SENDBOX_DELIVERY_DELAY']) expect(result.stdout).toContain(text)
+    for (const text of [
+      '--webhook',
+      'SENDBOX_WEBHOOK',
+      '--webhook-secret',
+      'SENDBOX_WEBHOOK_SECRET',
+      '--webhook-retries',
+      'SENDBOX_WEBHOOK_RETRIES',
+      '--delivery-delay',
+      'SENDBOX_DELIVERY_DELAY',
+    ])
+      expect(result.stdout).toContain(text)
     expect(result.stdout).toMatch(/--webhook-retries[\s\S]*default: 5/)
     expect(result.stdout).toMatch(/--delivery-delay[\s\S]*default: 0/)
   })
@@ -52,7 +68,9 @@ describe('the delivery flags', () => {
     const a = await startReceiver('/a')
     const b = await startReceiver('/b')
     receivers.push(a, b)
-    const cli = await startCli(['--port', '0', '--memory'], { env: { SENDBOX_WEBHOOK: `${a.url},${b.url}` } })
+    const cli = await startCli(['--port', '0', '--memory'], {
+      env: { SENDBOX_WEBHOOK: `${a.url},${b.url}` },
+    })
     running.push(cli)
     const { stdout } = cli.output()
     const secret = /(whsec_[A-Za-z0-9+/=]+)/.exec(stdout)?.[1]
@@ -62,7 +80,9 @@ describe('the delivery flags', () => {
     const id = await sendFrom(cli.url, 'ada@example.com')
     for (const receiver of [a, b]) {
       const [first] = await receiver.until(() => receiver.typesFor(id).length === 2)
-      expect(() => new Webhook(secret!).verify(first!.raw, first!.headers as Record<string, string>)).not.toThrow()
+      expect(() =>
+        new Webhook(secret!).verify(first!.raw, first!.headers as Record<string, string>),
+      ).not.toThrow()
     }
   })
 
@@ -70,15 +90,32 @@ describe('the delivery flags', () => {
     const a = await startReceiver('/a')
     const b = await startReceiver('/b')
     receivers.push(a, b)
-    const cli = await startCli(['--port', '0', '--memory', '--webhook', a.url, '--webhook', b.url, '--webhook-secret', SECRET, '--delivery-delay', '120'])
+    const cli = await startCli([
+      '--port',
+      '0',
+      '--memory',
+      '--webhook',
+      a.url,
+      '--webhook',
+      b.url,
+      '--webhook-secret',
+      SECRET,
+      '--delivery-delay',
+      '120',
+    ])
     running.push(cli)
     expect(cli.output().stdout).not.toContain(SECRET)
     expect(cli.output().stdout).toContain('120 ms')
     const id = await sendFrom(cli.url, 'x+softbounce@example.com')
     for (const receiver of [a, b]) {
       const requests = await receiver.until(() => receiver.typesFor(id).length === 3)
-      expect(requests.map((r) => r.body.type)).toEqual(['message.sent', 'message.deferred', 'message.delivered'])
-      for (const request of requests) new Webhook(SECRET).verify(request.raw, request.headers as Record<string, string>)
+      expect(requests.map((r) => r.body.type)).toEqual([
+        'message.sent',
+        'message.deferred',
+        'message.delivered',
+      ])
+      for (const request of requests)
+        new Webhook(SECRET).verify(request.raw, request.headers as Record<string, string>)
       expect(requests[2]!.at - requests[1]!.at).toBeGreaterThanOrEqual(100)
     }
   })
@@ -87,11 +124,28 @@ describe('the delivery flags', () => {
     const a = await startReceiver()
     receivers.push(a)
     a.respond = () => 500
-    const cli = await startCli(['--port', '0', '--memory', '--webhook', a.url, '--webhook-retries', '0'])
+    const cli = await startCli([
+      '--port',
+      '0',
+      '--memory',
+      '--webhook',
+      a.url,
+      '--webhook-retries',
+      '0',
+    ])
     running.push(cli)
     const id = await sendFrom(cli.url, 'ada@example.com')
     await a.until(() => a.typesFor(id).length === 2)
-    await expect.poll(async () => ((await (await fetch(`${cli.url}/_sandbox/api/webhooks?status=failed`)).json()) as { total: number }).total).toBe(2)
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (await fetch(`${cli.url}/_sandbox/api/webhooks?status=failed`)).json()) as {
+              total: number
+            }
+          ).total,
+      )
+      .toBe(2)
     expect(a.typesFor(id)).toEqual(['message.sent', 'message.delivered'])
   })
 })

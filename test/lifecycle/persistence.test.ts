@@ -16,10 +16,18 @@ afterEach(async () => {
 async function setup() {
   const dir = await tempDir('sendbox-lifecycle-')
   dirs.push(dir)
-  await writeFiles(join(dir, 'templates'), { 'welcome.liquid': '<p>Hi</p><a href="https://acme.test/x">x</a>' })
+  await writeFiles(join(dir, 'templates'), {
+    'welcome.liquid': '<p>Hi</p><a href="https://acme.test/x">x</a>',
+  })
   const db = join(dir, 'log.jsonl')
   const start = async (extra: Parameters<typeof startSendbox>[0] = {}) => {
-    const sandbox = await startSendbox({ port: 0, db, templates: join(dir, 'templates'), fixtures: join(dir, 'fixtures'), ...extra })
+    const sandbox = await startSendbox({
+      port: 0,
+      db,
+      templates: join(dir, 'templates'),
+      fixtures: join(dir, 'fixtures'),
+      ...extra,
+    })
     open.push(sandbox)
     return sandbox
   }
@@ -40,8 +48,13 @@ async function send(sandbox: Sendbox, to: string | string[]): Promise<string> {
   return ((await response.json()) as { id: string }).id
 }
 
-const lines = async (file: string) => (await readFile(file, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
-const strip = (records: MessageRecord[]) => records.map(({ id, status, recipients }) => ({ id, status, recipients }))
+const lines = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+const strip = (records: MessageRecord[]) =>
+  records.map(({ id, status, recipients }) => ({ id, status, recipients }))
 
 describe('states in the log', () => {
   it('are small event lines appended after the record, never a rewrite of it', async () => {
@@ -52,15 +65,30 @@ describe('states in the log', () => {
     const entries = await lines(db)
     const records = entries.filter((e) => e.id === id && !('op' in e))
     expect(records).toHaveLength(1)
-    expect(records[0]).toMatchObject({ status: 'sent', recipients: [{ status: 'sent' }, { status: 'sent' }] })
+    expect(records[0]).toMatchObject({
+      status: 'sent',
+      recipients: [{ status: 'sent' }, { status: 'sent' }],
+    })
     const events = entries.filter((e) => e.op === 'events')
     expect(events).toEqual([
-      { op: 'events', id, events: [expect.objectContaining({ recipient: 0, type: 'delivered' }), expect.objectContaining({ recipient: 1, type: 'delivered' })] },
+      {
+        op: 'events',
+        id,
+        events: [
+          expect.objectContaining({ recipient: 0, type: 'delivered' }),
+          expect.objectContaining({ recipient: 1, type: 'delivered' }),
+        ],
+      },
       { op: 'events', id, events: [expect.objectContaining({ recipient: 1, type: 'complained' })] },
     ])
-    expect(entries.filter((e) => e.op === 'suppress')).toEqual([expect.objectContaining({ address: 'bob+complaint@example.com', reason: 'complained' })])
+    expect(entries.filter((e) => e.op === 'suppress')).toEqual([
+      expect.objectContaining({ address: 'bob+complaint@example.com', reason: 'complained' }),
+    ])
     // Each event line is small: no HTML, no variables.
-    for (const line of (await readFile(db, 'utf8')).split('\n').filter((l) => l.includes('"op":"events"'))) expect(line.length).toBeLessThan(300)
+    for (const line of (await readFile(db, 'utf8'))
+      .split('\n')
+      .filter((l) => l.includes('"op":"events"')))
+      expect(line.length).toBeLessThan(300)
   })
 
   it('survive a restart, and compaction keeps the latest states (and the suppressions, not the event lines)', async () => {
@@ -79,7 +107,10 @@ describe('states in the log', () => {
     expect(clicked.recipients[0]!.events.at(-1)).toMatchObject({ type: 'clicked', simulated: true })
     const before = strip(await first.messages())
     const suppressions = await first.suppressions()
-    expect(suppressions.map((s) => s.address)).toEqual(['dan+spam@example.com', 'bob+bounce@example.com'])
+    expect(suppressions.map((s) => s.address)).toEqual([
+      'dan+spam@example.com',
+      'bob+bounce@example.com',
+    ])
     expect((await lines(db)).some((e) => e.op === 'events')).toBe(true)
     await stop(first)
 
@@ -90,7 +121,12 @@ describe('states in the log', () => {
     const entries = await lines(db)
     expect(entries.filter((e) => e.op === 'events')).toEqual([])
     expect(entries.filter((e) => e.op === 'suppress')).toHaveLength(2)
-    expect(entries.filter((e) => 'recipients' in e).map((e) => e.status).sort()).toEqual(['bounced', 'complained', 'delivered', 'delivered'])
+    expect(
+      entries
+        .filter((e) => 'recipients' in e)
+        .map((e) => e.status)
+        .sort(),
+    ).toEqual(['bounced', 'complained', 'delivered', 'delivered'])
     // Nothing is replayed twice: no step of a settled message runs again.
     expect(await second.webhooks()).toEqual([])
     await stop(second)
@@ -98,7 +134,9 @@ describe('states in the log', () => {
     expect(strip(await third.messages())).toEqual(before)
     // The suppression still applies after the restarts.
     await send(third, 'bob+bounce@example.com')
-    expect((await third.waitForMessage({ to: 'bob', status: 'suppressed' })).recipients[0]!.status).toBe('suppressed')
+    expect(
+      (await third.waitForMessage({ to: 'bob', status: 'suppressed' })).recipients[0]!.status,
+    ).toBe('suppressed')
   })
 
   it('a removed suppression stays removed after a restart', async () => {

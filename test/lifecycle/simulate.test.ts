@@ -5,7 +5,8 @@ import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.
 /** POST /_sandbox/api/messages/:id/events: simulated engagement (CONTRACT §7), black-box. */
 
 const TEMPLATES = {
-  'welcome.liquid': '<p>Hi {{ name }}</p><a href="https://acme.test/start?step=1&amp;ref=mail">Start</a> <a href="https://acme.test/help">Help</a>',
+  'welcome.liquid':
+    '<p>Hi {{ name }}</p><a href="https://acme.test/start?step=1&amp;ref=mail">Start</a> <a href="https://acme.test/help">Help</a>',
 }
 
 let sandbox: TestSandbox
@@ -19,19 +20,43 @@ afterAll(async () => {
   await receiver?.close()
 })
 
-type Record = { id: string; status: string; recipients: Array<{ address: string; status: string; events: Array<{ type: string; at: string; url?: string; simulated?: boolean }> }> }
+type Record = {
+  id: string
+  status: string
+  recipients: Array<{
+    address: string
+    status: string
+    events: Array<{ type: string; at: string; url?: string; simulated?: boolean }>
+  }>
+}
 
 let n = 0
-async function sent(to: string[] = [`ada${++n}@example.com`, `bob${n}@example.com`]): Promise<Record> {
-  const response = await sandbox.send({ template: 'welcome', from: 'hello@acme.test', to, subject: 'Hi', templateVariables: { name: 'Ada' } })
+async function sent(
+  to: string[] = [`ada${++n}@example.com`, `bob${n}@example.com`],
+): Promise<Record> {
+  const response = await sandbox.send({
+    template: 'welcome',
+    from: 'hello@acme.test',
+    to,
+    subject: 'Hi',
+    templateVariables: { name: 'Ada' },
+  })
   const { id } = (await response.json()) as { id: string }
   // Settled first, so that the simulated events come after the automatic ones.
   await receiver.until(() => receiver.typesFor(id).length === 1 + to.length)
   return (await (await fetch(`${sandbox.url}/_sandbox/api/messages/${id}`)).json()) as Record
 }
 
-const post = (id: string, payload: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  fetch(`${sandbox.url}/_sandbox/api/messages/${id}/events`, { method: 'POST', headers, body: typeof payload === 'string' ? payload : JSON.stringify(payload) })
+const post = (
+  id: string,
+  payload: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) =>
+  fetch(`${sandbox.url}/_sandbox/api/messages/${id}/events`, {
+    method: 'POST',
+    headers,
+    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  })
 
 async function simulate(id: string, payload: unknown): Promise<Record> {
   const response = await post(id, payload)
@@ -52,20 +77,39 @@ describe('simulated events', () => {
     expect(second!.events.map((e) => e.type)).toEqual(['sent', 'delivered'])
     expect(after.status).toBe('delivered')
     await receiver.until(() => receiver.typesFor(message.id).includes('message.opened'))
-    const opened = receiver.received.find((r) => r.body.data.id === message.id && r.body.type === 'message.opened')!
+    const opened = receiver.received.find(
+      (r) => r.body.data.id === message.id && r.body.type === 'message.opened',
+    )!
     expect(opened.body.data).toMatchObject({ recipient: first!.address, status: 'delivered' })
     // The stored record says the same as the answer.
-    expect(await (await fetch(`${sandbox.url}/_sandbox/api/messages/${message.id}`)).json()).toEqual(after)
+    expect(
+      await (await fetch(`${sandbox.url}/_sandbox/api/messages/${message.id}`)).json(),
+    ).toEqual(after)
   })
 
   it('clicked: a url of the HTML (entities as a browser reads them, or as written); message.clicked carries it', async () => {
     const message = await sent()
     const bob = message.recipients[1]!.address
-    const first = await simulate(message.id, { type: 'clicked', recipient: bob, url: 'https://acme.test/start?step=1&ref=mail' })
-    expect(first.recipients[1]!.events.at(-1)).toMatchObject({ type: 'clicked', url: 'https://acme.test/start?step=1&ref=mail' })
-    await simulate(message.id, { type: 'clicked', recipient: bob.toUpperCase(), url: 'https://acme.test/help' })
-    await receiver.until(() => receiver.typesFor(message.id).filter((t) => t === 'message.clicked').length === 2)
-    const clicks = receiver.received.filter((r) => r.body.data.id === message.id && r.body.type === 'message.clicked').map((r) => r.body.data)
+    const first = await simulate(message.id, {
+      type: 'clicked',
+      recipient: bob,
+      url: 'https://acme.test/start?step=1&ref=mail',
+    })
+    expect(first.recipients[1]!.events.at(-1)).toMatchObject({
+      type: 'clicked',
+      url: 'https://acme.test/start?step=1&ref=mail',
+    })
+    await simulate(message.id, {
+      type: 'clicked',
+      recipient: bob.toUpperCase(),
+      url: 'https://acme.test/help',
+    })
+    await receiver.until(
+      () => receiver.typesFor(message.id).filter((t) => t === 'message.clicked').length === 2,
+    )
+    const clicks = receiver.received
+      .filter((r) => r.body.data.id === message.id && r.body.type === 'message.clicked')
+      .map((r) => r.body.data)
     expect(clicks.map((c) => [c.recipient, c.url])).toEqual([
       [bob, 'https://acme.test/start?step=1&ref=mail'],
       [bob, 'https://acme.test/help'],
@@ -77,7 +121,11 @@ describe('simulated events', () => {
     const bob = message.recipients[1]!.address
     const after = await simulate(message.id, { type: 'bounced', recipient: `Bob <${bob}>` })
     expect(after.recipients[1]).toMatchObject({ status: 'bounced' })
-    expect(after.recipients[1]!.events.at(-1)).toMatchObject({ type: 'bounced', bounce: { type: 'hard' }, simulated: true })
+    expect(after.recipients[1]!.events.at(-1)).toMatchObject({
+      type: 'bounced',
+      bounce: { type: 'hard' },
+      simulated: true,
+    })
     expect(after.status).toBe('bounced')
     expect((await sandbox.suppressions({ address: bob })).map((s) => s.reason)).toEqual(['bounced'])
     await receiver.until(() => receiver.typesFor(message.id).includes('message.bounced'))
@@ -88,26 +136,47 @@ describe('simulated events', () => {
     const ada = message.recipients[0]!.address
     const complained = await simulate(message.id, { type: 'complained' })
     expect(complained.status).toBe('complained')
-    expect((await sandbox.suppressions({ address: ada })).map((s) => s.reason)).toEqual(['complained'])
+    expect((await sandbox.suppressions({ address: ada })).map((s) => s.reason)).toEqual([
+      'complained',
+    ])
     const delivered = await simulate(message.id, { type: 'delivered' })
     expect(delivered.recipients[0]!.status).toBe('delivered')
     expect(delivered.status).toBe('delivered')
-    await receiver.until(() => receiver.typesFor(message.id).filter((t) => t === 'message.delivered').length === 3)
+    await receiver.until(
+      () => receiver.typesFor(message.id).filter((t) => t === 'message.delivered').length === 3,
+    )
   })
 
   it('takes the recipient over: its automatic steps that were still to come are dropped', async () => {
     const slow = await startTestSandbox(TEMPLATES, { deliveryDelay: 150 })
     try {
-      const response = await slow.send({ template: 'welcome', from: 'hello@acme.test', to: ['x+softbounce@example.com', 'y@example.com'], subject: 'Hi', templateVariables: { name: 'Ada' } })
+      const response = await slow.send({
+        template: 'welcome',
+        from: 'hello@acme.test',
+        to: ['x+softbounce@example.com', 'y@example.com'],
+        subject: 'Hi',
+        templateVariables: { name: 'Ada' },
+      })
       const { id } = (await response.json()) as { id: string }
-      const answer = await fetch(`${slow.url}/_sandbox/api/messages/${id}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'bounced' }) })
+      const answer = await fetch(`${slow.url}/_sandbox/api/messages/${id}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'bounced' }),
+      })
       expect(answer.status).toBe(201)
       // y settles on its own; x stays where the simulation put it.
-      const settled = await slow.waitForMessage({ to: 'y@example.com', status: 'bounced', timeout: 5000 })
+      const settled = await slow.waitForMessage({
+        to: 'y@example.com',
+        status: 'bounced',
+        timeout: 5000,
+      })
       expect(settled.recipients[0]!.events.map((e) => e.type)).toEqual(['sent', 'bounced'])
       expect(settled.recipients[1]!.events.map((e) => e.type)).toEqual(['sent', 'delivered'])
       // The y step was the last one scheduled: nothing else is pending.
-      expect(((await (await fetch(`${slow.url}/_sandbox/api/messages/${id}`)).json()) as Record).recipients[0]!.events).toHaveLength(2)
+      expect(
+        ((await (await fetch(`${slow.url}/_sandbox/api/messages/${id}`)).json()) as Record)
+          .recipients[0]!.events,
+      ).toHaveLength(2)
     } finally {
       await slow.close()
     }
@@ -115,12 +184,19 @@ describe('simulated events', () => {
 
   it('sandbox.simulate does the same from a test suite, and refuses an invalid event with a TypeError', async () => {
     const message = await sent()
-    const after = await sandbox.simulate(message.id, { type: 'opened', recipient: message.recipients[1]!.address })
+    const after = await sandbox.simulate(message.id, {
+      type: 'opened',
+      recipient: message.recipients[1]!.address,
+    })
     expect(after.recipients[1]!.events.at(-1)!.type).toBe('opened')
     await expect(sandbox.simulate(message.id, { type: 'read' as never })).rejects.toThrow(TypeError)
     await expect(sandbox.simulate('msg_nope', { type: 'opened' })).rejects.toThrow('msg_nope')
-    await expect(sandbox.simulate(message.id, { type: 'opened', recipient: 'eve@example.com' })).rejects.toThrow('eve@example.com')
-    await expect(sandbox.simulate(message.id, { type: 'clicked', url: 'https://evil.test' })).rejects.toThrow('https://evil.test')
+    await expect(
+      sandbox.simulate(message.id, { type: 'opened', recipient: 'eve@example.com' }),
+    ).rejects.toThrow('eve@example.com')
+    await expect(
+      sandbox.simulate(message.id, { type: 'clicked', url: 'https://evil.test' }),
+    ).rejects.toThrow('https://evil.test')
   })
 })
 
@@ -154,16 +230,37 @@ describe('error paths, in the order they are checked', () => {
       [{ type: 42 }, [{ field: 'type', code: 'invalid_value' }]],
       [[], [{ field: '', code: 'invalid_type' }]],
       [{ type: 'clicked' }, [{ field: 'url', code: 'required' }]],
-      [{ type: 'opened', url: 'https://acme.test/help' }, [{ field: 'url', code: 'invalid_value' }]],
-      [{ type: 'opened', recipient: 7, url: 5 }, [{ field: 'recipient', code: 'invalid_type' }, { field: 'url', code: 'invalid_type' }]],
-      [{ type: 'read', recipeint: 'ada@example.com', extra: true }, [{ field: 'type', code: 'invalid_value' }, { field: 'recipeint', code: 'unknown_field' }, { field: 'extra', code: 'unknown_field' }]],
+      [
+        { type: 'opened', url: 'https://acme.test/help' },
+        [{ field: 'url', code: 'invalid_value' }],
+      ],
+      [
+        { type: 'opened', recipient: 7, url: 5 },
+        [
+          { field: 'recipient', code: 'invalid_type' },
+          { field: 'url', code: 'invalid_type' },
+        ],
+      ],
+      [
+        { type: 'read', recipeint: 'ada@example.com', extra: true },
+        [
+          { field: 'type', code: 'invalid_value' },
+          { field: 'recipeint', code: 'unknown_field' },
+          { field: 'extra', code: 'unknown_field' },
+        ],
+      ],
     ]
     for (const [payload, expected] of cases) {
       const response = await post(message.id, payload)
       expect(response.status, JSON.stringify(payload)).toBe(422)
       const error = await errorOf(response)
       expect(error.code).toBe('validation_failed')
-      expect(error.details.map((d) => ({ field: (d as { field: string }).field, code: (d as { code: string }).code }))).toEqual(expected)
+      expect(
+        error.details.map((d) => ({
+          field: (d as { field: string }).field,
+          code: (d as { code: string }).code,
+        })),
+      ).toEqual(expected)
     }
     const typo = await errorOf(await post(message.id, { type: 'opened', recipeint: 'x' }))
     expect((typo.details[0] as { message: string }).message).toContain('did you mean "recipient"')
@@ -176,14 +273,16 @@ describe('error paths, in the order they are checked', () => {
     expect((await post('msg_missing', { type: 'nope' })).status).toBe(422)
   })
 
-  it('422 recipient_not_found names the message\'s recipients', async () => {
+  it("422 recipient_not_found names the message's recipients", async () => {
     const message = await sent()
     const response = await post(message.id, { type: 'opened', recipient: 'eve@example.com' })
     expect(response.status).toBe(422)
     const error = await errorOf(response)
     expect(error.code).toBe('recipient_not_found')
     expect(error.message).toContain('eve@example.com')
-    expect(error.details).toEqual([{ field: 'recipient', recipients: message.recipients.map((r) => r.address) }])
+    expect(error.details).toEqual([
+      { field: 'recipient', recipients: message.recipients.map((r) => r.address) },
+    ])
   })
 
   it('422 url_not_in_message for a click on a link the HTML does not have, listing the links it has', async () => {
@@ -192,9 +291,16 @@ describe('error paths, in the order they are checked', () => {
     expect(response.status).toBe(422)
     const error = await errorOf(response)
     expect(error.code).toBe('url_not_in_message')
-    expect(error.details).toEqual([{ field: 'url', links: ['https://acme.test/start?step=1&ref=mail', 'https://acme.test/help'] }])
+    expect(error.details).toEqual([
+      {
+        field: 'url',
+        links: ['https://acme.test/start?step=1&ref=mail', 'https://acme.test/help'],
+      },
+    ])
     // Nothing was recorded by any refused request.
-    const record = (await (await fetch(`${sandbox.url}/_sandbox/api/messages/${message.id}`)).json()) as Record
+    const record = (await (
+      await fetch(`${sandbox.url}/_sandbox/api/messages/${message.id}`)
+    ).json()) as Record
     expect(record.recipients.flatMap((r) => r.events).filter((e) => e.simulated)).toEqual([])
   })
 

@@ -53,7 +53,13 @@ beforeAll(async () => {
   app = webhookEndpoint(secret)
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve))
   const { port } = app.address() as { port: number }
-  sandbox = await startSendbox({ port: 0, memory: true, templates: './templates', webhook: `http://127.0.0.1:${port}/webhooks/email`, webhookSecret: secret })
+  sandbox = await startSendbox({
+    port: 0,
+    memory: true,
+    templates: './templates',
+    webhook: `http://127.0.0.1:${port}/webhooks/email`,
+    webhookSecret: secret,
+  })
 })
 afterAll(async () => {
   await sandbox?.close()
@@ -64,7 +70,9 @@ test('a hard bounce marks the address undeliverable, and the next email to it is
   // "+bounce" makes sendbox bounce this recipient and post a signed message.bounced.
   expect(await sendWelcome(sandbox.url, sandbox.token, 'ada+bounce@example.com')).toBe('sent')
 
-  await vi.waitFor(() => expect(undeliverable).toContain('ada+bounce@example.com'), { timeout: 5000 })
+  await vi.waitFor(() => expect(undeliverable).toContain('ada+bounce@example.com'), {
+    timeout: 5000,
+  })
   expect(await sendWelcome(sandbox.url, sandbox.token, 'ada+bounce@example.com')).toBe('skipped')
   // What the endpoint answered each delivery is in sendbox's webhook history.
   const [bounced] = await sandbox.webhooks({ type: 'message.bounced' })
@@ -76,7 +84,15 @@ test('a delivered email leaves the address alone', async () => {
 
   const message = await sandbox.waitForMessage({ to: 'grace@example.com', status: 'delivered' })
   // Once the endpoint has taken message.delivered, it has seen all there is about this email.
-  await vi.waitFor(async () => expect(await sandbox.webhooks({ message: message.id, type: 'message.delivered', status: 'delivered' })).toHaveLength(1))
+  await vi.waitFor(async () =>
+    expect(
+      await sandbox.webhooks({
+        message: message.id,
+        type: 'message.delivered',
+        status: 'delivered',
+      }),
+    ).toHaveLength(1),
+  )
   expect(undeliverable).not.toContain('grace@example.com')
 })
 
@@ -90,13 +106,21 @@ test('a simulated bounce of a delivered email counts too', async () => {
 
 test('an event with a wrong signature is refused', async () => {
   const forged = new Webhook(`whsec_${randomBytes(24).toString('base64')}`)
-  const body = JSON.stringify({ type: 'message.bounced', timestamp: new Date().toISOString(), data: { recipient: 'carol@example.com' } })
+  const body = JSON.stringify({
+    type: 'message.bounced',
+    timestamp: new Date().toISOString(),
+    data: { recipient: 'carol@example.com' },
+  })
   const id = 'evt_forged'
   const now = new Date()
   const { port } = app.address() as { port: number }
   const response = await fetch(`http://127.0.0.1:${port}/webhooks/email`, {
     method: 'POST',
-    headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': forged.sign(id, now, body) },
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': forged.sign(id, now, body),
+    },
     body,
   })
   expect(response.status).toBe(400)

@@ -36,11 +36,20 @@ function alive(pid: number): boolean {
   }
 }
 
-function runPython(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runPython(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('python3', [DRIVER, ...args], { cwd, env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
+    execFile(
+      'python3',
+      [DRIVER, ...args],
+      { cwd, env: childEnv(env), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -50,7 +59,10 @@ beforeAll(async () => {
   app = await tempDir('sendbox-python-')
   await mkdir(join(app, 'node_modules', '.bin'), { recursive: true })
   await symlink(ROOT, join(app, 'node_modules', 'sendbox'), 'dir')
-  await symlink(join('..', 'sendbox', 'bin', 'sendbox.js'), join(app, 'node_modules', '.bin', 'sendbox'))
+  await symlink(
+    join('..', 'sendbox', 'bin', 'sendbox.js'),
+    join(app, 'node_modules', '.bin', 'sendbox'),
+  )
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'py-app', private: true }))
   await mkdir(join(app, 'templates'))
   await writeFile(join(app, 'templates', 'hello.liquid'), 'Hello {{ name }}')
@@ -60,7 +72,8 @@ afterAll(async () => {
   for (const entry of existsSync('/proc') && app ? readdirSync('/proc') : []) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(app)) process.kill(Number(entry), 'SIGKILL')
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(app))
+        process.kill(Number(entry), 'SIGKILL')
     } catch {
       // Gone meanwhile, or not ours to read.
     }
@@ -75,32 +88,49 @@ describe.skipIf(!python)('Python: the sendbox_process recipe', { timeout: 90_000
   it.each([
     ['node bin/sendbox.js', [process.execPath, BIN]],
     ['npx sendbox', NPX],
-  ])('started as %s: leaving the with block terminates it, and no process is left', async (_name, command) => {
-    const result = await runPython(['terminate', ...command], app, NPM_OFFLINE)
-    expect(result.code, result.stderr).toBe(0)
-    const report = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { status: string; pids: number[]; left: number[] }
-    expect(report.status).toBe('ok')
-    expect(report.pids.length).toBeGreaterThan(0)
-    expect(report.left).toEqual([])
-  })
+  ])(
+    'started as %s: leaving the with block terminates it, and no process is left',
+    async (_name, command) => {
+      const result = await runPython(['terminate', ...command], app, NPM_OFFLINE)
+      expect(result.code, result.stderr).toBe(0)
+      const report = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
+        status: string
+        pids: number[]
+        left: number[]
+      }
+      expect(report.status).toBe('ok')
+      expect(report.pids.length).toBeGreaterThan(0)
+      expect(report.left).toEqual([])
+    },
+  )
 
   it.each([
     ['node bin/sendbox.js', [process.execPath, BIN]],
     ['npx sendbox', NPX],
-  ])('started as %s: when the Python process is killed (SIGKILL), sendbox stops by itself', async (_name, command) => {
-    const result = await runPython(['die', ...command], app, NPM_OFFLINE)
-    expect(result.code).not.toBe(0)
-    const { url, pids } = JSON.parse(result.stdout.trim().split('\n')[0]!) as { url: string; pids: number[] }
-    expect(pids.length).toBeGreaterThan(0)
-    await expect.poll(() => pids.filter(alive), { timeout: 10_000, interval: 100 }).toEqual([])
-    await expect(fetch(`${url}/_sandbox/api/health`)).rejects.toThrow()
-  })
+  ])(
+    'started as %s: when the Python process is killed (SIGKILL), sendbox stops by itself',
+    async (_name, command) => {
+      const result = await runPython(['die', ...command], app, NPM_OFFLINE)
+      expect(result.code).not.toBe(0)
+      const { url, pids } = JSON.parse(result.stdout.trim().split('\n')[0]!) as {
+        url: string
+        pids: number[]
+      }
+      expect(pids.length).toBeGreaterThan(0)
+      await expect.poll(() => pids.filter(alive), { timeout: 10_000, interval: 100 }).toEqual([])
+      await expect(fetch(`${url}/_sandbox/api/health`)).rejects.toThrow()
+    },
+  )
 })
 
 describe('npx sendbox, stopped by its parent', { timeout: 60_000 }, () => {
   /** Starts `npx sendbox` (no --exit-with-parent) and returns npx's pid and the node server's. */
   async function startNpx() {
-    const child = spawn(NPX[0]!, [...NPX.slice(1), '--port', '0', '--memory'], { cwd: app, env: childEnv(NPM_OFFLINE), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(NPX[0]!, [...NPX.slice(1), '--port', '0', '--memory'], {
+      cwd: app,
+      env: childEnv(NPM_OFFLINE),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stderr.on('data', (d) => (output += d))
     const url = await new Promise<string>((resolve, reject) => {
@@ -115,13 +145,27 @@ describe('npx sendbox, stopped by its parent', { timeout: 60_000 }, () => {
     return { child, url, exited }
   }
 
-  it.skipIf(!existsSync('/proc/self/stat'))('SIGTERM to npx stops the node server under it (npm passes it only to its sh -c)', async () => {
-    const { child, url, exited } = await startNpx()
-    const health = (await (await fetch(`${url}/_sandbox/api/health`)).json()) as { status: string }
-    expect(health.status).toBe('ok')
-    child.kill('SIGTERM')
-    await exited
-    // Nothing answers any more: the node process went too, not only npx.
-    await expect.poll(() => fetch(`${url}/_sandbox/api/health`).then(() => 'answering', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone')
-  })
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'SIGTERM to npx stops the node server under it (npm passes it only to its sh -c)',
+    async () => {
+      const { child, url, exited } = await startNpx()
+      const health = (await (await fetch(`${url}/_sandbox/api/health`)).json()) as {
+        status: string
+      }
+      expect(health.status).toBe('ok')
+      child.kill('SIGTERM')
+      await exited
+      // Nothing answers any more: the node process went too, not only npx.
+      await expect
+        .poll(
+          () =>
+            fetch(`${url}/_sandbox/api/health`).then(
+              () => 'answering',
+              () => 'gone',
+            ),
+          { timeout: 10_000, interval: 100 },
+        )
+        .toBe('gone')
+    },
+  )
 })

@@ -21,16 +21,30 @@ async function vitestRecipeProject(dir: string): Promise<void> {
   await symlink(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
   await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
   await cp(join(HERE, 'vitest'), dir, { recursive: true })
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+  )
 }
 
 /** The environment for a nested vitest run: none of this run's own VITEST…, NODE_ENV or TEST settings. */
 function outsideVitest(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const key of Object.keys(process.env)) if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
+  for (const key of Object.keys(process.env))
+    if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
   return env
 }
-const SNIPPETS = ['vitest/vitest.config.ts', 'vitest/vitest.global-setup.ts', 'vitest/signup.spec.ts', 'with-sendbox.sh', 'assert-with-curl.sh', 'wait-for-message.test.ts', 'retry.test.ts', 'python/sendbox_process.py', 'bounce-webhook.test.ts']
+const SNIPPETS = [
+  'vitest/vitest.config.ts',
+  'vitest/vitest.global-setup.ts',
+  'vitest/signup.spec.ts',
+  'with-sendbox.sh',
+  'assert-with-curl.sh',
+  'wait-for-message.test.ts',
+  'retry.test.ts',
+  'python/sendbox_process.py',
+  'bounce-webhook.test.ts',
+]
 
 interface Run {
   code: number
@@ -38,11 +52,26 @@ interface Run {
   stderr: string
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeout = 60_000): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  timeout = 60_000,
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: { ...childEnv(), ...env }, timeout }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
-    })
+    execFile(
+      command,
+      args,
+      { cwd, env: { ...childEnv(), ...env }, timeout },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout,
+          stderr,
+        })
+      },
+    )
   })
 }
 
@@ -58,7 +87,10 @@ describe('README recipes', () => {
     expect(ci.length).toBeGreaterThan(100)
     for (const file of SNIPPETS) {
       const text = (await readFile(join(HERE, file), 'utf8')).trimEnd()
-      expect(ci.includes(text), `README.md's "In CI" section does not contain ${file} verbatim`).toBe(true)
+      expect(
+        ci.includes(text),
+        `README.md's "In CI" section does not contain ${file} verbatim`,
+      ).toBe(true)
     }
   })
 
@@ -67,7 +99,13 @@ describe('README recipes', () => {
     dirs.push(dir)
     await vitestRecipeProject(dir)
     const env = outsideVitest()
-    const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], dir, env, 90_000)
+    const result = await run(
+      process.execPath,
+      [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'],
+      dir,
+      env,
+      90_000,
+    )
     expect(result.stdout + result.stderr).toMatch(/2 passed/)
     expect(result.code, result.stdout + result.stderr).toBe(0)
   }, 120_000)
@@ -82,16 +120,51 @@ describe('README recipes', () => {
       const start = source.indexOf(`test('${title}'`)
       const block = source.slice(start, source.indexOf('\n})\n', start) + 4)
       expect(block).toMatch(send)
-      return `${source}\n${block.replace(`test('${title}'`, `test('STALE ${title}'`).replace(send, '// (the application forgot to send)').replace(/timeout(=|: )5000/g, 'timeout$11000')}`
+      return `${source}\n${block
+        .replace(`test('${title}'`, `test('STALE ${title}'`)
+        .replace(send, '// (the application forgot to send)')
+        .replace(/timeout(=|: )5000/g, 'timeout$11000')}`
     }
     const signup = await readFile(join(HERE, 'vitest', 'signup.spec.ts'), 'utf8')
-    await writeFile(join(dir, 'signup.spec.ts'), staleCopy(signup, 'signing up sends a welcome email', /await sendWelcomeEmail\('Ada', 'ada@example\.com'\)/))
+    await writeFile(
+      join(dir, 'signup.spec.ts'),
+      staleCopy(
+        signup,
+        'signing up sends a welcome email',
+        /await sendWelcomeEmail\('Ada', 'ada@example\.com'\)/,
+      ),
+    )
     const reset = await readFile(join(HERE, 'wait-for-message.test.ts'), 'utf8')
-    await writeFile(join(dir, 'reset.spec.ts'), staleCopy(reset, 'a password reset email carries the reset link', /await requestPasswordReset\(sandbox\.url, sandbox\.token, 'ada@example\.com'\)/))
+    await writeFile(
+      join(dir, 'reset.spec.ts'),
+      staleCopy(
+        reset,
+        'a password reset email carries the reset link',
+        /await requestPasswordReset\(sandbox\.url, sandbox\.token, 'ada@example\.com'\)/,
+      ),
+    )
     const env = outsideVitest()
-    const result = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'json', '--outputFile', 'results.json', '--sequence.concurrent=false'], dir, env, 90_000)
-    const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string }> }> }
-    const outcomes = Object.fromEntries(report.testResults.flatMap((file) => file.assertionResults.map((t) => [t.title, t.status])))
+    const result = await run(
+      process.execPath,
+      [
+        join('node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        '--reporter',
+        'json',
+        '--outputFile',
+        'results.json',
+        '--sequence.concurrent=false',
+      ],
+      dir,
+      env,
+      90_000,
+    )
+    const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as {
+      testResults: Array<{ assertionResults: Array<{ title: string; status: string }> }>
+    }
+    const outcomes = Object.fromEntries(
+      report.testResults.flatMap((file) => file.assertionResults.map((t) => [t.title, t.status])),
+    )
     expect(outcomes, result.stdout + result.stderr).toEqual({
       'signing up sends a welcome email': 'passed',
       'the token from the setup is accepted': 'passed',
@@ -103,7 +176,17 @@ describe('README recipes', () => {
   }, 120_000)
 
   it('shell: with-sendbox.sh starts sendbox, runs the command with SENDBOX_URL/SENDBOX_TOKEN, stops it', async () => {
-    const result = await run('bash', [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'echo "$SENDBOX_URL $SENDBOX_TOKEN"; curl -sf "$SENDBOX_URL/_sandbox/api/health"'], ROOT, { npm_config_offline: 'true' })
+    const result = await run(
+      'bash',
+      [
+        join(HERE, 'with-sendbox.sh'),
+        'bash',
+        '-c',
+        'echo "$SENDBOX_URL $SENDBOX_TOKEN"; curl -sf "$SENDBOX_URL/_sandbox/api/health"',
+      ],
+      ROOT,
+      { npm_config_offline: 'true' },
+    )
     expect(result.code, result.stderr).toBe(0)
     const [url, token] = result.stdout.split('\n')[0]!.split(' ')
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
@@ -113,16 +196,36 @@ describe('README recipes', () => {
     await expect(fetch(`${url}/_sandbox/api/health`)).rejects.toThrow()
   }, 60_000)
 
-  it('shell: the exit status is the command\'s', async () => {
-    const result = await run('bash', [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'exit 7'], ROOT, { npm_config_offline: 'true' })
+  it("shell: the exit status is the command's", async () => {
+    const result = await run(
+      'bash',
+      [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'exit 7'],
+      ROOT,
+      { npm_config_offline: 'true' },
+    )
     expect(result.code).toBe(7)
   }, 60_000)
 
   it('curl: assert-with-curl.sh passes when the message came, fails when it did not', async () => {
-    const ok = await run('bash', [join(HERE, 'with-sendbox.sh'), join(HERE, 'assert-with-curl.sh')], ROOT, { npm_config_offline: 'true' })
+    const ok = await run(
+      'bash',
+      [join(HERE, 'with-sendbox.sh'), join(HERE, 'assert-with-curl.sh')],
+      ROOT,
+      { npm_config_offline: 'true' },
+    )
     expect(ok.code, ok.stderr).toBe(0)
     // The same wait for a message nobody sent: curl -f turns the 404 wait_timeout into a failure.
-    const missing = await run('bash', [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'curl -sf "$SENDBOX_URL/_sandbox/api/messages/wait?to=ada@example.com&timeout=300"'], ROOT, { npm_config_offline: 'true' })
+    const missing = await run(
+      'bash',
+      [
+        join(HERE, 'with-sendbox.sh'),
+        'bash',
+        '-c',
+        'curl -sf "$SENDBOX_URL/_sandbox/api/messages/wait?to=ada@example.com&timeout=300"',
+      ],
+      ROOT,
+      { npm_config_offline: 'true' },
+    )
     expect(missing.code).toBe(22)
   }, 60_000)
 })

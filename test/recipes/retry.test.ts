@@ -11,7 +11,8 @@ async function sendEmail(apiUrl: string, token: string, message: object, attempt
     })
     if (response.ok) return { attempt, sent: await response.json() }
     const retryable = response.status === 429 || response.status >= 500
-    if (!retryable || attempt === attempts) throw new Error(`sending failed with ${response.status}`)
+    if (!retryable || attempt === attempts)
+      throw new Error(`sending failed with ${response.status}`)
     const seconds = Number(response.headers.get('Retry-After') ?? 0)
     await new Promise((resolve) => setTimeout(resolve, seconds > 0 ? seconds * 1000 : 20 * attempt))
   }

@@ -26,7 +26,12 @@ async function requestPasswordReset(apiUrl: string, token: string, email: string
 
 test('a password reset email carries the reset link', async () => {
   // Start waiting first: after: 'now' takes only a message sent from here on, never an older one.
-  const reset = sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', after: 'now', timeout: 5000 })
+  const reset = sandbox.waitForMessage({
+    to: 'ada@example.com',
+    template: 'password-reset',
+    after: 'now',
+    timeout: 5000,
+  })
   await requestPasswordReset(sandbox.url, sandbox.token, 'ada@example.com')
 
   const message = await reset
@@ -36,5 +41,7 @@ test('a password reset email carries the reset link', async () => {
 
 test('no email to someone who did not ask', async () => {
   // Rejects with a WaitTimeoutError naming the filter.
-  await expect(sandbox.waitForMessage({ to: 'bob@example.com', timeout: 200 })).rejects.toThrow('bob@example.com')
+  await expect(sandbox.waitForMessage({ to: 'bob@example.com', timeout: 200 })).rejects.toThrow(
+    'bob@example.com',
+  )
 })

@@ -8,7 +8,13 @@ import { tempDir, TOKEN } from '../helpers/sandbox.js'
 /** CONTRACT §8, files: the log, its lock and its folder are owner-only, and stay so. */
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777
-const welcome = { template: 'welcome', from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', templateVariables: { name: 'Ada' } }
+const welcome = {
+  template: 'welcome',
+  from: 'a@acme.test',
+  to: 'b@example.com',
+  subject: 'Hi',
+  templateVariables: { name: 'Ada' },
+}
 
 async function project() {
   const dir = await tempDir('sendbox-files-')
@@ -17,12 +23,17 @@ async function project() {
   return dir
 }
 
-const start = (dir: string, db = '.sendbox/messages.jsonl') => startSendbox({ port: 0, cwd: dir, templates: 'templates', fixtures: 'fixtures', db })
+const start = (dir: string, db = '.sendbox/messages.jsonl') =>
+  startSendbox({ port: 0, cwd: dir, templates: 'templates', fixtures: 'fixtures', db })
 
 async function send(url: string, n = 1): Promise<string[]> {
   const ids: string[] = []
   for (let i = 0; i < n; i++) {
-    const response = await fetch(`${url}/messages`, { method: 'POST', headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(welcome) })
+    const response = await fetch(`${url}/messages`, {
+      method: 'POST',
+      headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(welcome),
+    })
     expect(response.status).toBe(201)
     ids.push(((await response.json()) as { id: string }).id)
   }
@@ -38,19 +49,24 @@ describe('the log on disk', () => {
       expect(await mode(join(dir, '.sendbox'))).toBe(0o700)
       expect(await mode(join(dir, '.sendbox', 'messages.jsonl'))).toBe(0o600)
       expect(await mode(join(dir, '.sendbox', 'messages.jsonl.lock'))).toBe(0o600)
-      expect((await readFile(join(dir, '.sendbox', '.gitignore'), 'utf8')).split('\n')).toContain('*')
+      expect((await readFile(join(dir, '.sendbox', '.gitignore'), 'utf8')).split('\n')).toContain(
+        '*',
+      )
     } finally {
       await sandbox.close()
     }
   })
 
-  it('keeps the log out of git status in the user\'s project', async () => {
+  it("keeps the log out of git status in the user's project", async () => {
     const dir = await project()
     execFileSync('git', ['init', '-q'], { cwd: dir })
     const sandbox = await start(dir)
     try {
       await send(sandbox.url)
-      const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' })
+      const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+        cwd: dir,
+        encoding: 'utf8',
+      })
       expect(status).not.toContain('.sendbox')
       expect(status).toContain('templates/welcome.liquid')
     } finally {
@@ -76,7 +92,10 @@ describe('the log on disk', () => {
       const ids = await send(sandbox.url, 3)
       await chmod(file, chosen)
       // A delete leaves a dead line; closing compacts (temp file, rename).
-      expect((await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[0]}`, { method: 'DELETE' })).status).toBe(204)
+      expect(
+        (await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[0]}`, { method: 'DELETE' }))
+          .status,
+      ).toBe(204)
       const before = (await stat(file)).ino
       await sandbox.close()
       expect((await stat(file)).ino, 'the file was rewritten').not.toBe(before)

@@ -6,7 +6,13 @@ import { startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js
 /** CONTRACT §8, Host check: a page that re-points its own name at 127.0.0.1 (DNS rebinding) reads and changes nothing. */
 
 const TEMPLATES = { 'welcome.liquid': 'Hi {{ name }}' }
-const welcome = JSON.stringify({ template: 'welcome', from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', templateVariables: { name: 'Ada' } })
+const welcome = JSON.stringify({
+  template: 'welcome',
+  from: 'a@acme.test',
+  to: 'b@example.com',
+  subject: 'Hi',
+  templateVariables: { name: 'Ada' },
+})
 
 let sandbox: TestSandbox
 let port: string
@@ -33,39 +39,73 @@ const ROUTES: Array<{ method: string; path: string; body?: string }> = [
 ]
 
 describe('the Host check', () => {
-  it.each(ROUTES)('$method $path addressed to another name is 403 host_not_allowed, naming --allowed-host', async ({ method, path, body }) => {
-    const response = await raw(`${sandbox.url}${path}`, {
-      method,
-      headers: { host: `evil.example:${port}`, authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
-      ...(body ? { body } : {}),
-    })
-    expect(response.status).toBe(403)
-    expect(codeOf(response)).toBe('host_not_allowed')
-    expect(response.body).toContain('--allowed-host evil.example')
-    expect(response.headers['x-content-type-options']).toBe('nosniff')
-  })
+  it.each(ROUTES)(
+    '$method $path addressed to another name is 403 host_not_allowed, naming --allowed-host',
+    async ({ method, path, body }) => {
+      const response = await raw(`${sandbox.url}${path}`, {
+        method,
+        headers: {
+          host: `evil.example:${port}`,
+          authorization: `token ${TOKEN}`,
+          'content-type': 'application/json',
+        },
+        ...(body ? { body } : {}),
+      })
+      expect(response.status).toBe(403)
+      expect(codeOf(response)).toBe('host_not_allowed')
+      expect(response.body).toContain('--allowed-host evil.example')
+      expect(response.headers['x-content-type-options']).toBe('nosniff')
+    },
+  )
 
   it('changed nothing while refusing: the message is still there, no fault armed', async () => {
     expect((await sandbox.messages()).length).toBe(1)
-    expect(((await (await fetch(`${sandbox.url}/_sandbox/api/faults`)).json()) as { faults: unknown[] }).faults).toEqual([])
+    expect(
+      ((await (await fetch(`${sandbox.url}/_sandbox/api/faults`)).json()) as { faults: unknown[] })
+        .faults,
+    ).toEqual([])
   })
 
-  it.each(['127.0.0.1', 'localhost', 'LocalHost', 'localhost.', 'app.localhost', '[::1]', '10.1.2.3', '[::ffff:127.0.0.1]'])('%s passes', async (name) => {
-    const response = await raw(`${sandbox.url}/_sandbox/api/health`, { headers: { host: `${name}:${port}` } })
+  it.each([
+    '127.0.0.1',
+    'localhost',
+    'LocalHost',
+    'localhost.',
+    'app.localhost',
+    '[::1]',
+    '10.1.2.3',
+    '[::ffff:127.0.0.1]',
+  ])('%s passes', async (name) => {
+    const response = await raw(`${sandbox.url}/_sandbox/api/health`, {
+      headers: { host: `${name}:${port}` },
+    })
     expect(response.status).toBe(200)
   })
 
-  it.each(['localhost.evil.example', 'evil.example', '127.0.0.1.nip.io', 'xlocalhost', '[::1', 'a b'])('%s is refused', async (name) => {
-    const response = await raw(`${sandbox.url}/_sandbox/api/health`, { headers: { host: `${name}:${port}` } })
+  it.each([
+    'localhost.evil.example',
+    'evil.example',
+    '127.0.0.1.nip.io',
+    'xlocalhost',
+    '[::1',
+    'a b',
+  ])('%s is refused', async (name) => {
+    const response = await raw(`${sandbox.url}/_sandbox/api/health`, {
+      headers: { host: `${name}:${port}` },
+    })
     expect(response.status).toBe(403)
     expect(codeOf(response)).toBe('host_not_allowed')
   })
 
   it('openapi.json names the server, never the Host it was asked under', async () => {
-    const response = await raw(`${sandbox.url}/_sandbox/api/openapi.json`, { headers: { host: `sneaky.localhost:${port}` } })
+    const response = await raw(`${sandbox.url}/_sandbox/api/openapi.json`, {
+      headers: { host: `sneaky.localhost:${port}` },
+    })
     expect(response.status).toBe(200)
     expect(response.body).not.toContain('sneaky')
-    expect((response.json as { servers: Array<{ url: string }> }).servers).toEqual([{ url: sandbox.url }])
+    expect((response.json as { servers: Array<{ url: string }> }).servers).toEqual([
+      { url: sandbox.url },
+    ])
   })
 })
 
@@ -73,7 +113,10 @@ describe('--allowed-host', () => {
   it('lets named hosts (and .suffix subdomains) through; all turns the check off', async () => {
     const named = await startTestSandbox(TEMPLATES, { allowedHosts: ['myname.test', '.corp.test'] })
     try {
-      const at = (host: string) => raw(`${named.url}/_sandbox/api/health`, { headers: { host: `${host}:${new URL(named.url).port}` } })
+      const at = (host: string) =>
+        raw(`${named.url}/_sandbox/api/health`, {
+          headers: { host: `${host}:${new URL(named.url).port}` },
+        })
       expect((await at('myname.test')).status).toBe(200)
       expect((await at('MyName.Test')).status).toBe(200)
       expect((await at('corp.test')).status).toBe(200)
@@ -85,7 +128,9 @@ describe('--allowed-host', () => {
     }
     const open = await startTestSandbox(TEMPLATES, { allowedHosts: 'all' })
     try {
-      const response = await raw(`${open.url}/_sandbox/api/openapi.json`, { headers: { host: `evil.example:${new URL(open.url).port}` } })
+      const response = await raw(`${open.url}/_sandbox/api/openapi.json`, {
+        headers: { host: `evil.example:${new URL(open.url).port}` },
+      })
       expect(response.status).toBe(200)
       // Even with the check off, the document never echoes the Host.
       expect(response.body).not.toContain('evil.example')
@@ -96,12 +141,14 @@ describe('--allowed-host', () => {
 })
 
 describe('the rules, as functions', () => {
-  const policy = (host: string, allowedHosts: string[] = []) => guardPolicy({ host, allowedHosts, anyHost: false, cors: [], inspectorPassword: null })
+  const policy = (host: string, allowedHosts: string[] = []) =>
+    guardPolicy({ host, allowedHosts, anyHost: false, cors: [], inspectorPassword: null })
 
   it('the --host name is allowed by itself; an IP or a wildcard adds nothing', () => {
     expect(policy('myname.local').allowedHosts).toEqual(['myname.local'])
     expect(isHostAllowed('MyName.Local:5025', policy('myname.local'))).toBe(true)
-    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', '192.168.1.20']) expect(policy(host).allowedHosts, host).toEqual([])
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', '192.168.1.20'])
+      expect(policy(host).allowedHosts, host).toEqual([])
   })
 
   it('reads Host headers strictly', () => {

@@ -23,12 +23,21 @@ const send = (template: string, name: string) =>
   raw(`${sandbox.url}/messages`, {
     method: 'POST',
     headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ template, from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', templateVariables: { name } }),
+    body: JSON.stringify({
+      template,
+      from: 'a@acme.test',
+      to: 'b@example.com',
+      subject: 'Hi',
+      templateVariables: { name },
+    }),
   })
 
 describe('dynamic includes', () => {
   it.each(['t', 'r'])('%s: a computed name of a template file renders it', async (template) => {
-    for (const [name, expected] of [['partials/ok', '[fine]'], ['partials/ok.html', '[html fine]']]) {
+    for (const [name, expected] of [
+      ['partials/ok', '[fine]'],
+      ['partials/ok.html', '[html fine]'],
+    ]) {
       const response = await send(template, name!)
       expect(response.status).toBe(201)
       expect((await sandbox.waitForMessage({ template, timeout: 1000 })).html).toBe(expected)
@@ -36,13 +45,26 @@ describe('dynamic includes', () => {
     }
   })
 
-  it.each(['.env', 'notes.txt', 'notes', 'partials/.private', 'partials/.private.liquid', '.hidden/p', '.hidden/p.liquid', './.env'])('%s is refused: 422 render_failed, nothing of the file in the answer', async (name) => {
+  it.each([
+    '.env',
+    'notes.txt',
+    'notes',
+    'partials/.private',
+    'partials/.private.liquid',
+    '.hidden/p',
+    '.hidden/p.liquid',
+    './.env',
+  ])('%s is refused: 422 render_failed, nothing of the file in the answer', async (name) => {
     for (const template of ['t', 'r']) {
       const response = await send(template, name)
       expect(response.status).toBe(422)
       expect(codeOf(response)).toBe('render_failed')
       expect(response.body).not.toContain('hunter2')
-      const preview = await raw(`${sandbox.url}/_sandbox/api/templates/${template}/render`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variables: { name } }) })
+      const preview = await raw(`${sandbox.url}/_sandbox/api/templates/${template}/render`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ variables: { name } }),
+      })
       expect(preview.body).not.toContain('hunter2')
     }
     expect(await sandbox.messages()).toEqual([])

@@ -14,7 +14,8 @@ interface Health {
   bytes: number
 }
 
-const health = async (sandbox: Sendbox) => (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as Health
+const health = async (sandbox: Sendbox) =>
+  (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as Health
 
 async function project() {
   const dir = await tempDir('sendbox-bytes-')
@@ -30,7 +31,13 @@ async function sendBig(sandbox: Sendbox, n: number): Promise<string[]> {
     const response = await fetch(`${sandbox.url}/messages`, {
       method: 'POST',
       headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ template: 'big', from: 'a@acme.test', to: 'b@example.com', subject: `n${i}`, templateVariables: { filler: `${i}`.padEnd(20_000, 'x') } }),
+      body: JSON.stringify({
+        template: 'big',
+        from: 'a@acme.test',
+        to: 'b@example.com',
+        subject: `n${i}`,
+        templateVariables: { filler: `${i}`.padEnd(20_000, 'x') },
+      }),
     })
     expect(response.status).toBe(201)
     ids.push(((await response.json()) as { id: string }).id)
@@ -51,7 +58,10 @@ describe('--max-log-bytes', () => {
       expect(now.bytes).toBeLessThanOrEqual(200_000)
       expect((await sandbox.messages()).map((m) => m.id)).toEqual(ids.slice(-3).reverse())
       // Deleting frees its bytes: the next one fits beside the others again.
-      expect((await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[9]}`, { method: 'DELETE' })).status).toBe(204)
+      expect(
+        (await fetch(`${sandbox.url}/_sandbox/api/messages/${ids[9]}`, { method: 'DELETE' }))
+          .status,
+      ).toBe(204)
       expect((await health(sandbox)).bytes).toBeLessThan(now.bytes)
       await sendBig(sandbox, 1)
       expect((await health(sandbox)).messages).toBe(3)
@@ -92,7 +102,9 @@ describe('--max-log-bytes', () => {
   })
 
   it('is a size flag: --max-log-bytes 512mb, SENDBOX_MAX_LOG_BYTES; a bad value names the flag', () => {
-    expect(resolveConfig({ maxLogBytes: '512mb', memory: true }).maxLogBytes).toBe(512 * 1024 * 1024)
+    expect(resolveConfig({ maxLogBytes: '512mb', memory: true }).maxLogBytes).toBe(
+      512 * 1024 * 1024,
+    )
     expect(resolveConfig({ memory: true }).maxLogBytes).toBe(256 * 1024 * 1024)
     expect(serveOptionsFrom(['--max-log-bytes', '1gb'], {}).options.maxLogBytes).toBe('1gb')
     expect(serveOptionsFrom([], { SENDBOX_MAX_LOG_BYTES: '64mb' }).options.maxLogBytes).toBe('64mb')
@@ -101,13 +113,26 @@ describe('--max-log-bytes', () => {
   })
 
   it('the default keeps 5000 ordinary emails: the example receipt is ~6 KB, the default 256 MiB', async () => {
-    const sandbox = await startSendbox({ port: 0, memory: true, templates: 'templates', fixtures: 'fixtures' })
+    const sandbox = await startSendbox({
+      port: 0,
+      memory: true,
+      templates: 'templates',
+      fixtures: 'fixtures',
+    })
     try {
-      const variables = JSON.parse(await readFile('fixtures/order-receipt/default.json', 'utf8')) as unknown
+      const variables = JSON.parse(
+        await readFile('fixtures/order-receipt/default.json', 'utf8'),
+      ) as unknown
       const response = await fetch(`${sandbox.url}/messages`, {
         method: 'POST',
         headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ template: 'order-receipt', from: 'Acme <a@acme.test>', to: 'Ada <ada@example.com>', subject: 'Receipt', templateVariables: variables }),
+        body: JSON.stringify({
+          template: 'order-receipt',
+          from: 'Acme <a@acme.test>',
+          to: 'Ada <ada@example.com>',
+          subject: 'Receipt',
+          templateVariables: variables,
+        }),
       })
       expect(response.status).toBe(201)
       const { bytes } = await health(sandbox)

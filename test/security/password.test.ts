@@ -6,19 +6,44 @@ import { startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js
 
 /** CONTRACT §8, exposure: --inspector-password puts HTTP Basic auth on /_sandbox/; the API keeps its token check. */
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
-const welcome = { template: 'welcome', from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', templateVariables: { name: 'Ada' } }
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+const welcome = {
+  template: 'welcome',
+  from: 'a@acme.test',
+  to: 'b@example.com',
+  subject: 'Hi',
+  templateVariables: { name: 'Ada' },
+}
 
 let sandbox: TestSandbox
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'welcome.liquid': 'Hi {{ name }}' }, { inspectorPassword: 's3cret:with colon' })
+  sandbox = await startTestSandbox(
+    { 'welcome.liquid': 'Hi {{ name }}' },
+    { inspectorPassword: 's3cret:with colon' },
+  )
 })
 afterAll(() => sandbox?.close())
 
 describe('--inspector-password', () => {
-  it.each(['/_sandbox/', '/_sandbox/app.js', '/_sandbox/api/health', '/_sandbox/api/messages', '/_sandbox/api/events', '/_sandbox/api/openapi.json'])('%s without the password is 401, a JSON error asking for Basic auth', async (path) => {
-    for (const authorization of [undefined, basic('me', 'wrong'), basic('me', 's3cret'), 'Basic !!!', `token ${TOKEN}`]) {
-      const response = await raw(`${sandbox.url}${path}`, { headers: authorization ? { authorization } : {} })
+  it.each([
+    '/_sandbox/',
+    '/_sandbox/app.js',
+    '/_sandbox/api/health',
+    '/_sandbox/api/messages',
+    '/_sandbox/api/events',
+    '/_sandbox/api/openapi.json',
+  ])('%s without the password is 401, a JSON error asking for Basic auth', async (path) => {
+    for (const authorization of [
+      undefined,
+      basic('me', 'wrong'),
+      basic('me', 's3cret'),
+      'Basic !!!',
+      `token ${TOKEN}`,
+    ]) {
+      const response = await raw(`${sandbox.url}${path}`, {
+        headers: authorization ? { authorization } : {},
+      })
       expect(response.status).toBe(401)
       expect(codeOf(response)).toBe('unauthorized')
       expect(response.headers['www-authenticate']).toBe('Basic realm="sendbox", charset="UTF-8"')
@@ -29,10 +54,15 @@ describe('--inspector-password', () => {
 
   it('any user name with the password opens it (a password may hold a colon)', async () => {
     for (const user of ['', 'me', 'admin']) {
-      const response = await raw(`${sandbox.url}/_sandbox/api/health`, { headers: { authorization: basic(user, 's3cret:with colon') } })
+      const response = await raw(`${sandbox.url}/_sandbox/api/health`, {
+        headers: { authorization: basic(user, 's3cret:with colon') },
+      })
       expect(response.status).toBe(200)
     }
-    const writes = await raw(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE', headers: { authorization: basic('', 's3cret:with colon') } })
+    const writes = await raw(`${sandbox.url}/_sandbox/api/faults`, {
+      method: 'DELETE',
+      headers: { authorization: basic('', 's3cret:with colon') },
+    })
     expect(writes.status).toBe(204)
   })
 
@@ -42,7 +72,9 @@ describe('--inspector-password', () => {
   })
 
   it('the cross-site check still comes first: another site gets 403, not a password prompt', async () => {
-    const response = await raw(`${sandbox.url}/_sandbox/api/messages`, { headers: { origin: 'http://evil.test', authorization: basic('', 's3cret:with colon') } })
+    const response = await raw(`${sandbox.url}/_sandbox/api/messages`, {
+      headers: { origin: 'http://evil.test', authorization: basic('', 's3cret:with colon') },
+    })
     expect(response.status).toBe(403)
     expect(response.headers['www-authenticate']).toBeUndefined()
   })
@@ -59,11 +91,22 @@ describe('--inspector-password', () => {
 
   it('comes from --inspector-password or SENDBOX_INSPECTOR_PASSWORD; hosts and origins likewise', () => {
     expect(serveOptionsFrom(['--inspector-password', 'a'], {}).options.inspectorPassword).toBe('a')
-    expect(serveOptionsFrom([], { SENDBOX_INSPECTOR_PASSWORD: 'b' }).options.inspectorPassword).toBe('b')
-    expect(serveOptionsFrom(['--allowed-host', 'a.test', '--allowed-host', 'b.test'], {}).options.allowedHosts).toEqual(['a.test', 'b.test'])
-    expect(serveOptionsFrom([], { SENDBOX_ALLOWED_HOSTS: 'a.test,.b.test' }).options.allowedHosts).toEqual(['a.test', '.b.test'])
-    expect(serveOptionsFrom(['--cors', 'http://localhost:3000'], {}).options.cors).toEqual(['http://localhost:3000'])
-    expect(serveOptionsFrom([], { SENDBOX_CORS: 'http://localhost:3000,http://a.test' }).options.cors).toEqual(['http://localhost:3000', 'http://a.test'])
+    expect(
+      serveOptionsFrom([], { SENDBOX_INSPECTOR_PASSWORD: 'b' }).options.inspectorPassword,
+    ).toBe('b')
+    expect(
+      serveOptionsFrom(['--allowed-host', 'a.test', '--allowed-host', 'b.test'], {}).options
+        .allowedHosts,
+    ).toEqual(['a.test', 'b.test'])
+    expect(
+      serveOptionsFrom([], { SENDBOX_ALLOWED_HOSTS: 'a.test,.b.test' }).options.allowedHosts,
+    ).toEqual(['a.test', '.b.test'])
+    expect(serveOptionsFrom(['--cors', 'http://localhost:3000'], {}).options.cors).toEqual([
+      'http://localhost:3000',
+    ])
+    expect(
+      serveOptionsFrom([], { SENDBOX_CORS: 'http://localhost:3000,http://a.test' }).options.cors,
+    ).toEqual(['http://localhost:3000', 'http://a.test'])
   })
 })
 

@@ -10,12 +10,23 @@ import { startTestSandbox } from '../helpers/sandbox.js'
 
 describe('exact tokens', () => {
   it('accepts each --token exactly, and nothing near it', async () => {
-    const sandbox = await startTestSandbox({ 'welcome.liquid': 'Hi' }, { token: ['sandbox_exact_one', 'ci-token-two'] })
+    const sandbox = await startTestSandbox(
+      { 'welcome.liquid': 'Hi' },
+      { token: ['sandbox_exact_one', 'ci-token-two'] },
+    )
     try {
-      const status = async (token: string) => (await sandbox.api('/templates/welcome', { auth: token })).status
+      const status = async (token: string) =>
+        (await sandbox.api('/templates/welcome', { auth: token })).status
       expect(await status('sandbox_exact_one')).toBe(200)
       expect(await status('ci-token-two')).toBe(200)
-      for (const near of ['sandbox_exact_on', 'sandbox_exact_one1', 'SANDBOX_EXACT_ONE', 'ci-token-tw', 'sandbox_other']) expect(await status(near), near).toBe(403)
+      for (const near of [
+        'sandbox_exact_on',
+        'sandbox_exact_one1',
+        'SANDBOX_EXACT_ONE',
+        'ci-token-tw',
+        'sandbox_other',
+      ])
+        expect(await status(near), near).toBe(403)
     } finally {
       await sandbox.close()
     }

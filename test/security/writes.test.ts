@@ -12,13 +12,22 @@ import { startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.
 let sandbox: TestSandbox
 let fixtures: string
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'welcome.liquid': 'Hi {{ name }}', 'receipt.liquid': 'Order {{ id }}' })
+  sandbox = await startTestSandbox({
+    'welcome.liquid': 'Hi {{ name }}',
+    'receipt.liquid': 'Order {{ id }}',
+  })
   fixtures = join(sandbox.dir, 'fixtures')
 })
 afterAll(() => sandbox?.close())
 
-const post = (path: string, body: unknown) => raw(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-const saveCase = (slug: string, body: unknown) => post(`/_sandbox/api/templates/${slug}/fixtures`, body)
+const post = (path: string, body: unknown) =>
+  raw(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+const saveCase = (slug: string, body: unknown) =>
+  post(`/_sandbox/api/templates/${slug}/fixtures`, body)
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 
 /** Polls the catalog until the case shows up (or not): the watcher reloads fixtures on its own schedule. */
@@ -26,7 +35,9 @@ async function casesOf(slug: string, expected: string): Promise<string[]> {
   const deadline = Date.now() + 5000
   let names: string[] = []
   while (Date.now() < deadline) {
-    const detail = (await (await fetch(`${sandbox.url}/_sandbox/api/templates/${slug}`)).json()) as { fixtures: Array<{ name: string }> }
+    const detail = (await (
+      await fetch(`${sandbox.url}/_sandbox/api/templates/${slug}`)
+    ).json()) as { fixtures: Array<{ name: string }> }
     names = detail.fixtures.map((f) => f.name)
     if (names.includes(expected)) break
     await new Promise((r) => setTimeout(r, 25))
@@ -41,7 +52,9 @@ describe('saving a fixture case', () => {
     expect(response.json).toEqual({ name: 'ada', file: 'fixtures/welcome/ada.json' })
     expect(await mode(join(fixtures, 'welcome', 'ada.json'))).toBe(0o600)
     expect(await mode(join(fixtures, 'welcome'))).toBe(0o700)
-    expect(await readFile(join(fixtures, 'welcome', 'ada.json'), 'utf8')).toBe('{\n  "name": "Ada"\n}\n')
+    expect(await readFile(join(fixtures, 'welcome', 'ada.json'), 'utf8')).toBe(
+      '{\n  "name": "Ada"\n}\n',
+    )
     expect(await casesOf('welcome', 'ada')).toContain('ada')
   })
 
@@ -52,7 +65,11 @@ describe('saving a fixture case', () => {
     expect(again.body).toContain('fixtures/welcome/ada.json')
     expect(again.body).not.toContain(sandbox.dir)
     // An overwrite is 0600 too, and replaces the file rather than writing through it.
-    const overwritten = await saveCase('welcome', { name: 'ada', variables: { name: 'Ada 2' }, overwrite: true })
+    const overwritten = await saveCase('welcome', {
+      name: 'ada',
+      variables: { name: 'Ada 2' },
+      overwrite: true,
+    })
     expect(overwritten.status).toBe(201)
     expect(overwritten.body).not.toContain(sandbox.dir)
     expect(await mode(join(fixtures, 'welcome', 'ada.json'))).toBe(0o600)
@@ -83,7 +100,11 @@ describe('saving a fixture case', () => {
     try {
       await mkdir(join(evil.dir, 'fixtures'), { recursive: true })
       await symlink(outside, join(evil.dir, 'fixtures', 'order'))
-      const response = await raw(`${evil.url}/_sandbox/api/templates/order/fixtures`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'pwned', variables: { id: 1 } }) })
+      const response = await raw(`${evil.url}/_sandbox/api/templates/order/fixtures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'pwned', variables: { id: 1 } }),
+      })
       expect(response.status).toBe(403)
       expect(codeOf(response)).toBe('fixture_outside')
       expect(response.body).not.toContain(outside)
@@ -100,7 +121,9 @@ describe('saving a fixture case', () => {
     await mkdir(join(fixtures, 'receipt'), { recursive: true })
     await symlink(target, join(fixtures, 'receipt', 'link.json'))
     expect((await saveCase('receipt', { name: 'link', variables: { id: 1 } })).status).toBe(409)
-    expect((await saveCase('receipt', { name: 'link', variables: { id: 2 }, overwrite: true })).status).toBe(201)
+    expect(
+      (await saveCase('receipt', { name: 'link', variables: { id: 2 }, overwrite: true })).status,
+    ).toBe(201)
     expect(await readFile(target, 'utf8')).toBe('{"untouched":true}')
     expect((await lstat(join(fixtures, 'receipt', 'link.json'))).isSymbolicLink()).toBe(false)
   })
@@ -114,7 +137,10 @@ describe('saving a fixture case', () => {
     const text = await readFile(join(fixtures, 'receipt', 'deep.json'), 'utf8')
     expect(text).toBe(`${JSON.stringify({ deep })}\n`)
 
-    const big = await saveCase('receipt', { name: 'big', variables: { filler: 'x'.repeat(300 * 1024) } })
+    const big = await saveCase('receipt', {
+      name: 'big',
+      variables: { filler: 'x'.repeat(300 * 1024) },
+    })
     expect(big.status).toBe(413)
     expect(codeOf(big)).toBe('fixture_too_large')
     expect(await readdir(join(fixtures, 'receipt'))).not.toContain('big.json')
@@ -127,22 +153,40 @@ describe('armed faults are bounded', () => {
   })
 
   it('at most 100 are armed: the next is 409 too_many_faults', async () => {
-    for (let i = 0; i < 100; i++) expect((await post('/_sandbox/api/faults', { status: 503, match: { to: `user${i}@` } })).status).toBe(201)
+    for (let i = 0; i < 100; i++)
+      expect(
+        (await post('/_sandbox/api/faults', { status: 503, match: { to: `user${i}@` } })).status,
+      ).toBe(201)
     const over = await post('/_sandbox/api/faults', { status: 503 })
     expect(over.status).toBe(409)
     expect(codeOf(over)).toBe('too_many_faults')
     await expect(sandbox.fail({ status: 503 })).rejects.toThrow('100 faults')
-    expect(((await (await fetch(`${sandbox.url}/_sandbox/api/faults`)).json()) as { faults: unknown[] }).faults).toHaveLength(100)
+    expect(
+      ((await (await fetch(`${sandbox.url}/_sandbox/api/faults`)).json()) as { faults: unknown[] })
+        .faults,
+    ).toHaveLength(100)
     // Disarming makes room again.
     await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
     expect((await post('/_sandbox/api/faults', { status: 503 })).status).toBe(201)
   })
 
   it('match strings are short: to at most 320 characters, template at most 128', async () => {
-    expect((await post('/_sandbox/api/faults', { status: 503, match: { to: 'a'.repeat(320), template: 't'.repeat(128) } })).status).toBe(201)
-    const long = await post('/_sandbox/api/faults', { status: 503, match: { to: 'a'.repeat(321), template: 't'.repeat(129) } })
+    expect(
+      (
+        await post('/_sandbox/api/faults', {
+          status: 503,
+          match: { to: 'a'.repeat(320), template: 't'.repeat(128) },
+        })
+      ).status,
+    ).toBe(201)
+    const long = await post('/_sandbox/api/faults', {
+      status: 503,
+      match: { to: 'a'.repeat(321), template: 't'.repeat(129) },
+    })
     expect(long.status).toBe(422)
-    expect((long.json as { error: { details: Array<{ field: string; code: string }> } }).error.details).toEqual([
+    expect(
+      (long.json as { error: { details: Array<{ field: string; code: string }> } }).error.details,
+    ).toEqual([
       expect.objectContaining({ field: 'match.template', code: 'too_long' }),
       expect.objectContaining({ field: 'match.to', code: 'too_long' }),
     ])

@@ -1,6 +1,14 @@
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { ROOT } from '../helpers/cli.js'
@@ -13,18 +21,23 @@ const bundles = readdirSync(join(ROOT, 'dist'))
   .map((name) => ({ name, code: readFileSync(join(ROOT, 'dist', name), 'utf8') }))
 
 it('ships the bin and the library as bundles, with packages loaded lazily left outside', () => {
-  expect(bundles.map((b) => b.name)).toEqual(expect.arrayContaining(['sendbox.js', 'sendbox-cli.js']))
+  expect(bundles.map((b) => b.name)).toEqual(
+    expect.arrayContaining(['sendbox.js', 'sendbox-cli.js']),
+  )
   const modules = bundles.flatMap((b) => modulesInBundle(join(ROOT, 'dist', b.name)))
-  for (const lazy of ['html-to-text', 'email-addresses', 'open']) expect(modules.filter((m) => m.includes(`/node_modules/${lazy}/`))).toEqual([])
+  for (const lazy of ['html-to-text', 'email-addresses', 'open'])
+    expect(modules.filter((m) => m.includes(`/node_modules/${lazy}/`))).toEqual([])
   expect(modules.some((m) => m.startsWith(join(ROOT, 'node_modules', 'h3') + '/'))).toBe(true)
 })
 
 it('carries the caniemail data as a JSON string, not an object literal V8 must compile', () => {
-  const holders = bundles.filter((b) => b.code.includes('api_version')).map((b) => ({
-    name: b.name,
-    json: /= JSON\.parse\("\{\\"api_version\\"/.test(b.code),
-    literal: /\bapi_version: "/.test(b.code),
-  }))
+  const holders = bundles
+    .filter((b) => b.code.includes('api_version'))
+    .map((b) => ({
+      name: b.name,
+      json: /= JSON\.parse\("\{\\"api_version\\"/.test(b.code),
+      literal: /\bapi_version: "/.test(b.code),
+    }))
   expect(holders).toEqual([{ name: expect.any(String), json: true, literal: false }])
 })
 
@@ -36,8 +49,14 @@ it('scripts/bundle.js runs as a script from a path with a space and a #', async 
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   writeFileSync(join(dir, 'dist', 'index.js'), 'export const answer = 42\n')
   writeFileSync(join(dir, 'dist', 'cli', 'index.js'), "export { answer } from '../index.js'\n")
-  execFileSync(process.execPath, [join(dir, 'scripts', 'bundle.js'), join(dir, 'dist')], { stdio: 'pipe' })
-  expect(readdirSync(join(dir, 'dist')).filter((name) => name.startsWith('sendbox')).sort()).toEqual(expect.arrayContaining(['sendbox-cli.js', 'sendbox.js']))
+  execFileSync(process.execPath, [join(dir, 'scripts', 'bundle.js'), join(dir, 'dist')], {
+    stdio: 'pipe',
+  })
+  expect(
+    readdirSync(join(dir, 'dist'))
+      .filter((name) => name.startsWith('sendbox'))
+      .sort(),
+  ).toEqual(expect.arrayContaining(['sendbox-cli.js', 'sendbox.js']))
 })
 
 it('a rebuild replaces the bundles in place: a process starting meanwhile never finds one missing', async () => {
@@ -52,7 +71,11 @@ it('a rebuild replaces the bundles in place: a process starting meanwhile never 
   let looks = 0
   const look = setInterval(() => {
     looks++
-    if (!existsSync(join(dir, 'dist', 'sendbox-cli.js')) || !existsSync(join(dir, 'dist', 'sendbox.js'))) missing++
+    if (
+      !existsSync(join(dir, 'dist', 'sendbox-cli.js')) ||
+      !existsSync(join(dir, 'dist', 'sendbox.js'))
+    )
+      missing++
   }, 1)
   try {
     await promisify(execFile)(process.execPath, [script, join(dir, 'dist')])

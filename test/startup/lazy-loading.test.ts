@@ -14,7 +14,9 @@ const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url))
  */
 async function modulesLoadedBy(args: string[]): Promise<string[]> {
   const log = join(await tempDir(), 'modules.txt')
-  const result = await runCli(args, { env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log } })
+  const result = await runCli(args, {
+    env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log },
+  })
   expect(result.code, result.stderr).toBeLessThanOrEqual(1)
   const files = (await readFile(log, 'utf8')).split('\n')
   const bundled = files
@@ -27,7 +29,18 @@ async function modulesLoadedBy(args: string[]): Promise<string[]> {
 const SERVER_SIDE = ['/dist/server/', '/dist/inspector/', '/dist/api/', '/node_modules/h3/']
 
 describe('commands load only what they need', () => {
-  for (const args of [['--version'], ['--help'], ['render', 'welcome', '--templates', join(ROOT, 'templates'), '--fixtures', join(ROOT, 'fixtures')]]) {
+  for (const args of [
+    ['--version'],
+    ['--help'],
+    [
+      'render',
+      'welcome',
+      '--templates',
+      join(ROOT, 'templates'),
+      '--fixtures',
+      join(ROOT, 'fixtures'),
+    ],
+  ]) {
     it(`sendbox ${args[0]} never loads the server`, async () => {
       const loaded = await modulesLoadedBy(args)
       expect(loaded.some((url) => url.endsWith('/dist/cli/index.js'))).toBe(true)
@@ -51,7 +64,12 @@ it('a server is ready before the text converter and the full address parser load
   `
   const { execFile } = await import('node:child_process')
   const out = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: childEnv() }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: ROOT, env: childEnv() },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    ),
   )
   expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ atReady: false, after: true })
 })

@@ -8,5 +8,9 @@ const { port1, port2 } = new MessageChannel()
 const loaded = []
 port1.on('message', (url) => loaded.push(url))
 port1.unref()
-register('./module-hook.mjs', { parentURL: import.meta.url, data: { port: port2 }, transferList: [port2] })
+register('./module-hook.mjs', {
+  parentURL: import.meta.url,
+  data: { port: port2 },
+  transferList: [port2],
+})
 process.on('exit', () => writeFileSync(process.env.SENDBOX_MODULE_LOG, loaded.join('\n')))

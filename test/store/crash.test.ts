@@ -24,9 +24,16 @@ async function transpileStore(into: string): Promise<void> {
     if (!name.endsWith('.ts')) continue
     const source = await readFile(path.join(storeSrc, name), 'utf8')
     const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+      },
     })
-    await writeFile(path.join(into, name.replace(/\.ts$/, '.js')), outputText.replaceAll(`from 'lowdb'`, `from '${lowdbUrl}'`))
+    await writeFile(
+      path.join(into, name.replace(/\.ts$/, '.js')),
+      outputText.replaceAll(`from 'lowdb'`, `from '${lowdbUrl}'`),
+    )
   }
 }
 
@@ -61,7 +68,9 @@ afterAll(async () => {
 describe('a process killed while sending', () => {
   it('loses no acknowledged message to SIGKILL, and its lock does not block the next open', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
-    const child = spawn(process.execPath, [path.join(storeDir, 'child.mjs'), file], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [path.join(storeDir, 'child.mjs'), file], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const acked: string[] = []
     let buffered = ''
     child.stdout.setEncoding('utf8')
@@ -86,7 +95,9 @@ describe('a process killed while sending', () => {
 
   it('removes its lock on process.exit() even without close()', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
-    const child = spawn(process.execPath, [path.join(storeDir, 'child.mjs'), file, 'exit'], { stdio: 'inherit' })
+    const child = spawn(process.execPath, [path.join(storeDir, 'child.mjs'), file, 'exit'], {
+      stdio: 'inherit',
+    })
     await once(child, 'exit')
     expect(child.exitCode).toBe(0)
     expect(await readdir(path.dirname(file))).toEqual(['messages.jsonl'])

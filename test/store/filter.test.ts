@@ -17,7 +17,16 @@ describe('matchesFilter', () => {
 
   it('matches everything with no or empty criteria', () => {
     expect(matchesFilter(record, {})).toBe(true)
-    expect(matchesFilter(record, { to: '', from: '', template: '', subject: '', project: '', since: '' })).toBe(true)
+    expect(
+      matchesFilter(record, {
+        to: '',
+        from: '',
+        template: '',
+        subject: '',
+        project: '',
+        since: '',
+      }),
+    ).toBe(true)
     expect(matchesFilter(record, { limit: 0, offset: 5 })).toBe(true)
   })
 

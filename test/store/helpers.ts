@@ -24,7 +24,11 @@ export function makeRecord(overrides: Partial<MessageRecord> = {}): MessageRecor
     html: '<p>Hi</p>',
     text: 'Hi',
     warnings: [],
-    recipients: to.map((a) => ({ address: a.address, status: 'sent', events: [{ type: 'sent', at: createdAt }] })),
+    recipients: to.map((a) => ({
+      address: a.address,
+      status: 'sent',
+      events: [{ type: 'sent', at: createdAt }],
+    })),
     ...overrides,
   }
 }

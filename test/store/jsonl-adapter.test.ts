@@ -23,21 +23,30 @@ describe('appending', () => {
     const proto = await fileHandlePrototype(dir)
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
     const original = proto.write
-    const write = vi.spyOn(proto, 'write').mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
+    const write = vi.spyOn(proto, 'write').mockImplementation(async function (
+      this: FileHandle,
+      ...args: unknown[]
+    ) {
       await sleep(30) // a slow disk: the next appends pile up meanwhile
       return (original as (...a: unknown[]) => Promise<never>).apply(this, args)
     })
     const settled: string[] = []
     const first = log.append(makeRecord({ id: 'first' })).then(() => settled.push('first'))
     await sleep(10) // the first write is now in flight
-    const rest = Array.from({ length: 50 }, (_, i) => log.append(makeRecord({ id: `r${i}` })).then(() => settled.push(`r${i}`)))
+    const rest = Array.from({ length: 50 }, (_, i) =>
+      log.append(makeRecord({ id: `r${i}` })).then(() => settled.push(`r${i}`)),
+    )
     await first
     expect(settled).toEqual(['first']) // the batch behind it is not acknowledged yet
     await Promise.all(rest)
     expect(write).toHaveBeenCalledTimes(2)
     write.mockRestore()
     const lines = (await readFile(log.file!, 'utf8')).trimEnd().split('\n')
-    expect(lines.map((l) => (JSON.parse(l) as { id?: string }).id)).toEqual([undefined, 'first', ...Array.from({ length: 50 }, (_, i) => `r${i}`)])
+    expect(lines.map((l) => (JSON.parse(l) as { id?: string }).id)).toEqual([
+      undefined,
+      'first',
+      ...Array.from({ length: 50 }, (_, i) => `r${i}`),
+    ])
     await log.close()
   })
 
@@ -45,7 +54,9 @@ describe('appending', () => {
     const dir = await tempDir()
     const proto = await fileHandlePrototype(dir)
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
-    await Promise.all(Array.from({ length: 2000 }, () => log.append(makeRecord({ html: 'x'.repeat(500) }))))
+    await Promise.all(
+      Array.from({ length: 2000 }, () => log.append(makeRecord({ html: 'x'.repeat(500) }))),
+    )
     const write = vi.spyOn(proto, 'write')
     const record = makeRecord()
     await log.append(record)
@@ -60,7 +71,10 @@ describe('appending', () => {
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
     await log.append(makeRecord({ id: 'a' }))
     const original = proto.write as (...a: unknown[]) => Promise<{ bytesWritten: number }>
-    vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: FileHandle, ...args: unknown[]) {
+    vi.spyOn(proto, 'write').mockImplementationOnce(async function (
+      this: FileHandle,
+      ...args: unknown[]
+    ) {
       const [buffer, offset, length] = args as [Buffer, number, number]
       await original.call(this, buffer, offset, Math.floor(length / 2), null) // half a line lands…
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }) // …then the disk is full

@@ -27,7 +27,13 @@ describe('events', () => {
   it('addEvents appends one small line, returns a new record and leaves the old one as it was', async () => {
     const file = path.join(await tempDir(), 'log.jsonl')
     const log = await openMessageLog({ file, warn: () => {} })
-    const record = makeRecord({ id: 'a', to: [{ name: null, address: 'x@example.com' }, { name: null, address: 'y@example.com' }] })
+    const record = makeRecord({
+      id: 'a',
+      to: [
+        { name: null, address: 'x@example.com' },
+        { name: null, address: 'y@example.com' },
+      ],
+    })
     await log.append(record)
     const next = await log.addEvents('a', [
       { recipient: 0, type: 'delivered', at },
@@ -40,9 +46,18 @@ describe('events', () => {
     expect(next!.recipients.map((r) => r.status)).toEqual(['delivered', 'bounced'])
     expect(log.get('a')).toBe(next)
     expect(log.list({ status: 'bounced' }).messages).toEqual([next])
-    expect(await log.addEvents('missing', [{ recipient: 0, type: 'delivered', at }])).toBeUndefined()
+    expect(
+      await log.addEvents('missing', [{ recipient: 0, type: 'delivered', at }]),
+    ).toBeUndefined()
     const written = await lines(file)
-    expect(JSON.parse(written.at(-1)!)).toEqual({ op: 'events', id: 'a', events: [{ recipient: 0, type: 'delivered', at }, { recipient: 1, type: 'bounced', at, bounce: { type: 'hard' } }] })
+    expect(JSON.parse(written.at(-1)!)).toEqual({
+      op: 'events',
+      id: 'a',
+      events: [
+        { recipient: 0, type: 'delivered', at },
+        { recipient: 1, type: 'bounced', at, bounce: { type: 'hard' } },
+      ],
+    })
     await log.close()
   })
 
@@ -58,15 +73,31 @@ describe('events', () => {
       JSON.stringify({ op: 'events', id: 'b', events: [{ recipient: 0, type: 'delivered', at }] }),
       JSON.stringify({ op: 'delete', id: 'b' }),
       JSON.stringify({ op: 'events', id: 'b', events: [{ recipient: 0, type: 'bounced', at }] }),
-      JSON.stringify({ op: 'events', id: 'a', events: [{ recipient: 5, type: 'bounced', at }, { recipient: 0, type: 'delivered', at }] }),
-      JSON.stringify({ op: 'events', id: 'a', events: [{ recipient: 0, type: 'opened', at, simulated: true }] }),
+      JSON.stringify({
+        op: 'events',
+        id: 'a',
+        events: [
+          { recipient: 5, type: 'bounced', at },
+          { recipient: 0, type: 'delivered', at },
+        ],
+      }),
+      JSON.stringify({
+        op: 'events',
+        id: 'a',
+        events: [{ recipient: 0, type: 'opened', at, simulated: true }],
+      }),
     ].join('\n')
     await appendFile(file, `${text}\n`)
     const log = await openMessageLog({ file, warn: () => {} })
     expect(log.list().messages.map((m) => m.id)).toEqual(['a'])
     const replayed = log.get('a')!
     expect(replayed.status).toBe('delivered')
-    expect(replayed.recipients[0]!.events.map((e) => e.type)).toEqual(['sent', 'deferred', 'delivered', 'opened'])
+    expect(replayed.recipients[0]!.events.map((e) => e.type)).toEqual([
+      'sent',
+      'deferred',
+      'delivered',
+      'opened',
+    ])
     await log.close()
     // Compacted at open: the record holds its states, the event lines are gone.
     const compacted = await lines(file)
@@ -78,7 +109,9 @@ describe('events', () => {
     const file = path.join(await tempDir(), 'log.jsonl')
     const text = `${HEADER}\n${JSON.stringify(makeRecord({ id: 'a' }))}\n${JSON.stringify({ op: 'events', id: 'a', events: [{ type: 'delivered' }] })}\n${JSON.stringify(makeRecord({ id: 'b' }))}\n`
     await appendFile(file, text)
-    await expect(openMessageLog({ file, warn: () => {} })).rejects.toMatchObject({ code: 'log_invalid' })
+    await expect(openMessageLog({ file, warn: () => {} })).rejects.toMatchObject({
+      code: 'log_invalid',
+    })
     expect(await readFile(file, 'utf8')).toBe(text)
   })
 
@@ -87,26 +120,41 @@ describe('events', () => {
     const { recipients: _r, ...old } = makeRecord({ id: 'old' })
     await appendFile(file, `${HEADER}\n${JSON.stringify(old)}\n`)
     const log = await openMessageLog({ file, warn: () => {} })
-    expect(log.get('old')!.recipients).toEqual([{ address: 'ada@example.com', status: 'sent', events: [{ type: 'sent', at: old.createdAt }] }])
+    expect(log.get('old')!.recipients).toEqual([
+      { address: 'ada@example.com', status: 'sent', events: [{ type: 'sent', at: old.createdAt }] },
+    ])
     await log.close()
   })
 })
 
 describe('suppressions', () => {
-  const entry = (address: string, project = 'p1', reason: 'bounced' | 'complained' = 'bounced') => ({ address, project, reason, createdAt: at })
+  const entry = (
+    address: string,
+    project = 'p1',
+    reason: 'bounced' | 'complained' = 'bounced',
+  ) => ({ address, project, reason, createdAt: at })
 
   it('suppress, list newest first, find by project and address (case-insensitively), unsuppress by filter', async () => {
     const log = await openMessageLog({ file: null })
     await log.suppress(entry('A@example.com'))
     await log.suppress(entry('b@example.com'))
     await log.suppress(entry('a@example.com', 'p2', 'complained'))
-    expect(log.suppressions().map((s) => `${s.project}:${s.address}`)).toEqual(['p2:a@example.com', 'p1:b@example.com', 'p1:a@example.com'])
+    expect(log.suppressions().map((s) => `${s.project}:${s.address}`)).toEqual([
+      'p2:a@example.com',
+      'p1:b@example.com',
+      'p1:a@example.com',
+    ])
     expect(log.suppression('p1', 'A@EXAMPLE.COM')?.reason).toBe('bounced')
     expect(log.suppression('p3', 'a@example.com')).toBeUndefined()
     // Again: refreshed, and newest.
     await log.suppress(entry('a@example.com', 'p1', 'complained'))
-    expect(log.suppressions({ project: 'p1' }).map((s) => `${s.address}:${s.reason}`)).toEqual(['a@example.com:complained', 'b@example.com:bounced'])
-    expect((await log.unsuppress({ address: 'A@example.com' })).map((s) => s.project).sort()).toEqual(['p1', 'p2'])
+    expect(log.suppressions({ project: 'p1' }).map((s) => `${s.address}:${s.reason}`)).toEqual([
+      'a@example.com:complained',
+      'b@example.com:bounced',
+    ])
+    expect(
+      (await log.unsuppress({ address: 'A@example.com' })).map((s) => s.project).sort(),
+    ).toEqual(['p1', 'p2'])
     expect(await log.unsuppress({ address: 'nobody@example.com' })).toEqual([])
     expect((await log.unsuppress()).map((s) => s.address)).toEqual(['b@example.com'])
     expect(log.suppressions()).toEqual([])
@@ -143,7 +191,8 @@ describe('compaction and event lines', () => {
     const html = '<p>x</p>'.repeat(400)
     for (let i = 0; i < 50; i++) await log.append(makeRecord({ id: `m${i}`, html }))
     const inode = (await stat(file)).ino
-    for (let i = 0; i < 150; i++) await log.addEvents(`m${i % 50}`, [{ recipient: 0, type: 'opened', at }])
+    for (let i = 0; i < 150; i++)
+      await log.addEvents(`m${i % 50}`, [{ recipient: 0, type: 'opened', at }])
     expect((await stat(file)).ino).toBe(inode)
     expect(await lines(file)).toHaveLength(1 + 50 + 150)
     // Dropped messages are dead bytes that count: once they outweigh the live ones, it compacts.

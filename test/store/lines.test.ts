@@ -24,9 +24,18 @@ function handleOver(bytes: Buffer, most = Infinity) {
   }
 }
 
-async function linesOf(bytes: Buffer, chunk: number, most?: number): Promise<{ lines: Line[]; read: number }> {
+async function linesOf(
+  bytes: Buffer,
+  chunk: number,
+  most?: number,
+): Promise<{ lines: Line[]; read: number }> {
   const lines: Line[] = []
-  const read = await readLines(handleOver(bytes, most) as never, (line, position, terminated) => lines.push({ text: line.toString('utf8'), position, terminated }), chunk)
+  const read = await readLines(
+    handleOver(bytes, most) as never,
+    (line, position, terminated) =>
+      lines.push({ text: line.toString('utf8'), position, terminated }),
+    chunk,
+  )
   return { lines, read }
 }
 
@@ -50,7 +59,13 @@ describe('readLines', () => {
     const text = '{"a":"é€😀"}\n{"b":"😀😀😀😀😀😀"}\r\n\n  \n{"c":"€"}\n'
     const { lines, read } = await linesOf(Buffer.from(text), 5)
     expect(lines).toEqual(expected(text))
-    expect(lines.map((l) => l.text)).toEqual(['{"a":"é€😀"}', '{"b":"😀😀😀😀😀😀"}\r', '', '  ', '{"c":"€"}'])
+    expect(lines.map((l) => l.text)).toEqual([
+      '{"a":"é€😀"}',
+      '{"b":"😀😀😀😀😀😀"}\r',
+      '',
+      '  ',
+      '{"c":"€"}',
+    ])
     expect(read).toBe(Buffer.byteLength(text))
   })
 
@@ -59,23 +74,34 @@ describe('readLines', () => {
     const text = `head\n${long}\n{"id":"torn","status":"se`
     const { lines } = await linesOf(Buffer.from(text), 64)
     expect(lines).toEqual(expected(text))
-    expect(lines.at(-1)).toEqual({ text: '{"id":"torn","status":"se', position: Buffer.byteLength(`head\n${long}\n`), terminated: false })
+    expect(lines.at(-1)).toEqual({
+      text: '{"id":"torn","status":"se',
+      position: Buffer.byteLength(`head\n${long}\n`),
+      terminated: false,
+    })
   })
 
   it('an empty file has no lines; a lone newline is one empty line', async () => {
     expect((await linesOf(Buffer.alloc(0), 8)).lines).toEqual([])
-    expect((await linesOf(Buffer.from('\n'), 8)).lines).toEqual([{ text: '', position: 0, terminated: true }])
+    expect((await linesOf(Buffer.from('\n'), 8)).lines).toEqual([
+      { text: '', position: 0, terminated: true },
+    ])
   })
 
   it('agrees with splitting the decoded text, for any text, chunk size and short reads (property)', async () => {
     const char = fc.constantFrom('a', '{', '"', '\n', '\r', ' ', 'é', '€', '😀', '\u2026')
     await fc.assert(
-      fc.asyncProperty(fc.array(char, { maxLength: 200 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 50 }), async (chars, chunk, most) => {
-        const text = chars.join('')
-        const { lines, read } = await linesOf(Buffer.from(text), chunk, most)
-        expect(lines).toEqual(expected(text))
-        expect(read).toBe(Buffer.byteLength(text))
-      }),
+      fc.asyncProperty(
+        fc.array(char, { maxLength: 200 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 50 }),
+        async (chars, chunk, most) => {
+          const text = chars.join('')
+          const { lines, read } = await linesOf(Buffer.from(text), chunk, most)
+          expect(lines).toEqual(expected(text))
+          expect(read).toBe(Buffer.byteLength(text))
+        },
+      ),
       { numRuns: 300 },
     )
   })
@@ -87,7 +113,12 @@ describe('readLines', () => {
     const handle = await open(file, 'r')
     try {
       const lines: Line[] = []
-      await readLines(handle, (line, position, terminated) => lines.push({ text: line.toString('utf8'), position, terminated }), 100)
+      await readLines(
+        handle,
+        (line, position, terminated) =>
+          lines.push({ text: line.toString('utf8'), position, terminated }),
+        100,
+      )
       expect(lines).toEqual(expected(text))
     } finally {
       await handle.close()

@@ -24,7 +24,10 @@ function livePid(): number {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<LogOpenError> {
-  const error = await promise.then(() => expect.fail('expected a LogOpenError'), (e: unknown) => e)
+  const error = await promise.then(
+    () => expect.fail('expected a LogOpenError'),
+    (e: unknown) => e,
+  )
   expect(isLogOpenError(error)).toBe(true)
   return error as LogOpenError
 }
@@ -33,7 +36,10 @@ describe('the lock', () => {
   it('writes <file>.lock with our pid and a start time, and removes it at close', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const log = await openMessageLog({ file })
-    const lock = JSON.parse(await readFile(`${file}.lock`, 'utf8')) as { pid: number; startedAt: string }
+    const lock = JSON.parse(await readFile(`${file}.lock`, 'utf8')) as {
+      pid: number
+      startedAt: string
+    }
     expect(lock.pid).toBe(process.pid)
     expect(Number.isNaN(Date.parse(lock.startedAt))).toBe(false)
     await log.close()
@@ -72,10 +78,15 @@ describe('the lock', () => {
   it('takes over the lock of a process that is gone, with a warning', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const pid = await deadPid()
-    await writeFile(`${file}.lock`, JSON.stringify({ pid, startedAt: '2026-11-21T10:00:00.000Z', token: 'dead' }))
+    await writeFile(
+      `${file}.lock`,
+      JSON.stringify({ pid, startedAt: '2026-11-21T10:00:00.000Z', token: 'dead' }),
+    )
     const warn = vi.fn()
     const log = await openMessageLog({ file, warn })
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`stale lock left by sendbox pid ${pid}`))
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringContaining(`stale lock left by sendbox pid ${pid}`),
+    )
     expect(await readFile(`${file}.lock`, 'utf8')).toContain(String(process.pid))
     await log.close()
   })
@@ -92,7 +103,11 @@ describe('the lock', () => {
   it('does not remove a lock that is no longer ours', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const log = await openMessageLog({ file })
-    const theirs = JSON.stringify({ pid: 1, startedAt: '2026-11-21T10:00:00.000Z', token: 'theirs' })
+    const theirs = JSON.stringify({
+      pid: 1,
+      startedAt: '2026-11-21T10:00:00.000Z',
+      token: 'theirs',
+    })
     await writeFile(`${file}.lock`, theirs)
     await log.close()
     expect(await readFile(`${file}.lock`, 'utf8')).toBe(theirs)

@@ -1,7 +1,12 @@
 import { appendFile, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
-import { isLogOpenError, LogOpenError, openMessageLog, type MessageLog } from '../../src/store/index.js'
+import {
+  isLogOpenError,
+  LogOpenError,
+  openMessageLog,
+  type MessageLog,
+} from '../../src/store/index.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 
 async function lines(file: string): Promise<string[]> {
@@ -22,10 +27,30 @@ async function openError(file: string): Promise<LogOpenError> {
 describe('queries', () => {
   async function seeded(): Promise<MessageLog> {
     const log = await openMessageLog({ file: null })
-    await log.append(makeRecord({ id: 'a', template: 'welcome', to: [{ name: 'Ada', address: 'ada@example.com' }] }))
-    await log.append(makeRecord({ id: 'b', template: 'reset', to: [{ name: null, address: 'bob@example.com' }] }))
-    await log.append(makeRecord({ id: 'c', template: 'welcome', to: [{ name: null, address: 'bob@example.com' }] }))
-    await log.append(makeRecord({ id: 'd', template: 'welcome', to: [{ name: 'Ada', address: 'ada@example.com' }] }))
+    await log.append(
+      makeRecord({
+        id: 'a',
+        template: 'welcome',
+        to: [{ name: 'Ada', address: 'ada@example.com' }],
+      }),
+    )
+    await log.append(
+      makeRecord({ id: 'b', template: 'reset', to: [{ name: null, address: 'bob@example.com' }] }),
+    )
+    await log.append(
+      makeRecord({
+        id: 'c',
+        template: 'welcome',
+        to: [{ name: null, address: 'bob@example.com' }],
+      }),
+    )
+    await log.append(
+      makeRecord({
+        id: 'd',
+        template: 'welcome',
+        to: [{ name: 'Ada', address: 'ada@example.com' }],
+      }),
+    )
     return log
   }
   const ids = (page: { messages: { id: string }[] }) => page.messages.map((m) => m.id)
@@ -76,7 +101,12 @@ describe('queries', () => {
   it('filters 5000 records quickly', async () => {
     const log = await openMessageLog({ file: null })
     for (let i = 0; i < 5000; i++) {
-      await log.append(makeRecord({ to: [{ name: null, address: `user${i}@example.com` }], template: i % 2 ? 'a' : 'b' }))
+      await log.append(
+        makeRecord({
+          to: [{ name: null, address: `user${i}@example.com` }],
+          template: i % 2 ? 'a' : 'b',
+        }),
+      )
     }
     const started = performance.now()
     for (let i = 0; i < 20; i++) log.list({ to: 'user4999', template: 'a', limit: 50 })
@@ -176,7 +206,10 @@ describe('the file', () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const a = makeRecord({ id: 'a' })
     const b = makeRecord({ id: 'b' })
-    await writeFile(file, [HEADER, JSON.stringify(a), JSON.stringify(b), '{"op":"delete","id":"a"}', ''].join('\n'))
+    await writeFile(
+      file,
+      [HEADER, JSON.stringify(a), JSON.stringify(b), '{"op":"delete","id":"a"}', ''].join('\n'),
+    )
     const log = await openMessageLog({ file })
     expect(await lines(file)).toEqual([HEADER, JSON.stringify(b)])
     await log.close()
@@ -200,7 +233,11 @@ describe('the file', () => {
     const log = await openMessageLog({ file, maxMessages: 2 })
     expect(log.dropped()).toBe(3)
     expect(log.list().messages.map((m) => m.id)).toEqual(['e', 'd'])
-    expect(await lines(file)).toEqual([HEADER, JSON.stringify(records[3]), JSON.stringify(records[4])])
+    expect(await lines(file)).toEqual([
+      HEADER,
+      JSON.stringify(records[3]),
+      JSON.stringify(records[4]),
+    ])
     await log.close()
   })
 
@@ -209,13 +246,19 @@ describe('the file', () => {
     const log = await openMessageLog({ file, maxMessages: 50 })
     const inode = (await stat(file)).ino
     // 50 live; then each append drops one: dead reaches 100 (> 50 live) after 100 more.
-    const all = Array.from({ length: 160 }, (_, i) => makeRecord({ id: `m${String(i).padStart(3, '0')}` }))
+    const all = Array.from({ length: 160 }, (_, i) =>
+      makeRecord({ id: `m${String(i).padStart(3, '0')}` }),
+    )
     for (const record of all.slice(0, 150)) await log.append(record)
     // These are issued concurrently, while the compaction triggered above is queued or running.
     await Promise.all(all.slice(150).map((r) => log.append(r)))
     await log.delete('m155')
     expect((await stat(file)).ino).not.toBe(inode) // rewritten via rename
-    const expected = all.slice(110).map((r) => r.id).filter((id) => id !== 'm155').reverse()
+    const expected = all
+      .slice(110)
+      .map((r) => r.id)
+      .filter((id) => id !== 'm155')
+      .reverse()
     expect(log.list().messages.map((m) => m.id)).toEqual(expected)
     expect((await lines(file)).length).toBeLessThan(1 + 50 + 20)
     await log.close()
@@ -281,7 +324,13 @@ describe('refusing a file that is not a sendbox log', () => {
 
   it('refuses a corrupt line in the middle, naming file and line, untouched', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
-    const content = [HEADER, JSON.stringify(makeRecord()), '{"id": oops', JSON.stringify(makeRecord()), ''].join('\n')
+    const content = [
+      HEADER,
+      JSON.stringify(makeRecord()),
+      '{"id": oops',
+      JSON.stringify(makeRecord()),
+      '',
+    ].join('\n')
     await writeFile(file, content)
     const error = await openError(file)
     expect(error.code).toBe('log_invalid')

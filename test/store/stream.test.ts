@@ -23,7 +23,8 @@ async function fileHandlePrototype(dir: string): Promise<FileHandle> {
   return Object.getPrototypeOf(handle) as FileHandle
 }
 
-const isRecord = (value: unknown): value is MessageRecord => typeof value === 'object' && value !== null && 'html' in value && 'recipients' in value
+const isRecord = (value: unknown): value is MessageRecord =>
+  typeof value === 'object' && value !== null && 'html' in value && 'recipients' in value
 
 /** Counts JSON.stringify calls that serialise a whole message record. */
 function countRecordSerialisations() {
@@ -37,7 +38,9 @@ describe('reading the log at start', () => {
   it('reads the file a chunk at a time, never whole', async () => {
     const dir = await tempDir()
     const file = path.join(dir, 'messages.jsonl')
-    const records = Array.from({ length: 12 }, (_, i) => makeRecord({ id: `m${i}`, html: `<p>${'é'.repeat(150_000 + i)}</p>` }))
+    const records = Array.from({ length: 12 }, (_, i) =>
+      makeRecord({ id: `m${i}`, html: `<p>${'é'.repeat(150_000 + i)}</p>` }),
+    )
     await writeFile(file, `${HEADER}\n${records.map((r) => `${JSON.stringify(r)}\n`).join('')}`)
     const proto = await fileHandlePrototype(dir)
     const readFileSpy = vi.spyOn(proto, 'readFile')
@@ -66,7 +69,9 @@ describe('reading the log at start', () => {
     text += `${JSON.stringify(long)}\n`
     await writeFile(file, text)
     const log = await openMessageLog({ file, warn: () => {} })
-    expect(JSON.stringify(log.list().messages.reverse())).toBe(`[${text.split('\n').slice(1, -1).join(',')}]`)
+    expect(JSON.stringify(log.list().messages.reverse())).toBe(
+      `[${text.split('\n').slice(1, -1).join(',')}]`,
+    )
     expect(log.get('cut')!.html).not.toContain('\uFFFD')
     await log.close()
   })
@@ -74,12 +79,17 @@ describe('reading the log at start', () => {
   it('drops a torn last line longer than a chunk, with the warning, and repairs the file', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const kept = makeRecord({ id: 'kept' })
-    const torn = JSON.stringify(makeRecord({ id: 'torn', html: '€'.repeat(READ_CHUNK) })).slice(0, -20)
+    const torn = JSON.stringify(makeRecord({ id: 'torn', html: '€'.repeat(READ_CHUNK) })).slice(
+      0,
+      -20,
+    )
     await writeFile(file, `${HEADER}\n${JSON.stringify(kept)}\n${torn}`)
     const warn = vi.fn()
     const log = await openMessageLog({ file, warn })
     expect(warn).toHaveBeenCalledOnce()
-    expect(warn.mock.calls[0]![0]).toMatch(new RegExp(`torn last line \\(line 3, ${torn.length} characters\\)`))
+    expect(warn.mock.calls[0]![0]).toMatch(
+      new RegExp(`torn last line \\(line 3, ${torn.length} characters\\)`),
+    )
     expect(log.list().messages.map((m) => m.id)).toEqual(['kept'])
     await log.close()
     expect(await fileLines(file)).toEqual([HEADER, JSON.stringify(kept)])
@@ -88,7 +98,10 @@ describe('reading the log at start', () => {
   it('reads a log with CRLF line ends, as before; compaction writes plain \\n', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const [a, b] = [makeRecord({ id: 'a', subject: 'Größe €' }), makeRecord({ id: 'b' })]
-    await writeFile(file, `${HEADER}\r\n${JSON.stringify(a)}\r\n${JSON.stringify(b)}\r\n${JSON.stringify({ op: 'delete', id: 'b' })}\r\n`)
+    await writeFile(
+      file,
+      `${HEADER}\r\n${JSON.stringify(a)}\r\n${JSON.stringify(b)}\r\n${JSON.stringify({ op: 'delete', id: 'b' })}\r\n`,
+    )
     const log = await openMessageLog({ file, warn: () => {} })
     expect(log.list().messages).toEqual([a])
     await log.close()
@@ -100,7 +113,11 @@ describe('compaction', () => {
   it('copies each record line from the file as appended, serialising no record again', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const log = await openMessageLog({ file, warn: () => {} })
-    const records = [makeRecord({ id: 'a', subject: 'Grüße 😀' }), makeRecord({ id: 'b' }), makeRecord({ id: 'c', html: 'x'.repeat(200_000) })]
+    const records = [
+      makeRecord({ id: 'a', subject: 'Grüße 😀' }),
+      makeRecord({ id: 'b' }),
+      makeRecord({ id: 'c', html: 'x'.repeat(200_000) }),
+    ]
     for (const record of records) await log.append(record)
     const appended = (await fileLines(file)).slice(1)
     expect(appended).toEqual(records.map((r) => JSON.stringify(r)))
@@ -114,7 +131,9 @@ describe('compaction', () => {
   it('keeps a line byte for byte, as the file had it (escapes, key order), not as the record would serialise now', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     // Written by hand or by another JSON writer: an escaped é, and integer-like keys in an order JSON.parse does not keep.
-    const line = JSON.stringify(makeRecord({ id: 'a', subject: 'caf_', templateVariables: { '10': 'x', '2': 'y' } })).replace('caf_', 'caf\\u00e9')
+    const line = JSON.stringify(
+      makeRecord({ id: 'a', subject: 'caf_', templateVariables: { '10': 'x', '2': 'y' } }),
+    ).replace('caf_', 'caf\\u00e9')
     await writeFile(file, `${HEADER}\n${line}\n${JSON.stringify({ op: 'delete', id: 'gone' })}\n`)
     const log = await openMessageLog({ file, warn: () => {} }) // a dead line: compacts at open
     expect(log.get('a')!.subject).toBe('café')
@@ -125,10 +144,21 @@ describe('compaction', () => {
   it('writes a record changed by delivery events as its old line with status and recipients replaced, serialising no record', async () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const first = await openMessageLog({ file, warn: () => {} })
-    await first.append(makeRecord({ id: 'a', subject: 'Grüße 😀', to: [{ name: null, address: 'x@example.com' }, { name: 'Y', address: 'y@example.com' }] }))
+    await first.append(
+      makeRecord({
+        id: 'a',
+        subject: 'Grüße 😀',
+        to: [
+          { name: null, address: 'x@example.com' },
+          { name: 'Y', address: 'y@example.com' },
+        ],
+      }),
+    )
     await first.append(makeRecord({ id: 'b' }))
     await first.addEvents('a', [{ recipient: 0, type: 'delivered', at }])
-    const bounced = await first.addEvents('a', [{ recipient: 1, type: 'bounced', at, bounce: { type: 'hard' } }]) // two versions on from its line
+    const bounced = await first.addEvents('a', [
+      { recipient: 1, type: 'bounced', at, bounce: { type: 'hard' } },
+    ]) // two versions on from its line
     await first.delete('b')
     let serialised = countRecordSerialisations()
     await first.close()
@@ -180,7 +210,10 @@ describe('compaction', () => {
       const record = makeRecord({ id: `m${i}`, subject: `€${i}` })
       if (i % 97 === 50) {
         // Half a line lands, then the disk is full: cut off again, and the record forgotten.
-        vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: FileHandle, ...args: unknown[]) {
+        vi.spyOn(proto, 'write').mockImplementationOnce(async function (
+          this: FileHandle,
+          ...args: unknown[]
+        ) {
           const [buffer, offset, length] = args as [Buffer, number, number]
           await original.call(this, buffer, offset, Math.floor(length / 2), null)
           throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
@@ -199,7 +232,10 @@ describe('compaction', () => {
       }
     }
     expect((await stat(file)).ino).not.toBe(inode) // compacted while running
-    const live = log.list().messages.map((m) => m.id).reverse()
+    const live = log
+      .list()
+      .messages.map((m) => m.id)
+      .reverse()
     await log.delete(live[0]!)
     await log.close()
     const reopened = await openMessageLog({ file, maxMessages: 4, warn: () => {} })
@@ -208,7 +244,8 @@ describe('compaction', () => {
     await reopened.close()
     // Serialised at its append; a version changed by events is written from an older version's line.
     const perRecord = new Map<unknown, number>()
-    for (const [value] of stringify.mock.calls) if (isRecord(value)) perRecord.set(value, (perRecord.get(value) ?? 0) + 1)
+    for (const [value] of stringify.mock.calls)
+      if (isRecord(value)) perRecord.set(value, (perRecord.get(value) ?? 0) + 1)
     expect(Math.max(...perRecord.values())).toBe(1)
     expect([...perRecord.values()].length).toBe(401) // the 400 appends and 'late': nothing else
     vi.restoreAllMocks()

@@ -49,7 +49,14 @@ describe('Template.variables and requiredPaths', () => {
       { 'partials/s.liquid': '{{ s.headline }}' },
     )
     expect(result.required).toEqual(['cells', 'order.items', 'shared', 'stories'])
-    expect(result.template.itemPaths).toEqual(['cells[].label', 'order.items[].name', 'order.items[].tags[]', 'shared[].headline', 'stories[].author.name', 'stories[].title'])
+    expect(result.template.itemPaths).toEqual([
+      'cells[].label',
+      'order.items[].name',
+      'order.items[].tags[]',
+      'shared[].headline',
+      'stories[].author.name',
+      'stories[].title',
+    ])
   })
 
   it('makes a variable optional when every use passes through default', async () => {
@@ -66,7 +73,9 @@ describe('Template.variables and requiredPaths', () => {
   })
 
   it('sees default in tags too (assign, echo, if)', async () => {
-    const result = await analyse('{% assign n = count | default: 1 %}{{ n }}{% echo who | default: "x" %}')
+    const result = await analyse(
+      '{% assign n = count | default: 1 %}{{ n }}{% echo who | default: "x" %}',
+    )
     expect(result.variables).toEqual(['count', 'who'])
     expect(result.required).toEqual([])
   })
@@ -88,7 +97,8 @@ describe('Template.variables and requiredPaths', () => {
     const result = await analyse(
       '{% layout "layouts/base" %}{% block content %}{% include "partials/sig" %}{{ body }}{% endblock %}',
       {
-        'layouts/base.liquid': '<title>{{ title }}</title>{% block content %}{% endblock %}{{ footer | default: "" }}',
+        'layouts/base.liquid':
+          '<title>{{ title }}</title>{% block content %}{% endblock %}{{ footer | default: "" }}',
         'partials/sig.liquid': '{% assign who = sender.name %}-- {{ who }}',
       },
     )
@@ -97,9 +107,12 @@ describe('Template.variables and requiredPaths', () => {
   })
 
   it('layout parameters are not caller variables', async () => {
-    const result = await analyse('{% layout "base", title: heading %}{% block content %}x{% endblock %}', {
-      'base.html': '<title>{{ title }}</title>{% block content %}{% endblock %}',
-    })
+    const result = await analyse(
+      '{% layout "base", title: heading %}{% block content %}x{% endblock %}',
+      {
+        'base.html': '<title>{{ title }}</title>{% block content %}{% endblock %}',
+      },
+    )
     expect(result.variables).toEqual(['heading'])
   })
 
@@ -145,13 +158,22 @@ describe('Template.variables and requiredPaths', () => {
         '{{ name }} {% if coupon %}{{ coupon }}{% endif %} {{ order.id }} {{ nickname | default: name }}',
       ].join('\n'),
     )
-    expect(result.variables).toEqual(['coupon', 'extra', 'name', 'nickname', 'optionalOnly', 'order'])
+    expect(result.variables).toEqual([
+      'coupon',
+      'extra',
+      'name',
+      'nickname',
+      'optionalOnly',
+      'order',
+    ])
     expect(result.required).toEqual(['extra', 'name', 'nickname'])
     expect(result.template.declared.coupon).toEqual({ required: false })
   })
 
   it('counts variables in conditions and filter arguments as uses', async () => {
-    const result = await analyse('{% if vip %}VIP{% endif %}{{ price | times: rate }}{% case plan %}{% when "a" %}{% endcase %}')
+    const result = await analyse(
+      '{% if vip %}VIP{% endif %}{{ price | times: rate }}{% case plan %}{% when "a" %}{% endcase %}',
+    )
     expect(result.required).toEqual(['plan', 'price', 'rate', 'vip'])
   })
 })
@@ -170,32 +192,54 @@ describe('staticPath', () => {
 
 describe('resolveVariables', () => {
   it('requires declared names the analysis does not see, as top-level names', () => {
-    const result = resolveVariables({ names: ['a'], paths: new Map([['a.b', false]]) }, { c: {}, 'd.e': {} })
+    const result = resolveVariables(
+      { names: ['a'], paths: new Map([['a.b', false]]) },
+      { c: {}, 'd.e': {} },
+    )
     expect(result).toEqual({ variables: ['a', 'c', 'd'], requiredPaths: ['a.b', 'c', 'd.e'] })
   })
 })
 
 describe('missingVariables', () => {
-  const t = { requiredPaths: ['name', 'order.id', 'order.customer.email'], variables: ['name', 'order'] } as unknown as Template
+  const t = {
+    requiredPaths: ['name', 'order.id', 'order.customer.email'],
+    variables: ['name', 'order'],
+  } as unknown as Template
 
   it('is empty when every path resolves', () => {
-    expect(missingVariables(t, { name: 'Ada', order: { id: 0, customer: { email: '' } } })).toEqual([])
+    expect(missingVariables(t, { name: 'Ada', order: { id: 0, customer: { email: '' } } })).toEqual(
+      [],
+    )
   })
 
   it('reports missing, undefined and null values at any depth, sorted', () => {
     expect(missingVariables(t, {})).toEqual(['name', 'order.customer.email', 'order.id'])
-    expect(missingVariables(t, { name: null, order: { id: 1, customer: null } })).toEqual(['name', 'order.customer.email'])
-    expect(missingVariables(t, { name: 'x', order: { id: undefined, customer: { email: 'a@b.c' } } })).toEqual(['order.id'])
+    expect(missingVariables(t, { name: null, order: { id: 1, customer: null } })).toEqual([
+      'name',
+      'order.customer.email',
+    ])
+    expect(
+      missingVariables(t, { name: 'x', order: { id: undefined, customer: { email: 'a@b.c' } } }),
+    ).toEqual(['order.id'])
   })
 
   it('does not walk through strings, numbers or inherited properties', () => {
-    expect(missingVariables(t, { name: 'x', order: 'o' })).toEqual(['order.customer.email', 'order.id'])
+    expect(missingVariables(t, { name: 'x', order: 'o' })).toEqual([
+      'order.customer.email',
+      'order.id',
+    ])
     const inherited = Object.create({ id: 1, customer: { email: 'x' } })
-    expect(missingVariables(t, { name: 'x', order: inherited })).toEqual(['order.customer.email', 'order.id'])
+    expect(missingVariables(t, { name: 'x', order: inherited })).toEqual([
+      'order.customer.email',
+      'order.id',
+    ])
   })
 
   it('accepts false, 0 and empty values as present', () => {
-    const flags = { requiredPaths: ['on', 'count', 'list', 'text'], variables: [] } as unknown as Template
+    const flags = {
+      requiredPaths: ['on', 'count', 'list', 'text'],
+      variables: [],
+    } as unknown as Template
     expect(missingVariables(flags, { on: false, count: 0, list: [], text: '' })).toEqual([])
   })
 })
@@ -203,7 +247,10 @@ describe('missingVariables', () => {
 describe('unusedVariables', () => {
   it('lists supplied top-level keys the template never reads, sorted', () => {
     const t = { requiredPaths: [], variables: ['name', 'order'] } as unknown as Template
-    expect(unusedVariables(t, { order: {}, zeta: 1, name: 'x', alpha: 2 })).toEqual(['alpha', 'zeta'])
+    expect(unusedVariables(t, { order: {}, zeta: 1, name: 'x', alpha: 2 })).toEqual([
+      'alpha',
+      'zeta',
+    ])
     expect(unusedVariables(t, {})).toEqual([])
   })
 })

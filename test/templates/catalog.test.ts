@@ -54,7 +54,9 @@ describe('scanning the templates folder', () => {
   })
 
   it('fills the Template fields: absolute file, body without front matter, description, updatedAt', async () => {
-    fixture = await makeCatalog({ 'welcome.liquid': '---\ndescription: Hello\n---\nHi {{ name }}\n' })
+    fixture = await makeCatalog({
+      'welcome.liquid': '---\ndescription: Hello\n---\nHi {{ name }}\n',
+    })
     const t = template(fixture.catalog, 'welcome')
     expect(t).toMatchObject({
       slug: 'welcome',
@@ -72,11 +74,26 @@ describe('scanning the templates folder', () => {
   })
 
   it('sets updatedAt to the newest of the template and the partials it uses', async () => {
-    fixture = await makeCatalog({ 'a.liquid': '{% include "partials/p" %}', 'partials/p.liquid': 'p' })
+    fixture = await makeCatalog({
+      'a.liquid': '{% include "partials/p" %}',
+      'partials/p.liquid': 'p',
+    })
     const { templatesDir } = fixture
-    await fs.utimes(path.join(templatesDir, 'a.liquid'), new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'))
-    await fs.utimes(path.join(templatesDir, 'partials/p.liquid'), new Date('2026-02-01T00:00:00Z'), new Date('2026-02-01T00:00:00Z'))
-    const catalog = await createTemplateCatalog({ templatesDir, fixturesDir: fixture.fixturesDir, watch: false })
+    await fs.utimes(
+      path.join(templatesDir, 'a.liquid'),
+      new Date('2026-01-01T00:00:00Z'),
+      new Date('2026-01-01T00:00:00Z'),
+    )
+    await fs.utimes(
+      path.join(templatesDir, 'partials/p.liquid'),
+      new Date('2026-02-01T00:00:00Z'),
+      new Date('2026-02-01T00:00:00Z'),
+    )
+    const catalog = await createTemplateCatalog({
+      templatesDir,
+      fixturesDir: fixture.fixturesDir,
+      watch: false,
+    })
     expect(template(catalog, 'a').updatedAt).toBe('2026-02-01T00:00:00.000Z')
     await catalog.close()
   })
@@ -84,45 +101,75 @@ describe('scanning the templates folder', () => {
 
 describe('lookup', () => {
   it('suggests near slugs and slugs containing the query', async () => {
-    fixture = await makeCatalog({ 'welcome.liquid': '', 'order-receipt.liquid': '', 'order-shipped.liquid': '' })
-    expect(fixture.catalog.lookup('welcom')).toEqual({ ok: false, reason: 'not_found', suggestions: ['welcome'] })
+    fixture = await makeCatalog({
+      'welcome.liquid': '',
+      'order-receipt.liquid': '',
+      'order-shipped.liquid': '',
+    })
+    expect(fixture.catalog.lookup('welcom')).toEqual({
+      ok: false,
+      reason: 'not_found',
+      suggestions: ['welcome'],
+    })
     expect(fixture.catalog.lookup('order')).toEqual({
       ok: false,
       reason: 'not_found',
       suggestions: ['order-receipt', 'order-shipped'],
     })
     expect(fixture.catalog.lookup('completely-different')).toMatchObject({ suggestions: [] })
-    expect(fixture.catalog.lookup('../etc/passwd')).toMatchObject({ ok: false, reason: 'not_found' })
+    expect(fixture.catalog.lookup('../etc/passwd')).toMatchObject({
+      ok: false,
+      reason: 'not_found',
+    })
   })
 
   it('reports a Liquid syntax error with file, line (front matter counted) and column', async () => {
-    fixture = await makeCatalog({ 'broken.liquid': '---\ndescription: x\n---\nline 4\n  {% if name %}never closed\n' })
+    fixture = await makeCatalog({
+      'broken.liquid': '---\ndescription: x\n---\nline 4\n  {% if name %}never closed\n',
+    })
     const found = fixture.catalog.lookup('broken')
     expect(found).toEqual({
       ok: false,
       reason: 'invalid',
-      error: { file: 'broken.liquid', line: 5, column: 3, message: expect.stringMatching(/not closed/) },
+      error: {
+        file: 'broken.liquid',
+        line: 5,
+        column: 3,
+        message: expect.stringMatching(/not closed/),
+      },
     })
     if (!found.ok && found.reason === 'invalid') {
       expect(found.error.message).not.toMatch(/\n|line:|col:|file:/)
     }
     // Invalid templates are listed with their error.
-    expect(fixture.catalog.list()[0]).toMatchObject({ slug: 'broken', description: 'x', error: { line: 5 } })
+    expect(fixture.catalog.list()[0]).toMatchObject({
+      slug: 'broken',
+      description: 'x',
+      error: { line: 5 },
+    })
     expect(fixture.catalog.count()).toBe(1)
     expect(fixture.catalog.lookup('broken')).toMatchObject({ ok: false, error: { line: 5 } })
   })
 
   it('treats an unknown filter or tag as a parse error', async () => {
-    fixture = await makeCatalog({ 'f.liquid': 'ok\n{{ name | shout }}', 'g.liquid': '{% frobnicate %}' })
+    fixture = await makeCatalog({
+      'f.liquid': 'ok\n{{ name | shout }}',
+      'g.liquid': '{% frobnicate %}',
+    })
     expect(fixture.catalog.lookup('f')).toMatchObject({
       reason: 'invalid',
       error: { file: 'f.liquid', line: 2, message: 'Unknown filter "shout".' },
     })
-    expect(fixture.catalog.lookup('g')).toMatchObject({ reason: 'invalid', error: { message: 'Unknown tag "frobnicate".' } })
+    expect(fixture.catalog.lookup('g')).toMatchObject({
+      reason: 'invalid',
+      error: { message: 'Unknown tag "frobnicate".' },
+    })
   })
 
   it('reports invalid YAML front matter at its line in the file', async () => {
-    fixture = await makeCatalog({ 'y.liquid': '---\ndescription: ok\nvariables:\n  name: [unclosed\n---\nHi' })
+    fixture = await makeCatalog({
+      'y.liquid': '---\ndescription: ok\nvariables:\n  name: [unclosed\n---\nHi',
+    })
     const found = fixture.catalog.lookup('y')
     expect(found).toMatchObject({ ok: false, reason: 'invalid', error: { file: 'y.liquid' } })
     if (!found.ok && found.reason === 'invalid') {

@@ -1,7 +1,12 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTemplateCatalog, missingVariables, unusedVariables, type TemplateCatalog } from '../../src/templates/index.js'
+import {
+  createTemplateCatalog,
+  missingVariables,
+  unusedVariables,
+  type TemplateCatalog,
+} from '../../src/templates/index.js'
 
 /** The templates and fixtures that ship with sendbox (what `npm start` shows a newcomer). */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -19,12 +24,32 @@ beforeAll(async () => {
 afterAll(() => catalog.close())
 
 const EXPECTED: Record<string, Record<string, string[]>> = {
-  welcome: { default: ['Welcome, Ada!', 'Acme Cloud', 'https://example.com/dashboard', '<title>Welcome</title>'] },
+  welcome: {
+    default: [
+      'Welcome, Ada!',
+      'Acme Cloud',
+      'https://example.com/dashboard',
+      '<title>Welcome</title>',
+    ],
+  },
   'password-reset': {
-    default: ['Hi Ada', 'https://example.com/reset?token=3f9a2c7e', 'expires in 45 minutes', '<title>Reset your password</title>'],
+    default: [
+      'Hi Ada',
+      'https://example.com/reset?token=3f9a2c7e',
+      'expires in 45 minutes',
+      '<title>Reset your password</title>',
+    ],
   },
   'order-receipt': {
-    default: ['Ada Lovelace', '#1042', 'Analytical Engine manual', 'Punched cards (pack of 100)', '42.00 USD', 'https://example.com/orders/1042', 'View your order'],
+    default: [
+      'Ada Lovelace',
+      '#1042',
+      'Analytical Engine manual',
+      'Punched cards (pack of 100)',
+      '42.00 USD',
+      'https://example.com/orders/1042',
+      'View your order',
+    ],
     'big-order': ['Charles Babbage', '#2077', 'Gear wheel no. 1', 'Gear wheel no. 40', 'GBP'],
   },
 }
@@ -81,14 +106,31 @@ describe('shipped examples', () => {
   })
 
   it('cover every fixture case', () => {
-    const cases = catalog.list().flatMap((t) => catalog.fixtures(t.slug).map((c) => `${t.slug}/${c.name}`))
-    expect(cases.sort()).toEqual(Object.entries(EXPECTED).flatMap(([slug, c]) => Object.keys(c).map((n) => `${slug}/${n}`)).sort())
+    const cases = catalog
+      .list()
+      .flatMap((t) => catalog.fixtures(t.slug).map((c) => `${t.slug}/${c.name}`))
+    expect(cases.sort()).toEqual(
+      Object.entries(EXPECTED)
+        .flatMap(([slug, c]) => Object.keys(c).map((n) => `${slug}/${n}`))
+        .sort(),
+    )
   })
 
   it('report what a request leaves out', () => {
     const found = catalog.lookup('order-receipt')
     if (!found.ok) throw new Error('order-receipt is not valid')
-    expect(found.template.requiredPaths).toEqual(['customer.name', 'order.id', 'order.items', 'order.total', 'order.url'])
-    expect(missingVariables(found.template, { order: { id: 1 } })).toEqual(['customer.name', 'order.items', 'order.total', 'order.url'])
+    expect(found.template.requiredPaths).toEqual([
+      'customer.name',
+      'order.id',
+      'order.items',
+      'order.total',
+      'order.url',
+    ])
+    expect(missingVariables(found.template, { order: { id: 1 } })).toEqual([
+      'customer.name',
+      'order.items',
+      'order.total',
+      'order.url',
+    ])
   })
 })

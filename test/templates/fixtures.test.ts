@@ -38,21 +38,40 @@ describe('fixtures', () => {
   it('reports invalid JSON and non-objects on the case and through warn, never throws', async () => {
     fixture = await makeCatalog(
       { 'a.liquid': '' },
-      { 'a/broken.json': '{ "name": ', 'a/list.json': '[1, 2]', 'a/null.json': 'null', 'a/ok.json': '{}' },
+      {
+        'a/broken.json': '{ "name": ',
+        'a/list.json': '[1, 2]',
+        'a/null.json': 'null',
+        'a/ok.json': '{}',
+      },
     )
     const cases = fixture.catalog.fixtures('a')
     expect(cases.map((c) => c.name)).toEqual(['broken', 'list', 'null', 'ok'])
-    expect(cases[0]).toMatchObject({ name: 'broken', error: expect.stringMatching(/^Invalid JSON: /) })
+    expect(cases[0]).toMatchObject({
+      name: 'broken',
+      error: expect.stringMatching(/^Invalid JSON: /),
+    })
     expect(cases[0]!.variables).toBeUndefined()
-    expect(cases[1]).toMatchObject({ error: 'A fixture must be a JSON object of template variables.' })
-    expect(cases[2]).toMatchObject({ error: 'A fixture must be a JSON object of template variables.' })
-    expect(cases[3]).toEqual({ name: 'ok', file: path.join(fixture.fixturesDir, 'a', 'ok.json'), variables: {} })
+    expect(cases[1]).toMatchObject({
+      error: 'A fixture must be a JSON object of template variables.',
+    })
+    expect(cases[2]).toMatchObject({
+      error: 'A fixture must be a JSON object of template variables.',
+    })
+    expect(cases[3]).toEqual({
+      name: 'ok',
+      file: path.join(fixture.fixturesDir, 'a', 'ok.json'),
+      variables: {},
+    })
     expect(fixture.warnings).toHaveLength(3)
     expect(fixture.warnings.join('\n')).toContain(path.join('a', 'broken.json'))
   })
 
   it('prefers <slug>.json over <slug>/default.json, with a warning', async () => {
-    fixture = await makeCatalog({ 'a.liquid': '' }, { 'a.json': '{ "v": 1 }', 'a/default.json': '{ "v": 2 }' })
+    fixture = await makeCatalog(
+      { 'a.liquid': '' },
+      { 'a.json': '{ "v": 1 }', 'a/default.json': '{ "v": 2 }' },
+    )
     expect(fixture.catalog.fixtures('a')).toMatchObject([{ name: 'default', variables: { v: 1 } }])
     expect(fixture.warnings).toHaveLength(1)
   })
@@ -61,7 +80,11 @@ describe('fixtures', () => {
     fixture = await makeCatalog({ 'a.liquid': '' })
     await fs.rm(fixture.fixturesDir, { recursive: true })
     const { createTemplateCatalog } = await import('../../src/templates/index.js')
-    const catalog = await createTemplateCatalog({ templatesDir: fixture.templatesDir, fixturesDir: fixture.fixturesDir, watch: false })
+    const catalog = await createTemplateCatalog({
+      templatesDir: fixture.templatesDir,
+      fixturesDir: fixture.fixturesDir,
+      watch: false,
+    })
     expect(catalog.fixtures('a')).toEqual([])
     await catalog.close()
   })

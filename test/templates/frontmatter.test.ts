@@ -3,7 +3,11 @@ import { parseFrontMatter, splitFrontMatter } from '../../src/templates/frontmat
 
 describe('splitFrontMatter', () => {
   it('returns the source unchanged without front matter', () => {
-    expect(splitFrontMatter('Hello {{ name }}\n')).toMatchObject({ body: 'Hello {{ name }}\n', lineOffset: 0, yaml: null })
+    expect(splitFrontMatter('Hello {{ name }}\n')).toMatchObject({
+      body: 'Hello {{ name }}\n',
+      lineOffset: 0,
+      yaml: null,
+    })
   })
 
   it('splits the block and counts its lines', () => {
@@ -12,7 +16,10 @@ describe('splitFrontMatter', () => {
   })
 
   it('handles CRLF, a BOM and a closing line at the end of the file', () => {
-    expect(splitFrontMatter('\uFEFF---\r\na: 1\r\n---\r\nBody')).toMatchObject({ body: 'Body', lineOffset: 3 })
+    expect(splitFrontMatter('\uFEFF---\r\na: 1\r\n---\r\nBody')).toMatchObject({
+      body: 'Body',
+      lineOffset: 3,
+    })
     expect(splitFrontMatter('---\na: 1\n---')).toMatchObject({ body: '', lineOffset: 3 })
   })
 
@@ -59,7 +66,12 @@ describe('parseFrontMatter', () => {
   })
 
   it('accepts empty front matter', () => {
-    expect(parseFrontMatter('---\n---\nBody')).toMatchObject({ ok: true, body: 'Body', description: null, declared: {} })
+    expect(parseFrontMatter('---\n---\nBody')).toMatchObject({
+      ok: true,
+      body: 'Body',
+      description: null,
+      declared: {},
+    })
   })
 
   it('reports invalid YAML at its line in the file', () => {
@@ -80,18 +92,33 @@ describe('parseFrontMatter', () => {
   })
 
   it('reports wrong types and unknown keys with the line of the value', () => {
-    expect(parseFrontMatter('---\ndescription: [1]\n---\n')).toMatchObject({ ok: false, error: { line: 2 } })
+    expect(parseFrontMatter('---\ndescription: [1]\n---\n')).toMatchObject({
+      ok: false,
+      error: { line: 2 },
+    })
     expect(parseFrontMatter('---\nvariables:\n  name:\n    requried: false\n---\n')).toMatchObject({
       ok: false,
       error: { line: 4, message: expect.stringContaining('"requried"') },
     })
-    expect(parseFrontMatter('---\nvariables:\n  name: { required: "no" }\n---\n')).toMatchObject({ ok: false, error: { line: 3 } })
-    expect(parseFrontMatter('---\n- a\n- b\n---\n')).toMatchObject({ ok: false, error: { line: 2 } })
-    expect(parseFrontMatter('---\nvariables:\n  "bad name": {}\n---\n')).toMatchObject({ ok: false, error: { line: 3 } })
+    expect(parseFrontMatter('---\nvariables:\n  name: { required: "no" }\n---\n')).toMatchObject({
+      ok: false,
+      error: { line: 3 },
+    })
+    expect(parseFrontMatter('---\n- a\n- b\n---\n')).toMatchObject({
+      ok: false,
+      error: { line: 2 },
+    })
+    expect(parseFrontMatter('---\nvariables:\n  "bad name": {}\n---\n')).toMatchObject({
+      ok: false,
+      error: { line: 3 },
+    })
   })
 
   it('reports an unclosed block', () => {
-    expect(parseFrontMatter('---\ndescription: x\nBody')).toMatchObject({ ok: false, error: { line: 1 } })
+    expect(parseFrontMatter('---\ndescription: x\nBody')).toMatchObject({
+      ok: false,
+      error: { line: 1 },
+    })
   })
 
   it('never evaluates code', () => {

@@ -1,7 +1,12 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { createTemplateCatalog, type TemplateCatalog, type TemplateCatalogOptions, type TemplateChange } from '../../src/templates/index.js'
+import {
+  createTemplateCatalog,
+  type TemplateCatalog,
+  type TemplateCatalogOptions,
+  type TemplateChange,
+} from '../../src/templates/index.js'
 
 /** A fresh folder under the OS temp dir, removed by `cleanup`. */
 export async function tempDir(prefix = 'sendbox-templates-'): Promise<string> {
@@ -92,14 +97,22 @@ export function template(catalog: TemplateCatalog, slug: string) {
 }
 
 /** What a valid template's `render` gives, by slug (a lookup that fails throws). */
-export function renderSlug(catalog: TemplateCatalog, slug: string, variables: Record<string, unknown> = {}) {
+export function renderSlug(
+  catalog: TemplateCatalog,
+  slug: string,
+  variables: Record<string, unknown> = {},
+) {
   const found = catalog.lookup(slug)
   if (!found.ok) throw new Error(`template ${slug} is not available: ${JSON.stringify(found)}`)
   return found.render(variables)
 }
 
 /** Rendered HTML of a slug, or a failed assertion. */
-export function html(catalog: TemplateCatalog, slug: string, variables: Record<string, unknown> = {}): string {
+export function html(
+  catalog: TemplateCatalog,
+  slug: string,
+  variables: Record<string, unknown> = {},
+): string {
   const result = renderSlug(catalog, slug, variables)
   if (!result.ok) throw new Error(`render of ${slug} failed: ${JSON.stringify(result.error)}`)
   return result.html

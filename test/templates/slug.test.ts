@@ -5,13 +5,35 @@ import { nearest as suggestSlugs } from '../../src/lib/suggest.js'
 
 describe('isValidSlug', () => {
   it('accepts letters, digits, -, _ and .', () => {
-    for (const slug of ['welcome', 'order-receipt', 'a_b', 'v1.2', 'A', 'x'.repeat(128), '.x', '...']) {
+    for (const slug of [
+      'welcome',
+      'order-receipt',
+      'a_b',
+      'v1.2',
+      'A',
+      'x'.repeat(128),
+      '.x',
+      '...',
+    ]) {
       expect(isValidSlug(slug), slug).toBe(true)
     }
   })
 
   it('rejects empty, too long, . and .., separators, NUL and other characters', () => {
-    for (const slug of ['', 'x'.repeat(129), '.', '..', 'a/b', 'a\\b', '../x', 'a\0b', 'a b', 'a%2Fb', 'é', 'a:b']) {
+    for (const slug of [
+      '',
+      'x'.repeat(129),
+      '.',
+      '..',
+      'a/b',
+      'a\\b',
+      '../x',
+      'a\0b',
+      'a b',
+      'a%2Fb',
+      'é',
+      'a:b',
+    ]) {
       expect(isValidSlug(slug), JSON.stringify(slug)).toBe(false)
     }
   })
@@ -24,7 +46,14 @@ describe('slugOfFileName', () => {
   })
 
   it('leaves out partials, hidden files, other extensions and invalid names', () => {
-    for (const name of ['_footer.liquid', '.welcome.liquid', 'notes.txt', 'welcome.liquid~', 'a b.liquid', '..liquid']) {
+    for (const name of [
+      '_footer.liquid',
+      '.welcome.liquid',
+      'notes.txt',
+      'welcome.liquid~',
+      'a b.liquid',
+      '..liquid',
+    ]) {
       expect(slugOfFileName(name), name).toBeNull()
     }
   })

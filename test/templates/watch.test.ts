@@ -24,7 +24,12 @@ describe('hot reload', () => {
     const { catalog, t } = await watched({ 'a.liquid': 'a' })
     const added = nextChange(catalog, (c) => c.slug === 'fresh')
     await fs.writeFile(t('fresh.liquid'), 'Hello {{ name }}')
-    expect(await added).toEqual({ slug: 'fresh', change: 'added', source: 'template', path: 'fresh.liquid' })
+    expect(await added).toEqual({
+      slug: 'fresh',
+      change: 'added',
+      source: 'template',
+      path: 'fresh.liquid',
+    })
     expect(html(catalog, 'fresh', { name: 'Ada' })).toBe('Hello Ada')
     expect(catalog.count()).toBe(2)
   })
@@ -37,7 +42,12 @@ describe('hot reload', () => {
     })
     const changed = nextChange(catalog, (c) => c.slug === 'a')
     await fs.writeFile(t('a.liquid'), 'v2 {{ y }}')
-    expect(await changed).toEqual({ slug: 'a', change: 'changed', source: 'template', path: 'a.liquid' })
+    expect(await changed).toEqual({
+      slug: 'a',
+      change: 'changed',
+      source: 'template',
+      path: 'a.liquid',
+    })
     expect(seen).toBe('v2 2')
     expect(template(catalog, 'a').variables).toEqual(['y'])
   })
@@ -98,7 +108,12 @@ describe('hot reload', () => {
     const userChanged = nextChange(catalog, (c) => c.slug === 'user')
     const rendersChanged = nextChange(catalog, (c) => c.slug === 'renders')
     await fs.writeFile(t('partials/p.liquid'), 'v2 {{ who }}')
-    expect(await userChanged).toEqual({ slug: 'user', change: 'changed', source: 'partial', path: 'partials/p.liquid' })
+    expect(await userChanged).toEqual({
+      slug: 'user',
+      change: 'changed',
+      source: 'partial',
+      path: 'partials/p.liquid',
+    })
     await rendersChanged
     expect(html(catalog, 'user', { who: 'Ada' })).toBe('[v2 Ada]')
     expect(html(catalog, 'renders', { who: 'Ada' })).toBe('(v2 )')
@@ -113,7 +128,10 @@ describe('hot reload', () => {
     })
     const changed = nextChange(catalog, (c) => c.slug === 'page')
     // An atomic save of the layout.
-    await fs.writeFile(t('layouts/.base.liquid.tmp'), '<new>{% block content %}{% endblock %}</new>')
+    await fs.writeFile(
+      t('layouts/.base.liquid.tmp'),
+      '<new>{% block content %}{% endblock %}</new>',
+    )
     await fs.rename(t('layouts/.base.liquid.tmp'), t('layouts/base.liquid'))
     expect(await changed).toMatchObject({ source: 'partial', path: 'layouts/base.liquid' })
     expect(html(catalog, 'page')).toBe('<new>body</new>')
@@ -137,7 +155,12 @@ describe('hot reload', () => {
     const { catalog, f } = await watched({ 'a.liquid': '{{ v }}' }, { 'a.json': '{ "v": 1 }' })
     const changed = nextChange(catalog, (c) => c.source === 'fixture')
     await fs.writeFile(f('a.json'), '{ "v": 2 }')
-    expect(await changed).toEqual({ slug: 'a', change: 'changed', source: 'fixture', path: 'a.json' })
+    expect(await changed).toEqual({
+      slug: 'a',
+      change: 'changed',
+      source: 'fixture',
+      path: 'a.json',
+    })
     expect(catalog.fixtures('a')).toMatchObject([{ name: 'default', variables: { v: 2 } }])
 
     const added = nextChange(catalog, (c) => c.source === 'fixture' && c.path === 'a/big.json')

@@ -39,7 +39,13 @@ async function until(predicate: () => boolean): Promise<void> {
 /** Watches `root` through a fake chokidar, once its first watch is ready; `batches` collects what it reports. */
 async function startWatching(root: string, pollMs: number) {
   const batches: string[][] = []
-  const starting = watchFolders({ folders: [root], onBatch: (paths) => batches.push(paths), warn: () => {}, debounceMs: 0, pollMs })
+  const starting = watchFolders({
+    folders: [root],
+    onBatch: (paths) => batches.push(paths),
+    warn: () => {},
+    debounceMs: 0,
+    pollMs,
+  })
   await until(() => fakes.length === 1)
   fakes[0]!.ready()
   return { watcher: await starting, batches }
@@ -92,11 +98,16 @@ it('does not start afresh when a save changes the folder, even where birth times
   fs.mkdirSync(root)
   // What libuv reports without statx: a "birth time" that moves with every change in the folder.
   let tick = 0
-  const unstable = (stats: fs.Stats) => Object.defineProperty(stats, 'birthtimeMs', { value: ++tick })
+  const unstable = (stats: fs.Stats) =>
+    Object.defineProperty(stats, 'birthtimeMs', { value: ++tick })
   const realStat = fs.statSync.bind(fs)
   const realFstat = fs.fstatSync.bind(fs)
-  const stat = vi.spyOn(fs, 'statSync').mockImplementation(((file: fs.PathLike) => unstable(realStat(file))) as typeof fs.statSync)
-  const fstat = vi.spyOn(fs, 'fstatSync').mockImplementation(((fd: number) => unstable(realFstat(fd))) as typeof fs.fstatSync)
+  const stat = vi
+    .spyOn(fs, 'statSync')
+    .mockImplementation(((file: fs.PathLike) => unstable(realStat(file))) as typeof fs.statSync)
+  const fstat = vi
+    .spyOn(fs, 'fstatSync')
+    .mockImplementation(((fd: number) => unstable(realFstat(fd))) as typeof fs.fstatSync)
   const { watcher } = await startWatching(root, 5)
   try {
     const polls = stat.mock.calls.length

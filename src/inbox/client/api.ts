@@ -1,14 +1,48 @@
 /** The inspector API, as the page uses it. The record types are the server's own (type-only imports, erased in the build). */
 
-export type { Address, Warning, MessageRecord, MessagePage, MessageStatus, Recipient, RecipientStatus, RecipientEvent, Suppression } from '../../store/types.js'
+export type {
+  Address,
+  Warning,
+  MessageRecord,
+  MessagePage,
+  MessageStatus,
+  Recipient,
+  RecipientStatus,
+  RecipientEvent,
+  Suppression,
+} from '../../store/types.js'
 export type { WebhookDelivery, WebhookAttempt } from '../../core/webhook-types.js'
 export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
 export type { DeclaredVariable, TemplateChange } from '../../templates/types.js'
-export type { ExcerptLine, FixtureCaseInfo, LivePreview, MessageSummary, MessageSummaryPage, Soft, SoftError, SourceProblem, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
-import type { MessageRecord, MessageStatus, RecipientEvent, RecipientStatus, Suppression } from '../../store/types.js'
+export type {
+  ExcerptLine,
+  FixtureCaseInfo,
+  LivePreview,
+  MessageSummary,
+  MessageSummaryPage,
+  Soft,
+  SoftError,
+  SourceProblem,
+  TemplateDetail,
+  TemplateListItem,
+} from '../../inspector/types.js'
+import type {
+  MessageRecord,
+  MessageStatus,
+  RecipientEvent,
+  RecipientStatus,
+  Suppression,
+} from '../../store/types.js'
 import type { WebhookDelivery } from '../../core/webhook-types.js'
 import type { CheckReport } from '../../checks/types.js'
-import type { LivePreview, MessageSummaryPage, Soft, SoftError, TemplateDetail, TemplateListItem } from '../../inspector/types.js'
+import type {
+  LivePreview,
+  MessageSummaryPage,
+  Soft,
+  SoftError,
+  TemplateDetail,
+  TemplateListItem,
+} from '../../inspector/types.js'
 
 export interface Health {
   status: string
@@ -64,10 +98,17 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     throw new ApiError(0, 'network_error', 'sendbox is not answering; is it still running?')
   }
   if (response.status === 204) return undefined as T
-  const body = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: unknown[] } } | null
+  const body = (await response.json().catch(() => null)) as {
+    error?: { code?: string; message?: string; details?: unknown[] }
+  } | null
   if (!response.ok) {
     const error = body?.error
-    throw new ApiError(response.status, error?.code ?? 'http_error', error?.message ?? `The request failed with status ${response.status}.`, error?.details ?? [])
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'http_error',
+      error?.message ?? `The request failed with status ${response.status}.`,
+      error?.details ?? [],
+    )
   }
   return body as T
 }
@@ -78,10 +119,13 @@ export const templatePath = (slug: string) => `${API}/templates/${encodeURICompo
 export const api = {
   health: () => request<Health>('/health'),
   /** A page of the list: summaries (no HTML, text or variables), `offset` and `limit` in the query. */
-  summaries: (query: URLSearchParams) => request<MessageSummaryPage>(`/messages?fields=summary&${query}`),
+  summaries: (query: URLSearchParams) =>
+    request<MessageSummaryPage>(`/messages?fields=summary&${query}`),
   message: (id: string) => request<MessageRecord>(`/messages/${encodeURIComponent(id)}`),
-  deleteMessage: (id: string) => request<void>(`/messages/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  clearMessages: (query: URLSearchParams) => request<void>(`/messages?${query}`, { method: 'DELETE' }),
+  deleteMessage: (id: string) =>
+    request<void>(`/messages/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  clearMessages: (query: URLSearchParams) =>
+    request<void>(`/messages?${query}`, { method: 'DELETE' }),
   templates: () => request<{ templates: TemplateListItem[] }>('/templates'),
   template: (slug: string) => request<TemplateDetail>(`/templates/${encodeURIComponent(slug)}`),
   /**
@@ -89,20 +133,41 @@ export const api = {
    * variables, checks), kept by the server for a frame to load from `url`. Soft: a template or
    * render problem comes back as `{ ok: false, error }`, not as a failed request.
    */
-  preview: (body: { template: string; variables: Record<string, unknown> } | { template: string; case?: string }) => request<Soft<LivePreview>>('/previews?soft=1', json('POST', body)),
-  saveFixture: (slug: string, name: string, variables: Record<string, unknown>, overwrite = false) =>
-    request<{ name: string; file: string }>(`/templates/${encodeURIComponent(slug)}/fixtures`, json('POST', { name, variables, ...(overwrite ? { overwrite: true } : {}) })),
+  preview: (
+    body:
+      | { template: string; variables: Record<string, unknown> }
+      | { template: string; case?: string },
+  ) => request<Soft<LivePreview>>('/previews?soft=1', json('POST', body)),
+  saveFixture: (
+    slug: string,
+    name: string,
+    variables: Record<string, unknown>,
+    overwrite = false,
+  ) =>
+    request<{ name: string; file: string }>(
+      `/templates/${encodeURIComponent(slug)}/fixtures`,
+      json('POST', { name, variables, ...(overwrite ? { overwrite: true } : {}) }),
+    ),
   messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
-  simulate: (id: string, event: SimulatedEvent) => request<MessageRecord>(`/messages/${encodeURIComponent(id)}/events`, json('POST', event)),
+  simulate: (id: string, event: SimulatedEvent) =>
+    request<MessageRecord>(`/messages/${encodeURIComponent(id)}/events`, json('POST', event)),
   webhooks: (limit = 200) => request<WebhookList>(`/webhooks?limit=${limit}`),
-  retryWebhook: (id: string) => request<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
+  retryWebhook: (id: string) =>
+    request<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
   suppressions: () => request<{ suppressions: Suppression[]; total: number }>('/suppressions'),
-  deleteSuppression: (address: string, project: string) => request<void>(`/suppressions/${encodeURIComponent(address)}?project=${encodeURIComponent(project)}`, { method: 'DELETE' }),
+  deleteSuppression: (address: string, project: string) =>
+    request<void>(
+      `/suppressions/${encodeURIComponent(address)}?project=${encodeURIComponent(project)}`,
+      { method: 'DELETE' },
+    ),
   clearSuppressions: () => request<void>('/suppressions', { method: 'DELETE' }),
 }
 
 /** A failed request, as a soft answer's error: the page shows both the same way. */
-export const softError = (error: unknown): SoftError => (error instanceof ApiError ? { code: error.code, message: error.message, details: error.details } : { code: 'network_error', message: String(error), details: [] })
+export const softError = (error: unknown): SoftError =>
+  error instanceof ApiError
+    ? { code: error.code, message: error.message, details: error.details }
+    : { code: 'network_error', message: String(error), details: [] }
 
 function json(method: string, body: unknown): RequestInit {
   return { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }

@@ -1,4 +1,10 @@
-import { API, type MessageSummary, type StatusChange, type TemplateChange, type WebhookDelivery } from './api.js'
+import {
+  API,
+  type MessageSummary,
+  type StatusChange,
+  type TemplateChange,
+  type WebhookDelivery,
+} from './api.js'
 import type { Rejection } from '../../core/rejections.js'
 import { $, isTyping } from './dom.js'
 import { timeAgo } from './format.js'
@@ -40,8 +46,15 @@ function route(): void {
 function setStatus(state: 'connecting' | 'live' | 'offline'): void {
   const status = $('#status')
   status.dataset.state = state
-  $('#status-text').textContent = { connecting: 'Connecting…', live: 'Live', offline: 'Reconnecting…' }[state]
-  status.title = state === 'live' ? 'New messages and template changes show up by themselves' : 'Waiting for sendbox; the page catches up when it is back'
+  $('#status-text').textContent = {
+    connecting: 'Connecting…',
+    live: 'Live',
+    offline: 'Reconnecting…',
+  }[state]
+  status.title =
+    state === 'live'
+      ? 'New messages and template changes show up by themselves'
+      : 'Waiting for sendbox; the page catches up when it is back'
 }
 
 function connect(): void {
@@ -68,7 +81,9 @@ function connect(): void {
   source.addEventListener('message', (event) => messages.onMessage(data<MessageSummary>(event)))
   source.addEventListener('deleted', (event) => messages.onDeleted(data<{ id: string }>(event).id))
   source.addEventListener('cleared', () => messages.onCleared())
-  source.addEventListener('template', (event) => templates.onTemplateChange(data<TemplateChange>(event)))
+  source.addEventListener('template', (event) =>
+    templates.onTemplateChange(data<TemplateChange>(event)),
+  )
   source.addEventListener('rejected', (event) => messages.list.rejected.add(data<Rejection>(event)))
   source.addEventListener('status', (event) => messages.onStatus(data<StatusChange>(event)))
   source.addEventListener('webhook', (event) => webhooks.onDelivery(data<WebhookDelivery>(event)))
@@ -140,7 +155,8 @@ $('#skip-link').addEventListener('click', (event) => {
 document.addEventListener('keydown', onKeydown)
 window.addEventListener('hashchange', route)
 window.setInterval(() => {
-  for (const time of document.querySelectorAll<HTMLTimeElement>('time[data-relative]')) time.textContent = timeAgo(time.dateTime)
+  for (const time of document.querySelectorAll<HTMLTimeElement>('time[data-relative]'))
+    time.textContent = timeAgo(time.dateTime)
 }, 30_000)
 route()
 connect()

@@ -13,7 +13,13 @@ export interface TabSpec {
  * An ARIA tab list: one tab in the Tab order, arrows/Home/End move between tabs and select them.
  * The single panel is labelled by the selected tab.
  */
-export function tabList(prefix: string, label: string, tabs: TabSpec[], selected: string, onSelect: (id: string) => void): HTMLElement {
+export function tabList(
+  prefix: string,
+  label: string,
+  tabs: TabSpec[],
+  selected: string,
+  onSelect: (id: string) => void,
+): HTMLElement {
   const buttons = tabs.map((tab) =>
     h(
       'button',
@@ -34,7 +40,9 @@ export function tabList(prefix: string, label: string, tabs: TabSpec[], selected
   list.addEventListener('keydown', (event) => {
     const index = buttons.findIndex((b) => b === document.activeElement)
     if (index === -1) return
-    const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: buttons.length - 1 }[event.key]
+    const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: buttons.length - 1 }[
+      event.key
+    ]
     if (next === undefined) return
     event.preventDefault()
     const button = buttons[(next + buttons.length) % buttons.length]!
@@ -53,20 +61,43 @@ export function selectTab(list: HTMLElement, selected: string): void {
 }
 
 /** A small count on a tab (the checks' errors and warnings), with words for screen readers. */
-export function setTabBadge(list: HTMLElement | null, tab: string, count: number | null, severity: 'error' | 'warning' | 'ok', words: string): void {
+export function setTabBadge(
+  list: HTMLElement | null,
+  tab: string,
+  count: number | null,
+  severity: 'error' | 'warning' | 'ok',
+  words: string,
+): void {
   const button = list?.querySelector<HTMLElement>(`[data-tab="${tab}"]`)
   if (!button) return
   button.querySelector('.tab-badge')?.remove()
   if (count === null) return
-  button.append(h('span', { class: 'tab-badge', 'data-severity': severity }, h('span', { 'aria-hidden': 'true' }, String(count)), h('span', { class: 'visually-hidden' }, `, ${words}`)))
+  button.append(
+    h(
+      'span',
+      { class: 'tab-badge', 'data-severity': severity },
+      h('span', { 'aria-hidden': 'true' }, String(count)),
+      h('span', { class: 'visually-hidden' }, `, ${words}`),
+    ),
+  )
 }
 
 /**
  * The rendered HTML, in an opaque origin without scripts: `sandbox` is set before `src`, and
  * never includes allow-scripts or allow-same-origin. Links may open in a new tab.
  */
-export function sandboxedFrame(src: string, title: string, view: ViewState): { canvas: HTMLElement; frame: HTMLIFrameElement } {
-  const frame = h('iframe', { sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer', class: 'frame', title, src: frameSrc(src, view) })
+export function sandboxedFrame(
+  src: string,
+  title: string,
+  view: ViewState,
+): { canvas: HTMLElement; frame: HTMLIFrameElement } {
+  const frame = h('iframe', {
+    sandbox: 'allow-popups allow-popups-to-escape-sandbox',
+    referrerpolicy: 'no-referrer',
+    class: 'frame',
+    title,
+    src: frameSrc(src, view),
+  })
   applyView(frame, view)
   return { canvas: h('div', { class: 'canvas' }, frame), frame }
 }
@@ -80,13 +111,25 @@ export function sourceView(html: string, line: number | null, label: string): HT
   const pre = h('pre', { class: 'code source source-lines', tabindex: '0', 'aria-label': label })
   lines.forEach((text, i) => {
     const n = i + 1
-    pre.append(h('span', { class: n === line ? 'line is-target' : 'line', 'data-line': n }, text, i < lines.length - 1 ? '\n' : ''))
+    pre.append(
+      h(
+        'span',
+        { class: n === line ? 'line is-target' : 'line', 'data-line': n },
+        text,
+        i < lines.length - 1 ? '\n' : '',
+      ),
+    )
   })
   return pre
 }
 
 /** The Source tab: the HTML in the panel, the marked line in sight. */
-export function showSource(panel: HTMLElement, html: string, line: number | null, label: string): void {
+export function showSource(
+  panel: HTMLElement,
+  html: string,
+  line: number | null,
+  label: string,
+): void {
   replace(panel, sourceView(html, line, label))
   revealLine(panel.querySelector('pre'), line)
 }
@@ -103,7 +146,11 @@ export function revealLine(pre: Element | null, line: number | null): void {
 }
 
 /** A modal confirmation in the page's own <dialog>. Resolves true when confirmed. */
-export function confirmDialog(options: { title: string; text: string; confirm: string }): Promise<boolean> {
+export function confirmDialog(options: {
+  title: string
+  text: string
+  confirm: string
+}): Promise<boolean> {
   const dialog = document.getElementById('confirm') as HTMLDialogElement
   const ok = document.getElementById('confirm-ok') as HTMLButtonElement
   const cancel = document.getElementById('confirm-cancel') as HTMLButtonElement
@@ -133,7 +180,9 @@ export function confirmDialog(options: { title: string; text: string; confirm: s
 }
 
 /** A JSON value, pretty-printed, as text. */
-export const jsonBlock = (value: unknown): HTMLElement => h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(value, null, 2) ?? 'undefined')
+export const jsonBlock = (value: unknown): HTMLElement =>
+  h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(value, null, 2) ?? 'undefined')
 
 /** Render warnings, as list items: the code, then the message. */
-export const warningItems = (warnings: Warning[]): HTMLElement[] => warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))
+export const warningItems = (warnings: Warning[]): HTMLElement[] =>
+  warnings.map((w) => h('li', null, h('code', null, w.code), ' ', w.message))

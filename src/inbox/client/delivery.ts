@@ -1,4 +1,12 @@
-import { api, type MessageRecord, type MessageStatus, type Recipient, type RecipientEvent, type SimulatedEvent, type StatusChange } from './api.js'
+import {
+  api,
+  type MessageRecord,
+  type MessageStatus,
+  type Recipient,
+  type RecipientEvent,
+  type SimulatedEvent,
+  type StatusChange,
+} from './api.js'
 import { announce, h, replace, toast } from './dom.js'
 import { fullTime, timeAgo } from './format.js'
 
@@ -21,7 +29,7 @@ const LABELS: Record<string, string> = {
 
 const EXPLAIN: Record<string, string> = {
   sent: 'Accepted; nothing has happened to it yet.',
-  delivered: 'The recipient\'s server took it.',
+  delivered: "The recipient's server took it.",
   deferred: 'A soft bounce: delivery is being retried.',
   bounced: 'A hard bounce: the address is now on the suppression list.',
   complained: 'Marked as spam: the address is now on the suppression list.',
@@ -36,14 +44,24 @@ const EXPLAIN: Record<string, string> = {
  * @example
  * statusBadge('bounced') // <span class="status-badge" data-status="bounced">Bounced</span>
  */
-export function statusBadge(status: MessageStatus | string, label = LABELS[status] ?? status): HTMLElement {
-  return h('span', { class: 'status-badge', 'data-status': status, title: EXPLAIN[status] ?? '' }, label)
+export function statusBadge(
+  status: MessageStatus | string,
+  label = LABELS[status] ?? status,
+): HTMLElement {
+  return h(
+    'span',
+    { class: 'status-badge', 'data-status': status, title: EXPLAIN[status] ?? '' },
+    label,
+  )
 }
 
 /** The record after a `status` event, as a new object (the event says all that changed). */
 export function applyStatus(record: MessageRecord, change: StatusChange): MessageRecord {
   const recipients = (record.recipients ?? []).map((r, i) =>
-    i === change.recipientIndex && !r.events.some((e) => e.at === change.event.at && e.type === change.event.type) ? { ...r, status: change.recipientStatus, events: [...r.events, change.event] } : r,
+    i === change.recipientIndex &&
+    !r.events.some((e) => e.at === change.event.at && e.type === change.event.type)
+      ? { ...r, status: change.recipientStatus, events: [...r.events, change.event] }
+      : r,
   )
   return { ...record, status: change.status, recipients }
 }
@@ -82,8 +100,26 @@ function timeline(recipient: Recipient): HTMLElement {
         h('span', { class: 'timeline-dot', 'aria-hidden': 'true' }),
         h('span', { class: 'timeline-type' }, LABELS[event.type] ?? event.type),
         eventDetail(event) ? h('span', { class: 'timeline-detail' }, eventDetail(event)) : null,
-        event.simulated ? h('span', { class: 'tag', title: 'Made with a simulate button or POST /_sandbox/api/messages/:id/events' }, 'simulated') : null,
-        h('time', { class: 'timeline-time', datetime: event.at, title: fullTime(event.at), 'data-relative': '' }, timeAgo(event.at)),
+        event.simulated
+          ? h(
+              'span',
+              {
+                class: 'tag',
+                title: 'Made with a simulate button or POST /_sandbox/api/messages/:id/events',
+              },
+              'simulated',
+            )
+          : null,
+        h(
+          'time',
+          {
+            class: 'timeline-time',
+            datetime: event.at,
+            title: fullTime(event.at),
+            'data-relative': '',
+          },
+          timeAgo(event.at),
+        ),
       ),
     ),
   )
@@ -107,12 +143,24 @@ async function simulate(id: string, event: SimulatedEvent): Promise<void> {
 }
 
 /** One recipient: status, simulate buttons (a click needs one of the message's links), timeline. */
-function recipientSection(record: MessageRecord, recipient: Recipient, index: number, links: string[]): HTMLElement {
+function recipientSection(
+  record: MessageRecord,
+  recipient: Recipient,
+  index: number,
+  links: string[],
+): HTMLElement {
   const labelId = `recipient-${index}`
   const linkSelect = h(
     'select',
-    { id: `click-url-${index}`, class: 'click-url', 'aria-label': `Link to click, for ${recipient.address}`, disabled: links.length === 0 },
-    links.length ? links.map((url) => h('option', { value: url }, url)) : h('option', { value: '' }, 'The message has no links'),
+    {
+      id: `click-url-${index}`,
+      class: 'click-url',
+      'aria-label': `Link to click, for ${recipient.address}`,
+      disabled: links.length === 0,
+    },
+    links.length
+      ? links.map((url) => h('option', { value: url }, url))
+      : h('option', { value: '' }, 'The message has no links'),
   )
   const buttons = SIMULATE.map(({ type, label }) =>
     h(
@@ -123,7 +171,12 @@ function recipientSection(record: MessageRecord, recipient: Recipient, index: nu
         'data-simulate': type,
         disabled: type === 'clicked' && links.length === 0,
         'aria-describedby': labelId,
-        onclick: () => void simulate(record.id, { type, recipient: recipient.address, ...(type === 'clicked' ? { url: linkSelect.value } : {}) }),
+        onclick: () =>
+          void simulate(record.id, {
+            type,
+            recipient: recipient.address,
+            ...(type === 'clicked' ? { url: linkSelect.value } : {}),
+          }),
       },
       label,
     ),
@@ -131,8 +184,24 @@ function recipientSection(record: MessageRecord, recipient: Recipient, index: nu
   return h(
     'section',
     { class: 'recipient', 'data-recipient': recipient.address, 'aria-labelledby': labelId },
-    h('header', { class: 'recipient-head' }, h('h3', { id: labelId, class: 'recipient-address' }, recipient.address), statusBadge(recipient.status)),
-    h('div', { class: 'simulate', role: 'group', 'aria-label': `Simulate an event for ${recipient.address}` }, h('span', { class: 'simulate-label' }, 'Simulate'), buttons, h('label', { class: 'visually-hidden', for: `click-url-${index}` }, 'Link to click'), linkSelect),
+    h(
+      'header',
+      { class: 'recipient-head' },
+      h('h3', { id: labelId, class: 'recipient-address' }, recipient.address),
+      statusBadge(recipient.status),
+    ),
+    h(
+      'div',
+      {
+        class: 'simulate',
+        role: 'group',
+        'aria-label': `Simulate an event for ${recipient.address}`,
+      },
+      h('span', { class: 'simulate-label' }, 'Simulate'),
+      buttons,
+      h('label', { class: 'visually-hidden', for: `click-url-${index}` }, 'Link to click'),
+      linkSelect,
+    ),
     timeline(recipient),
   )
 }
@@ -149,7 +218,13 @@ export function deliveryTab(record: MessageRecord): HTMLElement {
   return h(
     'div',
     { class: 'details delivery', id: 'delivery' },
-    h('p', { class: 'delivery-summary' }, statusBadge(record.status), ' ', h('span', { class: 'muted' }, EXPLAIN[record.status] ?? '')),
+    h(
+      'p',
+      { class: 'delivery-summary' },
+      statusBadge(record.status),
+      ' ',
+      h('span', { class: 'muted' }, EXPLAIN[record.status] ?? ''),
+    ),
     h(
       'p',
       { class: 'hint' },

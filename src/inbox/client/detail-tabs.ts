@@ -1,8 +1,20 @@
 import type { CheckReport } from './api.js'
 import { showChecksBadge } from './checks.js'
-import { revealLine, sandboxedFrame, selectTab, sourceView, tabList, type TabSpec } from './components.js'
+import {
+  revealLine,
+  sandboxedFrame,
+  selectTab,
+  sourceView,
+  tabList,
+  type TabSpec,
+} from './components.js'
 import { h, isTyping, replace, type Child } from './dom.js'
-import { onSystemSchemeChange, PreviewControls, type ViewState, type WidthPreset } from './preview.js'
+import {
+  onSystemSchemeChange,
+  PreviewControls,
+  type ViewState,
+  type WidthPreset,
+} from './preview.js'
 import { pickTab, updateFrame } from './split.js'
 
 /**
@@ -27,7 +39,8 @@ export interface DetailTabsOptions {
 }
 
 /** Where ←/→ already mean something: text fields (isTyping), sliders, splitters, other tab lists. */
-const OWN_ARROWS = '[role="separator"], [role="slider"], [role="tablist"], [role="listbox"], [role="radiogroup"], [role="menu"], input[type="range"]'
+const OWN_ARROWS =
+  '[role="separator"], [role="slider"], [role="tablist"], [role="listbox"], [role="radiogroup"], [role="menu"], input[type="range"]'
 
 export class DetailTabs {
   readonly tabList: HTMLElement
@@ -41,9 +54,18 @@ export class DetailTabs {
   constructor(private readonly options: DetailTabsOptions) {
     this.current = options.tab
     this.state = options.view
-    this.tabList = tabList(options.prefix, options.label, options.tabs, options.tab, (tab) => options.onTab(tab))
-    this.controls = new PreviewControls(options.prefix, options.widths, options.view, (view) => options.onView(view))
-    this.panel = h('div', { class: 'panel', id: `${options.prefix}-panel`, role: 'tabpanel', 'aria-labelledby': `${options.prefix}-tab-${options.tab}` })
+    this.tabList = tabList(options.prefix, options.label, options.tabs, options.tab, (tab) =>
+      options.onTab(tab),
+    )
+    this.controls = new PreviewControls(options.prefix, options.widths, options.view, (view) =>
+      options.onView(view),
+    )
+    this.panel = h('div', {
+      class: 'panel',
+      id: `${options.prefix}-panel`,
+      role: 'tabpanel',
+      'aria-labelledby': `${options.prefix}-tab-${options.tab}`,
+    })
     document.addEventListener('keydown', (event) => this.onKey(event))
     // "Light" is asked for explicitly when the system is dark: follow the system's changes.
     onSystemSchemeChange(() => updateFrame(this.frame, this.state, this.src))
@@ -63,7 +85,10 @@ export class DetailTabs {
     this.state = view
     selectTab(this.tabList, this.current)
     // A tab list that scrolls sideways (a phone) keeps the selected tab in sight.
-    if (this.tabList.scrollWidth > this.tabList.clientWidth) this.tabList.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' })
+    if (this.tabList.scrollWidth > this.tabList.clientWidth)
+      this.tabList
+        .querySelector('[aria-selected="true"]')
+        ?.scrollIntoView({ block: 'nearest', inline: 'nearest' })
     this.controls.sync(view)
     this.panel.setAttribute('aria-labelledby', `${this.options.prefix}-tab-${this.current}`)
     updateFrame(this.frame, view, this.src)
@@ -129,7 +154,8 @@ export class DetailTabs {
 
   private onKey(event: KeyboardEvent): void {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return
-    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey)
+      return
     // Only while these tabs are on screen (their view is open, with an item).
     if (!this.tabList.isConnected || this.tabList.getClientRects().length === 0) return
     if (document.querySelector('dialog[open]')) return

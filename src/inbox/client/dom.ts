@@ -7,13 +7,19 @@ export type Child = Node | string | number | null | undefined | false | Child[]
 type Listener = (event: never) => void
 export type Props = Record<string, string | number | boolean | null | undefined | Listener>
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props?: Props | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag)
   for (const [key, value] of Object.entries(props ?? {})) {
     if (value === null || value === undefined || value === false) continue
-    if (typeof value === 'function') element.addEventListener(key.replace(/^on/, ''), value as EventListener)
+    if (typeof value === 'function')
+      element.addEventListener(key.replace(/^on/, ''), value as EventListener)
     else if (key === 'class') element.className = String(value)
-    else if (key === 'style') throw new Error('inline styles are blocked by the page CSP; use a class')
+    else if (key === 'style')
+      throw new Error('inline styles are blocked by the page CSP; use a class')
     else element.setAttribute(key, value === true ? '' : String(value))
   }
   append(element, children)
@@ -67,7 +73,12 @@ export function toast(text: string): void {
 /** True when the keyboard event happens while typing in a field. */
 export function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false
-  return target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement
+  return (
+    target.isContentEditable ||
+    target instanceof HTMLInputElement ||
+    target instanceof HTMLTextAreaElement ||
+    target instanceof HTMLSelectElement
+  )
 }
 
 /**
@@ -77,5 +88,6 @@ export function isTyping(target: EventTarget | null): boolean {
  */
 export function refocus(target: HTMLElement | null | undefined, ...within: HTMLElement[]): void {
   const active = document.activeElement
-  if (!active || active === document.body || within.some((el) => el.contains(active))) target?.focus()
+  if (!active || active === document.body || within.some((el) => el.contains(active)))
+    target?.focus()
 }

@@ -22,7 +22,8 @@ export const DEBOUNCE_MS = 250
 
 /** What the server takes as a case name (src/templates/slug.ts), minus "default" (the <slug>.json case). */
 const CASE_NAME = /^[A-Za-z0-9._-]{1,128}$/
-const validCaseName = (name: string) => CASE_NAME.test(name) && name !== '.' && name !== '..' && name !== 'default'
+const validCaseName = (name: string) =>
+  CASE_NAME.test(name) && name !== '.' && name !== '..' && name !== 'default'
 
 export class VariablesEditor {
   readonly root: HTMLElement
@@ -48,26 +49,80 @@ export class VariablesEditor {
       'aria-describedby': 'vars-help vars-error',
       oninput: () => this.onInput(),
     })
-    this.status = h('p', { class: 'render-status', id: 'render-status', role: 'status', 'aria-live': 'polite', 'data-state': 'idle' })
+    this.status = h('p', {
+      class: 'render-status',
+      id: 'render-status',
+      role: 'status',
+      'aria-live': 'polite',
+      'data-state': 'idle',
+    })
     this.error = h('p', { class: 'field-error', id: 'vars-error', hidden: true })
-    this.resetButton = h('button', { type: 'button', class: 'link-button', id: 'reset-vars', onclick: () => this.hooks.onReset() }, 'Reset')
-    this.edited = h('span', { class: 'edited', id: 'vars-edited', hidden: true }, 'Edited · ', this.resetButton)
-    this.nameInput = h('input', { id: 'case-name', class: 'text-input', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'e.g. long-name', maxlength: 128, 'aria-describedby': 'save-case-message', oninput: () => this.clearSaveMessage() })
-    this.saveMessage = h('div', { class: 'save-message', id: 'save-case-message', 'aria-live': 'polite' })
+    this.resetButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'link-button',
+        id: 'reset-vars',
+        onclick: () => this.hooks.onReset(),
+      },
+      'Reset',
+    )
+    this.edited = h(
+      'span',
+      { class: 'edited', id: 'vars-edited', hidden: true },
+      'Edited · ',
+      this.resetButton,
+    )
+    this.nameInput = h('input', {
+      id: 'case-name',
+      class: 'text-input',
+      type: 'text',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder: 'e.g. long-name',
+      maxlength: 128,
+      'aria-describedby': 'save-case-message',
+      oninput: () => this.clearSaveMessage(),
+    })
+    this.saveMessage = h('div', {
+      class: 'save-message',
+      id: 'save-case-message',
+      'aria-live': 'polite',
+    })
     const form = h(
       'form',
-      { class: 'save-case', id: 'save-case-form', 'aria-label': 'Save as fixture case', onsubmit: (event: Event) => {
-        event.preventDefault()
-        void this.save(false)
-      } },
+      {
+        class: 'save-case',
+        id: 'save-case-form',
+        'aria-label': 'Save as fixture case',
+        onsubmit: (event: Event) => {
+          event.preventDefault()
+          void this.save(false)
+        },
+      },
       h('label', { for: 'case-name' }, 'Case name'),
-      h('div', { class: 'save-row' }, this.nameInput, h('button', { type: 'submit', class: 'btn', id: 'save-case' }, 'Save as fixture case')),
+      h(
+        'div',
+        { class: 'save-row' },
+        this.nameInput,
+        h('button', { type: 'submit', class: 'btn', id: 'save-case' }, 'Save as fixture case'),
+      ),
       this.saveMessage,
     )
     this.root = h(
       'aside',
       { class: 'vars-editor', id: 'vars-editor', 'aria-label': 'Variables' },
-      h('div', { class: 'vars-head' }, h('label', { for: 'vars-json', class: 'vars-label' }, 'Variables ', h('span', { class: 'muted' }, '(JSON)')), this.edited),
+      h(
+        'div',
+        { class: 'vars-head' },
+        h(
+          'label',
+          { for: 'vars-json', class: 'vars-label' },
+          'Variables ',
+          h('span', { class: 'muted' }, '(JSON)'),
+        ),
+        this.edited,
+      ),
       h('p', { class: 'hint', id: 'vars-help' }, 'Edit and the preview follows as you type.'),
       this.textarea,
       this.error,
@@ -152,11 +207,17 @@ export class VariablesEditor {
     }
     if (!validCaseName(name)) {
       this.nameInput.setAttribute('aria-invalid', 'true')
-      this.saveNote('error', name ? 'A case name is letters, digits, "-", "_" and "." (not "default").' : 'Give the case a name first.')
+      this.saveNote(
+        'error',
+        name
+          ? 'A case name is letters, digits, "-", "_" and "." (not "default").'
+          : 'Give the case a name first.',
+      )
       this.nameInput.focus()
       return
     }
-    if (!overwrite && this.cases.includes(name)) return this.conflict(name, `A case named "${name}" already exists.`)
+    if (!overwrite && this.cases.includes(name))
+      return this.conflict(name, `A case named "${name}" already exists.`)
     const result = await this.hooks.onSave(name, parsed.variables, overwrite)
     if (result.ok) {
       this.nameInput.value = ''
@@ -164,7 +225,8 @@ export class VariablesEditor {
       this.saveNote('ok', 'Saved as ', h('code', null, result.file), '.')
       return
     }
-    if (result.code === 'fixture_exists') return this.conflict(name, `A case named "${name}" already exists.`)
+    if (result.code === 'fixture_exists')
+      return this.conflict(name, `A case named "${name}" already exists.`)
     this.nameInput.setAttribute('aria-invalid', String(result.code === 'validation_failed'))
     this.saveNote('error', result.message)
   }
@@ -172,7 +234,16 @@ export class VariablesEditor {
   /** The name is taken: say so, and offer to overwrite it on purpose. */
   private conflict(name: string, message: string): void {
     this.nameInput.setAttribute('aria-invalid', 'true')
-    const overwrite = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'overwrite-case', onclick: () => void this.save(true) }, `Overwrite ${name}`)
+    const overwrite = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-quiet btn-danger-text',
+        id: 'overwrite-case',
+        onclick: () => void this.save(true),
+      },
+      `Overwrite ${name}`,
+    )
     this.saveNote('error', message, ' ', overwrite)
   }
 }

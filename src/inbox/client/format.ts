@@ -15,7 +15,11 @@ export function recipients(list: Address[], max = 3): string {
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' })
 const sameYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' })
-const otherYear = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+const otherYear = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+})
 const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' })
 const number = new Intl.NumberFormat()
 
@@ -39,4 +43,5 @@ export function fullTime(iso: string): string {
   return Number.isNaN(then) ? iso : full.format(new Date(then))
 }
 
-export const plural = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`
+export const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${count(n)} ${n === 1 ? one : many}`

@@ -1,5 +1,15 @@
 import { h, replace, type Child } from './dom.js'
-import { focusedItem, focusItem, focusSearch, markCurrent, moveInList, refocusItem, restoreListFocus, type ItemKey, type ListFocus } from './split.js'
+import {
+  focusedItem,
+  focusItem,
+  focusSearch,
+  markCurrent,
+  moveInList,
+  refocusItem,
+  restoreListFocus,
+  type ItemKey,
+  type ListFocus,
+} from './split.js'
 
 /**
  * The list side of a view: a title with a count, a search box (`/` to reach it, Esc to clear it,
@@ -72,8 +82,20 @@ export class ListPane {
       h(
         'div',
         { class: 'pane-head' },
-        h('div', { class: 'title-row' }, h('h2', { id: ids.title }, options.title), this.count, options.titleExtras),
-        h('div', { class: 'search', role: 'search' }, h('label', { for: ids.search, class: 'visually-hidden' }, options.searchLabel), this.search, h('kbd', { class: 'search-key', 'aria-hidden': 'true' }, '/')),
+        h(
+          'div',
+          { class: 'title-row' },
+          h('h2', { id: ids.title }, options.title),
+          this.count,
+          options.titleExtras,
+        ),
+        h(
+          'div',
+          { class: 'search', role: 'search' },
+          h('label', { for: ids.search, class: 'visually-hidden' }, options.searchLabel),
+          this.search,
+          h('kbd', { class: 'search-key', 'aria-hidden': 'true' }, '/'),
+        ),
         options.headExtras,
       ),
       this.list,

@@ -13,7 +13,13 @@ export class ListToggle {
     private readonly pane: HTMLElement,
     private readonly storageKey: string,
   ) {
-    this.button = h('button', { type: 'button', class: 'btn btn-quiet list-toggle', id: `${pane.id}-toggle`, 'aria-controls': pane.id, onclick: () => this.set(!this.hidden) })
+    this.button = h('button', {
+      type: 'button',
+      class: 'btn btn-quiet list-toggle',
+      id: `${pane.id}-toggle`,
+      'aria-controls': pane.id,
+      onclick: () => this.set(!this.hidden),
+    })
     let hidden = false
     try {
       hidden = localStorage.getItem(storageKey) === 'hidden'
@@ -32,7 +38,9 @@ export class ListToggle {
     else delete this.split.dataset.list
     this.button.setAttribute('aria-expanded', String(!hidden))
     this.button.textContent = hidden ? 'Show list' : 'Hide list'
-    this.button.title = hidden ? 'Show the list beside this one' : 'Hide the list: this one takes the whole width'
+    this.button.title = hidden
+      ? 'Show the list beside this one'
+      : 'Hide the list: this one takes the whole width'
     if (!save) return
     try {
       localStorage.setItem(this.storageKey, hidden ? 'hidden' : 'shown')

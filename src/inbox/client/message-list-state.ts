@@ -22,7 +22,14 @@ export const MAX_LIMIT = 1000
 /** Ids deleted here, remembered so that the event stream's echo of a deletion counts once. */
 const GONE_KEPT = 1000
 
-export const STATUSES: readonly string[] = ['sent', 'delivered', 'bounced', 'complained', 'suppressed', 'deferred'] satisfies MessageStatus[]
+export const STATUSES: readonly string[] = [
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'suppressed',
+  'deferred',
+] satisfies MessageStatus[]
 
 /** What the page has to redraw: rows to take out, rows whose status changed (rows to add are the ones it has no element for). */
 export interface Changes {
@@ -38,7 +45,10 @@ export interface PageRequest {
   anchor: string | null
 }
 
-type Recorded = { type: 'message'; summary: MessageSummary } | { type: 'deleted'; id: string } | { type: 'status'; id: string; status: MessageStatus }
+type Recorded =
+  | { type: 'message'; summary: MessageSummary }
+  | { type: 'deleted'; id: string }
+  | { type: 'status'; id: string; status: MessageStatus }
 
 /** Newest first: ULIDs sort as they were made, and the log lists in that order. */
 const newer = (a: string, b: string): boolean => a > b
@@ -119,7 +129,12 @@ export class MessageListState {
 
   /** The first page: as many rows as the list holds (a page, or more after "Show more"), at most MAX_LIMIT. */
   loadRequest(): PageRequest {
-    const request = { seq: ++this.seq, offset: 0, limit: Math.min(MAX_LIMIT, Math.max(PAGE, this.capacity)), anchor: null }
+    const request = {
+      seq: ++this.seq,
+      offset: 0,
+      limit: Math.min(MAX_LIMIT, Math.max(PAGE, this.capacity)),
+      anchor: null,
+    }
     this.pending = { request, events: [] }
     return request
   }
@@ -142,7 +157,12 @@ export class MessageListState {
     if (this.pending || !this.loaded || this.hidden === 0) return null
     const last = this.rows.at(-1)
     const request = last
-      ? { seq: ++this.seq, offset: this.rows.length - 1, limit: Math.min(MAX_LIMIT, PAGE + 1), anchor: last.id }
+      ? {
+          seq: ++this.seq,
+          offset: this.rows.length - 1,
+          limit: Math.min(MAX_LIMIT, PAGE + 1),
+          anchor: last.id,
+        }
       : { seq: ++this.seq, offset: 0, limit: PAGE, anchor: null }
     this.pending = { request, events: [] }
     return request
@@ -158,9 +178,15 @@ export class MessageListState {
     const { events } = this.pending
     this.pending = null
     const first = page.messages[0]
-    if (request.anchor && first && first.id !== request.anchor && newer(request.anchor, first.id)) return 'retry'
+    if (request.anchor && first && first.id !== request.anchor && newer(request.anchor, first.id))
+      return 'retry'
     for (const summary of page.messages) {
-      if (this.index.has(summary.id) || this.gone.has(summary.id) || !matchesSearch(summary, this.filter)) continue
+      if (
+        this.index.has(summary.id) ||
+        this.gone.has(summary.id) ||
+        !matchesSearch(summary, this.filter)
+      )
+        continue
       this.rows.push(summary)
       this.index.set(summary.id, summary)
     }
@@ -260,7 +286,12 @@ export class MessageListState {
   private add(summary: MessageSummary): boolean {
     // Before the first page the event waits for it (it is recorded); a page makes it count.
     if (!this.loaded || this.impossible) return false
-    if (this.index.has(summary.id) || this.gone.has(summary.id) || !matchesSearch(summary, this.filter)) return false
+    if (
+      this.index.has(summary.id) ||
+      this.gone.has(summary.id) ||
+      !matchesSearch(summary, this.filter)
+    )
+      return false
     const at = this.positionOf(summary.id)
     const hidden = this.hidden
     this.total++

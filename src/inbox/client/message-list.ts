@@ -2,7 +2,15 @@ import { api, type MessageRecord, type MessageSummary, type StatusChange } from 
 import { statusBadge } from './delivery.js'
 import { confirmDialog } from './components.js'
 import { announce, h, toast } from './dom.js'
-import { count, fullAddress, fullTime, plural, recipients, shortAddress, timeAgo } from './format.js'
+import {
+  count,
+  fullAddress,
+  fullTime,
+  plural,
+  recipients,
+  shortAddress,
+  timeAgo,
+} from './format.js'
 import { ListPane } from './list-pane.js'
 import { MessageListState, STATUSES, type PageRequest } from './message-list-state.js'
 import { RejectionsPanel } from './rejections.js'
@@ -40,7 +48,12 @@ export interface MessageListHost {
   gone(ids: string[]): void
 }
 
-export const toSummary = ({ html: _h, text: _t, templateVariables: _v, ...summary }: MessageRecord): MessageSummary => summary
+export const toSummary = ({
+  html: _h,
+  text: _t,
+  templateVariables: _v,
+  ...summary
+}: MessageRecord): MessageSummary => summary
 
 export class MessageList {
   /** The list, its search box and its keys (app.ts sends j/k, /, Esc there). */
@@ -73,31 +86,78 @@ export class MessageList {
   private lastEvent = 0
   private lastArrival = -Infinity
   private rowSize = 0
-  private arrivals: { count: number; newest: MessageSummary | null; at: number; timer: number } = { count: 0, newest: null, at: 0, timer: 0 }
+  private arrivals: { count: number; newest: MessageSummary | null; at: number; timer: number } = {
+    count: 0,
+    newest: null,
+    at: 0,
+    timer: 0,
+  }
 
   constructor(private readonly host: MessageListHost) {
     this.dropped = h('p', { class: 'dropped', id: 'dropped', hidden: true })
-    this.clearButton = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'clear-all', onclick: () => void this.clearAll() }, 'Clear all')
+    this.clearButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-quiet btn-danger-text',
+        id: 'clear-all',
+        onclick: () => void this.clearAll(),
+      },
+      'Clear all',
+    )
     this.shown = h('p', { class: 'more-count', id: 'message-more-count' })
-    this.more = h('button', { type: 'button', class: 'btn', id: 'message-more', 'aria-describedby': 'message-more-count', onclick: () => void this.showMore() }, 'Show more')
+    this.more = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn',
+        id: 'message-more',
+        'aria-describedby': 'message-more-count',
+        onclick: () => void this.showMore(),
+      },
+      'Show more',
+    )
     this.footer = h('div', { class: 'more-bar', hidden: true }, this.shown, this.more)
     this.pane = new ListPane(
       {
         key: 'id',
-        ids: { pane: 'message-list-pane', title: 'messages-title', search: 'search', count: 'message-count', list: 'message-list' },
+        ids: {
+          pane: 'message-list-pane',
+          title: 'messages-title',
+          search: 'search',
+          count: 'message-count',
+          list: 'message-list',
+        },
         title: 'Messages',
         searchLabel: 'Search messages',
         searchProps: { 'aria-describedby': 'search-help' },
         onInput: () => this.onSearchInput(),
         titleExtras: [h('span', { class: 'spacer' }), this.clearButton],
-        headExtras: [h('p', { class: 'hint', id: 'search-help' }, 'Words match the subject; also ', h('code', null, 'to:'), ' ', h('code', null, 'from:'), ' ', h('code', null, 'template:'), ' ', h('code', null, 'status:')), this.dropped, this.rejected.root],
+        headExtras: [
+          h(
+            'p',
+            { class: 'hint', id: 'search-help' },
+            'Words match the subject; also ',
+            h('code', null, 'to:'),
+            ' ',
+            h('code', null, 'from:'),
+            ' ',
+            h('code', null, 'template:'),
+            ' ',
+            h('code', null, 'status:'),
+          ),
+          this.dropped,
+          this.rejected.root,
+        ],
         footer: [this.footer],
       },
       { open: (id) => host.open(id), back: () => host.back() },
     )
     // The full date as a tooltip, made when a row is pointed at rather than for every row drawn.
     this.pane.list.addEventListener('pointerover', (event) => {
-      const time = (event.target as Element).closest?.('.item')?.querySelector<HTMLTimeElement>('time:not([title])')
+      const time = (event.target as Element)
+        .closest?.('.item')
+        ?.querySelector<HTMLTimeElement>('time:not([title])')
       if (time) time.title = fullTime(time.dateTime)
     })
   }
@@ -136,14 +196,18 @@ export class MessageList {
     }
     const request = state.loadRequest()
     try {
-      const [page, health] = await Promise.all([api.summaries(this.pageQuery(request)), api.health()])
+      const [page, health] = await Promise.all([
+        api.summaries(this.pageQuery(request)),
+        api.health(),
+      ])
       this.showDropped(health.dropped ?? 0)
       if (!state.applyLoad(request, page)) return
       if (state.needsCount) this.noteEvent()
       this.draw()
       // Every message is in the list, and the open one is not: a clear or a trim took it.
       const open = this.current
-      if (open && !state.has(open) && !isFiltered(state.filter) && state.hidden === 0) this.host.gone([open])
+      if (open && !state.has(open) && !isFiltered(state.filter) && state.hidden === 0)
+        this.host.gone([open])
     } catch (error) {
       if (state.abandon(request)) {
         toast(`Could not load the messages: ${(error as Error).message}`)
@@ -184,9 +248,17 @@ export class MessageList {
     const events = state.events
     try {
       const filtered = isFiltered(state.filter) && !state.impossible
-      const [health, page] = await Promise.all([api.health(), filtered ? api.summaries(this.pageQuery({ seq: 0, offset: 0, limit: 1, anchor: null })) : null])
+      const [health, page] = await Promise.all([
+        api.health(),
+        filtered
+          ? api.summaries(this.pageQuery({ seq: 0, offset: 0, limit: 1, anchor: null }))
+          : null,
+      ])
       this.showDropped(health.dropped ?? 0)
-      const dropped = state.applyCount(events, state.impossible ? 0 : (page?.total ?? health.messages))
+      const dropped = state.applyCount(
+        events,
+        state.impossible ? 0 : (page?.total ?? health.messages),
+      )
       if (dropped === null) return this.noteEvent()
       if (dropped.length) this.host.gone(dropped)
       this.schedule()
@@ -212,7 +284,9 @@ export class MessageList {
 
   private showDropped(dropped: number): void {
     this.dropped.hidden = dropped === 0
-    this.dropped.textContent = dropped ? `${plural(dropped, 'older message')} dropped by --max-messages` : ''
+    this.dropped.textContent = dropped
+      ? `${plural(dropped, 'older message')} dropped by --max-messages`
+      : ''
   }
 
   /** Typing settled on a new search: it goes in the URL (no history entry) and loads. */
@@ -342,7 +416,9 @@ export class MessageList {
     if (!this.rowSize) this.measureRow()
     // The row that had the keyboard was drawn anew, or went: the keyboard stays on it, or at its place.
     if (focused && !focused.element.isConnected) {
-      const again = this.rowElements.get(focused.id) ?? list.children[Math.min(focused.index, list.children.length - 1)]
+      const again =
+        this.rowElements.get(focused.id) ??
+        list.children[Math.min(focused.index, list.children.length - 1)]
       again?.querySelector<HTMLElement>('a[data-id]')?.focus()
     }
     this.drawCounts()
@@ -388,11 +464,24 @@ export class MessageList {
   private renderRow(m: MessageSummary): HTMLLIElement {
     const link = h(
       'a',
-      { class: `item msg${this.fresh.has(m.id) ? ' is-new' : ''}`, href: this.rowHref(m.id), 'data-id': m.id },
+      {
+        class: `item msg${this.fresh.has(m.id) ? ' is-new' : ''}`,
+        href: this.rowHref(m.id),
+        'data-id': m.id,
+      },
       h('span', { class: 'item-from', title: fullAddress(m.from) }, shortAddress(m.from)),
-      h('time', { class: 'item-time', datetime: m.createdAt, 'data-relative': '' }, timeAgo(m.createdAt)),
+      h(
+        'time',
+        { class: 'item-time', datetime: m.createdAt, 'data-relative': '' },
+        timeAgo(m.createdAt),
+      ),
       h('span', { class: 'item-subject' }, m.subject),
-      h('span', { class: 'item-to', title: m.to.map(fullAddress).join(', ') }, h('span', { class: 'visually-hidden' }, 'to '), recipients(m.to)),
+      h(
+        'span',
+        { class: 'item-to', title: m.to.map(fullAddress).join(', ') },
+        h('span', { class: 'visually-hidden' }, 'to '),
+        recipients(m.to),
+      ),
       statusBadge(m.status),
       h('span', { class: 'tag' }, h('span', { class: 'visually-hidden' }, 'template '), m.template),
     )
@@ -402,25 +491,38 @@ export class MessageList {
 
   /** A row's link: the message, with the search kept (the tab and the view carry over by themselves). */
   private rowHref(id: string): string {
-    return formatHash({ view: 'messages', id, params: new URLSearchParams(this.query ? { q: this.query } : {}) })
+    return formatHash({
+      view: 'messages',
+      id,
+      params: new URLSearchParams(this.query ? { q: this.query } : {}),
+    })
   }
 
   private drawCounts(): void {
     const state = this.state
     const filtered = isFiltered(state.filter)
-    this.pane.setCount(state.loaded ? count(state.total) : '', plural(state.total, filtered ? 'matching message' : 'message'))
+    this.pane.setCount(
+      state.loaded ? count(state.total) : '',
+      plural(state.total, filtered ? 'matching message' : 'message'),
+    )
     this.clearButton.textContent = filtered ? 'Delete matching' : 'Clear all'
     this.clearButton.disabled = state.total === 0
     const hidden = state.hidden
     this.footer.hidden = !state.loaded || hidden === 0
-    if (!this.footer.hidden) this.shown.textContent = `Showing ${count(state.rows.length)} of ${count(state.total)}; ${count(hidden)} not shown`
+    if (!this.footer.hidden)
+      this.shown.textContent = `Showing ${count(state.rows.length)} of ${count(state.total)}; ${count(hidden)} not shown`
     this.drawEmpty(filtered)
   }
 
   private drawEmpty(filtered: boolean): void {
     const state = this.state
     const filter = state.filter
-    const kind = !state.loaded || state.rows.length > 0 || state.hidden > 0 ? '' : filtered ? `matches ${describeFilter(filter)}` : 'none'
+    const kind =
+      !state.loaded || state.rows.length > 0 || state.hidden > 0
+        ? ''
+        : filtered
+          ? `matches ${describeFilter(filter)}`
+          : 'none'
     if (kind === this.emptyKind) return
     this.emptyKind = kind
     if (!kind) return this.pane.setEmpty(null)
@@ -428,17 +530,30 @@ export class MessageList {
       return this.pane.setEmpty([
         h('p', { class: 'empty-title' }, 'No message matches'),
         h('p', null, describeFilter(filter)),
-        state.impossible ? h('p', { class: 'hint' }, `status: is one of ${STATUSES.join(', ')}`) : null,
+        state.impossible
+          ? h('p', { class: 'hint' }, `status: is one of ${STATUSES.join(', ')}`)
+          : null,
       ])
     }
-    this.pane.setEmpty([h('p', { class: 'empty-title' }, 'No messages yet'), h('p', null, 'Send one and it shows up here at once:'), h('pre', { class: 'code', tabindex: '0' }, sendExample(location.origin))])
+    this.pane.setEmpty([
+      h('p', { class: 'empty-title' }, 'No messages yet'),
+      h('p', null, 'Send one and it shows up here at once:'),
+      h('pre', { class: 'code', tabindex: '0' }, sendExample(location.origin)),
+    ])
   }
 
   private focusedRow(): { element: Element; id: string; index: number } | null {
     const active = document.activeElement
-    const row = active instanceof HTMLElement && this.pane.list.contains(active) ? active.closest('li') : null
+    const row =
+      active instanceof HTMLElement && this.pane.list.contains(active) ? active.closest('li') : null
     const id = row?.querySelector<HTMLElement>('a[data-id]')?.dataset.id
-    return row && id ? { element: row, id, index: Array.prototype.indexOf.call(this.pane.list.children, row) as number } : null
+    return row && id
+      ? {
+          element: row,
+          id,
+          index: Array.prototype.indexOf.call(this.pane.list.children, row) as number,
+        }
+      : null
   }
 
   // ---- the open message, neighbours ------------------------------------------------------
@@ -452,7 +567,9 @@ export class MessageList {
   /** The row after this one (else before): where the list goes when it is deleted. */
   neighbour(id: string): string | null {
     const element = this.rowElements.get(id)
-    const next = (element?.nextElementSibling ?? element?.previousElementSibling)?.querySelector<HTMLElement>('a[data-id]')
+    const next = (
+      element?.nextElementSibling ?? element?.previousElementSibling
+    )?.querySelector<HTMLElement>('a[data-id]')
     return next?.dataset.id ?? null
   }
 
@@ -467,8 +584,16 @@ export class MessageList {
     const total = this.state.total
     const ok = await confirmDialog(
       filtered
-        ? { title: 'Delete the matching messages?', text: `${plural(total, 'message')} matching ${describeFilter(filter)} will be deleted. This cannot be undone.`, confirm: 'Delete matching' }
-        : { title: 'Delete all messages?', text: `All ${plural(total, 'message')} will be deleted. This cannot be undone.`, confirm: 'Delete all' },
+        ? {
+            title: 'Delete the matching messages?',
+            text: `${plural(total, 'message')} matching ${describeFilter(filter)} will be deleted. This cannot be undone.`,
+            confirm: 'Delete matching',
+          }
+        : {
+            title: 'Delete all messages?',
+            text: `All ${plural(total, 'message')} will be deleted. This cannot be undone.`,
+            confirm: 'Delete all',
+          },
     )
     if (!ok) return
     try {

@@ -1,14 +1,45 @@
-import { api, ApiError, messagePath, type Address, type CheckReport, type MessageRecord, type MessageSummary, type StatusChange } from './api.js'
+import {
+  api,
+  ApiError,
+  messagePath,
+  type Address,
+  type CheckReport,
+  type MessageRecord,
+  type MessageSummary,
+  type StatusChange,
+} from './api.js'
 import { applyStatus, deliveryTab, statusBadge, updateHeaderBadge } from './delivery.js'
 import { checksTab, showChecksBadge } from './checks.js'
-import { jsonBlock, revealLine, sandboxedFrame, showSource, tabList, warningItems } from './components.js'
+import {
+  jsonBlock,
+  revealLine,
+  sandboxedFrame,
+  showSource,
+  tabList,
+  warningItems,
+} from './components.js'
 import { $, announce, h, replace, toast } from './dom.js'
 import { fullAddress, fullTime, plural, timeAgo } from './format.js'
-import { DEFAULT_VIEW, MESSAGE_WIDTHS, onSystemSchemeChange, PreviewControls, setViewParams, viewParams, type ViewState } from './preview.js'
+import {
+  DEFAULT_VIEW,
+  MESSAGE_WIDTHS,
+  onSystemSchemeChange,
+  PreviewControls,
+  setViewParams,
+  viewParams,
+  type ViewState,
+} from './preview.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import type { ListPane } from './list-pane.js'
 import { MessageList } from './message-list.js'
-import { detailParams, pickTab, readDetailRoute, sourceLineParams, syncFrame, tabParam } from './split.js'
+import {
+  detailParams,
+  pickTab,
+  readDetailRoute,
+  sourceLineParams,
+  syncFrame,
+  tabParam,
+} from './split.js'
 
 const TABS = [
   { id: 'html', label: 'HTML' },
@@ -43,7 +74,11 @@ export class MessagesView {
   private controls: PreviewControls | null = null
 
   constructor() {
-    this.detail = h('section', { class: 'pane detail-pane', id: 'message-pane', 'aria-label': 'Message' })
+    this.detail = h('section', {
+      class: 'pane detail-pane',
+      id: 'message-pane',
+      'aria-label': 'Message',
+    })
     this.list = new MessageList({
       open: (id) => goHash(this.hrefFor(id)),
       back: () => this.back(),
@@ -52,7 +87,12 @@ export class MessagesView {
       },
     })
     this.pane = this.list.pane
-    this.root = h('div', { class: 'split', id: 'view-messages', 'data-open': 'false' }, this.pane.root, this.detail)
+    this.root = h(
+      'div',
+      { class: 'split', id: 'view-messages', 'data-open': 'false' },
+      this.pane.root,
+      this.detail,
+    )
     this.renderPlaceholder()
     // "Light" is asked for explicitly when the system is dark: follow the system's changes.
     onSystemSchemeChange(() => this.syncDetail())
@@ -139,7 +179,10 @@ export class MessagesView {
     } catch (error) {
       if (this.openId !== id) return
       if (error instanceof ApiError && error.status === 404) return this.renderGone()
-      replace(this.detail, h('p', { class: 'placeholder' }, `Could not load the message: ${(error as Error).message}`))
+      replace(
+        this.detail,
+        h('p', { class: 'placeholder' }, `Could not load the message: ${(error as Error).message}`),
+      )
       return
     }
     if (this.openId !== id) return
@@ -148,27 +191,69 @@ export class MessagesView {
     void this.loadChecks(record.id)
     document.title = `${record.subject} · sendbox`
     // On a narrow screen the message replaces the list: take the keyboard along.
-    if (this.pane.list.getClientRects().length === 0) $('#message-subject', this.detail).focus({ preventScroll: true })
+    if (this.pane.list.getClientRects().length === 0)
+      $('#message-subject', this.detail).focus({ preventScroll: true })
   }
 
   private renderPlaceholder(): void {
     document.title = 'sendbox'
-    replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'Select a message to read it.'), h('p', { class: 'hint' }, h('kbd', null, 'j'), ' ', h('kbd', null, 'k'), ' move · ', h('kbd', null, 'Enter'), ' opens · ', h('kbd', null, 'Esc'), ' goes back · ', h('kbd', null, '/'), ' searches')))
+    replace(
+      this.detail,
+      h(
+        'div',
+        { class: 'placeholder' },
+        h('p', null, 'Select a message to read it.'),
+        h(
+          'p',
+          { class: 'hint' },
+          h('kbd', null, 'j'),
+          ' ',
+          h('kbd', null, 'k'),
+          ' move · ',
+          h('kbd', null, 'Enter'),
+          ' opens · ',
+          h('kbd', null, 'Esc'),
+          ' goes back · ',
+          h('kbd', null, '/'),
+          ' searches',
+        ),
+      ),
+    )
   }
 
   private renderGone(): void {
     this.record = null
     this.frame = null
-    replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'This message was deleted, or dropped by --max-messages.'), h('p', null, h('a', { href: this.hrefFor(null) }, 'Back to the messages'))))
+    replace(
+      this.detail,
+      h(
+        'div',
+        { class: 'placeholder' },
+        h('p', null, 'This message was deleted, or dropped by --max-messages.'),
+        h('p', null, h('a', { href: this.hrefFor(null) }, 'Back to the messages')),
+      ),
+    )
   }
 
   private renderDetail(m: MessageRecord): void {
     const base = messagePath(m.id)
     this.tabs = tabList('message', 'Message views', TABS, this.tab, (tab) => this.setTab(tab))
-    this.controls = new PreviewControls('message', MESSAGE_WIDTHS, this.view, (view) => this.setView(view))
-    this.panel = h('div', { class: 'panel', id: 'message-panel', role: 'tabpanel', 'aria-labelledby': `message-tab-${this.tab}` })
+    this.controls = new PreviewControls('message', MESSAGE_WIDTHS, this.view, (view) =>
+      this.setView(view),
+    )
+    this.panel = h('div', {
+      class: 'panel',
+      id: 'message-panel',
+      role: 'tabpanel',
+      'aria-labelledby': `message-tab-${this.tab}`,
+    })
     const warnings = m.warnings.length
-      ? h('div', { class: 'note note-warn', role: 'note' }, h('strong', null, plural(m.warnings.length, 'warning')), h('ul', null, warningItems(m.warnings)))
+      ? h(
+          'div',
+          { class: 'note note-warn', role: 'note' },
+          h('strong', null, plural(m.warnings.length, 'warning')),
+          h('ul', null, warningItems(m.warnings)),
+        )
       : null
     replace(
       this.detail,
@@ -178,23 +263,100 @@ export class MessagesView {
         h(
           'header',
           { class: 'message-head' },
-          h('a', { class: 'back', href: this.hrefFor(null) }, h('span', { 'aria-hidden': 'true' }, '← '), 'Messages'),
+          h(
+            'a',
+            { class: 'back', href: this.hrefFor(null) },
+            h('span', { 'aria-hidden': 'true' }, '← '),
+            'Messages',
+          ),
           h('h2', { id: 'message-subject', tabindex: '-1' }, m.subject),
           h(
             'dl',
             { class: 'meta' },
             h('div', null, h('dt', null, 'From'), h('dd', null, addressNode(m.from))),
             h('div', null, h('dt', null, 'To'), h('dd', null, recipientList(m.to))),
-            h('div', null, h('dt', null, 'Sent'), h('dd', null, h('time', { datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' }, timeAgo(m.createdAt)))),
-            h('div', null, h('dt', null, 'Status'), h('dd', null, h('span', { id: 'message-status' }, statusBadge(m.status)), ' ', h('a', { href: formatHash({ view: 'messages', id: m.id, params: new URLSearchParams({ tab: 'delivery' }) }), class: 'quiet-link' }, 'timeline'))),
-            h('div', null, h('dt', null, 'Template'), h('dd', null, h('a', { href: formatHash({ view: 'templates', slug: m.template, params: new URLSearchParams() }) }, m.template))),
+            h(
+              'div',
+              null,
+              h('dt', null, 'Sent'),
+              h(
+                'dd',
+                null,
+                h(
+                  'time',
+                  { datetime: m.createdAt, title: fullTime(m.createdAt), 'data-relative': '' },
+                  timeAgo(m.createdAt),
+                ),
+              ),
+            ),
+            h(
+              'div',
+              null,
+              h('dt', null, 'Status'),
+              h(
+                'dd',
+                null,
+                h('span', { id: 'message-status' }, statusBadge(m.status)),
+                ' ',
+                h(
+                  'a',
+                  {
+                    href: formatHash({
+                      view: 'messages',
+                      id: m.id,
+                      params: new URLSearchParams({ tab: 'delivery' }),
+                    }),
+                    class: 'quiet-link',
+                  },
+                  'timeline',
+                ),
+              ),
+            ),
+            h(
+              'div',
+              null,
+              h('dt', null, 'Template'),
+              h(
+                'dd',
+                null,
+                h(
+                  'a',
+                  {
+                    href: formatHash({
+                      view: 'templates',
+                      slug: m.template,
+                      params: new URLSearchParams(),
+                    }),
+                  },
+                  m.template,
+                ),
+              ),
+            ),
           ),
           h(
             'div',
             { class: 'actions' },
-            h('a', { class: 'btn', href: `${base}/eml`, download: `${m.id}.eml`, id: 'download-eml' }, 'Download .eml'),
-            h('a', { class: 'btn', href: `${base}/html`, target: '_blank', rel: 'noopener noreferrer' }, 'Open HTML', h('span', { class: 'visually-hidden' }, ' (new tab)')),
-            h('button', { type: 'button', class: 'btn btn-danger-text', id: 'delete-message', onclick: () => void this.deleteOpen() }, 'Delete'),
+            h(
+              'a',
+              { class: 'btn', href: `${base}/eml`, download: `${m.id}.eml`, id: 'download-eml' },
+              'Download .eml',
+            ),
+            h(
+              'a',
+              { class: 'btn', href: `${base}/html`, target: '_blank', rel: 'noopener noreferrer' },
+              'Open HTML',
+              h('span', { class: 'visually-hidden' }, ' (new tab)'),
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'btn btn-danger-text',
+                id: 'delete-message',
+                onclick: () => void this.deleteOpen(),
+              },
+              'Delete',
+            ),
           ),
           warnings,
         ),
@@ -210,7 +372,14 @@ export class MessagesView {
   private syncDetail(): void {
     if (!this.record || !this.tabs) return
     const tabChanged = this.panel?.getAttribute('aria-labelledby') !== `message-tab-${this.tab}`
-    syncFrame(this.tabs, this.tab, this.controls, this.frame, this.view, `${messagePath(this.record.id)}/html`)
+    syncFrame(
+      this.tabs,
+      this.tab,
+      this.controls,
+      this.frame,
+      this.view,
+      `${messagePath(this.record.id)}/html`,
+    )
     if (tabChanged) this.renderPanel()
     else if (this.tab === 'source') revealLine(this.panel?.querySelector('pre') ?? null, this.line)
   }
@@ -255,7 +424,11 @@ export class MessagesView {
     this.frame = null
     switch (this.tab) {
       case 'html': {
-        const { canvas, frame } = sandboxedFrame(`${messagePath(m.id)}/html`, `The message as HTML: ${m.subject}`, this.view)
+        const { canvas, frame } = sandboxedFrame(
+          `${messagePath(m.id)}/html`,
+          `The message as HTML: ${m.subject}`,
+          this.view,
+        )
         this.frame = frame
         replace(panel, canvas)
         break
@@ -267,7 +440,10 @@ export class MessagesView {
         showSource(panel, m.html, this.line, 'The HTML source')
         break
       case 'checks':
-        replace(panel, checksTab('message', this.checks, this.checksError, (line) => this.lineHref(line)))
+        replace(
+          panel,
+          checksTab('message', this.checks, this.checksError, (line) => this.lineHref(line)),
+        )
         break
       case 'delivery':
         replace(panel, deliveryTab(m))
@@ -299,9 +475,19 @@ export class MessagesView {
 function recipientList(to: Address[], shown = 3): HTMLElement {
   const box = h('span', { class: 'recipients' })
   const render = (count: number) => {
-    replace(box, to.slice(0, count).map((a, i) => [i ? ', ' : '', addressNode(a)]))
+    replace(
+      box,
+      to.slice(0, count).map((a, i) => [i ? ', ' : '', addressNode(a)]),
+    )
     if (to.length > count) {
-      box.append(' ', h('button', { type: 'button', class: 'link-button', onclick: () => render(to.length) }, `and ${to.length - count} more`))
+      box.append(
+        ' ',
+        h(
+          'button',
+          { type: 'button', class: 'link-button', onclick: () => render(to.length) },
+          `and ${to.length - count} more`,
+        ),
+      )
     }
   }
   render(shown)
@@ -309,11 +495,18 @@ function recipientList(to: Address[], shown = 3): HTMLElement {
 }
 
 function addressNode(a: { name: string | null; address: string }): (Node | string)[] {
-  return a.name ? [h('span', { class: 'addr-name' }, a.name), ' ', h('span', { class: 'addr' }, `<${a.address}>`)] : [h('span', { class: 'addr-name' }, a.address)]
+  return a.name
+    ? [
+        h('span', { class: 'addr-name' }, a.name),
+        ' ',
+        h('span', { class: 'addr' }, `<${a.address}>`),
+      ]
+    : [h('span', { class: 'addr-name' }, a.address)]
 }
 
 function details(m: MessageRecord): HTMLElement {
-  const row = (label: string, ...value: (Node | string)[]) => h('div', null, h('dt', null, label), h('dd', null, value))
+  const row = (label: string, ...value: (Node | string)[]) =>
+    h('div', null, h('dt', null, label), h('dd', null, value))
   return h(
     'div',
     { class: 'details' },
@@ -325,10 +518,26 @@ function details(m: MessageRecord): HTMLElement {
       row('From', fullAddress(m.from)),
       row('To', ...m.to.flatMap((a, i) => (i ? [h('br'), fullAddress(a)] : [fullAddress(a)]))),
       row('Subject', m.subject),
-      row('Template', h('a', { href: formatHash({ view: 'templates', slug: m.template, params: new URLSearchParams() }) }, m.template)),
+      row(
+        'Template',
+        h(
+          'a',
+          {
+            href: formatHash({
+              view: 'templates',
+              slug: m.template,
+              params: new URLSearchParams(),
+            }),
+          },
+          m.template,
+        ),
+      ),
       row('Project', h('code', null, m.project)),
       row('Token', h('code', null, m.tokenHint)),
-      row('Warnings', m.warnings.length ? h('ul', { class: 'plain' }, warningItems(m.warnings)) : 'None'),
+      row(
+        'Warnings',
+        m.warnings.length ? h('ul', { class: 'plain' }, warningItems(m.warnings)) : 'None',
+      ),
     ),
     h('h3', null, 'Variables'),
     jsonBlock(m.templateVariables),

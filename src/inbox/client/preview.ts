@@ -40,8 +40,16 @@ export const TEMPLATE_WIDTHS: WidthPreset[] = [
 
 const SCHEMES: { value: Dark; label: string; hint: string }[] = [
   { value: '', label: 'Light', hint: 'Light: how the email looks without dark mode' },
-  { value: 'media', label: 'Dark', hint: "Dark: the email's own dark-mode rules, @media (prefers-color-scheme: dark), as Apple Mail applies them" },
-  { value: 'invert', label: 'Inverted', hint: 'Inverted: colours flipped, as the Gmail and Outlook apps force dark mode on emails' },
+  {
+    value: 'media',
+    label: 'Dark',
+    hint: "Dark: the email's own dark-mode rules, @media (prefers-color-scheme: dark), as Apple Mail applies them",
+  },
+  {
+    value: 'invert',
+    label: 'Inverted',
+    hint: 'Inverted: colours flipped, as the Gmail and Outlook apps force dark mode on emails',
+  },
 ]
 
 export const DEFAULT_VIEW: ViewState = { width: '', dark: '', imagesOff: false }
@@ -52,7 +60,8 @@ export function normalizeWidth(value: string | null): string {
   return n >= MIN_WIDTH && n <= MAX_WIDTH ? String(n) : ''
 }
 
-const normalizeDark = (value: string | null): Dark => (value === 'media' || value === 'invert' ? value : '')
+const normalizeDark = (value: string | null): Dark =>
+  value === 'media' || value === 'invert' ? value : ''
 
 /** The state in the URL; a key that is absent keeps its current value (it carries over between views). */
 export function readView(params: URLSearchParams, current: ViewState): ViewState {
@@ -65,7 +74,11 @@ export function readView(params: URLSearchParams, current: ViewState): ViewState
 
 /** The URL parameters for a state (null: leave the key out). */
 export function viewParams(state: ViewState): Record<string, string | null> {
-  return { width: state.width || null, dark: state.dark || null, images: state.imagesOff ? 'off' : null }
+  return {
+    width: state.width || null,
+    dark: state.dark || null,
+    images: state.imagesOff ? 'off' : null,
+  }
 }
 
 export function setViewParams(params: URLSearchParams, state: ViewState): void {
@@ -154,7 +167,14 @@ export class PreviewControls {
         presets.map((w) =>
           h(
             'button',
-            { type: 'button', class: 'width', 'data-width': w.value, 'aria-pressed': 'false', title: `${w.label}: ${w.hint}`, onclick: () => this.change({ width: w.value }) },
+            {
+              type: 'button',
+              class: 'width',
+              'data-width': w.value,
+              'aria-pressed': 'false',
+              title: `${w.label}: ${w.hint}`,
+              onclick: () => this.change({ width: w.value }),
+            },
             h('span', null, w.label),
             w.value ? h('span', { class: 'width-px' }, ` ${w.value}`) : null,
           ),
@@ -165,16 +185,46 @@ export class PreviewControls {
         { class: 'field width-field' },
         h('label', { for: widthId }, 'Width'),
         this.widthInput,
-        h('span', { class: 'muted', id: `${prefix}-width-hint` }, h('span', { 'aria-hidden': 'true' }, 'px'), h('span', { class: 'visually-hidden' }, `pixels, ${MIN_WIDTH} to ${MAX_WIDTH}; empty fits the pane`)),
+        h(
+          'span',
+          { class: 'muted', id: `${prefix}-width-hint` },
+          h('span', { 'aria-hidden': 'true' }, 'px'),
+          h(
+            'span',
+            { class: 'visually-hidden' },
+            `pixels, ${MIN_WIDTH} to ${MAX_WIDTH}; empty fits the pane`,
+          ),
+        ),
       ),
       h(
         'div',
         { class: 'widths', role: 'group', 'aria-label': 'Colour scheme' },
-        SCHEMES.map((s) => h('button', { type: 'button', class: 'width', 'data-dark': s.value, 'aria-pressed': 'false', title: s.hint, onclick: () => this.change({ dark: s.value }) }, s.label)),
+        SCHEMES.map((s) =>
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'width',
+              'data-dark': s.value,
+              'aria-pressed': 'false',
+              title: s.hint,
+              onclick: () => this.change({ dark: s.value }),
+            },
+            s.label,
+          ),
+        ),
       ),
       h(
         'button',
-        { type: 'button', class: 'width toggle', 'data-images': 'off', 'aria-pressed': 'false', title: 'Images off: what a reader who blocks images sees (alt text, layout without pictures)', onclick: () => this.change({ imagesOff: !this.state.imagesOff }) },
+        {
+          type: 'button',
+          class: 'width toggle',
+          'data-images': 'off',
+          'aria-pressed': 'false',
+          title:
+            'Images off: what a reader who blocks images sees (alt text, layout without pictures)',
+          onclick: () => this.change({ imagesOff: !this.state.imagesOff }),
+        },
         'Images off',
       ),
     )
@@ -183,8 +233,10 @@ export class PreviewControls {
 
   sync(state: ViewState): void {
     this.state = state
-    for (const button of this.root.querySelectorAll<HTMLButtonElement>('[data-width]')) button.setAttribute('aria-pressed', String(button.dataset.width === state.width))
-    for (const button of this.root.querySelectorAll<HTMLButtonElement>('[data-dark]')) button.setAttribute('aria-pressed', String(button.dataset.dark === state.dark))
+    for (const button of this.root.querySelectorAll<HTMLButtonElement>('[data-width]'))
+      button.setAttribute('aria-pressed', String(button.dataset.width === state.width))
+    for (const button of this.root.querySelectorAll<HTMLButtonElement>('[data-dark]'))
+      button.setAttribute('aria-pressed', String(button.dataset.dark === state.dark))
     this.root.querySelector('[data-images]')?.setAttribute('aria-pressed', String(state.imagesOff))
     // Not while someone is typing a width: "4" on the way to "480" is not a width yet.
     if (document.activeElement !== this.widthInput) {
@@ -213,7 +265,9 @@ export class PreviewControls {
       return
     }
     const n = Number(raw)
-    const clamped = Number.isFinite(n) ? String(Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, n)))) : this.state.width
+    const clamped = Number.isFinite(n)
+      ? String(Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, n))))
+      : this.state.width
     this.widthInput.value = clamped
     this.widthInput.removeAttribute('aria-invalid')
     this.change({ width: clamped })

@@ -22,7 +22,12 @@ export class RejectionsPanel {
   constructor() {
     this.summary = h('summary', { class: 'rejections-summary' })
     this.list = h('ul', { class: 'rejections-list', 'aria-label': 'Rejected sends' })
-    this.root = h('details', { class: 'rejections', id: 'rejections', hidden: true }, this.summary, this.list)
+    this.root = h(
+      'details',
+      { class: 'rejections', id: 'rejections', hidden: true },
+      this.summary,
+      this.list,
+    )
   }
 
   /** Fetches the newest ones (on start, on reconnect, after a clear). */
@@ -53,11 +58,23 @@ export class RejectionsPanel {
   }
 
   private item(r: Rejection): HTMLElement {
-    const what = [r.template, r.to?.length ? `→ ${r.to.slice(0, 2).join(', ')}${r.to.length > 2 ? ` +${r.to.length - 2}` : ''}` : null].filter(Boolean).join(' ')
+    const what = [
+      r.template,
+      r.to?.length
+        ? `→ ${r.to.slice(0, 2).join(', ')}${r.to.length > 2 ? ` +${r.to.length - 2}` : ''}`
+        : null,
+    ]
+      .filter(Boolean)
+      .join(' ')
     return h(
       'li',
       { class: 'rejection' },
-      h('span', { class: 'rejection-top' }, h('span', { class: 'tag rejection-code' }, `${r.status} ${r.code}`), h('time', { class: 'item-time', datetime: r.at, title: fullTime(r.at) }, timeAgo(r.at))),
+      h(
+        'span',
+        { class: 'rejection-top' },
+        h('span', { class: 'tag rejection-code' }, `${r.status} ${r.code}`),
+        h('time', { class: 'item-time', datetime: r.at, title: fullTime(r.at) }, timeAgo(r.at)),
+      ),
       what ? h('span', { class: 'rejection-what' }, what) : null,
       h('span', { class: 'rejection-message' }, r.message),
     )

@@ -67,7 +67,12 @@ export function resizer(options: ResizerOptions): HTMLElement {
 
   handle.addEventListener('keydown', (event) => {
     const step = event.shiftKey ? BIG_STEP : STEP
-    const next = { ArrowLeft: width - step, ArrowRight: width + step, Home: options.min, End: options.max() }[event.key]
+    const next = {
+      ArrowLeft: width - step,
+      ArrowRight: width + step,
+      Home: options.min,
+      End: options.max(),
+    }[event.key]
     if (next === undefined) return
     event.preventDefault()
     apply(next, true)

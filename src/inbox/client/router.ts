@@ -48,7 +48,12 @@ export function formatHash(route: Route): string {
     return `#/${route.view}${query ? `?${query}` : ''}`
   }
   const name = route.view === 'messages' ? route.id : route.slug
-  let path = route.view === 'messages' ? (name ? `#/messages/${encodeURIComponent(name)}` : '#/') : `#/templates${name ? `/${encodeURIComponent(name)}` : ''}`
+  let path =
+    route.view === 'messages'
+      ? name
+        ? `#/messages/${encodeURIComponent(name)}`
+        : '#/'
+      : `#/templates${name ? `/${encodeURIComponent(name)}` : ''}`
   const query = route.params.toString()
   if (query) path += `?${query}`
   return path
@@ -77,6 +82,7 @@ export function replaceParams(update: Record<string, string | null>): void {
 
 /** Goes to a view, as a new history entry (fires hashchange). */
 export function goHash(next: string): void {
-  if (next === window.location.hash || (next === '#/' && window.location.hash === '')) window.dispatchEvent(new HashChangeEvent('hashchange'))
+  if (next === window.location.hash || (next === '#/' && window.location.hash === ''))
+    window.dispatchEvent(new HashChangeEvent('hashchange'))
   else window.location.hash = next
 }

@@ -47,7 +47,8 @@ export function filterToQuery(filter: SearchFilter): URLSearchParams {
   return query
 }
 
-export const isFiltered = (filter: SearchFilter): boolean => SEARCH_KEYS.some((key) => !!filter[key])
+export const isFiltered = (filter: SearchFilter): boolean =>
+  SEARCH_KEYS.some((key) => !!filter[key])
 
 /** "to:ada, subject:reset" — for dialogs and empty states. */
 export function describeFilter(filter: SearchFilter): string {
@@ -63,7 +64,8 @@ function filterForm({ name, address }: Address): string {
   return `${shown} <${address}>`
 }
 
-const contains = (haystack: string, needle: string): boolean => haystack.toLowerCase().includes(needle.toLowerCase())
+const contains = (haystack: string, needle: string): boolean =>
+  haystack.toLowerCase().includes(needle.toLowerCase())
 
 /**
  * Whether a message passes the filter, decided as the inspector decides it (src/store/filter.ts,

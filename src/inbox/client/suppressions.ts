@@ -19,16 +19,41 @@ export class SuppressionsView {
 
   constructor() {
     this.count = h('span', { class: 'count', id: 'suppression-count' })
-    this.clearButton = h('button', { type: 'button', class: 'btn btn-quiet btn-danger-text', id: 'clear-suppressions', onclick: () => void this.clearAll() }, 'Remove all')
+    this.clearButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-quiet btn-danger-text',
+        id: 'clear-suppressions',
+        onclick: () => void this.clearAll(),
+      },
+      'Remove all',
+    )
     this.body = h('div', { class: 'page-body' })
     this.root = h(
       'section',
-      { class: 'page', id: 'view-suppressions', 'aria-labelledby': 'suppressions-title', hidden: true },
+      {
+        class: 'page',
+        id: 'view-suppressions',
+        'aria-labelledby': 'suppressions-title',
+        hidden: true,
+      },
       h(
         'div',
         { class: 'page-head' },
-        h('div', { class: 'title-row' }, h('h2', { id: 'suppressions-title' }, 'Suppressions'), this.count, h('span', { class: 'spacer' }), this.clearButton),
-        h('p', { class: 'hint' }, 'A hard bounce or a complaint puts the address on its project\'s list (a project is one API token). Sends to it are still accepted, and end suppressed.'),
+        h(
+          'div',
+          { class: 'title-row' },
+          h('h2', { id: 'suppressions-title' }, 'Suppressions'),
+          this.count,
+          h('span', { class: 'spacer' }),
+          this.clearButton,
+        ),
+        h(
+          'p',
+          { class: 'hint' },
+          "A hard bounce or a complaint puts the address on its project's list (a project is one API token). Sends to it are still accepted, and end suppressed.",
+        ),
       ),
       this.body,
     )
@@ -62,7 +87,21 @@ export class SuppressionsView {
     this.count.setAttribute('aria-label', plural(this.items.length, 'address', 'addresses'))
     this.clearButton.disabled = this.items.length === 0
     if (this.items.length === 0) {
-      replace(this.body, h('div', { class: 'empty' }, h('p', { class: 'empty-title' }, 'No suppressed addresses'), h('p', null, 'Send to ', h('code', null, 'someone+bounce@example.com'), ' and the bounce puts it here.')))
+      replace(
+        this.body,
+        h(
+          'div',
+          { class: 'empty' },
+          h('p', { class: 'empty-title' }, 'No suppressed addresses'),
+          h(
+            'p',
+            null,
+            'Send to ',
+            h('code', null, 'someone+bounce@example.com'),
+            ' and the bounce puts it here.',
+          ),
+        ),
+      )
       return
     }
     replace(
@@ -70,7 +109,17 @@ export class SuppressionsView {
       h(
         'table',
         { class: 'vars suppressions', id: 'suppression-table' },
-        h('thead', null, h('tr', null, ...['Address', 'Reason', 'Project', 'Added', 'Message', ''].map((label) => h('th', { scope: 'col' }, label)))),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ...['Address', 'Reason', 'Project', 'Added', 'Message', ''].map((label) =>
+              h('th', { scope: 'col' }, label),
+            ),
+          ),
+        ),
         h(
           'tbody',
           null,
@@ -81,9 +130,46 @@ export class SuppressionsView {
               h('th', { scope: 'row' }, s.address),
               h('td', null, statusBadge(s.reason)),
               h('td', null, h('code', null, s.project)),
-              h('td', null, h('time', { datetime: s.createdAt, title: fullTime(s.createdAt), 'data-relative': '' }, timeAgo(s.createdAt))),
-              h('td', null, s.messageId ? h('a', { href: formatHash({ view: 'messages', id: s.messageId, params: new URLSearchParams({ tab: 'delivery' }) }) }, s.messageId) : '—'),
-              h('td', null, h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `Remove ${s.address} (project ${s.project})`, onclick: () => void this.remove(s) }, 'Remove')),
+              h(
+                'td',
+                null,
+                h(
+                  'time',
+                  { datetime: s.createdAt, title: fullTime(s.createdAt), 'data-relative': '' },
+                  timeAgo(s.createdAt),
+                ),
+              ),
+              h(
+                'td',
+                null,
+                s.messageId
+                  ? h(
+                      'a',
+                      {
+                        href: formatHash({
+                          view: 'messages',
+                          id: s.messageId,
+                          params: new URLSearchParams({ tab: 'delivery' }),
+                        }),
+                      },
+                      s.messageId,
+                    )
+                  : '—',
+              ),
+              h(
+                'td',
+                null,
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'btn btn-small',
+                    'aria-label': `Remove ${s.address} (project ${s.project})`,
+                    onclick: () => void this.remove(s),
+                  },
+                  'Remove',
+                ),
+              ),
             ),
           ),
         ),
@@ -102,7 +188,11 @@ export class SuppressionsView {
   }
 
   private async clearAll(): Promise<void> {
-    const ok = await confirmDialog({ title: 'Empty the suppression list?', text: `${plural(this.items.length, 'address', 'addresses')} will be removed; sends to them go out again.`, confirm: 'Remove all' })
+    const ok = await confirmDialog({
+      title: 'Empty the suppression list?',
+      text: `${plural(this.items.length, 'address', 'addresses')} will be removed; sends to them go out again.`,
+      confirm: 'Remove all',
+    })
     if (!ok) return
     try {
       await api.clearSuppressions()

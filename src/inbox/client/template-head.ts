@@ -26,20 +26,63 @@ export function templateHead(t: TemplateListItem, parts: TemplateHeadParts): Chi
         h('label', { for: 'case-select' }, 'Fixture'),
         h(
           'select',
-          { id: 'case-select', onchange: (event: Event) => parts.onCase((event.target as HTMLSelectElement).value) },
-          cases.map((c) => h('option', { value: c.name, selected: c.name === parts.selectedCase }, c.error ? `${c.name} (invalid)` : c.name)),
+          {
+            id: 'case-select',
+            onchange: (event: Event) => parts.onCase((event.target as HTMLSelectElement).value),
+          },
+          cases.map((c) =>
+            h(
+              'option',
+              { value: c.name, selected: c.name === parts.selectedCase },
+              c.error ? `${c.name} (invalid)` : c.name,
+            ),
+          ),
         ),
       )
     : h('p', { class: 'field-static' }, 'No fixture case yet')
   return [
-    h('a', { class: 'back', href: parts.backHref }, h('span', { 'aria-hidden': 'true' }, '← '), 'Templates'),
-    h('div', { class: 'title-line' }, h('h2', { id: 'template-title', tabindex: '-1' }, t.slug), parts.toggle),
+    h(
+      'a',
+      { class: 'back', href: parts.backHref },
+      h('span', { 'aria-hidden': 'true' }, '← '),
+      'Templates',
+    ),
+    h(
+      'div',
+      { class: 'title-line' },
+      h('h2', { id: 'template-title', tabindex: '-1' }, t.slug),
+      parts.toggle,
+    ),
     t.description ? h('p', { class: 'lede' }, t.description) : null,
     h(
       'dl',
       { class: 'meta' },
-      h('div', null, h('dt', null, 'Expects'), h('dd', { class: 'chips' }, t.variables.length ? t.variables.map((v) => h('code', { class: 'chip' }, v)) : 'no variables')),
-      h('div', { class: 'meta-updated' }, h('dt', null, 'Updated'), h('dd', null, h('time', { datetime: t.updatedAt, title: fullTime(t.updatedAt), 'data-relative': '' }, timeAgo(t.updatedAt)))),
+      h(
+        'div',
+        null,
+        h('dt', null, 'Expects'),
+        h(
+          'dd',
+          { class: 'chips' },
+          t.variables.length
+            ? t.variables.map((v) => h('code', { class: 'chip' }, v))
+            : 'no variables',
+        ),
+      ),
+      h(
+        'div',
+        { class: 'meta-updated' },
+        h('dt', null, 'Updated'),
+        h(
+          'dd',
+          null,
+          h(
+            'time',
+            { datetime: t.updatedAt, title: fullTime(t.updatedAt), 'data-relative': '' },
+            timeAgo(t.updatedAt),
+          ),
+        ),
+      ),
     ),
     h('div', { class: 'toolbar' }, parts.tabList, h('div', { class: 'toolbar-end' }, caseControl)),
   ]

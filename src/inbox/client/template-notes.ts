@@ -18,7 +18,10 @@ export interface TemplateNotes {
 /** Whether an email has rules for dark mode (what Apple Mail and Outlook for Mac apply). */
 export const hasDarkRules = (html: string): boolean => /prefers-color-scheme\s*:\s*dark/i.test(html)
 
-export function showTemplateNotes(container: HTMLElement, { missing, warnings, noDarkRules }: TemplateNotes): void {
+export function showTemplateNotes(
+  container: HTMLElement,
+  { missing, warnings, noDarkRules }: TemplateNotes,
+): void {
   // missing_variable warnings say the same as the missing note: shown once, there.
   const others = warnings.filter((w) => w.code !== 'missing_variable')
   replace(
@@ -32,7 +35,9 @@ export function showTemplateNotes(container: HTMLElement, { missing, warnings, n
           `. ${missing.length === 1 ? 'It renders' : 'They render'} empty here; a send without ${missing.length === 1 ? 'it' : 'them'} is refused.`,
         )
       : null,
-    others.length ? h('div', { class: 'note', role: 'note' }, h('ul', { class: 'plain' }, warningItems(others))) : null,
+    others.length
+      ? h('div', { class: 'note', role: 'note' }, h('ul', { class: 'plain' }, warningItems(others)))
+      : null,
     noDarkRules
       ? h(
           'div',

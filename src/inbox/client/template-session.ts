@@ -1,4 +1,11 @@
-import { templatePath, type LivePreview, type Soft, type SoftError, type TemplateDetail, type TemplateListItem } from './api.js'
+import {
+  templatePath,
+  type LivePreview,
+  type Soft,
+  type SoftError,
+  type TemplateDetail,
+  type TemplateListItem,
+} from './api.js'
 import { sameVariables, type Parsed, type Variables } from './variables.js'
 
 /**
@@ -22,7 +29,9 @@ export interface Ticket {
   readonly slug: string
 }
 
-export type PreviewRequest = { template: string; case?: string } | { template: string; variables: Variables }
+export type PreviewRequest =
+  | { template: string; case?: string }
+  | { template: string; variables: Variables }
 
 /** What to load when a template opens or changes: its detail, and the fixture case's own render. */
 export interface LoadPlan {
@@ -111,7 +120,8 @@ export class TemplateSession {
   list(templates: TemplateListItem[]): ListResult {
     this.templates = templates
     this.listed = true
-    const changed = this.started && this.slug !== null && (this.pending.has(this.slug) || this.pending.has('*'))
+    const changed =
+      this.started && this.slug !== null && (this.pending.has(this.slug) || this.pending.has('*'))
     this.pending.clear()
     let picked: string | null = null
     if (this.savedCase && this.summary?.fixtures.some((c) => c.name === this.savedCase)) {
@@ -120,7 +130,11 @@ export class TemplateSession {
       this.savedCase = null
       this.resetEditor = true
     }
-    return { load: changed || picked !== null || (this.slug !== null && !this.started), changed: changed && picked === null, picked }
+    return {
+      load: changed || picked !== null || (this.slug !== null && !this.started),
+      changed: changed && picked === null,
+      picked,
+    }
   }
 
   /** What to load for the open template; null when none is open or the list does not have it. */
@@ -133,7 +147,11 @@ export class TemplateSession {
     if (summary.error) return { ticket, detail: false, preview: { template: this.slug } }
     const usable = summary.fixtures.find((c) => !c.error)
     const caseName = this.caseName ?? usable?.name ?? null
-    return { ticket, detail: true, preview: caseName ? { template: this.slug, case: caseName } : null }
+    return {
+      ticket,
+      detail: true,
+      preview: caseName ? { template: this.slug, case: caseName } : null,
+    }
   }
 
   /**
@@ -142,7 +160,12 @@ export class TemplateSession {
    * case, or an editor still showing the case as it was, starts over from the case. Null when
    * the answer came too late.
    */
-  loaded(ticket: Ticket, detail: TemplateDetail | null, base: Soft<LivePreview> | null, editor: Parsed): LoadResult | null {
+  loaded(
+    ticket: Ticket,
+    detail: TemplateDetail | null,
+    base: Soft<LivePreview> | null,
+    editor: Parsed,
+  ): LoadResult | null {
     if (!this.current(ticket)) return null
     const before = this.baseVariables
     const rendered = this.outcome?.ok ? this.outcome.variables : null
@@ -157,7 +180,11 @@ export class TemplateSession {
       this.settle({ ok: false, error: base.error })
       return { ...result, render: null }
     }
-    const variables = keep ? (editor.ok ? editor.variables : (rendered ?? this.baseVariables)) : this.baseVariables
+    const variables = keep
+      ? editor.ok
+        ? editor.variables
+        : (rendered ?? this.baseVariables)
+      : this.baseVariables
     if (this.base && sameVariables(variables, this.base.variables)) {
       this.settle({ ok: true, preview: this.base, variables, frame: this.caseFrame() })
       return { ...result, render: null }
@@ -173,7 +200,11 @@ export class TemplateSession {
   /** Its answer (or the request's failure, as a soft error). False when it came too late. */
   rendered(ticket: Ticket, variables: Variables, answer: Soft<LivePreview>): boolean {
     if (!this.current(ticket)) return false
-    this.settle(answer.ok ? { ok: true, preview: answer, variables, frame: answer.url } : { ok: false, error: answer.error })
+    this.settle(
+      answer.ok
+        ? { ok: true, preview: answer, variables, frame: answer.url }
+        : { ok: false, error: answer.error },
+    )
     return true
   }
 

@@ -1,4 +1,12 @@
-import { api, softError, type LivePreview, type Soft, type SourceProblem, type TemplateChange, type TemplateListItem } from './api.js'
+import {
+  api,
+  softError,
+  type LivePreview,
+  type Soft,
+  type SourceProblem,
+  type TemplateChange,
+  type TemplateListItem,
+} from './api.js'
 import { checksTab } from './checks.js'
 import { DetailTabs } from './detail-tabs.js'
 import { VariablesEditor, type SaveResult } from './editor.js'
@@ -7,7 +15,13 @@ import { announce, h, replace, toast } from './dom.js'
 import { plural } from './format.js'
 import { ListPane } from './list-pane.js'
 import { ListToggle } from './list-toggle.js'
-import { DEFAULT_VIEW, setViewParams, TEMPLATE_WIDTHS, viewParams, type ViewState } from './preview.js'
+import {
+  DEFAULT_VIEW,
+  setViewParams,
+  TEMPLATE_WIDTHS,
+  viewParams,
+  type ViewState,
+} from './preview.js'
 import { resizer } from './resizer.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 import { detailParams, readDetailRoute, sourceLineParams, tabParam } from './split.js'
@@ -64,7 +78,13 @@ export class TemplatesView {
     this.pane = new ListPane(
       {
         key: 'slug',
-        ids: { pane: 'template-list-pane', title: 'templates-title', search: 'template-search', count: 'template-count', list: 'template-list' },
+        ids: {
+          pane: 'template-list-pane',
+          title: 'templates-title',
+          search: 'template-search',
+          count: 'template-count',
+          list: 'template-list',
+        },
         title: 'Templates',
         searchLabel: 'Filter templates',
         onInput: () => this.renderList(),
@@ -78,18 +98,51 @@ export class TemplatesView {
         },
       },
     )
-    this.detail = h('section', { class: 'pane detail-pane', id: 'template-pane', 'aria-label': 'Template preview' })
-    this.root = h('div', { class: 'split', id: 'view-templates', 'data-open': 'false', hidden: true }, this.pane.root, this.detail)
+    this.detail = h('section', {
+      class: 'pane detail-pane',
+      id: 'template-pane',
+      'aria-label': 'Template preview',
+    })
+    this.root = h(
+      'div',
+      { class: 'split', id: 'view-templates', 'data-open': 'false', hidden: true },
+      this.pane.root,
+      this.detail,
+    )
     this.toggle = new ListToggle(this.root, this.pane.root, 'sendbox.templates.list')
-    this.tabs = new DetailTabs({ prefix: 'template', label: 'Template views', tabs: TABS, widths: TEMPLATE_WIDTHS, tab: 'preview', view: DEFAULT_VIEW, onTab: (tab) => this.setTab(tab), onView: (view) => this.setView(view) })
+    this.tabs = new DetailTabs({
+      prefix: 'template',
+      label: 'Template views',
+      tabs: TABS,
+      widths: TEMPLATE_WIDTHS,
+      tab: 'preview',
+      view: DEFAULT_VIEW,
+      onTab: (tab) => this.setTab(tab),
+      onView: (view) => this.setView(view),
+    })
     this.editor = new VariablesEditor({
       onVariables: (variables) => this.onVariables(variables),
       onReset: () => this.resetVariables(),
       onSave: (name, variables, overwrite) => this.saveCase(name, variables, overwrite),
     })
-    const main = h('div', { class: 'template-main' }, this.notes, this.tabs.controls.root, this.tabs.panel)
+    const main = h(
+      'div',
+      { class: 'template-main' },
+      this.notes,
+      this.tabs.controls.root,
+      this.tabs.panel,
+    )
     this.body = h('div', { class: 'template-body' })
-    const handle = resizer({ target: this.body, property: '--editor-width', controls: 'vars-editor', label: 'Resize the variables editor', min: 260, max: () => Math.max(260, this.body.clientWidth - 360), initial: 400, storageKey: 'sendbox.editor.width' })
+    const handle = resizer({
+      target: this.body,
+      property: '--editor-width',
+      controls: 'vars-editor',
+      label: 'Resize the variables editor',
+      min: 260,
+      max: () => Math.max(260, this.body.clientWidth - 360),
+      initial: 400,
+      storageKey: 'sendbox.editor.width',
+    })
     this.body.append(this.editor.root, handle, main)
   }
 
@@ -173,16 +226,33 @@ export class TemplatesView {
 
   private renderList(): void {
     const needle = this.pane.search.value.trim().toLowerCase()
-    const shown = this.templates.filter((t) => !needle || t.slug.toLowerCase().includes(needle) || (t.description ?? '').toLowerCase().includes(needle))
+    const shown = this.templates.filter(
+      (t) =>
+        !needle ||
+        t.slug.toLowerCase().includes(needle) ||
+        (t.description ?? '').toLowerCase().includes(needle),
+    )
     const listed = this.session.isListed
-    this.pane.setCount(listed ? String(this.templates.length) : '', plural(this.templates.length, 'template'))
+    this.pane.setCount(
+      listed ? String(this.templates.length) : '',
+      plural(this.templates.length, 'template'),
+    )
     this.pane.show(shown.map((t) => this.renderItem(t)))
     this.pane.setEmpty(
       !listed || shown.length
         ? null
         : this.templates.length
           ? h('p', { class: 'empty-title' }, 'No template matches')
-          : [h('p', { class: 'empty-title' }, 'No templates yet'), h('p', null, 'Add a file such as ', h('code', null, 'welcome.liquid'), ' to the templates folder; it shows up here at once.')],
+          : [
+              h('p', { class: 'empty-title' }, 'No templates yet'),
+              h(
+                'p',
+                null,
+                'Add a file such as ',
+                h('code', null, 'welcome.liquid'),
+                ' to the templates folder; it shows up here at once.',
+              ),
+            ],
     )
   }
 
@@ -193,9 +263,29 @@ export class TemplatesView {
       h(
         'a',
         { class: 'item', href: this.hrefFor(t.slug), 'data-slug': t.slug },
-        h('span', { class: 'item-top' }, h('span', { class: 'item-subject item-slug' }, t.slug), t.error ? h('span', { class: 'badge badge-error' }, 'Does not parse') : h('span', { class: 'item-time' }, t.fixtures.length ? plural(t.fixtures.length, 'fixture') : 'no fixture')),
-        t.description ? h('span', { class: 'item-desc' }, t.description) : h('span', { class: 'item-desc muted' }, 'No description'),
-        t.variables.length ? h('span', { class: 'item-vars' }, h('span', { class: 'visually-hidden' }, 'Variables: '), t.variables.map((v) => h('code', { class: 'chip' }, v))) : null,
+        h(
+          'span',
+          { class: 'item-top' },
+          h('span', { class: 'item-subject item-slug' }, t.slug),
+          t.error
+            ? h('span', { class: 'badge badge-error' }, 'Does not parse')
+            : h(
+                'span',
+                { class: 'item-time' },
+                t.fixtures.length ? plural(t.fixtures.length, 'fixture') : 'no fixture',
+              ),
+        ),
+        t.description
+          ? h('span', { class: 'item-desc' }, t.description)
+          : h('span', { class: 'item-desc muted' }, 'No description'),
+        t.variables.length
+          ? h(
+              'span',
+              { class: 'item-vars' },
+              h('span', { class: 'visually-hidden' }, 'Variables: '),
+              t.variables.map((v) => h('code', { class: 'chip' }, v)),
+            )
+          : null,
       ),
     )
   }
@@ -207,7 +297,19 @@ export class TemplatesView {
     this.headKey = ''
     const { slug } = this.session
     if (!slug) {
-      replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'Select a template to preview it with its fixtures.'), h('p', { class: 'hint' }, 'Edit its variables live; the preview also re-renders by itself when the template, a partial, a layout or a fixture changes on disk.')))
+      replace(
+        this.detail,
+        h(
+          'div',
+          { class: 'placeholder' },
+          h('p', null, 'Select a template to preview it with its fixtures.'),
+          h(
+            'p',
+            { class: 'hint' },
+            'Edit its variables live; the preview also re-renders by itself when the template, a partial, a layout or a fixture changes on disk.',
+          ),
+        ),
+      )
       if (document.title !== 'sendbox') document.title = 'Templates · sendbox'
       return
     }
@@ -224,10 +326,22 @@ export class TemplatesView {
     const plan = this.session.planLoad()
     const slug = this.session.slug
     if (!plan || !slug) {
-      if (slug && this.session.isListed) replace(this.detail, h('div', { class: 'placeholder' }, h('p', null, 'There is no template ', h('code', null, slug), ' (any more).'), h('p', null, h('a', { href: this.hrefFor(null) }, 'All templates'))))
+      if (slug && this.session.isListed)
+        replace(
+          this.detail,
+          h(
+            'div',
+            { class: 'placeholder' },
+            h('p', null, 'There is no template ', h('code', null, slug), ' (any more).'),
+            h('p', null, h('a', { href: this.hrefFor(null) }, 'All templates')),
+          ),
+        )
       return
     }
-    const [detail, base] = await Promise.all([plan.detail ? api.template(slug).catch(() => null) : null, plan.preview ? preview(plan.preview) : null])
+    const [detail, base] = await Promise.all([
+      plan.detail ? api.template(slug).catch(() => null) : null,
+      plan.preview ? preview(plan.preview) : null,
+    ])
     const next = this.session.loaded(plan.ticket, detail, base, this.editor.read())
     if (!next) return
     this.showDetail()
@@ -236,7 +350,10 @@ export class TemplatesView {
     this.updateEdited()
     if (next.render) await this.render(next.render)
     else this.showOutcome()
-    if (changedOnDisk) announce(this.session.outcome?.ok ? `The preview of ${slug} was updated` : `${slug} has an error`)
+    if (changedOnDisk)
+      announce(
+        this.session.outcome?.ok ? `The preview of ${slug} was updated` : `${slug} has an error`,
+      )
   }
 
   /** One POST /previews for these variables; an answer overtaken by a newer request is dropped. */
@@ -272,7 +389,11 @@ export class TemplatesView {
     void this.load(false)
   }
 
-  private async saveCase(name: string, variables: Variables, overwrite: boolean): Promise<SaveResult> {
+  private async saveCase(
+    name: string,
+    variables: Variables,
+    overwrite: boolean,
+  ): Promise<SaveResult> {
     const slug = this.session.slug
     if (!slug) return { ok: false, code: 'gone', message: 'No template is open.' }
     try {
@@ -300,7 +421,15 @@ export class TemplatesView {
     const summary = this.session.summary
     if (!summary) return
     if (!this.body.isConnected) {
-      replace(this.detail, h('article', { class: 'message', 'aria-labelledby': 'template-title' }, this.head, this.body))
+      replace(
+        this.detail,
+        h(
+          'article',
+          { class: 'message', 'aria-labelledby': 'template-title' },
+          this.head,
+          this.body,
+        ),
+      )
     }
     const key = JSON.stringify([summary, this.session.caseName])
     if (key !== this.headKey) this.renderHead(summary)
@@ -308,7 +437,16 @@ export class TemplatesView {
 
   private renderHead(t: TemplateListItem): void {
     this.headKey = JSON.stringify([t, this.session.caseName])
-    replace(this.head, templateHead(t, { backHref: this.hrefFor(null), toggle: this.toggle.button, tabList: this.tabs.tabList, selectedCase: this.session.selectedCase, onCase: (name) => this.setCase(name) }))
+    replace(
+      this.head,
+      templateHead(t, {
+        backHref: this.hrefFor(null),
+        toggle: this.toggle.button,
+        tabList: this.tabs.tabList,
+        selectedCase: this.session.selectedCase,
+        onCase: (name) => this.setCase(name),
+      }),
+    )
   }
 
   /** The outcome on screen: notes, badge, editor state, and the selected tab's panel. */
@@ -322,8 +460,21 @@ export class TemplatesView {
     this.tabs.setChecks(outcome.ok ? outcome.preview.checks : null)
     if (outcome.ok) {
       const missing = outcome.preview.missing
-      this.editor.setStatus(this.session.showsCase ? 'Showing the fixture case.' : missing.length ? `Preview updated; ${plural(missing.length, 'variable')} missing.` : 'Preview updated.', 'ok')
-    } else this.editor.setStatus(this.session.showsCase || outcome.error.code.startsWith('fixture') ? 'This case does not render: the error is in the preview.' : 'The template fails to render with these variables: the error is in the preview.', 'error')
+      this.editor.setStatus(
+        this.session.showsCase
+          ? 'Showing the fixture case.'
+          : missing.length
+            ? `Preview updated; ${plural(missing.length, 'variable')} missing.`
+            : 'Preview updated.',
+        'ok',
+      )
+    } else
+      this.editor.setStatus(
+        this.session.showsCase || outcome.error.code.startsWith('fixture')
+          ? 'This case does not render: the error is in the preview.'
+          : 'The template fails to render with these variables: the error is in the preview.',
+        'error',
+      )
     this.showNotes()
     this.renderPanel()
   }
@@ -331,7 +482,11 @@ export class TemplatesView {
   private showNotes(): void {
     const { outcome } = this.session
     const ok = outcome?.ok ? outcome.preview : null
-    showTemplateNotes(this.notes, { missing: ok?.missing ?? [], warnings: ok?.warnings ?? [], noDarkRules: !!ok && this.tabs.view.dark === 'media' && !hasDarkRules(ok.html) })
+    showTemplateNotes(this.notes, {
+      missing: ok?.missing ?? [],
+      warnings: ok?.warnings ?? [],
+      noDarkRules: !!ok && this.tabs.view.dark === 'media' && !hasDarkRules(ok.html),
+    })
   }
 
   /** Route changed only in tab, view or line: the panel follows where it must. */
@@ -347,12 +502,26 @@ export class TemplatesView {
     this.tabs.showControls(tab === 'preview' && !!outcome?.ok)
     if (tab === 'liquid') {
       if (detail) this.tabs.showSource(detail.source, this.line, `The Liquid source of ${slug}`)
-      else this.tabs.show(outcome && !outcome.ok ? errorCard(outcome.error) : h('p', { class: 'placeholder' }, 'Loading…'))
+      else
+        this.tabs.show(
+          outcome && !outcome.ok
+            ? errorCard(outcome.error)
+            : h('p', { class: 'placeholder' }, 'Loading…'),
+        )
       return
     }
     if (tab === 'variables') {
       const values = outcome?.ok ? outcome.variables : null
-      this.tabs.show(variablesTable(detail, detail?.variables ?? this.session.summary?.variables ?? [], values, this.session.showsCase && this.session.caseName ? `Values in this render (fixture ${this.session.caseName})` : 'Values in this render'))
+      this.tabs.show(
+        variablesTable(
+          detail,
+          detail?.variables ?? this.session.summary?.variables ?? [],
+          values,
+          this.session.showsCase && this.session.caseName
+            ? `Values in this render (fixture ${this.session.caseName})`
+            : 'Values in this render',
+        ),
+      )
       return
     }
     if (!RENDER_TABS.has(tab) || !outcome) return
@@ -366,13 +535,19 @@ export class TemplatesView {
         this.tabs.showFrame(outcome.frame, `Preview of the template ${slug}`)
         return
       case 'text':
-        this.tabs.show(h('pre', { class: 'text-body', id: 'template-text', tabindex: '0' }, answer.text))
+        this.tabs.show(
+          h('pre', { class: 'text-body', id: 'template-text', tabindex: '0' }, answer.text),
+        )
         return
       case 'source':
         this.tabs.showSource(answer.html, this.line, 'The rendered HTML source')
         return
       case 'checks':
-        this.tabs.show(checksTab('template', answer.checks, null, (line) => formatHash({ view: 'templates', slug, params: sourceLineParams(line) })))
+        this.tabs.show(
+          checksTab('template', answer.checks, null, (line) =>
+            formatHash({ view: 'templates', slug, params: sourceLineParams(line) }),
+          ),
+        )
         return
     }
   }
@@ -380,10 +555,17 @@ export class TemplatesView {
   /** A place in the open template's own file (not a partial): a link to the Liquid tab at its line. */
   private liquidLineHref({ file, line }: SourceProblem): string | null {
     const { slug, detail } = this.session
-    if (!slug || !detail || line === undefined || (file !== `${slug}.liquid` && file !== `${slug}.html`)) return null
+    if (
+      !slug ||
+      !detail ||
+      line === undefined ||
+      (file !== `${slug}.liquid` && file !== `${slug}.html`)
+    )
+      return null
     return formatHash({ view: 'templates', slug, params: sourceLineParams(line, 'liquid') })
   }
 }
 
 /** A soft preview; a failed request reads as one (the page shows both the same way). */
-const preview = (body: Parameters<typeof api.preview>[0]): Promise<Soft<LivePreview>> => api.preview(body).catch((error: unknown) => ({ ok: false as const, error: softError(error) }))
+const preview = (body: Parameters<typeof api.preview>[0]): Promise<Soft<LivePreview>> =>
+  api.preview(body).catch((error: unknown) => ({ ok: false as const, error: softError(error) }))

@@ -7,7 +7,12 @@ import { h } from './dom.js'
  * and which fields under it, the description from front matter), then the values of the render
  * on screen.
  */
-export function variablesTable(detail: TemplateDetail | null, names: string[], values: Record<string, unknown> | null, valuesTitle: string): HTMLElement {
+export function variablesTable(
+  detail: TemplateDetail | null,
+  names: string[],
+  values: Record<string, unknown> | null,
+  valuesTitle: string,
+): HTMLElement {
   const declared = detail?.declared ?? {}
   const required = detail?.required ?? []
   return h('div', { class: 'details' }, [
@@ -16,11 +21,29 @@ export function variablesTable(detail: TemplateDetail | null, names: string[], v
       ? h(
           'table',
           { class: 'vars vars-expected' },
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Required'), h('th', { scope: 'col' }, 'Description'))),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              h('th', { scope: 'col' }, 'Name'),
+              h('th', { scope: 'col' }, 'Required'),
+              h('th', { scope: 'col' }, 'Description'),
+            ),
+          ),
           h(
             'tbody',
             null,
-            names.map((name) => h('tr', null, h('th', { scope: 'row' }, h('code', { class: 'var-name' }, name)), h('td', null, requirement(name, required)), h('td', null, declared[name]?.description ?? ''))),
+            names.map((name) =>
+              h(
+                'tr',
+                null,
+                h('th', { scope: 'row' }, h('code', { class: 'var-name' }, name)),
+                h('td', null, requirement(name, required)),
+                h('td', null, declared[name]?.description ?? ''),
+              ),
+            ),
           ),
         )
       : h('p', null, 'This template reads no variables.'),
@@ -33,5 +56,8 @@ function requirement(name: string, required: string[]): (Node | string)[] {
   if (required.includes(name)) return ['required']
   const fields = required.filter((p) => p.startsWith(`${name}.`)).map((p) => p.slice(name.length))
   if (!fields.length) return [h('span', { class: 'muted' }, 'optional')]
-  return ['required: ', ...fields.flatMap((f, i) => [i ? ' ' : '', h('code', { class: 'chip' }, f)])]
+  return [
+    'required: ',
+    ...fields.flatMap((f, i) => [i ? ' ' : '', h('code', { class: 'chip' }, f)]),
+  ]
 }

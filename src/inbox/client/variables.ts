@@ -15,13 +15,20 @@ export function parseVariables(text: string): Parsed {
   } catch (error) {
     return { ok: false, message: `Not valid JSON: ${(error as Error).message}` }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'The variables must be one JSON object, like { "name": "Ada" }.' }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: 'The variables must be one JSON object, like { "name": "Ada" }.' }
   return { ok: true, variables: value as Variables }
 }
 
 /** JSON with sorted keys: equal variables compare equal whatever their order or spacing. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Variables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v))
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Variables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  )
 }
 
 export const sameVariables = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b)

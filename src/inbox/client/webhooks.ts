@@ -21,7 +21,11 @@ export class WebhooksView {
 
   constructor() {
     this.summary = h('p', { class: 'hint', id: 'webhooks-summary' })
-    this.list = h('ul', { class: 'deliveries', id: 'webhook-list', 'aria-labelledby': 'webhooks-title' })
+    this.list = h('ul', {
+      class: 'deliveries',
+      id: 'webhook-list',
+      'aria-labelledby': 'webhooks-title',
+    })
     this.empty = h('div', { class: 'empty', hidden: true })
     this.root = h(
       'section',
@@ -71,11 +75,32 @@ export class WebhooksView {
     replace(
       this.summary,
       data.endpoints.length
-        ? [`Posting every event to `, ...data.endpoints.flatMap((url, i) => [i ? ', ' : '', h('code', null, url)]), `, signed per Standard Webhooks. ${plural(data.total, 'delivery', 'deliveries')}, ${pending} pending.`]
-        : ['No webhook URL is configured. Start sendbox with ', h('code', null, '--webhook <url>'), ' (or ', h('code', null, 'SENDBOX_WEBHOOK'), ') and every delivery event is posted there.'],
+        ? [
+            `Posting every event to `,
+            ...data.endpoints.flatMap((url, i) => [i ? ', ' : '', h('code', null, url)]),
+            `, signed per Standard Webhooks. ${plural(data.total, 'delivery', 'deliveries')}, ${pending} pending.`,
+          ]
+        : [
+            'No webhook URL is configured. Start sendbox with ',
+            h('code', null, '--webhook <url>'),
+            ' (or ',
+            h('code', null, 'SENDBOX_WEBHOOK'),
+            ') and every delivery event is posted there.',
+          ],
     )
     this.empty.hidden = data.deliveries.length > 0
-    if (!this.empty.hidden) replace(this.empty, h('p', { class: 'empty-title' }, 'No deliveries yet'), h('p', null, data.endpoints.length ? 'Send a message: its events show up here as they are posted.' : 'Nothing is posted without a --webhook URL.'))
+    if (!this.empty.hidden)
+      replace(
+        this.empty,
+        h('p', { class: 'empty-title' }, 'No deliveries yet'),
+        h(
+          'p',
+          null,
+          data.endpoints.length
+            ? 'Send a message: its events show up here as they are posted.'
+            : 'Nothing is posted without a --webhook URL.',
+        ),
+      )
     replace(this.list, ...data.deliveries.map((d) => this.item(d)))
   }
 
@@ -83,16 +108,45 @@ export class WebhooksView {
     const last = d.attempts.at(-1)
     const details = h(
       'details',
-      { class: 'delivery-item', 'data-id': d.id, 'data-status': d.status, open: this.opened.has(d.id) },
+      {
+        class: 'delivery-item',
+        'data-id': d.id,
+        'data-status': d.status,
+        open: this.opened.has(d.id),
+      },
       h(
         'summary',
         null,
-        statusBadge(d.status === 'pending' && d.attempts.length ? 'retrying' : d.status, d.status === 'pending' ? (d.attempts.length ? 'Retrying' : 'Pending') : d.status === 'delivered' ? 'Delivered' : 'Failed'),
+        statusBadge(
+          d.status === 'pending' && d.attempts.length ? 'retrying' : d.status,
+          d.status === 'pending'
+            ? d.attempts.length
+              ? 'Retrying'
+              : 'Pending'
+            : d.status === 'delivered'
+              ? 'Delivered'
+              : 'Failed',
+        ),
         h('code', { class: 'delivery-type' }, d.type),
         h('span', { class: 'delivery-recipient' }, d.recipient),
         h('span', { class: 'delivery-url' }, d.url),
-        h('span', { class: 'delivery-last' }, last ? attemptResult(last) : 'not tried yet', ' · ', plural(d.attempts.length, 'attempt')),
-        h('time', { class: 'item-time', datetime: d.createdAt, title: fullTime(d.createdAt), 'data-relative': '' }, timeAgo(d.createdAt)),
+        h(
+          'span',
+          { class: 'delivery-last' },
+          last ? attemptResult(last) : 'not tried yet',
+          ' · ',
+          plural(d.attempts.length, 'attempt'),
+        ),
+        h(
+          'time',
+          {
+            class: 'item-time',
+            datetime: d.createdAt,
+            title: fullTime(d.createdAt),
+            'data-relative': '',
+          },
+          timeAgo(d.createdAt),
+        ),
       ),
       h(
         'div',
@@ -101,16 +155,61 @@ export class WebhooksView {
           'p',
           { class: 'delivery-facts' },
           'Message ',
-          h('a', { href: formatHash({ view: 'messages', id: d.messageId, params: new URLSearchParams({ tab: 'delivery' }) }) }, d.messageId),
+          h(
+            'a',
+            {
+              href: formatHash({
+                view: 'messages',
+                id: d.messageId,
+                params: new URLSearchParams({ tab: 'delivery' }),
+              }),
+            },
+            d.messageId,
+          ),
           ' · webhook-id ',
           h('code', null, d.webhookId),
-          d.nextAttemptAt ? [' · next attempt ', h('time', { datetime: d.nextAttemptAt, title: fullTime(d.nextAttemptAt) }, new Date(d.nextAttemptAt).toLocaleTimeString())] : null,
+          d.nextAttemptAt
+            ? [
+                ' · next attempt ',
+                h(
+                  'time',
+                  { datetime: d.nextAttemptAt, title: fullTime(d.nextAttemptAt) },
+                  new Date(d.nextAttemptAt).toLocaleTimeString(),
+                ),
+              ]
+            : null,
         ),
-        h('div', { class: 'actions' }, h('button', { type: 'button', class: 'btn btn-small', 'data-retry': d.id, onclick: (event: Event) => void this.retry(d, event.currentTarget as HTMLButtonElement) }, 'Retry now')),
+        h(
+          'div',
+          { class: 'actions' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn btn-small',
+              'data-retry': d.id,
+              onclick: (event: Event) =>
+                void this.retry(d, event.currentTarget as HTMLButtonElement),
+            },
+            'Retry now',
+          ),
+        ),
         h('h3', null, 'Attempts'),
-        d.attempts.length ? attemptsTable(d.attempts) : h('p', { class: 'muted' }, 'None yet: it waits its turn behind the message\'s earlier events.'),
+        d.attempts.length
+          ? attemptsTable(d.attempts)
+          : h(
+              'p',
+              { class: 'muted' },
+              "None yet: it waits its turn behind the message's earlier events.",
+            ),
         h('h3', null, 'Request headers'),
-        h('pre', { class: 'code', tabindex: '0' }, Object.entries(d.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n') || '(signed at the first attempt)'),
+        h(
+          'pre',
+          { class: 'code', tabindex: '0' },
+          Object.entries(d.request.headers)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n') || '(signed at the first attempt)',
+        ),
         h('h3', null, 'Request body'),
         h('pre', { class: 'code', tabindex: '0' }, pretty(d.request.body)),
       ),
@@ -147,7 +246,19 @@ function attemptsTable(attempts: WebhookAttempt[]): HTMLElement {
   return h(
     'table',
     { class: 'vars attempts' },
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Result'), h('th', { scope: 'col' }, 'Duration'), h('th', { scope: 'col' }, 'Response body (start)'))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', { scope: 'col' }, '#'),
+        h('th', { scope: 'col' }, 'When'),
+        h('th', { scope: 'col' }, 'Result'),
+        h('th', { scope: 'col' }, 'Duration'),
+        h('th', { scope: 'col' }, 'Response body (start)'),
+      ),
+    ),
     h(
       'tbody',
       null,
@@ -156,10 +267,24 @@ function attemptsTable(attempts: WebhookAttempt[]): HTMLElement {
           'tr',
           { 'data-ok': String(a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300) },
           h('td', null, String(i + 1), a.manual ? h('span', { class: 'tag' }, 'manual') : null),
-          h('td', null, h('time', { datetime: a.at, title: fullTime(a.at) }, new Date(a.at).toLocaleTimeString())),
+          h(
+            'td',
+            null,
+            h(
+              'time',
+              { datetime: a.at, title: fullTime(a.at) },
+              new Date(a.at).toLocaleTimeString(),
+            ),
+          ),
           h('td', { class: 'attempt-result' }, attemptResult(a)),
           h('td', null, `${a.durationMs} ms`),
-          h('td', null, a.responseBody ? h('code', { class: 'response-start' }, a.responseBody) : h('span', { class: 'muted' }, '(empty)')),
+          h(
+            'td',
+            null,
+            a.responseBody
+              ? h('code', { class: 'response-start' }, a.responseBody)
+              : h('span', { class: 'muted' }, '(empty)'),
+          ),
         ),
       ),
     ),

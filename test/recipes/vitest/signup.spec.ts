@@ -7,7 +7,10 @@ const { url, token } = inject('sendbox')
 async function sendWelcomeEmail(name: string, to: string) {
   const response = await fetch(`${process.env.MAIL_API_URL}/messages`, {
     method: 'POST',
-    headers: { Authorization: `token ${process.env.MAIL_API_TOKEN}`, 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `token ${process.env.MAIL_API_TOKEN}`,
+      'Content-Type': 'application/json',
+    },
     body: JSON.stringify({
       template: 'welcome',
       from: 'Acme <hello@acme.test>',
@@ -25,7 +28,9 @@ test('signing up sends a welcome email', async () => {
   await sendWelcomeEmail('Ada', 'ada@example.com')
 
   // Wait for it (at most 5 s): 200 with the message, or 404 wait_timeout.
-  const response = await fetch(`${url}/_sandbox/api/messages/wait?to=ada@example.com&since=${since}&timeout=5000`)
+  const response = await fetch(
+    `${url}/_sandbox/api/messages/wait?to=ada@example.com&since=${since}&timeout=5000`,
+  )
   expect(response.status).toBe(200)
   const message = (await response.json()) as MessageRecord
   expect(message.subject).toBe('Welcome to Acme')
@@ -33,6 +38,8 @@ test('signing up sends a welcome email', async () => {
 })
 
 test('the token from the setup is accepted', async () => {
-  const response = await fetch(`${url}/templates/welcome`, { headers: { Authorization: `token ${token}` } })
+  const response = await fetch(`${url}/templates/welcome`, {
+    headers: { Authorization: `token ${token}` },
+  })
   expect(response.status).toBe(200)
 })
