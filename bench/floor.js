@@ -47,7 +47,7 @@ if (kind === 'http') {
     const body = JSON.parse(await readBody(req))
     const html = liquid.renderSync(parsed, body.templateVariables)
     const text = toPlainText(html)
-    await out.write(JSON.stringify({ id: Date.now(), html, text, ...body }) + '\n')
+    await out.write(`${JSON.stringify({ id: Date.now(), html, text, ...body })}\n`)
     res.writeHead(201, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ ok: true }))
   }

@@ -68,7 +68,7 @@ export function parseAddressFully(input: string): Address | null {
   if (/[\r\n]/.test(input)) return null
   addresses ??= require('email-addresses') as typeof import('email-addresses')
   const parsed = addresses.parseOneAddress({ input: input.trim(), rfc6532: true })
-  if (!parsed || parsed.type !== 'mailbox') return null
+  if (parsed?.type !== 'mailbox') return null
   const mailbox = parsed as { name: string | null; address: string }
   if (!/^[^@\s]+@[^@\s]+$/.test(mailbox.address)) return null
   return { name: mailbox.name || null, address: mailbox.address }

@@ -153,7 +153,7 @@ export function refuseResolvedSlugs(
   app.use((event, next) => {
     const raw = event.runtime?.node?.req?.url
     const handler = answer()
-    if (handler && raw && raw.startsWith(PREFIX) && !event.url.pathname.startsWith(PREFIX))
+    if (handler && raw?.startsWith(PREFIX) && !event.url.pathname.startsWith(PREFIX))
       return handler(event)
     return next()
   })

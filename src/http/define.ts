@@ -116,12 +116,14 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
 }
 
 // Handlers are contravariant in their input; the list of operations holds any of them.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: contravariance, as said above
 export type Operation = OperationSpec<any, any, any, any>
 
 /** Types an operation from its parameters, body and security (returns it unchanged). */
 export function defineOperation<
+  // biome-ignore lint/complexity/noBannedTypes: {} is "no parameters", the default
   P extends Params = {},
+  // biome-ignore lint/complexity/noBannedTypes: as above
   Q extends Params = {},
   B = undefined,
   C = undefined,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
 import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
-import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../core/config.js'
+import { resolveConfig, type SendboxOptions } from '../core/config.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
@@ -91,7 +91,7 @@ export async function startServer(
   const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
   // A missing folder is always worth a word; an empty one only on the console of `serve`.
   if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
-  let log
+  let log: Awaited<ReturnType<typeof openMessageLog>>
   try {
     log = await openMessageLog({
       file: config.dbFile,
@@ -128,7 +128,7 @@ export async function startServer(
     logger,
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
-      if (closing) {
+      if (closing !== undefined) {
         queueMicrotask(fn)
         return () => {}
       }

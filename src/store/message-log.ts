@@ -146,7 +146,8 @@ function createLog(
   }
 
   function assertOpen(): void {
-    if (closing) throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
+    if (closing !== null)
+      throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
   }
 
   /** Compaction, serialised by the adapter behind whatever is already queued. */
@@ -161,7 +162,7 @@ function createLog(
    * delivery-event line weigh as much as a whole message, and the log was rewritten twice as often.
    */
   function compactIfWorthwhile(): void {
-    if (!adapter || closing) return
+    if (!adapter || closing !== null) return
     if (dead() >= MIN_DEAD_LINES && adapter.bytes() - bytes > bytes) {
       compact().catch((error: unknown) =>
         warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`),

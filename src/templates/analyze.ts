@@ -78,7 +78,7 @@ export function analyzeTemplate(engine: Engine, templates: LiquidTemplate[]): Te
   // The walk loads every static partial first, so a missing or broken one is reported at the tag
   // that names it; the analysis below then finds them all in the cache.
   walk(engine, templates, false, new Map(), state)
-  let analysis
+  let analysis: ReturnType<typeof engine.liquid.analyzeSync>
   try {
     analysis = engine.liquid.analyzeSync(templates, { partials: true })
   } catch (err) {
@@ -208,7 +208,7 @@ function loopItems(
   const [root, ...rest] = path.split('.')
   const collection = aliases.has(root!) ? [aliases.get(root!)!, ...rest].join('.') : path
   const item = `${collection}[]`
-  let body
+  let body: ReturnType<typeof engine.liquid.analyzeSync>
   try {
     body = engine.liquid.analyzeSync(loop.templates, { partials: true })
   } catch {

@@ -142,7 +142,7 @@ function analyzeOne(
       summary: summaryOf(declaredNames, ownTime, error),
     }
   }
-  let analysis
+  let analysis: ReturnType<typeof analyzeTemplate>
   try {
     analysis = analyzeTemplate(engine, compiled.parsed)
   } catch (err) {

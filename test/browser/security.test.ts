@@ -133,7 +133,7 @@ describe.skipIf(!hasChromium)('a hostile page in Chromium', { timeout: 60_000 },
       expect(result, name).not.toContain(SECRET)
       expect(result, name).not.toContain('ada@example.com')
     }
-    expect(results['EventSource']).toBe('error')
+    expect(results.EventSource).toBe('error')
   }
 
   beforeAll(async () => {

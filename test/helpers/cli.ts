@@ -96,7 +96,7 @@ export function startCli(
         })
       }
     })
-    exited.then((result) => {
+    void exited.then((result) => {
       clearTimeout(timer)
       reject(
         new Error(`sendbox exited before it was ready (code ${result.code})\n${stdout}\n${stderr}`),

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { openEventStream } from '../helpers/sse.js'

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import {
   isLogOpenError,
-  LogOpenError,
+  type LogOpenError,
   openMessageLog,
   type MessageLog,
 } from '../../src/store/index.js'

@@ -38,7 +38,7 @@ export function tabList(
   )
   const list = h('div', { class: 'tabs', role: 'tablist', 'aria-label': label }, buttons)
   list.addEventListener('keydown', (event) => {
-    const index = buttons.findIndex((b) => b === document.activeElement)
+    const index = buttons.indexOf(document.activeElement as HTMLButtonElement)
     if (index === -1) return
     const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: buttons.length - 1 }[
       event.key

@@ -10,7 +10,7 @@ export class ListToggle {
 
   constructor(
     private readonly split: HTMLElement,
-    private readonly pane: HTMLElement,
+    pane: HTMLElement,
     private readonly storageKey: string,
   ) {
     this.button = h('button', {
