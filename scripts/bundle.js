@@ -8,7 +8,9 @@
 //
 // The bundles sit in dist/ itself, one level below the package root like dist/version.js, so
 // module-relative URLs (PACKAGE_ROOT) mean the same in both. Kept out: packages loaded lazily
-// with `require` (they stay lazy) and `open` (it finds its own xdg-open script next to itself).
+// with `require` (they stay lazy), `open` (it finds its own xdg-open script next to itself), and
+// the MCP SDK with zod, only `sendbox mcp` loads them: the SDK checks zod schemas it did not make,
+// so both come from node_modules as one copy, and the tarball stays small.
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
 import { mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
@@ -17,7 +19,7 @@ import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { build } from 'rolldown'
 
-const EXTERNAL = ['html-to-text', 'email-addresses', 'open']
+const EXTERNAL = ['html-to-text', 'email-addresses', 'open', '@modelcontextprotocol/sdk', 'zod']
 
 /**
  * doiuse-email carries the caniemail data as an 850 KB object literal, which V8 must parse and

@@ -29,7 +29,9 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   inbox: BELOW_ROUTES,
   server: ['api', 'inspector', 'inbox', ...BELOW_ROUTES],
   index: ['server', ...BELOW_ROUTES],
-  cli: ['index', ...BELOW_ROUTES],
+  cli: ['index', 'mcp', ...BELOW_ROUTES],
+  // The MCP server is a client of the inspector API, like the inbox page: nothing of the server.
+  mcp: ['lib', 'version', 'package-root'],
   // The inbox page is a browser program: its own modules, and only types from the server side.
   'inbox/client': [],
 }

@@ -4,7 +4,7 @@ import { serveFlags, serveOptionsFrom } from './flags.js'
 import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
 
-const COMMANDS = ['serve', 'init', 'check', 'render'] as const
+const COMMANDS = ['serve', 'init', 'check', 'render', 'mcp'] as const
 type Command = (typeof COMMANDS)[number]
 
 const mainHelp = () => `sendbox ${version} — a local sandbox of the message-sending API
@@ -13,6 +13,7 @@ Usage: sendbox [serve] [flags]      start the API and the inbox (the default)
        sendbox init [flags]         create templates/ and fixtures/ with a starter
        sendbox check [flags]        parse and render every template with its fixtures
        sendbox render <slug> [flags] print a rendered template
+       sendbox mcp [--url <url>]    serve a running sandbox to a coding agent (MCP, stdio)
        sendbox <command> --help     flags of a command
        sendbox --version
 `
@@ -46,6 +47,8 @@ export async function main(
         return await (await import('./check.js')).check(argv, env, wantsHelp)
       case 'render':
         return await (await import('./render.js')).render(argv, env, wantsHelp)
+      case 'mcp':
+        return await (await import('./mcp.js')).mcp(argv, env, wantsHelp)
     }
   } catch (error) {
     return fail(error)

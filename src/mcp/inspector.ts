@@ -1,0 +1,139 @@
+/**
+ * The MCP server's only way to the sandbox: the public inspector API under /_sandbox/api, over
+ * HTTP, like the inbox page. Every answer is either the inspector's JSON or one error in the
+ * inspector's own shape (`{ code, message, details }`), so a tool can hand either to an agent.
+ */
+
+/** The inspector's error, or one of ours in the same shape when the sandbox did not answer. */
+export interface InspectorError {
+  code: string
+  message: string
+  details: unknown[]
+}
+
+export type InspectorAnswer =
+  | { ok: true; status: number; body: unknown }
+  | { ok: false; error: InspectorError }
+
+export interface InspectorRequest {
+  method?: 'GET' | 'POST' | 'DELETE'
+  /** Below /_sandbox/api, e.g. `/messages/wait`. */
+  path: string
+  query?: Record<string, string | number | undefined>
+  body?: unknown
+  /** How long the inspector itself may take on purpose (a wait's timeout), in ms. */
+  holds?: number
+  /** Stops the request: the MCP client cancelled the call, or the server is closing. */
+  signal?: AbortSignal
+}
+
+/**
+ * How long an answer may take beyond what the request asks the inspector to hold it: a sandbox
+ * that accepted the connection and went silent (stopped in a debugger, say) becomes an error the
+ * agent can read instead of a call that never returns. A healthy one answers in milliseconds.
+ */
+export const ANSWER_WITHIN_MS = 10_000
+
+/** What every unreachable-sandbox error ends with: how to get one. */
+export function startHint(url: string): string {
+  return `Start one with \`npx sendbox\` (it listens on http://127.0.0.1:5025), or point sendbox mcp at yours with --url or SENDBOX_URL (now ${url}).`
+}
+
+/**
+ * The sandbox's base URL from `--url`, SENDBOX_URL or the default: an http(s) URL, kept without
+ * a trailing slash so paths join as `${base}/_sandbox/api/…`.
+ *
+ * @example sandboxUrl('http://127.0.0.1:5025/') // 'http://127.0.0.1:5025'
+ */
+export function sandboxUrl(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new TypeError(`${JSON.stringify(raw)} is not a URL; expected e.g. http://127.0.0.1:5025`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`${JSON.stringify(raw)} is not an http(s) URL`)
+  if (url.search || url.hash)
+    throw new TypeError(`${JSON.stringify(raw)}: give the sandbox's base URL, without ? or #`)
+  return url.href.replace(/\/+$/, '')
+}
+
+function queryString(query: InspectorRequest['query'] = {}): string {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined) search.set(name, String(value))
+  const text = search.toString()
+  return text ? `?${text}` : ''
+}
+
+const failure = (code: string, message: string, details: unknown[] = []): InspectorAnswer => ({
+  ok: false,
+  error: { code, message, details },
+})
+
+/** Why fetch failed, as its cause says it: `connect ECONNREFUSED 127.0.0.1:5025`. */
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: { message?: string; code?: string } }).cause
+  return cause?.message || cause?.code || (error as Error).message || String(error)
+}
+
+/**
+ * One request to the inspector of the sandbox at `base`.
+ *
+ * @example
+ * const answer = await inspect('http://127.0.0.1:5025', { path: '/messages', query: { limit: 5 } })
+ * if (answer.ok) console.log(answer.body)
+ * else console.log(answer.error.code, answer.error.message)
+ */
+export async function inspect(base: string, request: InspectorRequest): Promise<InspectorAnswer> {
+  const url = `${base}/_sandbox/api${request.path}${queryString(request.query)}`
+  const waited = AbortSignal.timeout((request.holds ?? 0) + ANSWER_WITHIN_MS)
+  const signal = request.signal ? AbortSignal.any([request.signal, waited]) : waited
+  let response: Response
+  try {
+    response = await fetch(url, {
+      method: request.method ?? 'GET',
+      signal,
+      ...(request.body === undefined
+        ? {}
+        : {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(request.body),
+          }),
+    })
+  } catch (error) {
+    if (request.signal?.aborted) return failure('cancelled', 'The call was cancelled.')
+    if (waited.aborted)
+      return failure(
+        'sandbox_unreachable',
+        `The sandbox at ${base} did not answer within ${((request.holds ?? 0) + ANSWER_WITHIN_MS) / 1000} s. Is it stopped or busy? ${startHint(base)}`,
+      )
+    return failure(
+      'sandbox_unreachable',
+      `No sendbox answers at ${base} (${reasonOf(error)}). ${startHint(base)}`,
+    )
+  }
+  return answerOf(base, response)
+}
+
+async function answerOf(base: string, response: Response): Promise<InspectorAnswer> {
+  if (response.status === 204) return { ok: true, status: 204, body: null }
+  const type = response.headers.get('content-type') ?? ''
+  const text = await response.text().catch(() => '')
+  let body: unknown
+  try {
+    body = type.includes('json') ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  if (response.ok && body !== undefined) return { ok: true, status: response.status, body }
+  const error = (body as { error?: Partial<InspectorError> } | undefined)?.error
+  if (typeof error?.code === 'string' && typeof error.message === 'string')
+    return failure(error.code, error.message, Array.isArray(error.details) ? error.details : [])
+  // Something else listens there (another dev server, a proxy's error page).
+  return failure(
+    'not_a_sandbox',
+    `${base} answered ${response.status} ${type || 'without a content type'}, not as a sendbox inspector does. Is a sendbox running there? ${startHint(base)}`,
+  )
+}
