@@ -44,7 +44,9 @@ describe('a sandbox that does not answer', () => {
         const result = await mcp.call(tool, args)
         expect(result.isError, tool).toBe(true)
         const text = textOf(result)
-        expect(text, tool).toMatch(/^sandbox_unreachable: No sendbox answers at http:\/\/127\.0\.0\.1:\d+ \(connect ECONNREFUSED/)
+        expect(text, tool).toMatch(
+          /^sandbox_unreachable: No sendbox answers at http:\/\/127\.0\.0\.1:\d+ \(connect ECONNREFUSED/,
+        )
         expect(text, tool).toContain(url)
         expect(text, tool).toContain('`npx sendbox`')
       }
@@ -73,7 +75,9 @@ describe('a sandbox that does not answer', () => {
       const result = await mcp.call('list_messages')
       expect(result.isError).toBe(true)
       expect(textOf(result)).toMatch(
-        new RegExp(`^not_a_sandbox: ${url} answered 404 text/html, not as a sendbox inspector does`),
+        new RegExp(
+          `^not_a_sandbox: ${url} answered 404 text/html, not as a sendbox inspector does`,
+        ),
       )
       expect(textOf(result)).toContain('`npx sendbox`')
     } finally {
@@ -128,7 +132,9 @@ describe('where it finds the sandbox', () => {
     const help = await runCli(['mcp', '--help'])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('Usage: sendbox mcp [flags]')
-    expect(help.stdout).toMatch(/--url <url>.*\(default: http:\/\/127\.0\.0\.1:5025\) \[env SENDBOX_URL\]/)
+    expect(help.stdout).toMatch(
+      /--url <url>.*\(default: http:\/\/127\.0\.0\.1:5025\) \[env SENDBOX_URL\]/,
+    )
     expect(help.stdout).toContain('wait_for_message')
     const main = await runCli(['--help'])
     expect(main.stdout).toContain('sendbox mcp')

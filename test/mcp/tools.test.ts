@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SIMULATED_EVENT_TYPES } from '../../src/core/delivery.js'
 import { WAIT_MAX_MS } from '../../src/core/wait.js'
-import { EVENT_TYPES, MESSAGE_STATUSES, WAIT_MAX_MS as MCP_WAIT_MAX_MS } from '../../src/mcp/schemas.js'
+import {
+  EVENT_TYPES,
+  MESSAGE_STATUSES,
+  WAIT_MAX_MS as MCP_WAIT_MAX_MS,
+} from '../../src/mcp/schemas.js'
 import { MESSAGE_STATUSES as STORE_STATUSES } from '../../src/store/index.js'
 import { connectMcp, type McpSession, textOf } from '../helpers/mcp.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
@@ -170,8 +174,7 @@ describe('messages', () => {
   })
 
   it('wait_for_message: waits for a message that has not come yet, and answers with its record', async () => {
-    const health = async () =>
-      ((await inspector('/health')) as { subscribers: number }).subscribers
+    const health = async () => ((await inspector('/health')) as { subscribers: number }).subscribers
     const before = await health()
     const waiting = mcp.call('wait_for_message', {
       recipient: 'late@example.com',
