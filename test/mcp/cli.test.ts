@@ -141,7 +141,35 @@ describe('where it finds the sandbox', () => {
   })
 })
 
+const subscribers = async () =>
+  ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number })
+    .subscribers
+const until = async (done: () => Promise<boolean>) => {
+  while (!(await done())) await new Promise((resolve) => setImmediate(resolve))
+}
+
 describe('its lifetime', () => {
+  it('a call the agent cancels stops its wait in the sandbox', async () => {
+    const mcp = await connectMcp(['--url', sandbox.url])
+    try {
+      const before = await subscribers()
+      const abort = new AbortController()
+      const call = mcp.client.callTool(
+        { name: 'wait_for_message', arguments: { to: 'never', timeout: 60_000 } },
+        undefined,
+        { signal: abort.signal },
+      )
+      await until(async () => (await subscribers()) > before)
+      abort.abort()
+      await expect(call).rejects.toThrow(/abort/i)
+      await until(async () => (await subscribers()) === before)
+      // The session goes on.
+      expect((await mcp.call('list_templates')).isError).toBeFalsy()
+    } finally {
+      await mcp.close()
+    }
+  })
+
   it('stops when the agent closes its stdin, even with a wait in flight', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp', '--url', sandbox.url], {
       cwd: ROOT,
@@ -178,13 +206,7 @@ describe('its lifetime', () => {
     })
     await answered(1)
     sendLine({ jsonrpc: '2.0', method: 'notifications/initialized' })
-    const health = async () =>
-      (
-        (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as {
-          subscribers: number
-        }
-      ).subscribers
-    const before = await health()
+    const before = await subscribers()
     sendLine({
       jsonrpc: '2.0',
       id: 2,
@@ -192,10 +214,10 @@ describe('its lifetime', () => {
       params: { name: 'wait_for_message', arguments: { to: 'never', timeout: 60_000 } },
     })
     // The wait is pending in the sandbox: then the agent goes away.
-    while ((await health()) === before) await new Promise((resolve) => setImmediate(resolve))
+    await until(async () => (await subscribers()) > before)
     child.stdin.end()
     expect(await exited).toBe(0)
     // The hung-up wait is gone from the sandbox too.
-    while ((await health()) !== before) await new Promise((resolve) => setImmediate(resolve))
+    await until(async () => (await subscribers()) === before)
   })
 })
