@@ -18,6 +18,12 @@ const mcpFlags = {
     valueHint: 'url',
     description: 'The sandbox whose inspector API the tools call',
   },
+  'inspector-password': {
+    type: 'string',
+    env: 'SENDBOX_INSPECTOR_PASSWORD',
+    valueHint: 'password',
+    description: 'The password of a sandbox started with --inspector-password; prefer the variable',
+  },
 } as const satisfies Record<string, FlagSpec>
 
 export async function mcp(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
@@ -43,6 +49,8 @@ export async function mcp(argv: string[], env: NodeJS.ProcessEnv, help: boolean)
     )
   }
   process.stderr.write(`sendbox mcp: serving MCP on stdio for the sandbox at ${url}\n`)
-  await runMcpServer(url)
+  const password =
+    (values['inspector-password'] as string | undefined) ?? env.SENDBOX_INSPECTOR_PASSWORD
+  await runMcpServer({ url, ...(password ? { password } : {}) })
   return 0
 }

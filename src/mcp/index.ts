@@ -1,9 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { version } from '../version.js'
-import { inspect } from './inspector.js'
+import { inspect, type SandboxTarget } from './inspector.js'
 
-export { sandboxUrl } from './inspector.js'
+export { type SandboxTarget, sandboxUrl } from './inspector.js'
 import { registerTools } from './tools.js'
 
 /**
@@ -17,15 +17,18 @@ const instructions = (url: string) =>
   `sendbox is a local sandbox of an email-sending API (at ${url}); these tools read what the application under development sent through it. A typical check of an email flow: clear_messages, make the application send (sign up, reset a password), wait_for_message with the recipient's address, then follow one of the record's links[].href or type one of its codes. render_template and check_template preview a template without sending.`
 
 /**
- * The MCP server with every tool, attached to the sandbox at `url` (not yet connected).
+ * The MCP server with every tool, attached to the sandbox at `sandbox.url` (not yet connected).
  *
  * @example
- * const server = createMcpServer('http://127.0.0.1:5025')
+ * const server = createMcpServer({ url: 'http://127.0.0.1:5025' })
  * await server.connect(new StdioServerTransport())
  */
-export function createMcpServer(url: string): McpServer {
-  const server = new McpServer({ name: 'sendbox', version }, { instructions: instructions(url) })
-  registerTools(server, (request) => inspect(url, request))
+export function createMcpServer(sandbox: SandboxTarget): McpServer {
+  const server = new McpServer(
+    { name: 'sendbox', version },
+    { instructions: instructions(sandbox.url) },
+  )
+  registerTools(server, (request) => inspect(sandbox, request))
   return server
 }
 
@@ -33,10 +36,10 @@ export function createMcpServer(url: string): McpServer {
  * Serves MCP over this process's stdin and stdout until the client closes stdin (the agent
  * quit). Resolves then; calls still waiting on the sandbox are aborted.
  *
- * @example await runMcpServer('http://127.0.0.1:5025')
+ * @example await runMcpServer({ url: 'http://127.0.0.1:5025' })
  */
-export async function runMcpServer(url: string): Promise<void> {
-  const server = createMcpServer(url)
+export async function runMcpServer(sandbox: SandboxTarget): Promise<void> {
+  const server = createMcpServer(sandbox)
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve
   })

@@ -11,6 +11,13 @@ export interface InspectorError {
   details: unknown[]
 }
 
+/** Where the sandbox is, and the password of a sandbox started with --inspector-password. */
+export interface SandboxTarget {
+  /** Its base URL, as `sandboxUrl` gives it. */
+  url: string
+  password?: string
+}
+
 export type InspectorAnswer =
   | { ok: true; status: number; body: unknown }
   | { ok: false; error: InspectorError }
@@ -54,6 +61,11 @@ export function sandboxUrl(raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TypeError(`${JSON.stringify(raw)} is not an http(s) URL`)
+  // fetch refuses them, and a password in a URL ends up in logs and process lists.
+  if (url.username || url.password)
+    throw new TypeError(
+      'give the URL without credentials, and the password with SENDBOX_INSPECTOR_PASSWORD',
+    )
   if (url.search || url.hash)
     throw new TypeError(`${JSON.stringify(raw)}: give the sandbox's base URL, without ? or #`)
   return url.href.replace(/\/+$/, '')
@@ -78,29 +90,36 @@ function reasonOf(error: unknown): string {
   return cause?.message || cause?.code || (error as Error).message || String(error)
 }
 
+/** Basic credentials for a guarded inspector: any user name, the password (CONTRACT §8). */
+const basicAuth = (password: string) =>
+  `Basic ${Buffer.from(`sendbox:${password}`).toString('base64')}`
+
 /**
- * One request to the inspector of the sandbox at `base`.
+ * One request to the inspector of the sandbox at `sandbox.url`.
  *
  * @example
- * const answer = await inspect('http://127.0.0.1:5025', { path: '/messages', query: { limit: 5 } })
+ * const answer = await inspect({ url: 'http://127.0.0.1:5025' }, { path: '/messages', query: { limit: 5 } })
  * if (answer.ok) console.log(answer.body)
  * else console.log(answer.error.code, answer.error.message)
  */
-export async function inspect(base: string, request: InspectorRequest): Promise<InspectorAnswer> {
+export async function inspect(
+  sandbox: SandboxTarget,
+  request: InspectorRequest,
+): Promise<InspectorAnswer> {
+  const base = sandbox.url
   const url = `${base}/_sandbox/api${request.path}${queryString(request.query)}`
   const waited = AbortSignal.timeout((request.holds ?? 0) + ANSWER_WITHIN_MS)
   const signal = request.signal ? AbortSignal.any([request.signal, waited]) : waited
+  const headers: Record<string, string> = {}
+  if (sandbox.password !== undefined) headers.authorization = basicAuth(sandbox.password)
+  if (request.body !== undefined) headers['content-type'] = 'application/json'
   let response: Response
   try {
     response = await fetch(url, {
       method: request.method ?? 'GET',
       signal,
-      ...(request.body === undefined
-        ? {}
-        : {
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(request.body),
-          }),
+      headers,
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     })
   } catch (error) {
     if (request.signal?.aborted) return failure('cancelled', 'The call was cancelled.')
@@ -114,7 +133,11 @@ export async function inspect(base: string, request: InspectorRequest): Promise<
       `No sendbox answers at ${base} (${reasonOf(error)}). ${startHint(base)}`,
     )
   }
-  return answerOf(base, response)
+  const answer = await answerOf(base, response)
+  // The inspector's own words say how to sign in with curl; an agent needs ours.
+  if (!answer.ok && answer.error.code === 'unauthorized')
+    answer.error.message += ` Give sendbox mcp the password with SENDBOX_INSPECTOR_PASSWORD or --inspector-password${sandbox.password === undefined ? '' : ' (the one it has was refused)'}.`
+  return answer
 }
 
 async function answerOf(base: string, response: Response): Promise<InspectorAnswer> {

@@ -141,6 +141,54 @@ describe('where it finds the sandbox', () => {
   })
 })
 
+describe('a sandbox started with --inspector-password', () => {
+  it('refused without the password (the error says how to give it); served with SENDBOX_INSPECTOR_PASSWORD or the flag, never shown', async () => {
+    const guarded = await startTestSandbox(
+      { 'hello.liquid': 'Hello {{ name }}' },
+      { inspectorPassword: 's3cret-pw' },
+    )
+    try {
+      const without = await connectMcp(['--url', guarded.url])
+      try {
+        const result = await without.call('list_templates')
+        expect(result.isError).toBe(true)
+        expect(textOf(result)).toMatch(/^unauthorized: The inspector is protected/)
+        expect(textOf(result)).toContain('SENDBOX_INSPECTOR_PASSWORD')
+      } finally {
+        await without.close()
+      }
+      for (const [args, env] of [
+        [[], { SENDBOX_INSPECTOR_PASSWORD: 's3cret-pw' }],
+        [['--inspector-password', 's3cret-pw'], {}],
+      ] as const) {
+        const mcp = await connectMcp(['--url', guarded.url, ...args], { env })
+        try {
+          const result = await mcp.call('list_templates')
+          expect(result.isError, textOf(result)).toBeFalsy()
+          expect(mcp.stderr()).not.toContain('s3cret-pw')
+          expect(mcp.client.getInstructions()).not.toContain('s3cret-pw')
+        } finally {
+          await mcp.close()
+        }
+      }
+      const wrong = await connectMcp(['--url', guarded.url], {
+        env: { SENDBOX_INSPECTOR_PASSWORD: 'nope' },
+      })
+      try {
+        expect(textOf(await wrong.call('list_templates'))).toContain('the one it has was refused')
+      } finally {
+        await wrong.close()
+      }
+      const inUrl = await runCli(['mcp', '--url', guarded.url.replace('//', '//:s3cret-pw@')])
+      expect(inUrl.code).toBe(2)
+      expect(inUrl.stderr).toContain('without credentials')
+      expect(inUrl.stderr).not.toContain('s3cret-pw')
+    } finally {
+      await guarded.close()
+    }
+  })
+})
+
 const subscribers = async () =>
   ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number })
     .subscribers
