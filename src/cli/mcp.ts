@@ -26,10 +26,16 @@ const mcpFlags = {
   },
 } as const satisfies Record<string, FlagSpec>
 
+/**
+ * Runs `sendbox mcp` until the agent closes stdin. Exit codes as for every command: 0 done,
+ * 2 bad usage (an unknown flag, a --url that is not an http(s) URL).
+ *
+ * @example await mcp(['--url', 'http://127.0.0.1:5025'], process.env, false)
+ */
 export async function mcp(argv: string[], env: NodeJS.ProcessEnv, help: boolean): Promise<number> {
   if (help) {
     process.stdout.write(
-      `${usage('sendbox mcp', 'Serve the sandbox to a coding agent over MCP (stdio): list_messages, get_message, wait_for_message, list_templates, get_template, render_template, check_template, simulate_event, clear_messages. See docs/mcp.md.', mcpFlags)}\n`,
+      `${usage('sendbox mcp', 'Serve the sandbox to a coding agent over MCP (stdio): list_messages, get_message, wait_for_message, list_templates, get_template, render_template, check_template, simulate_event, clear_messages.', mcpFlags)}\n`,
     )
     return 0
   }

@@ -67,7 +67,7 @@ function renderRequest(
 /**
  * Registers every tool on `server`; `ask` sends one request to the sandbox's inspector.
  *
- * @example registerTools(server, (request) => inspect('http://127.0.0.1:5025', request))
+ * @example registerTools(server, (request) => inspect({ url: 'http://127.0.0.1:5025' }, request))
  */
 export function registerTools(
   server: McpServer,
