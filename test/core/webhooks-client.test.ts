@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers/sandbox.js'
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPoster, type Poster } from '../../src/lib/post.js'
+import { createPoster, type Poster } from '../../src/core/webhooks-client.js'
 import { closedPort } from '../helpers/receiver.js'
 
 /** The webhook client against the kinds of servers receivers really are. */
@@ -228,7 +228,7 @@ describe('the webhook client', () => {
       if (stuck.has(socket)) return
       socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok')
     })
-    const poster = client({ connections: 1, pipelining: 8 })
+    const poster = client({ connections: 1 })
     const hang = poster.post(`${url}/`, '"hang"', opts(200)).done
     const others = Array.from(
       { length: 5 },
