@@ -66,7 +66,7 @@ const MAX_IN_FLIGHT = 64
  * webhooks.enqueue(sentEvent(record), record.id)
  */
 export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatcher {
-  const poster = createPoster()
+  const poster = createPoster({ timeoutMs: options.timeoutMs, eager: options.endpoints.length > 0 })
   const sign = createSigner(options.secret, options.userAgent)
   const history = createHistory()
   const inFlight = new Set<() => void>()
