@@ -151,6 +151,26 @@ describe('the README and docs/*.md examples work as written', () => {
       expect(result.stdout.length, line).toBeGreaterThan(100)
     }
   })
+
+  it('every `npx sendbox check` line passes on the example templates and fixtures', async () => {
+    const dir = await tempDir('sendbox-readme-check-')
+    dirs.push(dir)
+    await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
+    await cp(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true })
+    const lines = blocks
+      .filter((b) => b.lang === 'sh')
+      .flatMap((b) => b.body.split('\n').map((line) => ({ line, where: `${b.file}:${b.line}` })))
+      .filter(({ line }) => /^npx sendbox check(\s|$)/.test(line))
+    expect(lines.length).toBeGreaterThanOrEqual(1)
+    for (const { line, where } of lines) {
+      const command = line
+        .replace(/\s+#.*$/, '')
+        .replace(/^npx sendbox/, `node ${JSON.stringify(BIN)}`)
+      const result = await bash(command, dir)
+      expect(result.code, `${where}: ${line}\n${result.stderr}`).toBe(0)
+      expect(result.stderr, `${where}: ${line}`).toMatch(/no problems/)
+    }
+  })
 })
 
 /** Languages a reader would paste into a shell: a block in one of these is meant to run. */

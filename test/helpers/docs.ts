@@ -104,6 +104,7 @@ export const RECIPE_FILES = [
   'retry.test.ts',
   'python/sendbox_process.py',
   'bounce-webhook.test.ts',
+  'welcome-email.test.ts',
 ]
 
 /** The recipe files' text, trimmed at the end as a doc block shows it. */
