@@ -53,6 +53,9 @@ function serialNumber(): string {
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
+/** forge writes PEM with CRLF line ends; files and `sandbox.ca` get LF, as OpenSSL writes them. */
+const pem = (cert: forge.pki.Certificate) => forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n')
+
 function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
   // An hour back: a client whose clock is a little behind still accepts a certificate made now.
   cert.validity.notBefore = new Date(now.getTime() - 60 * 60 * 1000)
@@ -85,7 +88,7 @@ export async function createCa(options: { now: Date; days: number }): Promise<Ke
     { name: 'subjectKeyIdentifier' },
   ])
   cert.sign(forge.pki.privateKeyFromPem(keys.privateKey), forge.md.sha256.create())
-  return { cert: forge.pki.certificateToPem(cert), key: keys.privateKey }
+  return { cert: pem(cert), key: keys.privateKey }
 }
 
 /**
@@ -123,5 +126,5 @@ export async function issueServerCertificate(
     },
   ])
   cert.sign(forge.pki.privateKeyFromPem(ca.key), forge.md.sha256.create())
-  return { cert: forge.pki.certificateToPem(cert), key: keys.privateKey }
+  return { cert: pem(cert), key: keys.privateKey }
 }
