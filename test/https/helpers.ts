@@ -49,9 +49,10 @@ export function run(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { env, timeout: 15_000 }, (error, stdout, stderr) =>
+    execFile(command, args, { env, cwd, timeout: 15_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error.code as number) ?? 1) : 0, stdout, stderr }),
     )
   })
