@@ -60,8 +60,8 @@ export interface Connections {
 /**
  * Connection keeping for a server that is about to be created (by us or by listhen): see
  * `Listener.close`. With TLS, the connections counted are the TLS sockets (what `req.socket`
- * is); the TCP sockets under them are only cut when the grace runs out, which also ends a
- * handshake that never finishes.
+ * is); a TCP connection with no TLS socket yet (a handshake under way, or never started) has
+ * no answer in progress and is closed at once, like an idle one.
  *
  * @example
  * const connections = trackConnections(handler)
@@ -117,11 +117,17 @@ export function trackConnections(handler: Handler): Connections {
           clearTimeout(cut)
           resolve()
         })
+        // TCP connections whose TLS handshake has not finished have no answer in progress.
+        const secured = new Set([...sockets].map(peer))
+        for (const socket of raw) if (!secured.has(peer(socket))) socket.destroy()
         for (const socket of sockets) if (!answering.has(socket)) socket.destroy()
       }))
   }
   return { handler: counted, attach }
 }
+
+/** A connection's far end: the same for a TLS socket and the TCP socket under it. */
+const peer = (socket: Socket) => `${socket.remoteAddress}:${socket.remotePort}`
 
 /** The start error of a failed bind. */
 export function bindError(error: NodeJS.ErrnoException, port: number, host: string): StartError {
