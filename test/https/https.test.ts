@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { get } from 'node:https'
 import { join } from 'node:path'
+import { connect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, startSendbox, type Sendbox } from '../../src/index.js'
 import { tempDir, TOKEN } from '../helpers/sandbox.js'
@@ -57,6 +58,22 @@ describe('startSendbox({ https: true })', () => {
     expect(page.headers['content-security-policy']).toContain("connect-src 'self'")
     const [message] = await sandbox.messages({ to: 'ada@example.com' })
     expect(message?.id).toBe(JSON.parse(sent.body).id)
+  })
+
+  it('the OpenAPI document names the https server', async () => {
+    const doc = await httpsRequest(`${sandbox.url}/_sandbox/api/openapi.json`, { ca: sandbox.ca })
+    expect(JSON.parse(doc.body).servers).toEqual([{ url: sandbox.url }])
+  })
+
+  it('a request Node cannot parse gets the JSON 400 over TLS too', async () => {
+    const socket = connect({ port: sandbox.port, host: '127.0.0.1', ca: sandbox.ca! })
+    let answer = ''
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+    const ended = new Promise((resolve) => socket.once('close', resolve))
+    socket.write('NOT HTTP AT ALL\r\n\r\n')
+    await ended
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+    expect(answer).toContain('"code":"bad_request"')
   })
 
   it('a client without the CA is refused', async () => {
