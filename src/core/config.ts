@@ -139,6 +139,8 @@ export const DEFAULTS = {
   deliveryDelay: 0,
   webhookBackoffMs: 1000,
   webhookTimeoutMs: 5000,
+  // Under the 398 days browsers allow (see SERVER_DAYS in src/server/local-ca.ts).
+  httpsCertDays: 397,
 } as const
 
 /** Standard Webhooks secrets: `whsec_` then the key in base64. */
@@ -298,7 +300,7 @@ function httpsOptions(options: SendboxOptions, cwd: string) {
     httpsKey,
     httpsCertDays: integer(
       'httpsCertDays',
-      options.httpsCertDays ?? 397,
+      options.httpsCertDays ?? DEFAULTS.httpsCertDays,
       1,
       825,
       'days from 1 to 825',

@@ -63,8 +63,8 @@ export interface RunningServer {
   /** API base URL, e.g. `http://127.0.0.1:54321`. */
   url: string
   port: number
-  /** With `--https`: the certificate served, and the local CA's (null with your own). */
-  tls: Pick<TlsSetup, 'ca' | 'caFile' | 'caCreated'> | null
+  /** With `--https`: the local CA's certificate and its file (both null with your own). */
+  tls: Pick<TlsSetup, 'ca' | 'caFile'> | null
   /** Stops listening, ends streams and waits, closes the catalog and the log. Idempotent. */
   close(): Promise<void>
 }
@@ -145,7 +145,8 @@ export async function startServer(
   let tls: TlsSetup | null = null
   const network = !isLoopbackHost(config.host)
   try {
-    // After the log: its lock keeps a second server off the CA's files while they are written.
+    // After the log: a second server on the same log has been refused by then, before it could
+    // write the CA's files beside it.
     tls = await setUpTls(config, logger.warn)
     listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
       port: config.port,
@@ -186,7 +187,7 @@ export async function startServer(
     ctx,
     url,
     port,
-    tls: tls && { ca: tls.ca, caFile: tls.caFile, caCreated: tls.caCreated },
+    tls: tls && { ca: tls.ca, caFile: tls.caFile },
     close,
   }
 }

@@ -15,8 +15,6 @@ export interface TlsSetup {
   /** The local CA's certificate, PEM; null with your own certificate. */
   ca: string | null
   caFile: string | null
-  /** Whether the CA was made at this start (clients must trust it). */
-  caCreated: boolean
   /** Removes the temporary folder of a `--memory` sandbox. */
   close(): Promise<void>
 }
@@ -66,7 +64,7 @@ async function ownCertificate(certFile: string, keyFile: string): Promise<TlsSet
   }
   if (!matches)
     throw new ConfigError('--https-key', `${keyFile} is not the key of the certificate ${certFile}`)
-  return { cert, key, ca: null, caFile: null, caCreated: false, close: async () => {} }
+  return { cert, key, ca: null, caFile: null, close: async () => {} }
 }
 
 /**
@@ -96,7 +94,10 @@ export async function setUpTls(
       warn,
     })
     return {
-      ...tls,
+      cert: tls.cert,
+      key: tls.key,
+      ca: tls.ca,
+      caFile: tls.caFile,
       close: async () => {
         if (temporary) await rm(temporary, { recursive: true, force: true })
       },
