@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 import { listen } from 'listhen'
 import { bindError, type Connections, type Listener, type ListenOptions } from './connections.js'
 
@@ -16,6 +16,15 @@ import { bindError, type Connections, type Listener, type ListenOptions } from '
  * port.
  */
 const portSpec = (port: number) => ({ port, random: port === 0 })
+
+/** Why binding `port` on `host` fails now (EADDRINUSE, EACCES, …), or null when it does not. */
+function bindFailure(port: number, host: string): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error))
+    probe.listen(port, host, () => probe.close(() => resolve(null)))
+  })
+}
 
 /**
  * Listens with listhen; `connections` keeps the answers in progress and closes as
@@ -50,7 +59,9 @@ export async function listenWithListhen(
       extraURLs: [],
     })
   } catch (error) {
-    throw bindError(error as NodeJS.ErrnoException, port, host)
+    // get-port-please says only "Unable to find an available port": ask the port itself why.
+    const cause = (error as Error).name === 'GetPortError' ? await bindFailure(port, host) : null
+    throw bindError(cause ?? (error as NodeJS.ErrnoException), port, host)
   }
   const server = listener.server
   server.on('error', (error: Error) => warn(`The server: ${error.message}`))

@@ -67,6 +67,15 @@ describe('sendbox --https', () => {
     }
   })
 
+  it('an address this machine does not have is a clear error naming the cause, not a busy port', async () => {
+    // TEST-NET-2: never an address of this machine.
+    const args = ['--https', '--memory', '--host', '198.51.100.7', '--port', '5999', ...TEMPLATES]
+    const result = await runCli(args)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('Could not listen on port 5999 on 198.51.100.7')
+    expect(result.stderr).toContain('EADDRNOTAVAIL')
+  })
+
   it('--https-cert without --https-key is a usage error', async () => {
     const result = await runCli(['--https-cert', 'cert.pem', '--memory', ...TEMPLATES])
     expect(result.code).toBe(2)
