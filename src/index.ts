@@ -82,6 +82,18 @@ export interface Sendbox {
   /** The `whsec_…` secret webhooks are signed with: the `webhookSecret` option, or one generated at start. */
   readonly webhookSecret: string
   /**
+   * With `https`: the local CA's certificate (PEM) that clients trust, e.g.
+   * `https.request(url, { ca: sandbox.ca })`. Null without `https`, and with your own
+   * certificate (`httpsCert`).
+   *
+   * @example
+   * const sandbox = await startSendbox({ port: 0, memory: true, https: true })
+   * const agent = new https.Agent({ ca: sandbox.ca })
+   */
+  readonly ca: string | null
+  /** The file `ca` is in (for NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE); null when `ca` is. */
+  readonly caFile: string | null
+  /**
    * Stored messages, newest first (all of them unless `limit` is given).
    *
    * @example
@@ -185,6 +197,8 @@ export async function startSendbox(
     token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
     webhookSecret: ctx.config.webhookSecret,
+    ca: server.tls?.ca ?? null,
+    caFile: server.tls?.caFile ?? null,
     messages: async (filter = {}) => ctx.log.list(filter).messages,
     waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
     rejections: async (filter = {}) => ctx.rejections.list(filter),

@@ -69,6 +69,23 @@ function fail(error: unknown): number {
   return 1
 }
 
+/**
+ * How to trust the local CA, one line per kind of client (CONTRACT §11); nothing without HTTPS.
+ *
+ * @example httpsLines('/p/.sendbox/ca.pem', null)[0] // '  CA         /p/.sendbox/ca.pem   (trust it once: …)'
+ */
+export function httpsLines(caFile: string | null, ownCert: string | null): string[] {
+  if (ownCert) return [`  HTTPS      your certificate ${ownCert} (--https-cert)`]
+  if (!caFile) return []
+  return [
+    `  CA         ${caFile}   (trust it once: one of these; more in docs/https.md)`,
+    `    Node       NODE_EXTRA_CA_CERTS=${caFile}`,
+    `    OpenSSL    SSL_CERT_FILE=${caFile}   (Python ssl, Ruby, Go; replaces their CA list)`,
+    `    requests   REQUESTS_CA_BUNDLE=${caFile}`,
+    `    Browser    import it as a trusted authority (Settings > Certificates > Authorities)`,
+  ]
+}
+
 async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { options, positionals, exitWithParent } = serveOptionsFrom(argv, env)
   if (positionals.length)
@@ -117,6 +134,7 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(config.deliveryDelay
         ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`]
         : []),
+      ...httpsLines(sandbox.caFile, config.httpsCert),
       '',
       `sendbox ready ${sandbox.url}`,
       '',

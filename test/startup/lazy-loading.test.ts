@@ -72,6 +72,39 @@ describe('the MCP server is loaded by sendbox mcp alone', () => {
   })
 })
 
+describe('listhen and node-forge load only for HTTPS or a network host (#25)', () => {
+  /** The modules a `serve` run loaded, up to its ready line and stop. */
+  async function modulesServeLoaded(args: string[]): Promise<string[]> {
+    const log = join(await tempDir(), 'modules.txt')
+    const cli = await startCli(['--port', '0', '--memory', ...args], {
+      env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log },
+    })
+    expect((await cli.stop()).code).toBe(0)
+    const files = (await readFile(log, 'utf8')).split('\n')
+    return [
+      ...files,
+      ...files
+        .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
+        .flatMap((url) => modulesInBundle(fileURLToPath(url))),
+    ]
+  }
+  const lazy = (loaded: string[]) =>
+    ['/node_modules/listhen/', '/node_modules/node-forge/'].filter((part) =>
+      loaded.some((url) => url.includes(part)),
+    )
+
+  it('a default serve loads neither', async () => {
+    expect(lazy(await modulesServeLoaded([]))).toEqual([])
+  })
+
+  it('serve --https loads both', async () => {
+    expect(lazy(await modulesServeLoaded(['--https']))).toEqual([
+      '/node_modules/listhen/',
+      '/node_modules/node-forge/',
+    ])
+  })
+})
+
 it('a server is ready before the text converter and the full address parser load; the converter loads right after', async () => {
   // In a child process, so what is loaded is the server's doing alone.
   const script = `
