@@ -21,15 +21,19 @@ import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
 import { waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
-import type { MessageFilter, MessageRecord, Suppression, SuppressionFilter } from './store/types.js'
+import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
+// The record as sendbox hands it out: the stored one with its `links` and `codes` (CONTRACT §9).
+import type { ReadRecord as MessageRecord } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
 
 export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
+export type { MessageRecord }
 export type {
-  MessageRecord,
+  MessageLink,
+  MessageReading,
   MessageFilter,
   Address,
   Warning,
@@ -185,8 +189,8 @@ export async function startSendbox(
     token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
     webhookSecret: ctx.config.webhookSecret,
-    messages: async (filter = {}) => ctx.log.list(filter).messages,
-    waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
+    messages: async (filter = {}) => ctx.log.list(filter).messages.map(ctx.reader.read),
+    waitForMessage: async (filter = {}) => ctx.reader.read(await waitForMessage(ctx, filter)),
     rejections: async (filter = {}) => ctx.rejections.list(filter),
     clear: async (filter) => {
       await clearMessages(ctx, filter)
@@ -205,7 +209,7 @@ export async function startSendbox(
         throw new TypeError(
           `sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
         )
-      return ctx.delivery.simulate(id, parsed.value)
+      return ctx.reader.read(await ctx.delivery.simulate(id, parsed.value))
     },
     // Copies: a delivery still pending goes on changing inside sendbox.
     webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
