@@ -117,6 +117,12 @@ export interface SuppressionFilter {
 /** The inspector's filters. Text filters are case-insensitive substrings. */
 export interface MessageFilter {
   to?: string
+  /**
+   * Exact, case-insensitive: a message one of whose recipients has this address (CONTRACT §9),
+   * where `to` is a substring (`ada@example.com` is not `lovelace-ada@example.com`). A
+   * `Name <address>` form counts by its address.
+   */
+  recipient?: string
   from?: string
   template?: string
   subject?: string
