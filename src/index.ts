@@ -21,6 +21,7 @@ import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
 import { waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
+import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
 import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
 // The record as sendbox hands it out: the stored one with its `links` and `codes` (CONTRACT §9).
 import type { ReadRecord as MessageRecord } from './store/types.js'
@@ -72,6 +73,14 @@ export type {
   MessageClickedEvent,
 } from './core/webhook-events.js'
 export type { Rejection } from './core/rejections.js'
+export {
+  connectSendbox,
+  DEFAULT_SENDBOX_URL,
+  SendboxUnreachableError,
+  SendboxRequestError,
+} from './client/connect.js'
+export type { SendboxClient } from './client/types.js'
+export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './client/inbox.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
 export interface Sendbox {
@@ -162,6 +171,18 @@ export interface Sendbox {
    * beforeEach(() => sandbox.unsuppress())
    */
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
+  /**
+   * A fresh inbox (CONTRACT §9): a unique address (`inbox-<id>@example.com`, or
+   * `options.address` with `{id}` where the unique part goes) and, scoped to it, `messages`,
+   * `waitForMessage`, `waitForLink`, `waitForCode` and `clear`. Tests side by side each take one
+   * and never see each other's mail.
+   *
+   * @example
+   * const inbox = sandbox.inbox()
+   * await app.requestPasswordReset(inbox.address)
+   * const link = await inbox.waitForLink({ text: 'Reset' })
+   */
+  inbox(options?: InboxOptions): Inbox
   /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
   close(): Promise<void>
 }
@@ -182,7 +203,7 @@ export async function startSendbox(
 ): Promise<Sendbox> {
   const server = await startServer(options, defaults)
   const { ctx } = server
-  return {
+  const sandbox: Sendbox = {
     url: server.url,
     inboxUrl: `${server.url}/_sandbox/`,
     port: server.port,
@@ -215,6 +236,8 @@ export async function startSendbox(
     webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
+    inbox: (inboxOptions) => createInbox(sandbox, inboxOptions),
     close: server.close,
   }
+  return sandbox
 }

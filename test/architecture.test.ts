@@ -28,7 +28,9 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   inspector: BELOW_ROUTES,
   inbox: BELOW_ROUTES,
   server: ['api', 'inspector', 'inbox', ...BELOW_ROUTES],
-  index: ['server', ...BELOW_ROUTES],
+  // The test-suite client: inboxes and connectSendbox, over the domain's types and errors.
+  client: ['core', 'store', 'lib'],
+  index: ['server', 'client', ...BELOW_ROUTES],
   cli: ['index', ...BELOW_ROUTES],
   // The inbox page is a browser program: its own modules, and only types from the server side.
   'inbox/client': [],
