@@ -32,6 +32,9 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   client: ['core', 'store', 'lib'],
   index: ['server', 'client', ...BELOW_ROUTES],
   cli: ['index', ...BELOW_ROUTES],
+  // The test-runner fixtures (sendbox/vitest, sendbox/playwright): a sandbox started or connected.
+  vitest: ['index', 'client', ...BELOW_ROUTES],
+  playwright: ['index', 'client', ...BELOW_ROUTES],
   // The inbox page is a browser program: its own modules, and only types from the server side.
   'inbox/client': [],
 }
