@@ -33,7 +33,8 @@ const AFTER_MONTH = new RegExp(`\\b${MONTH}\\s+(?:\\d{1,2}(?:st|nd|rd|th)?,?\\s+
  */
 const MASKS = [
   /\b(?:https?:\/\/|www\.)\S+/gi,
-  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
+  // Only from the start of a run (the lookbehind): otherwise a long word without an @ costs O(n²).
+  /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
   /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g,
   /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g,
   /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?/gi,
@@ -43,7 +44,7 @@ const MASKS = [
 ]
 
 /** A candidate: digits in one or two groups, or uppercase letters and digits. */
-const CANDIDATE = /\d{2,}(?:[ -]\d{2,})*(?![A-Z0-9])|[A-Z0-9]{4,10}/g
+const CANDIDATE = /(?<![A-Z0-9])\d{2,}(?:[ -]\d{2,})*(?![A-Z0-9])|[A-Z0-9]{4,10}/g
 
 const blank = (text: string) => text.replace(/[^\n]/g, ' ')
 
@@ -86,17 +87,17 @@ function codeAt(text: string, index: number, raw: string): string | null {
 function aloneOnLine(text: string, index: number, raw: string): boolean {
   const start = text.lastIndexOf('\n', index - 1) + 1
   const next = text.indexOf('\n', index)
-  const line = text.slice(start, next === -1 ? text.length : next)
-  return line.replace(/[\s*"'`:]/g, '') === raw.replace(/[\s*"'`:]/g, '')
+  const end = next === -1 ? text.length : next
+  // A long line cannot hold a code alone: no need to look at it whole.
+  if (end - start > raw.length + 40) return false
+  return text.slice(start, end).replace(/[\s*"'`:]/g, '') === raw.replace(/[\s*"'`:]/g, '')
 }
 
-/** Whether a code word comes before `index` in the same sentence. */
-function announced(text: string, index: number): boolean {
-  let start = 0
-  SENTENCE_END.lastIndex = 0
-  for (let m = SENTENCE_END.exec(text); m && m.index < index; m = SENTENCE_END.exec(text))
-    start = m.index + m[0].length
-  return CODE_WORD.test(text.slice(start, index))
+/** Where each sentence starts, in order (0 first). */
+function sentenceStarts(text: string): number[] {
+  const starts = [0]
+  for (const m of text.matchAll(SENTENCE_END)) starts.push(m.index + m[0].length)
+  return starts
 }
 
 /**
@@ -109,11 +110,15 @@ function announced(text: string, index: number): boolean {
 export function codesIn(text: string): string[] {
   const codes: string[] = []
   const source = masked(text)
+  const starts = sentenceStarts(source)
+  // Candidates come in order: the sentence each is in only moves forward (one pass, not one per candidate).
+  let sentence = 0
   for (const match of source.matchAll(CANDIDATE)) {
     const code = codeAt(source, match.index, match[0])
     if (code === null || codes.includes(code)) continue
-    if (aloneOnLine(source, match.index, match[0]) || announced(source, match.index))
-      codes.push(code)
+    while (sentence + 1 < starts.length && starts[sentence + 1]! <= match.index) sentence++
+    const head = source.slice(starts[sentence]!, match.index)
+    if (aloneOnLine(source, match.index, match[0]) || CODE_WORD.test(head)) codes.push(code)
   }
   return codes
 }
