@@ -21,15 +21,20 @@ import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
 import { waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
-import type { MessageFilter, MessageRecord, Suppression, SuppressionFilter } from './store/types.js'
+import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
+import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
+// The record as sendbox hands it out: the stored one with its `links` and `codes` (CONTRACT §9).
+import type { ReadRecord as MessageRecord } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
 
 export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
+export type { MessageRecord }
 export type {
-  MessageRecord,
+  MessageLink,
+  MessageReading,
   MessageFilter,
   Address,
   Warning,
@@ -68,6 +73,14 @@ export type {
   MessageClickedEvent,
 } from './core/webhook-events.js'
 export type { Rejection } from './core/rejections.js'
+export {
+  connectSendbox,
+  DEFAULT_SENDBOX_URL,
+  SendboxUnreachableError,
+  SendboxRequestError,
+} from './client/connect.js'
+export type { SendboxClient } from './client/types.js'
+export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './client/inbox.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
 export interface Sendbox {
@@ -170,6 +183,18 @@ export interface Sendbox {
    * beforeEach(() => sandbox.unsuppress())
    */
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
+  /**
+   * A fresh inbox (CONTRACT §9): a unique address (`inbox-<id>@example.com`, or
+   * `options.address` with `{id}` where the unique part goes) and, scoped to it, `messages`,
+   * `waitForMessage`, `waitForLink`, `waitForCode` and `clear`. Tests side by side each take one
+   * and never see each other's mail.
+   *
+   * @example
+   * const inbox = sandbox.inbox()
+   * await app.requestPasswordReset(inbox.address)
+   * const link = await inbox.waitForLink({ text: 'Reset' })
+   */
+  inbox(options?: InboxOptions): Inbox
   /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
   close(): Promise<void>
 }
@@ -190,7 +215,7 @@ export async function startSendbox(
 ): Promise<Sendbox> {
   const server = await startServer(options, defaults)
   const { ctx } = server
-  return {
+  const sandbox: Sendbox = {
     url: server.url,
     inboxUrl: `${server.url}/_sandbox/`,
     port: server.port,
@@ -199,8 +224,8 @@ export async function startSendbox(
     webhookSecret: ctx.config.webhookSecret,
     ca: server.tls?.ca ?? null,
     caFile: server.tls?.caFile ?? null,
-    messages: async (filter = {}) => ctx.log.list(filter).messages,
-    waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
+    messages: async (filter = {}) => ctx.log.list(filter).messages.map(ctx.reader.read),
+    waitForMessage: async (filter = {}) => ctx.reader.read(await waitForMessage(ctx, filter)),
     rejections: async (filter = {}) => ctx.rejections.list(filter),
     clear: async (filter) => {
       await clearMessages(ctx, filter)
@@ -219,12 +244,14 @@ export async function startSendbox(
         throw new TypeError(
           `sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
         )
-      return ctx.delivery.simulate(id, parsed.value)
+      return ctx.reader.read(await ctx.delivery.simulate(id, parsed.value))
     },
     // Copies: a delivery still pending goes on changing inside sendbox.
     webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
+    inbox: (inboxOptions) => createInbox(sandbox, inboxOptions),
     close: server.close,
   }
+  return sandbox
 }

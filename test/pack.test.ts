@@ -99,6 +99,24 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       expect(size).toBeLessThan(1024 * 1024)
     })
 
+    it('exports sendbox/vitest and sendbox/playwright, whose runners are optional peers (not installed)', async () => {
+      for (const file of [
+        'dist/sendbox-vitest.js',
+        'dist/vitest.d.ts',
+        'dist/sendbox-playwright.js',
+        'dist/playwright.d.ts',
+      ])
+        expect(files).toContain(file)
+      const script = `for (const name of ['sendbox/vitest', 'sendbox/playwright']) console.log(import.meta.resolve(name).split('/node_modules/')[1])`
+      const resolved = await run(process.execPath, ['--input-type=module', '-e', script], app)
+      expect(resolved.stdout.trim().split('\n'), resolved.stderr).toEqual([
+        'sendbox/dist/sendbox-vitest.js',
+        'sendbox/dist/sendbox-playwright.js',
+      ])
+      await expect(stat(join(app, 'node_modules', 'vitest'))).rejects.toThrow()
+      await expect(stat(join(app, 'node_modules', '@playwright', 'test'))).rejects.toThrow()
+    })
+
     it('has no build or test tool among its runtime dependencies', () => {
       const dev =
         /^(typescript|vitest|fast-check|playwright(-core)?|autocannon|@types\/.*|@readme\/openapi-parser|@vitest\/.*|tsx|ts-node|ajv|ajv-formats|mailparser|openapi-typescript|openapi-fetch)$/

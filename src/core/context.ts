@@ -7,6 +7,7 @@ import type { RejectionLog } from './rejections.js'
 import type { DeliveryEngine } from './delivery.js'
 import type { WebhookDispatcher } from './webhooks.js'
 import type { Logger } from './logger.js'
+import type { MessageReader } from './reading.js'
 
 export type { Logger } from './logger.js'
 
@@ -25,6 +26,8 @@ export interface AppContext {
   /** Signed webhook deliveries, their queues and history. */
   webhooks: WebhookDispatcher
   logger: Logger
+  /** Links and codes of records as they leave sendbox (CONTRACT §9), each computed once. */
+  reader: MessageReader
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void
 }

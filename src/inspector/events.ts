@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
 import type { EventBus, SandboxEvent } from '../core/events.js'
+import type { MessageReader } from '../core/reading.js'
 import { defineOperation } from '../http/define.js'
 import { recordJson } from '../store/index.js'
+import type { MessageRecord } from '../store/types.js'
 import { FIELDS_QUERY, summaryOf } from './query.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
@@ -19,12 +21,21 @@ const FLUSH_MS = 10
 
 const encoder = new TextEncoder()
 
+/**
+ * A whole record's JSON with its reading (CONTRACT §9): the line the log just wrote for it, with
+ * `links` and `codes` added before its closing brace, so the record is not serialised a second time.
+ */
+function readRecordJson(event: { record: MessageRecord }, reader: MessageReader): string {
+  const { links, codes } = reader.of(event.record)
+  const line = recordJson(event.record)
+  return `${line.slice(0, -1)},"links":${JSON.stringify(links)},"codes":${JSON.stringify(codes)}}`
+}
+
 /** An event as a frame; with `summary`, a `message` carries the record without its bodies. */
-function frame(event: SandboxEvent, summary: boolean): string {
+function frame(event: SandboxEvent, summary: boolean, reader: MessageReader): string {
   switch (event.type) {
     case 'message':
-      // Whole, it is the line the log just wrote for it: the record is not serialised a second time.
-      return `event: message\nid: ${event.record.id}\ndata: ${summary ? JSON.stringify(summaryOf(event.record)) : recordJson(event.record)}\n\n`
+      return `event: message\nid: ${event.record.id}\ndata: ${summary ? JSON.stringify(summaryOf(event.record)) : readRecordJson(event, reader)}\n\n`
     case 'deleted':
       return `event: deleted\ndata: ${JSON.stringify({ id: event.id })}\n\n`
     case 'cleared':
@@ -93,11 +104,11 @@ function batchFor(bus: EventBus, summary: boolean): FrameBatch {
   return summary ? pair.summary : pair.full
 }
 
-function addToBatch(batch: FrameBatch, event: SandboxEvent): void {
+function addToBatch(batch: FrameBatch, event: SandboxEvent, reader: MessageReader): void {
   if (batch.last === event) return
   batch.last = event
   // Encoded here, once per batch, however many streams share it.
-  if (batch.frames.push(encoder.encode(frame(event, batch.summary))) > 1) return
+  if (batch.frames.push(encoder.encode(frame(event, batch.summary, reader))) > 1) return
   const wait = batch.lastFlush + FLUSH_MS - performance.now()
   if (wait > 0) setTimeout(flushBatch, wait, batch)
   else setImmediate(flushBatch, batch)
@@ -121,7 +132,7 @@ export const eventOperation = defineOperation({
   tag: 'inspector',
   summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
   description:
-    'Events: `message` (a record, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
+    'Events: `message` (a record with its `links` and `codes`, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   query: FIELDS_QUERY,
   success: {
     status: 200,
@@ -155,7 +166,7 @@ export const eventOperation = defineOperation({
     const batch = batchFor(ctx.events, summary)
     batch.streams.add(send)
     // Each stream is a subscriber of its own (health counts them); the batch keeps one copy.
-    const unsubscribe = ctx.events.subscribe((event) => addToBatch(batch, event))
+    const unsubscribe = ctx.events.subscribe((event) => addToBatch(batch, event, ctx.reader))
     const heartbeat = setInterval(
       () => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)),
       HEARTBEAT_MS,

@@ -14,6 +14,7 @@ import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
 import { withReasonPhrases } from './reason.js'
+import { createMessageReader } from '../core/reading.js'
 import type { AppContext, Logger } from '../core/context.js'
 import { exposureWarning, isLoopbackHost } from './exposure.js'
 import { listen, StartError, type Listener } from './listener.js'
@@ -129,6 +130,7 @@ export async function startServer(
     delivery: undefined as unknown as AppContext['delivery'],
     webhooks,
     logger,
+    reader: createMessageReader(),
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
       if (closing !== undefined) {
