@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cp, rm, writeFile } from 'node:fs/promises'
+import { cp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../src/index.js'
@@ -10,6 +10,7 @@ import {
   type Block,
   fencedBlocks,
   isCurlExample,
+  OWN_RUNNERS,
   readDocs,
   recipeTexts,
 } from './helpers/docs.js'
@@ -190,6 +191,7 @@ function unrunShellExamples(
 ): string[] {
   const ran = new Set(run.map((b) => `${b.file}:${b.line}`))
   return docs
+    .filter(({ file }) => !OWN_RUNNERS.has(file))
     .flatMap(({ file, text }) => anyFencedBlocks(text, file))
     .filter((b) => SHELL.has(b.lang) && !recipes.includes(b.body.trimEnd()))
     .flatMap((b) => {
@@ -216,6 +218,13 @@ describe('no example in the README or docs/*.md goes unrun', () => {
     const found = docs.flatMap(({ file, text }) => anyFencedBlocks(text, file))
     for (const block of run)
       expect(found.some((b) => b.file === block.file && b.line === block.line)).toBe(true)
+  })
+
+  it('a page with its own runner is read by that runner', async () => {
+    for (const [page, runner] of OWN_RUNNERS) {
+      const source = await readFile(join(ROOT, runner), 'utf8')
+      expect(source, `${runner} reads ${page}`).toContain(`'${page.split('/').pop()}'`)
+    }
   })
 
   it('the guard finds what the runners would miss', () => {
