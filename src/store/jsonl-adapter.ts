@@ -1,26 +1,29 @@
-import { randomBytes } from 'node:crypto'
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
-import path from 'node:path'
+import { open, type FileHandle } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
+import { FILE_MODE, writeCompacted } from './compaction.js'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { writeAll } from './file-io.js'
 import { READ_CHUNK, readLines } from './lines.js'
+import { checkHeader, type LogData, type LogEntry } from './log-format.js'
 import { holdRecordLine, releaseRecordLines } from './record-json.js'
-import { noteRecordLine, recordSize } from './size.js'
-import { applyEventsInPlace } from './recipients.js'
-import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
+import { createReplay } from './replay.js'
+import { noteRecordLine } from './size.js'
+import type { MessageRecord, Suppression } from './types.js'
+
+export {
+  LOG_HEADER,
+  matchesSuppression,
+  suppressionKey,
+  type EventsEntry,
+  type LogData,
+  type LogEntry,
+  type SuppressEntry,
+  type Tombstone,
+  type UnsuppressEntry,
+} from './log-format.js'
 
 /**
- * A lowdb Adapter over an append-only JSON Lines file.
- *
- *   line 1   {"sendbox":"log","version":1}
- *   then     a message record (has `id` and `status`), or a tombstone:
- *            {"op":"delete","id":"…"}        one message deleted
- *            {"op":"delete","ids":["…",…]}   a filtered clear: one line, so it lands whole or not at all
- *            {"op":"clear"}                  every message before it is gone (suppressions stay)
- *            {"op":"events","id":"…","events":[{"recipient":0,"type":"delivered","at":"…"}]}
- *                                            a message's delivery events (CONTRACT §7), folded into its record
- *            {"op":"suppress","address":"…","project":"…","reason":"bounced","createdAt":"…"}
- *            {"op":"unsuppress","address"?:"…","project"?:"…"}   removes the matching suppressions
+ * A lowdb Adapter over an append-only JSON Lines file (its format: log-format.ts).
  *
  * `read` replays the file; `write` is compaction (temp file, fsync, rename); `append` is the
  * per-send path, which writes lines and never rewrites the file. Every file operation goes
@@ -35,35 +38,6 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  * then holds its line. The lines stay in the file, not in memory, so the memory after start is
  * the records themselves.
  */
-
-export const LOG_HEADER = '{"sendbox":"log","version":1}'
-
-export type Tombstone =
-  | { op: 'delete'; id: string }
-  | { op: 'delete'; ids: string[] }
-  | { op: 'clear' }
-export type EventsEntry = { op: 'events'; id: string; events: RecipientEventEntry[] }
-export type SuppressEntry = { op: 'suppress' } & Suppression
-export type UnsuppressEntry = { op: 'unsuppress' } & SuppressionFilter
-export type LogEntry = MessageRecord | Tombstone | EventsEntry | SuppressEntry | UnsuppressEntry
-
-/** lowdb's data: the live records in arrival order, and the suppressions, oldest first. */
-export interface LogData {
-  records: MessageRecord[]
-  suppressions: Suppression[]
-}
-
-/** One suppression per project and address. */
-export const suppressionKey = (project: string, address: string): string =>
-  `${project}\u0000${address.toLowerCase()}`
-
-/** Whether a suppression is one a removal with this filter takes. */
-export function matchesSuppression(entry: Suppression, filter: SuppressionFilter): boolean {
-  return (
-    (filter.project === undefined || entry.project === filter.project) &&
-    (filter.address === undefined || entry.address === filter.address.toLowerCase())
-  )
-}
 
 export interface JsonlAdapter extends Adapter<LogData> {
   readonly file: string
@@ -88,12 +62,6 @@ export interface JsonlAdapter extends Adapter<LogData> {
   /** Waits for everything queued, then closes the handle. Later calls to append/write reject. */
   close(): Promise<void>
 }
-
-/** The log holds sign-in links and codes: owner-only when sendbox creates it. */
-const FILE_MODE = 0o600
-
-/** Compaction writes in slices of about this many bytes, to bound memory. */
-const WRITE_SLICE = 1 << 20
 
 interface Batch {
   text: string
@@ -273,99 +241,33 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   }
 
   async function compact(records: MessageRecord[], suppressions: Suppression[]): Promise<void> {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    // Opened for appending: after the rename this same handle is the log's append handle,
-    // so there is no window in which the log has no handle or a handle on the old inode.
-    // Readable too: the next compaction copies lines out of it.
-    const next = await open(temp, 'ax+', FILE_MODE)
-    // The lines to copy are in the current file: read through the append handle (the very file
-    // they were written to, wherever its name points now), or, at open, before any append,
-    // through a handle of its own on the file just read.
-    let source: FileHandle | null = handle
-    const ownSource = source === null
-    const moved: [MessageRecord, Span][] = []
-    let written: number
-    try {
-      if (ownSource) source = await open(file, 'r').catch(() => null)
-      // The new file keeps the old one's mode: a chmod the user made survives compaction.
-      const previousMode = await stat(file).then(
-        (s) => s.mode & 0o7777,
-        () => null,
-      )
-      if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
-      const out = sliceWriter(next)
-      const lines = source ? lineReader(source) : null
-      await out.text(`${LOG_HEADER}\n`)
-      for (const suppression of suppressions)
-        await out.text(`${JSON.stringify({ op: 'suppress', ...suppression })}\n`)
-      for (const record of records) {
-        const position = out.length
-        const span = spans.get(record)
-        const bytes =
-          span?.file === generation ? await lines?.line(span.position, span.length) : undefined
-        const pieces = bytes ? [bytes] : lines ? await withNewStates(record, lines) : undefined
-        if (pieces)
-          for (const piece of pieces)
-            await (typeof piece === 'string' ? out.text(piece) : out.bytes(piece))
-        else await out.text(`${JSON.stringify(record)}\n`)
-        moved.push([record, { file: generation + 1, position, length: out.length - position }])
-      }
-      written = await out.end()
-      await next.sync()
-      await rename(temp, file)
-    } catch (error) {
-      await next.close().catch(() => {})
-      await unlink(temp).catch(() => {})
-      throw error
-    } finally {
-      if (ownSource) await source?.close().catch(() => {})
+    const current = (record: MessageRecord) => {
+      const span = spans.get(record)
+      return span?.file === generation ? span : undefined
     }
-    await syncDirectory(path.dirname(file))
+    const compacted = await writeCompacted({
+      file,
+      source: handle,
+      records,
+      suppressions,
+      lineOf: current,
+      baseOf(record) {
+        let base = parents.get(record)
+        while (base && !current(base)) base = parents.get(base)
+        return base
+      },
+    })
     generation++
-    for (const [record, span] of moved) {
-      spans.set(record, span)
+    for (const [record, span] of compacted.spans) {
+      spans.set(record, { file: generation, ...span })
       parents.delete(record)
     }
-    fileChars += written
+    fileChars += compacted.written
     const previous = handle
-    handle = next
-    size = written
+    handle = compacted.handle
+    size = compacted.written
     rewrite = false
     await previous?.close().catch(() => {})
-  }
-
-  /**
-   * The line of a record changed by delivery events, from the line of a version before it still
-   * in the file: `{"id":…,"status":…,` and `,"recipients":[…]}` replaced, the rest copied. Only
-   * when that line is exactly in that shape (as sendbox writes records); else undefined. In
-   * three pieces, to be written in order before the next read of `lines`.
-   */
-  async function withNewStates(
-    record: MessageRecord,
-    lines: ReturnType<typeof lineReader>,
-  ): Promise<[string, Buffer, string] | undefined> {
-    let base = parents.get(record)
-    while (base && spans.get(base)?.file !== generation) base = parents.get(base)
-    if (!base || base.id !== record.id) return undefined
-    const { position, length } = spans.get(base)!
-    const line = await lines.line(position, length)
-    if (!line) return undefined
-    const head = Buffer.from(
-      `{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`,
-      'utf8',
-    )
-    const tail = Buffer.from(`,"recipients":${JSON.stringify(base.recipients)}}\n`, 'utf8')
-    if (
-      line.length < head.length + tail.length ||
-      !line.subarray(0, head.length).equals(head) ||
-      !line.subarray(line.length - tail.length).equals(tail)
-    )
-      return undefined
-    return [
-      `{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`,
-      line.subarray(head.length, line.length - tail.length),
-      `,"recipients":${JSON.stringify(record.recipients)}}\n`,
-    ]
   }
 
   return {
@@ -393,333 +295,5 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
         handle = null
       })
     },
-  }
-}
-
-function checkHeader(file: string, firstLine: string): void {
-  let parsed: unknown = null
-  try {
-    parsed = JSON.parse(firstLine)
-  } catch {
-    // not JSON: not ours
-  }
-  const header = (parsed ?? {}) as { sendbox?: unknown; version?: unknown }
-  if (header.sendbox !== 'log') {
-    throw new LogOpenError(
-      'log_invalid',
-      file,
-      `${file} is not a sendbox message log: its first line must be ${LOG_HEADER}. ` +
-        'The file was left untouched; point --db at another file (or move this one away), or use --memory.',
-    )
-  }
-  if (header.version !== 1) {
-    throw new LogOpenError(
-      'log_invalid',
-      file,
-      `${file} is a sendbox log of version ${JSON.stringify(header.version)}, which this sendbox cannot read (it reads version 1). ` +
-        'The file was left untouched; upgrade sendbox, or use another --db file.',
-    )
-  }
-}
-
-interface Replayed {
-  records: MessageRecord[]
-  suppressions: Suppression[]
-  lines: number
-  rewrite: boolean
-  dropped: number
-}
-
-interface Replay {
-  /** Takes the file's lines in order, the header first (see readLines). */
-  line(bytes: Buffer, position: number, terminated: boolean): void
-  result(): Replayed
-}
-
-/**
- * Replays the lines after the header, one at a time as the file is read. A bad line in the
- * middle refuses the log; a torn last line is dropped. `noteLine` is told where a record's line
- * is when the line is exactly the record (`{…}` with nothing around it), and told `null` when
- * replay changes the record (events folded in), so that its line is no longer it.
- */
-function createReplay(
-  file: string,
-  { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number },
-  warn: (message: string) => void,
-  noteLine: (record: MessageRecord, line: { position: number; length: number } | null) => void,
-): Replay {
-  // Records in arrival order; one is live while `live` maps its id to it. A repeated id
-  // replaces the earlier record, at the new place. The oldest are dropped as they were while the
-  // log ran (at every append past maxRecords), so a record deleted after that drop cannot
-  // bring the dropped one back. `head` skips the dropped prefix: O(1) amortised per drop.
-  let order: MessageRecord[] = []
-  let head = 0
-  const live = new Map<string, MessageRecord>()
-  // Insertion order is age: a suppression added again moves to the end.
-  const suppressions = new Map<string, Suppression>()
-  /** Lines seen, the header included: the next line's number is this plus one. */
-  let index = 0
-  let lines = 0
-  let dropped = 0
-  // Without a final newline the last line was cut short by a crash, or is complete but
-  // unterminated: either way the file is rewritten before the next append, which must start on
-  // a fresh line.
-  let rewrite = false
-  /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
-  let liveBytes = 0
-  const forget = (id: string) => {
-    const record = live.get(id)
-    if (record) liveBytes -= recordSize(record)
-    live.delete(id)
-  }
-
-  function line(bytes: Buffer, position: number, terminated: boolean): void {
-    if (!terminated) rewrite = true
-    const i = index++
-    if (i === 0) return // the header, checked before reading
-    const raw = bytes.toString('utf8')
-    if (raw.trim() === '') {
-      lines++ // harmless, but dead: compaction drops it
-      return
-    }
-    const decoded = decode(raw)
-    if (typeof decoded === 'string') {
-      if (!terminated) {
-        warn(
-          `${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`,
-        )
-        return
-      }
-      throw new LogOpenError(
-        'log_invalid',
-        file,
-        `${file}, line ${i + 1}: ${decoded}. The file was left untouched; fix or delete that line, or use another --db file.`,
-      )
-    }
-    lines++
-    if (!('op' in decoded)) {
-      noteRecordLine(decoded, raw)
-      // A record written before delivery states gets its recipients in memory: its line is no longer it.
-      if (
-        terminated &&
-        decoded.recipients != null &&
-        bytes[0] === 0x7b &&
-        bytes[bytes.length - 1] === 0x7d
-      )
-        noteLine(decoded, { position, length: bytes.length + 1 })
-      forget(decoded.id)
-      live.set(decoded.id, decoded)
-      liveBytes += recordSize(decoded)
-      order.push(decoded)
-      // The newest record always stays, however large: the log at runtime kept it too.
-      while (live.size > maxRecords || (liveBytes > maxBytes && live.size > 1)) {
-        while (live.get(order[head]!.id) !== order[head]) head++
-        forget(order[head++]!.id)
-        dropped++
-      }
-    } else if (decoded.op === 'clear') {
-      live.clear()
-      liveBytes = 0
-      order = []
-      head = 0
-    } else if (decoded.op === 'events') {
-      // Events of a message deleted or dropped since: nothing to apply them to.
-      const record = live.get(decoded.id)
-      if (record) {
-        applyEventsInPlace(record, decoded.events)
-        noteLine(record, null)
-      }
-    } else if (decoded.op === 'suppress') {
-      const { op: _op, ...suppression } = decoded
-      const key = suppressionKey(suppression.project, suppression.address)
-      suppressions.delete(key)
-      suppressions.set(key, suppression)
-    } else if (decoded.op === 'unsuppress') {
-      for (const [key, entry] of suppressions)
-        if (matchesSuppression(entry, decoded)) suppressions.delete(key)
-    } else if ('ids' in decoded) {
-      for (const id of decoded.ids) forget(id)
-    } else {
-      forget(decoded.id)
-    }
-  }
-
-  function result(): Replayed {
-    const records: MessageRecord[] = []
-    for (let i = head; i < order.length; i++)
-      if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
-    return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
-  }
-
-  return { line, result }
-}
-
-/** A log entry, or why the line is not one. */
-function decode(raw: string): LogEntry | string {
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch (error) {
-    return `not valid JSON (${(error as Error).message})`
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return 'not a JSON object'
-  const entry = value as Record<string, unknown>
-  if ('op' in entry) {
-    if (entry.op === 'clear') return { op: 'clear' }
-    if (entry.op === 'delete' && typeof entry.id === 'string') return { op: 'delete', id: entry.id }
-    if (
-      entry.op === 'delete' &&
-      Array.isArray(entry.ids) &&
-      entry.ids.every((id) => typeof id === 'string')
-    )
-      return { op: 'delete', ids: entry.ids as string[] }
-    if (
-      entry.op === 'events' &&
-      typeof entry.id === 'string' &&
-      Array.isArray(entry.events) &&
-      entry.events.every(isEventEntry)
-    )
-      return entry as unknown as EventsEntry
-    if (
-      entry.op === 'suppress' &&
-      typeof entry.address === 'string' &&
-      typeof entry.project === 'string' &&
-      typeof entry.reason === 'string' &&
-      typeof entry.createdAt === 'string'
-    )
-      return entry as unknown as SuppressEntry
-    if (
-      entry.op === 'unsuppress' &&
-      isOptionalString(entry.address) &&
-      isOptionalString(entry.project)
-    )
-      return entry as unknown as UnsuppressEntry
-    return `unknown log operation ${JSON.stringify(entry.op)}`
-  }
-  if (typeof entry.id !== 'string' || typeof entry.status !== 'string')
-    return 'neither a message (id, status) nor a tombstone (op)'
-  return entry as unknown as MessageRecord
-}
-
-function isEventEntry(value: unknown): boolean {
-  const event = value as { recipient?: unknown; type?: unknown; at?: unknown } | null
-  return (
-    typeof event === 'object' &&
-    event !== null &&
-    Number.isInteger(event.recipient) &&
-    typeof event.type === 'string' &&
-    typeof event.at === 'string'
-  )
-}
-
-const isOptionalString = (value: unknown): boolean =>
-  value === undefined || typeof value === 'string'
-
-/** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
-async function writeAll(handle: FileHandle, bytes: Buffer): Promise<number> {
-  let offset = 0
-  while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null)
-    offset += bytesWritten
-  }
-  return bytes.length
-}
-
-/** A new file written in slices of about WRITE_SLICE bytes; `length` counts the bytes given so far. */
-function sliceWriter(handle: FileHandle) {
-  const slice = Buffer.allocUnsafe(WRITE_SLICE)
-  let filled = 0
-  let written = 0
-  const flush = async () => {
-    if (filled > 0) written += await writeAll(handle, slice.subarray(0, filled))
-    filled = 0
-  }
-  const writer = {
-    length: 0,
-    /** Takes a copy (or writes it before returning): `bytes` may be reused once this resolves. */
-    async bytes(bytes: Buffer): Promise<number> {
-      if (filled + bytes.length > slice.length) await flush()
-      if (bytes.length > slice.length) written += await writeAll(handle, bytes)
-      else filled += bytes.copy(slice, filled)
-      writer.length += bytes.length
-      return bytes.length
-    },
-    async text(text: string): Promise<number> {
-      const length = Buffer.byteLength(text, 'utf8')
-      if (length > slice.length - filled) return writer.bytes(Buffer.from(text, 'utf8'))
-      filled += slice.write(text, filled, 'utf8')
-      writer.length += length
-      return length
-    },
-    /** Writes what is left; the file's length. */
-    async end(): Promise<number> {
-      await flush()
-      return written
-    },
-  }
-  return writer
-}
-
-/**
- * Lines read back from a file by position, a window of READ_CHUNK bytes at a time: the live
- * lines a compaction copies come in file order, so each window serves many of them.
- */
-function lineReader(source: FileHandle) {
-  let window = Buffer.alloc(0)
-  /** The window holds the file's bytes [start, start + filled). */
-  let start = 0
-  let filled = 0
-  let failed = false
-  return {
-    /**
-     * The `length` bytes at `position` (a line, its `\n` included), valid until the next call;
-     * undefined unless they look like a record's line (`{…}\n`), as when the file was cut
-     * short, or when it cannot be read (the record is serialised instead).
-     */
-    async line(position: number, length: number): Promise<Buffer | undefined> {
-      if (failed) return undefined
-      if (position < start || position + length > start + filled) {
-        if (window.length < length) window = Buffer.allocUnsafe(Math.max(length, READ_CHUNK))
-        start = position
-        filled = 0
-        try {
-          while (filled < window.length) {
-            const { bytesRead } = await source.read(
-              window,
-              filled,
-              window.length - filled,
-              start + filled,
-            )
-            if (bytesRead === 0) break
-            filled += bytesRead
-          }
-        } catch {
-          failed = true
-          return undefined
-        }
-        if (length > filled) return undefined
-      }
-      const bytes = window.subarray(position - start, position - start + length)
-      return length >= 3 &&
-        bytes[0] === 0x7b &&
-        bytes[length - 2] === 0x7d &&
-        bytes[length - 1] === 0x0a
-        ? bytes
-        : undefined
-    },
-  }
-}
-
-/** Makes a rename durable. Best effort: some platforms (Windows) cannot open a directory. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined
-  try {
-    handle = await open(dir, 'r')
-    await handle.sync()
-  } catch {
-    // the rename itself is atomic; only its durability across a power cut is at stake
-  } finally {
-    await handle?.close().catch(() => {})
   }
 }
