@@ -1,4 +1,3 @@
-import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Low } from 'lowdb'
 import { LogOpenError, unreadable } from './errors.js'
@@ -11,13 +10,13 @@ import {
   type LogData,
 } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
-import { recordSize } from './size.js'
-import { initialRecipients, withEvents } from './recipients.js'
+import { prepareFolder, removeStaleTempFiles } from './log-folder.js'
+import { createRecordIndex, type RecordLimits } from './record-index.js'
+import { withEvents } from './recipients.js'
 import type {
   MessageFilter,
   MessageLog,
   MessageLogOptions,
-  MessagePage,
   MessageRecord,
   Suppression,
 } from './types.js'
@@ -52,15 +51,7 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
 
   const file = path.resolve(options.file)
   try {
-    // Owner-only: the log holds sign-in links and codes. A folder sendbox creates gets a
-    // .gitignore of '*' (as pytest does for .pytest_cache), so it never shows up in git status.
-    const created = await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-    if (created !== undefined)
-      await writeFile(
-        path.join(path.dirname(file), '.gitignore'),
-        '# Created by sendbox: its message log, never to be committed.\n*\n',
-        { flag: 'wx', mode: 0o600 },
-      )
+    await prepareFolder(file)
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
@@ -92,58 +83,19 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
 function createLog(
   backing: Backing | null,
   data: LogData,
-  { maxMessages, maxBytes }: { maxMessages: number; maxBytes: number },
+  limits: RecordLimits,
   droppedAtOpen: number,
   warn: (message: string) => void,
 ): MessageLog {
   const adapter = backing?.adapter ?? null
-  // data.records is in arrival order. Records before `head` were dropped by maxMessages and
-  // are cut off in bulk later, so dropping the oldest costs O(1) amortised, not a shift().
-  let head = 0
-  const byId = new Map<string, MessageRecord>()
-  /** Bytes of the live records (their JSON lines): bounded by maxBytes as their count is by maxMessages. */
-  let bytes = 0
-  for (const record of data.records) {
-    // Written before delivery states existed: its recipients are still where the send left them.
-    record.recipients ??= initialRecipients(record.to ?? [], record.createdAt)
-    byId.set(record.id, record)
-    bytes += recordSize(record)
-  }
+  const index = createRecordIndex(data.records, limits)
   // data.suppressions is what compaction writes (oldest first); the map finds one by key.
   const suppressionsByKey = new Map<string, Suppression>()
   for (const entry of data.suppressions)
     suppressionsByKey.set(suppressionKey(entry.project, entry.address), entry)
-  let dropped = droppedAtOpen
   let closing: Promise<void> | null = null
 
-  const live = () => data.records.length - head
-  const dead = () => (adapter ? adapter.lines() - live() - data.suppressions.length : 0)
-
-  /** Drops the oldest past either limit. The newest record stays, however large. */
-  function dropOverflow(): void {
-    while (live() > maxMessages || (bytes > maxBytes && live() > 1)) {
-      const oldest = data.records[head]!
-      byId.delete(oldest.id)
-      bytes -= recordSize(oldest)
-      head++
-      dropped++
-    }
-    if (head >= 64 && head * 8 >= live()) normalise()
-  }
-
-  function normalise(): void {
-    if (head === 0) return
-    data.records.splice(0, head)
-    head = 0
-  }
-
-  function remove(record: MessageRecord): void {
-    byId.delete(record.id)
-    bytes -= recordSize(record)
-    // Newest first: deletes mostly concern recent messages.
-    const index = data.records.lastIndexOf(record)
-    if (index >= head) data.records.splice(index, 1)
-  }
+  const dead = () => (adapter ? adapter.lines() - index.live() - data.suppressions.length : 0)
 
   function assertOpen(): void {
     if (closing !== null)
@@ -152,7 +104,7 @@ function createLog(
 
   /** Compaction, serialised by the adapter behind whatever is already queued. */
   function compact(): Promise<void> {
-    normalise()
+    data.records = index.normalise()
     return backing!.db.write()
   }
 
@@ -163,7 +115,7 @@ function createLog(
    */
   function compactIfWorthwhile(): void {
     if (!adapter || closing !== null) return
-    if (dead() >= MIN_DEAD_LINES && adapter.bytes() - bytes > bytes) {
+    if (dead() >= MIN_DEAD_LINES && adapter.bytes() - index.bytes() > index.bytes()) {
       compact().catch((error: unknown) =>
         warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`),
       )
@@ -177,56 +129,31 @@ function createLog(
       assertOpen()
       // Serialise and queue the line before touching memory: memory and file change in the same order.
       const written = adapter?.append([record])
-      const previous = byId.get(record.id)
-      if (previous) remove(previous)
-      data.records.push(record)
-      byId.set(record.id, record)
-      bytes += recordSize(record)
-      dropOverflow()
+      index.add(record)
+      index.dropOverflow()
       if (!written) return
       try {
         await written
       } catch (error) {
         // Not on disk, so not acknowledged: it must not show up in the inbox either.
-        if (byId.get(record.id) === record) remove(record)
+        if (index.get(record.id) === record) index.remove(record)
         throw error
       }
       compactIfWorthwhile()
     },
 
-    list(filter: MessageFilter = {}): MessagePage {
-      const match = compileFilter(filter)
-      const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
-      const limit =
-        filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
-      const messages: MessageRecord[] = []
-      let total = 0
-      for (let i = data.records.length - 1; i >= head; i--) {
-        const record = data.records[i]!
-        if (!match(record)) continue
-        if (total >= offset && messages.length < limit) messages.push(record)
-        total++
-      }
-      return { messages, total }
-    },
+    list: (filter) => index.list(filter),
 
-    get: (id) => byId.get(id),
+    get: (id) => index.get(id),
 
-    latest(filter: MessageFilter = {}) {
-      const match = compileFilter(filter)
-      for (let i = data.records.length - 1; i >= head; i--) {
-        const record = data.records[i]!
-        if (match(record)) return record
-      }
-      return undefined
-    },
+    latest: (filter) => index.latest(filter),
 
     async delete(id) {
       assertOpen()
-      const record = byId.get(id)
+      const record = index.get(id)
       if (!record) return false
       const written = adapter?.append([{ op: 'delete', id }])
-      remove(record)
+      index.remove(record)
       await written
       compactIfWorthwhile()
       return true
@@ -237,19 +164,15 @@ function createLog(
       let written: Promise<void> | undefined
       let count: number
       if (isEmptyFilter(filter)) {
-        count = live()
+        count = index.live()
         if (count === 0) return 0
         written = adapter?.append([{ op: 'clear' }])
-        data.records = []
-        head = 0
-        byId.clear()
-        bytes = 0
+        data.records = index.keepOnly([])
       } else {
         const match = compileFilter(filter)
         const kept: MessageRecord[] = []
         const ids: string[] = []
-        for (let i = head; i < data.records.length; i++) {
-          const record = data.records[i]!
+        for (const record of index.all()) {
           if (match(record)) ids.push(record.id)
           else kept.push(record)
         }
@@ -257,11 +180,7 @@ function createLog(
         if (count === 0) return 0
         // One line for the whole clear: a crash keeps all of it or none of it.
         written = adapter?.append([{ op: 'delete', ids }])
-        for (const id of ids) byId.delete(id)
-        data.records = kept
-        head = 0
-        bytes = 0
-        for (const record of kept) bytes += recordSize(record)
+        data.records = index.keepOnly(kept)
       }
       await written
       compactIfWorthwhile()
@@ -270,24 +189,17 @@ function createLog(
 
     async addEvents(id, events) {
       assertOpen()
-      const record = byId.get(id)
+      const record = index.get(id)
       if (!record || events.length === 0) return record
       const written = adapter?.append([{ op: 'events', id, events: events.slice() }])
       const next = withEvents(record, events)
       adapter?.derived(next, record)
-      // Recent messages are the ones with events: the search from the end is short.
-      const index = data.records.lastIndexOf(record)
-      if (index >= head) data.records[index] = next
-      byId.set(id, next)
+      index.replace(record, next)
       try {
         await written
       } catch (error) {
         // Not on disk: the states must not say otherwise.
-        if (byId.get(id) === next) {
-          const at = data.records.lastIndexOf(next)
-          if (at >= head) data.records[at] = record
-          byId.set(id, record)
-        }
+        if (index.get(id) === next) index.replace(next, record)
         throw error
       }
       compactIfWorthwhile()
@@ -335,11 +247,11 @@ function createLog(
       return removed.reverse()
     },
 
-    count: live,
+    count: index.live,
 
-    dropped: () => dropped,
+    dropped: () => droppedAtOpen + index.dropped(),
 
-    bytes: () => bytes,
+    bytes: index.bytes,
 
     close() {
       return (closing ??= (async () => {
@@ -358,16 +270,5 @@ function createLog(
         }
       })())
     },
-  }
-}
-
-/** Temp files of a compaction killed mid-way (`<name>.<pid>.<hex>.tmp`); we hold the lock, so none is live. */
-async function removeStaleTempFiles(file: string): Promise<void> {
-  const base = path.basename(file)
-  const names = await readdir(path.dirname(file)).catch(() => [] as string[])
-  for (const name of names) {
-    if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length)))
-      continue
-    await unlink(path.join(path.dirname(file), name)).catch(() => {})
   }
 }

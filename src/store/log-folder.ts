@@ -1,0 +1,40 @@
+import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+
+/** Owner-only (CONTRACT §8): the log holds sign-in links and codes. */
+export const FOLDER_MODE = 0o700
+
+const GITIGNORE = '# Created by sendbox: its message log, never to be committed.\n*\n'
+
+/**
+ * Creates the log's folder if it is missing, owner-only, with a `.gitignore` of `*` (as pytest
+ * does for .pytest_cache) so it never shows up in `git status`. A folder that exists is left as
+ * it is. Resolves true when it created the folder.
+ *
+ * @example await prepareFolder('/repo/.sendbox/messages.jsonl') // true the first time
+ */
+export async function prepareFolder(file: string): Promise<boolean> {
+  const created = await mkdir(path.dirname(file), { recursive: true, mode: FOLDER_MODE })
+  if (created === undefined) return false
+  await writeFile(path.join(path.dirname(file), '.gitignore'), GITIGNORE, {
+    flag: 'wx',
+    mode: 0o600,
+  })
+  return true
+}
+
+/**
+ * Removes the temp files of a compaction killed mid-way (`<name>.<pid>.<hex>.tmp`); the caller
+ * holds the lock, so none is live.
+ *
+ * @example await removeStaleTempFiles('/repo/.sendbox/messages.jsonl')
+ */
+export async function removeStaleTempFiles(file: string): Promise<void> {
+  const base = path.basename(file)
+  const names = await readdir(path.dirname(file)).catch(() => [] as string[])
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length)))
+      continue
+    await unlink(path.join(path.dirname(file), name)).catch(() => {})
+  }
+}
