@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { lineReader, sliceWriter, syncDirectory } from './file-io.js'
+import type { LogFs } from './log-fs.js'
 import { LOG_HEADER } from './log-format.js'
 import type { MessageRecord, Suppression } from './types.js'
 
@@ -16,6 +17,7 @@ export interface LineSpan {
 
 export interface CompactionInput {
   file: string
+  fs: LogFs
   /** The current file, read through the append handle; null: opened here (at start, before any append). */
   source: FileHandle | null
   records: readonly MessageRecord[]
@@ -42,15 +44,15 @@ export interface Compacted {
  * serialised.
  *
  * @example
- * const { handle, written } = await writeCompacted({ file, source: null, records, suppressions: [], lineOf: () => undefined, baseOf: () => undefined })
+ * const { handle, written } = await writeCompacted({ file, fs: nodeFs, source: null, records, suppressions: [], lineOf: () => undefined, baseOf: () => undefined })
  */
 export async function writeCompacted(input: CompactionInput): Promise<Compacted> {
-  const { file, records, suppressions } = input
+  const { file, fs, records, suppressions } = input
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   // Opened for appending: after the rename this same handle is the log's append handle,
   // so there is no window in which the log has no handle or a handle on the old inode.
   // Readable too: the next compaction copies lines out of it.
-  const next = await open(temp, 'ax+', FILE_MODE)
+  const next = await fs.open(temp, 'ax+', FILE_MODE)
   // The lines to copy are in the current file: read through the append handle (the very file
   // they were written to, wherever its name points now), or, at open, before any append,
   // through a handle of its own on the file just read.
@@ -59,14 +61,14 @@ export async function writeCompacted(input: CompactionInput): Promise<Compacted>
   const spans: [MessageRecord, LineSpan][] = []
   let written: number
   try {
-    if (ownSource) source = await open(file, 'r').catch(() => null)
+    if (ownSource) source = await fs.open(file, 'r').catch(() => null)
     // The new file keeps the old one's mode: a chmod the user made survives compaction.
-    const previousMode = await stat(file).then(
+    const previousMode = await fs.stat(file).then(
       (s) => s.mode & 0o7777,
       () => null,
     )
     if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
-    const out = sliceWriter(next)
+    const out = sliceWriter((buffer, offset, length) => fs.write(next, buffer, offset, length))
     const lines = source ? lineReader(source) : null
     await out.text(`${LOG_HEADER}\n`)
     for (const suppression of suppressions)
@@ -84,15 +86,15 @@ export async function writeCompacted(input: CompactionInput): Promise<Compacted>
     }
     written = await out.end()
     await next.sync()
-    await rename(temp, file)
+    await fs.rename(temp, file)
   } catch (error) {
     await next.close().catch(() => {})
-    await unlink(temp).catch(() => {})
+    await fs.unlink(temp).catch(() => {})
     throw error
   } finally {
     if (ownSource) await source?.close().catch(() => {})
   }
-  await syncDirectory(path.dirname(file))
+  await syncDirectory(path.dirname(file), fs.open)
   return { handle: next, written, spans }
 }
 

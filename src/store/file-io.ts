@@ -1,30 +1,33 @@
-import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { READ_CHUNK } from './lines.js'
 
 /** Compaction writes in slices of about this many bytes, to bound memory. */
 const WRITE_SLICE = 1 << 20
 
-/** The part of a FileHandle these helpers use (a test may hand in a fake). */
-type Writable = Pick<FileHandle, 'write'>
+/** One write(2) of `length` bytes of `buffer` from `offset`, at the end of the file (LogFs.write on a handle). */
+export type WriteFn = (
+  buffer: Buffer,
+  offset: number,
+  length: number,
+) => Promise<{ bytesWritten: number }>
 
 /** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
-export async function writeAll(handle: Writable, bytes: Buffer): Promise<number> {
+export async function writeAll(write: WriteFn, bytes: Buffer): Promise<number> {
   let offset = 0
   while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null)
+    const { bytesWritten } = await write(bytes, offset, bytes.length - offset)
     offset += bytesWritten
   }
   return bytes.length
 }
 
 /** A new file written in slices of about WRITE_SLICE bytes; `length` counts the bytes given so far. */
-export function sliceWriter(handle: Writable) {
+export function sliceWriter(write: WriteFn) {
   const slice = Buffer.allocUnsafe(WRITE_SLICE)
   let filled = 0
   let written = 0
   const flush = async () => {
-    if (filled > 0) written += await writeAll(handle, slice.subarray(0, filled))
+    if (filled > 0) written += await writeAll(write, slice.subarray(0, filled))
     filled = 0
   }
   const writer = {
@@ -32,7 +35,7 @@ export function sliceWriter(handle: Writable) {
     /** Takes a copy (or writes it before returning): `bytes` may be reused once this resolves. */
     async bytes(bytes: Buffer): Promise<number> {
       if (filled + bytes.length > slice.length) await flush()
-      if (bytes.length > slice.length) written += await writeAll(handle, bytes)
+      if (bytes.length > slice.length) written += await writeAll(write, bytes)
       else filled += bytes.copy(slice, filled)
       writer.length += bytes.length
       return bytes.length
@@ -104,7 +107,10 @@ export function lineReader(source: Pick<FileHandle, 'read'>) {
 }
 
 /** Makes a rename durable. Best effort: some platforms (Windows) cannot open a directory. */
-export async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(
+  dir: string,
+  open: (dir: string, flags: string) => Promise<FileHandle>,
+): Promise<void> {
   let handle: FileHandle | undefined
   try {
     handle = await open(dir, 'r')

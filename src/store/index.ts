@@ -11,4 +11,5 @@ export {
   type RecordPredicate,
 } from './filter.js'
 export { LogOpenError, isLogOpenError } from './errors.js'
+export { nodeFs } from './log-fs.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

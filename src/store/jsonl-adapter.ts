@@ -1,9 +1,10 @@
-import { open, type FileHandle } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
 import { FILE_MODE, writeCompacted } from './compaction.js'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
 import { writeAll } from './file-io.js'
 import { READ_CHUNK, readLines } from './lines.js'
+import { type LogFs, nodeFs } from './log-fs.js'
 import { checkHeader, type LogData, type LogEntry } from './log-format.js'
 import { holdRecordLine, releaseRecordLines } from './record-json.js'
 import { createReplay } from './replay.js'
@@ -84,9 +85,12 @@ export interface JsonlAdapterOptions {
   maxRecords?: number
   /** …and at most this many bytes of records (their JSON lines), likewise. */
   maxBytes?: number
+  /** The file-system calls (a test hands in failing ones); node:fs/promises by default. */
+  fs?: LogFs
 }
 
 export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
+  const fs = options.fs ?? nodeFs
   let handle: FileHandle | null = null
   /** Bytes in the file, so a failed append can be cut back off instead of leaving half a line. */
   let size = 0
@@ -119,7 +123,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   async function read(): Promise<LogData> {
     let input: FileHandle
     try {
-      input = await open(file, 'r')
+      input = await fs.open(file, 'r')
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
       return fresh()
@@ -192,16 +196,17 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     if (filling === batch) filling = null
     const records = batch.records.filter((record) => record !== null)
     try {
-      handle ??= await open(file, 'a+', FILE_MODE)
+      handle ??= await fs.open(file, 'a+', FILE_MODE)
+      const open = handle
       const before = size
       const bytes = Buffer.from(batch.text, 'utf8')
       try {
-        size += await writeAll(handle, bytes)
+        size += await writeAll((b, o, l) => fs.write(open, b, o, l), bytes)
       } catch (error) {
         lineCount -= batch.count
         fileChars -= batch.text.length
         // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
-        await handle.truncate(before).catch(() => {})
+        await open.truncate(before).catch(() => {})
         throw error
       }
       // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
@@ -247,6 +252,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     }
     const compacted = await writeCompacted({
       file,
+      fs,
       source: handle,
       records,
       suppressions,
@@ -280,7 +286,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     },
     open: () =>
       serial(async () => {
-        handle ??= await open(file, 'a+', FILE_MODE)
+        handle ??= await fs.open(file, 'a+', FILE_MODE)
       }),
     lines: () => lineCount,
     bytes: () => fileChars,

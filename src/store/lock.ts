@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, unlinkSync } from 'node:fs'
-import { readFile, unlink, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { type LogFs, nodeFs } from './log-fs.js'
 
 /** A held `<file>.lock`. */
 export interface LogLock {
@@ -25,19 +25,23 @@ let exitHookInstalled = false
  * garbage) was left by a killed sendbox and is taken over with a warning; a live one refuses
  * with `log_locked`. Two opens in one process conflict too: the holder's pid is ours, alive.
  */
-export async function acquireLock(file: string, warn: (message: string) => void): Promise<LogLock> {
+export async function acquireLock(
+  file: string,
+  warn: (message: string) => void,
+  fs: LogFs = nodeFs,
+): Promise<LogLock> {
   const lockPath = `${file}.lock`
   const token = randomBytes(8).toString('hex')
   const body = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), token })}\n`
 
   for (let attempt = 0; ; attempt++) {
     try {
-      await writeFile(lockPath, body, { flag: 'wx', mode: 0o600 })
+      await fs.writeFile(lockPath, body, { flag: 'wx', mode: 0o600 })
       break
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') throw unreadable(file, 'lock', error)
     }
-    const holder = await readHolder(lockPath)
+    const holder = await readHolder(lockPath, fs)
     if (holder === 'gone') continue // released between our attempt and the read: try again
     if (holder && isAlive(holder.pid)) throw lockedError(file, lockPath, holder)
     if (attempt >= 3) {
@@ -49,7 +53,7 @@ export async function acquireLock(file: string, warn: (message: string) => void)
         ? `${lockPath}: taking over a stale lock left by sendbox pid ${holder.pid} (that process is gone).`
         : `${lockPath}: taking over an unreadable lock file.`,
     )
-    await unlink(lockPath).catch((error: unknown) => {
+    await fs.unlink(lockPath).catch((error: unknown) => {
       if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'lock', error)
     })
   }
@@ -62,8 +66,8 @@ export async function acquireLock(file: string, warn: (message: string) => void)
       if (held.get(lockPath) !== token) return
       held.delete(lockPath)
       // Only remove the file while it still holds our token: never someone else's lock.
-      const content = await readFile(lockPath, 'utf8').catch(() => '')
-      if (content.includes(token)) await unlink(lockPath).catch(() => {})
+      const content = await fs.readFile(lockPath, 'utf8').catch(() => '')
+      if (content.includes(token)) await fs.unlink(lockPath).catch(() => {})
     },
   }
 }
@@ -79,13 +83,13 @@ export function isAlive(pid: number): boolean {
 }
 
 /** The lock's holder; null when the content is unparseable, 'gone' when the file vanished. */
-async function readHolder(lockPath: string): Promise<Holder | null | 'gone'> {
+async function readHolder(lockPath: string, fs: LogFs): Promise<Holder | null | 'gone'> {
   // The creator writes its content just after the exclusive create, so an empty or partial
   // file may be a lock being born, not a stale one: look twice before calling it garbage.
   for (let look = 0; look < 2; look++) {
     let text: string
     try {
-      text = await readFile(lockPath, 'utf8')
+      text = await fs.readFile(lockPath, 'utf8')
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return 'gone'
       throw error

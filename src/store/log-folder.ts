@@ -1,5 +1,5 @@
-import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { type LogFs, nodeFs } from './log-fs.js'
 
 /** Owner-only (CONTRACT §8): the log holds sign-in links and codes. */
 export const FOLDER_MODE = 0o700
@@ -13,10 +13,10 @@ const GITIGNORE = '# Created by sendbox: its message log, never to be committed.
  *
  * @example await prepareFolder('/repo/.sendbox/messages.jsonl') // true the first time
  */
-export async function prepareFolder(file: string): Promise<boolean> {
-  const created = await mkdir(path.dirname(file), { recursive: true, mode: FOLDER_MODE })
+export async function prepareFolder(file: string, fs: LogFs = nodeFs): Promise<boolean> {
+  const created = await fs.mkdir(path.dirname(file), { recursive: true, mode: FOLDER_MODE })
   if (created === undefined) return false
-  await writeFile(path.join(path.dirname(file), '.gitignore'), GITIGNORE, {
+  await fs.writeFile(path.join(path.dirname(file), '.gitignore'), GITIGNORE, {
     flag: 'wx',
     mode: 0o600,
   })
@@ -29,12 +29,12 @@ export async function prepareFolder(file: string): Promise<boolean> {
  *
  * @example await removeStaleTempFiles('/repo/.sendbox/messages.jsonl')
  */
-export async function removeStaleTempFiles(file: string): Promise<void> {
+export async function removeStaleTempFiles(file: string, fs: LogFs = nodeFs): Promise<void> {
   const base = path.basename(file)
-  const names = await readdir(path.dirname(file)).catch(() => [] as string[])
+  const names = await fs.readdir(path.dirname(file)).catch(() => [] as string[])
   for (const name of names) {
     if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length)))
       continue
-    await unlink(path.join(path.dirname(file), name)).catch(() => {})
+    await fs.unlink(path.join(path.dirname(file), name)).catch(() => {})
   }
 }

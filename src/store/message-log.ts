@@ -10,6 +10,7 @@ import {
   type LogData,
 } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
+import { nodeFs } from './log-fs.js'
 import { prepareFolder, removeStaleTempFiles } from './log-folder.js'
 import { createRecordIndex, type RecordLimits } from './record-index.js'
 import { withEvents } from './recipients.js'
@@ -50,15 +51,16 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
     return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
 
   const file = path.resolve(options.file)
+  const fs = options.fs ?? nodeFs
   try {
-    await prepareFolder(file)
+    await prepareFolder(file, fs)
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
-  const lock = await acquireLock(file, warn)
+  const lock = await acquireLock(file, warn, fs)
   try {
-    await removeStaleTempFiles(file)
-    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes })
+    await removeStaleTempFiles(file, fs)
+    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes, fs })
     const db = new Low<LogData>(adapter, { records: [], suppressions: [] })
     await db.read()
     const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), warn)

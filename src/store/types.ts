@@ -1,5 +1,8 @@
 /** The public shape of the message log. Only these types and `openMessageLog` leave src/store. */
 import type { Warning } from '../lib/problems.js'
+import type { LogFs } from './log-fs.js'
+
+export type { LogFs }
 
 export type { Warning }
 
@@ -162,6 +165,8 @@ export interface MessageLogOptions {
   /** …or past this many bytes of records, their JSON lines (default 256 MiB). */
   maxBytes?: number
   warn?: (message: string) => void
+  /** The file-system calls the log makes; node:fs/promises by default. Tests hand in failing ones. */
+  fs?: LogFs
 }
 
 /** Why a log could not be opened; the CLI prints `message` and exits 1. */

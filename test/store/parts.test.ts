@@ -3,6 +3,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { writeCompacted } from '../../src/store/compaction.js'
 import { lineReader, sliceWriter, writeAll } from '../../src/store/file-io.js'
+import { nodeFs } from '../../src/store/log-fs.js'
 import { prepareFolder, removeStaleTempFiles } from '../../src/store/log-folder.js'
 import { LOG_HEADER, checkHeader, decode } from '../../src/store/log-format.js'
 import { createRecordIndex } from '../../src/store/record-index.js'
@@ -92,21 +93,19 @@ describe('replay', () => {
 describe('file-io', () => {
   it('writeAll writes every byte though write(2) writes less than asked', async () => {
     const chunks: string[] = []
-    const handle = {
-      write: async (buffer: Buffer, offset: number, length: number) => {
-        const n = Math.min(3, length)
-        chunks.push(buffer.subarray(offset, offset + n).toString())
-        return { bytesWritten: n, buffer }
-      },
-    } as unknown as Parameters<typeof writeAll>[0]
-    expect(await writeAll(handle, Buffer.from('abcdefgh'))).toBe(8)
+    const write = async (buffer: Buffer, offset: number, length: number) => {
+      const n = Math.min(3, length)
+      chunks.push(buffer.subarray(offset, offset + n).toString())
+      return { bytesWritten: n }
+    }
+    expect(await writeAll(write, Buffer.from('abcdefgh'))).toBe(8)
     expect(chunks).toEqual(['abc', 'def', 'gh'])
   })
 
   it('sliceWriter and lineReader: what one writes, the other reads back by position', async () => {
     const file = path.join(await tempDir(), 'f')
     const handle = await open(file, 'w+')
-    const out = sliceWriter(handle)
+    const out = sliceWriter((b, o, l) => nodeFs.write(handle, b, o, l))
     await out.text('{"a":1}\n')
     const at = out.length
     await out.bytes(Buffer.from('{"b":"é"}\n'))
@@ -131,6 +130,7 @@ describe('compaction', () => {
     const spanA = { position: HEADER.length + 1, length: Buffer.byteLength(lineA) }
     const result = await writeCompacted({
       file,
+      fs: nodeFs,
       source,
       records: [delivered, b],
       suppressions: [],
