@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { errnoCode } from './errors.js'
 import { type LogFs, nodeFs } from './log-fs.js'
 
 /** Owner-only (CONTRACT §8): the log holds sign-in links and codes. */
@@ -37,4 +38,23 @@ export async function removeStaleTempFiles(file: string, fs: LogFs = nodeFs): Pr
       continue
     await fs.unlink(path.join(path.dirname(file), name)).catch(() => {})
   }
+}
+
+/**
+ * The log's real path: symlinks and `.`/`..` resolved as the operating system resolves them
+ * (the file itself if it exists, else its folder), so that every spelling of one file (a
+ * symlink to it, `a/../a/messages.jsonl`, a path through a symlinked folder) takes one lock. The
+ * spelled path is made absolute without `path.resolve`, which folds `link/..` by its letters,
+ * not by where `link` points.
+ *
+ * @example await realLogPath('b/link.jsonl') // '/repo/a/messages.jsonl' when b/link.jsonl → ../a/messages.jsonl
+ */
+export async function realLogPath(spelled: string, fs: LogFs = nodeFs): Promise<string> {
+  const absolute = path.isAbsolute(spelled) ? spelled : `${process.cwd()}${path.sep}${spelled}`
+  try {
+    return await fs.realpath(absolute)
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error
+  }
+  return path.join(await fs.realpath(path.dirname(absolute)), path.basename(absolute))
 }

@@ -11,7 +11,7 @@ import {
 } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
 import { nodeFs } from './log-fs.js'
-import { prepareFolder, removeStaleTempFiles } from './log-folder.js'
+import { prepareFolder, realLogPath, removeStaleTempFiles } from './log-folder.js'
 import { createRecordIndex, type RecordLimits } from './record-index.js'
 import { withEvents } from './recipients.js'
 import type {
@@ -50,10 +50,12 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   if (options.file === null)
     return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
 
-  const file = path.resolve(options.file)
   const fs = options.fs ?? nodeFs
+  let file = path.resolve(options.file)
   try {
-    await prepareFolder(file, fs)
+    await prepareFolder(options.file, fs)
+    // The lock and the writes go to the real path: a second spelling of a held log is refused.
+    file = await realLogPath(options.file, fs)
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
