@@ -18,6 +18,8 @@ export interface LineSpan {
 export interface CompactionInput {
   file: string
   fs: LogFs
+  /** The file at the path is not ours (removed, replaced): owner-only, not its mode. */
+  anew?: boolean
   /** The current file, read through the append handle; null: opened here (at start, before any append). */
   source: FileHandle | null
   records: readonly MessageRecord[]
@@ -63,10 +65,12 @@ export async function writeCompacted(input: CompactionInput): Promise<Compacted>
   try {
     if (ownSource) source = await fs.open(file, 'r').catch(() => null)
     // The new file keeps the old one's mode: a chmod the user made survives compaction.
-    const previousMode = await fs.stat(file).then(
-      (s) => s.mode & 0o7777,
-      () => null,
-    )
+    const previousMode = input.anew
+      ? null
+      : await fs.stat(file).then(
+          (s) => s.mode & 0o7777,
+          () => null,
+        )
     if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
     const out = sliceWriter((buffer, offset, length) => fs.write(next, buffer, offset, length))
     const lines = source ? lineReader(source) : null

@@ -10,6 +10,6 @@ export {
   isEmptyFilter,
   type RecordPredicate,
 } from './filter.js'
-export { LogOpenError, isLogOpenError } from './errors.js'
+export { LogOpenError, isLogOpenError, LogWriteError, isLogWriteError } from './errors.js'
 export { nodeFs } from './log-fs.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

@@ -1,7 +1,8 @@
 import type { FileHandle } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
 import { FILE_MODE, writeCompacted } from './compaction.js'
-import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { LogOpenError, LogWriteError, errnoCode, unreadable } from './errors.js'
+import { whatHappenedTo } from './file-identity.js'
 import { writeAll } from './file-io.js'
 import { READ_CHUNK, readLines } from './lines.js'
 import { type LogFs, nodeFs } from './log-fs.js'
@@ -60,6 +61,14 @@ export interface JsonlAdapter extends Adapter<LogData> {
   needsRewrite(): boolean
   /** Records read() dropped to honour `maxRecords`. */
   droppedAtRead(): number
+  /**
+   * Gives the adapter the live memory and a way to re-create the folder and the lock. From then
+   * on every rewrite (compaction, or a file found removed or replaced) writes what memory holds
+   * when it runs, and settles the batches still queued with it: their lines are in memory.
+   */
+  source(snapshot: () => LogData, recreate: () => Promise<void>): void
+  /** Checks, between writes, that the file is still there; rewrites it from memory if not (then true). */
+  verify(): Promise<boolean>
   /** Waits for everything queued, then closes the handle. Later calls to append/write reject. */
   close(): Promise<void>
 }
@@ -70,6 +79,8 @@ interface Batch {
   /** One per line of `text`: the record it is, or null for a tombstone or other operation. */
   records: (MessageRecord | null)[]
   written: Promise<void>
+  /** Set when a rewrite from memory took this batch's lines: `failure` then says how that went. */
+  absorbed?: { failure: unknown }
 }
 
 /** Where a record's line is: which file (a compaction makes a new one) and which bytes, its `\n` included. */
@@ -98,10 +109,15 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /** `size` plus what is queued: the file's length once everything queued has landed. */
   let fileChars = 0
   let rewrite = false
+  /** A failed write left bytes after `size` that could not be cut off yet. */
+  let damaged = false
   let droppedAtRead = 0
   let closed = false
   /** The batch still taking lines; detached when its write starts (group commit). */
   let filling: Batch | null = null
+  /** Batches queued and not yet written (the filling one, and any a compaction detached). */
+  const waiting = new Set<Batch>()
+  let live: { snapshot: () => LogData; recreate: () => Promise<void> } | null = null
   let queue: Promise<unknown> = Promise.resolve()
   /** Counts the files this adapter has had: a span of an earlier one is stale. */
   let generation = 0
@@ -173,6 +189,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       const b: Batch = { text: '', count: 0, records: [], written: Promise.resolve() }
       b.written = serial(() => flush(b))
       batch = filling = b
+      waiting.add(b)
     }
     let text = ''
     for (const entry of entries) {
@@ -194,58 +211,132 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
+    waiting.delete(batch)
     const records = batch.records.filter((record) => record !== null)
     try {
-      handle ??= await fs.open(file, 'a+', FILE_MODE)
-      const open = handle
-      const before = size
-      const bytes = Buffer.from(batch.text, 'utf8')
-      try {
-        size += await writeAll((b, o, l) => fs.write(open, b, o, l), bytes)
-      } catch (error) {
-        lineCount -= batch.count
-        fileChars -= batch.text.length
-        // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
-        await open.truncate(before).catch(() => {})
-        throw error
+      if (batch.absorbed) {
+        if (batch.absorbed.failure !== undefined) throw batch.absorbed.failure
+        return
       }
-      // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
-      if (records.length > 0) {
-        let start = 0
-        for (const record of batch.records) {
-          const end = bytes.indexOf(10, start) + 1
-          if (record)
-            spans.set(record, { file: generation, position: before + start, length: end - start })
-          start = end
-        }
-      }
+      const gone = live && handle ? await whatHappenedTo(handle, file, fs) : null
+      if (gone) return await rebuild(gone, batch)
+      await appendText(batch)
     } finally {
       releaseRecordLines(records)
     }
   }
 
-  /** Compaction. The records are captured now, so lines appended after this call go after it. */
+  /** Writes a batch's lines at the end of the file; on failure, cuts any part of them back off. */
+  async function appendText(batch: Batch): Promise<void> {
+    const before = size
+    const bytes = Buffer.from(batch.text, 'utf8')
+    try {
+      handle ??= await fs.open(file, 'a+', FILE_MODE)
+      const open = handle
+      // A failed write may have left part of a line: cut it off before writing after it.
+      if (damaged) {
+        await open.truncate(size)
+        damaged = false
+      }
+      size += await writeAll((b, o, l) => fs.write(open, b, o, l), bytes)
+    } catch (error) {
+      lineCount -= batch.count
+      fileChars -= batch.text.length
+      // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
+      if (handle) await handle.truncate(before).catch(() => (damaged = true))
+      throw new LogWriteError(file, error)
+    }
+    // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
+    let start = 0
+    for (const record of batch.records) {
+      const end = bytes.indexOf(10, start) + 1
+      if (record)
+        spans.set(record, { file: generation, position: before + start, length: end - start })
+      start = end
+    }
+  }
+
+  /** Compaction. With live memory, it writes memory as it is when it runs; else `data` as it is now. */
   function write(data: LogData): Promise<void> {
     assertOpen()
+    if (live) return serial(() => rewriteFromMemory())
     const records = data.records.slice()
     const suppressions = (data.suppressions ?? []).slice()
     // Lines already batched were in memory before this snapshot: they go to the old file,
     // which the rename then replaces. Anything appended from here on must follow the rename.
     filling = null
     const linesBefore = lineCount
-    const live = records.length + suppressions.length
-    lineCount = live
+    const count = records.length + suppressions.length
+    lineCount = count
     // The new file's length is known once it is written; appends from now on add to it.
     const charsBefore = fileChars
     fileChars = 0
     return serial(() => compact(records, suppressions)).catch((error: unknown) => {
-      lineCount += linesBefore - live
+      lineCount += linesBefore - count
       fileChars += charsBefore
       throw error
     })
   }
 
-  async function compact(records: MessageRecord[], suppressions: Suppression[]): Promise<void> {
+  /**
+   * Writes the file anew from memory: every line queued so far is in memory already (memory
+   * changes when its line is queued), so the batches still waiting (and `current`, the one being
+   * written) are settled by this write instead of being appended after it.
+   */
+  async function rewriteFromMemory(current?: Batch, anew = false): Promise<void> {
+    const absorbed = [...waiting, ...(current ? [current] : [])]
+    waiting.clear()
+    filling = null
+    let lines = 0
+    let chars = 0
+    for (const batch of absorbed) {
+      lines += batch.count
+      chars += batch.text.length
+    }
+    const data = live!.snapshot()
+    const records = data.records.slice()
+    const suppressions = data.suppressions.slice()
+    // The new file holds `count` lines; lines appended from now on add to it.
+    const linesDelta = records.length + suppressions.length - lineCount
+    const charsDelta = -fileChars
+    lineCount += linesDelta
+    fileChars += charsDelta
+    try {
+      await compact(records, suppressions, anew)
+      for (const batch of absorbed) batch.absorbed = { failure: undefined }
+    } catch (error) {
+      lineCount -= linesDelta + lines
+      fileChars -= charsDelta + chars
+      const failure = error instanceof LogWriteError ? error : new LogWriteError(file, error)
+      for (const batch of absorbed) batch.absorbed = { failure }
+      throw failure
+    }
+  }
+
+  /** The file was removed or replaced: folder and lock anew, then the file from memory. */
+  async function rebuild(what: string, current?: Batch): Promise<void> {
+    options.warn(
+      `The message log ${file} ${what} while sendbox was running: writing it anew from the messages in memory.`,
+    )
+    try {
+      await live!.recreate()
+    } catch (error) {
+      // Its lines are not written: they must not be acknowledged.
+      if (current) {
+        lineCount -= current.count
+        fileChars -= current.text.length
+      }
+      throw error instanceof LogWriteError ? error : new LogWriteError(file, error)
+    }
+    // The lines to copy are read through the old handle: the removed or moved file is still ours.
+    await rewriteFromMemory(current, true)
+  }
+
+  async function compact(
+    records: MessageRecord[],
+    suppressions: Suppression[],
+    anew = false,
+  ): Promise<void> {
     const current = (record: MessageRecord) => {
       const span = spans.get(record)
       return span?.file === generation ? span : undefined
@@ -253,6 +344,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const compacted = await writeCompacted({
       file,
       fs,
+      anew,
       source: handle,
       records,
       suppressions,
@@ -272,6 +364,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     const previous = handle
     handle = compacted.handle
     size = compacted.written
+    damaged = false
     rewrite = false
     await previous?.close().catch(() => {})
   }
@@ -284,6 +377,16 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     derived(next, from) {
       parents.set(next, from)
     },
+    source(snapshot, recreate) {
+      live = { snapshot, recreate }
+    },
+    verify: () =>
+      serial(async () => {
+        if (closed || !live || !handle) return false
+        const gone = await whatHappenedTo(handle, file, fs)
+        if (gone) await rebuild(gone)
+        return gone !== null
+      }),
     open: () =>
       serial(async () => {
         handle ??= await fs.open(file, 'a+', FILE_MODE)

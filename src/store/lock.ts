@@ -9,6 +9,11 @@ export interface LogLock {
   readonly path: string
   /** Removes the lock file if it is still ours. Idempotent. */
   release(): Promise<void>
+  /**
+   * Takes the lock anew unless the file still holds ours (it went with a removed folder): throws
+   * `log_locked` when another sendbox took it meanwhile.
+   */
+  renew(): Promise<void>
 }
 
 interface Holder {
@@ -43,11 +48,38 @@ export async function acquireLock(
   fs: LogFs = nodeFs,
 ): Promise<LogLock> {
   const lockPath = `${file}.lock`
+  let token = await take(file, lockPath, warn, fs)
+  held.set(lockPath, token)
+  installExitHook()
+  const ours = async () => (await fs.readFile(lockPath, 'utf8').catch(() => '')).includes(token)
+  return {
+    path: lockPath,
+    async release() {
+      if (held.get(lockPath) !== token) return
+      held.delete(lockPath)
+      // Only remove the file while it still holds our token: never someone else's lock.
+      if (await ours()) await fs.unlink(lockPath).catch(() => {})
+    },
+    async renew() {
+      if (held.get(lockPath) !== token || (await ours())) return
+      held.delete(lockPath)
+      token = await take(file, lockPath, warn, fs)
+      held.set(lockPath, token)
+    },
+  }
+}
+
+/** Makes `<file>.lock` ours (creating it, or taking over a stale one); resolves with its token. */
+async function take(
+  file: string,
+  lockPath: string,
+  warn: (message: string) => void,
+  fs: LogFs,
+): Promise<string> {
   const token = randomBytes(8).toString('hex')
   const body = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), token })}\n`
-
   for (let attempt = 0; ; attempt++) {
-    if (await createLock(file, lockPath, body, fs)) break
+    if (await createLock(file, lockPath, body, fs)) return token
     const seen = await readHolder(lockPath, fs)
     if (seen === 'gone') continue // released between our attempt and the read: try again
     const { holder, text } = seen
@@ -63,22 +95,9 @@ export async function acquireLock(
           : `${lockPath}: taking over an unreadable lock file.`,
       ),
     )
-    if (took) break
+    if (took) return token
     // Another start is taking it over, or took it: look again once it is done.
     await sleep(25 * (attempt + 1))
-  }
-
-  held.set(lockPath, token)
-  installExitHook()
-  return {
-    path: lockPath,
-    async release() {
-      if (held.get(lockPath) !== token) return
-      held.delete(lockPath)
-      // Only remove the file while it still holds our token: never someone else's lock.
-      const content = await fs.readFile(lockPath, 'utf8').catch(() => '')
-      if (content.includes(token)) await fs.unlink(lockPath).catch(() => {})
-    },
   }
 }
 

@@ -1,18 +1,15 @@
 import path from 'node:path'
 import { Low } from 'lowdb'
-import { LogOpenError, unreadable } from './errors.js'
+import { LogOpenError, isLogWriteError, unreadable } from './errors.js'
 import { compileFilter, isEmptyFilter } from './filter.js'
-import {
-  createJsonlAdapter,
-  matchesSuppression,
-  suppressionKey,
-  type JsonlAdapter,
-  type LogData,
-} from './jsonl-adapter.js'
+import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
 import { nodeFs } from './log-fs.js'
 import { prepareFolder, realLogPath, removeStaleTempFiles } from './log-folder.js'
+import { createLogHealth } from './log-health.js'
 import { createRecordIndex, type RecordLimits } from './record-index.js'
+import { recordSize } from './size.js'
+import { createSuppressionList } from './suppression-list.js'
 import { withEvents } from './recipients.js'
 import type {
   MessageFilter,
@@ -48,7 +45,7 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   const limits = { maxMessages, maxBytes }
   const warn = options.warn ?? ((message: string) => console.warn(message))
   if (options.file === null)
-    return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
+    return createLog(null, { records: [], suppressions: [] }, limits, 0, { ...options, warn })
 
   const fs = options.fs ?? nodeFs
   let file = path.resolve(options.file)
@@ -65,7 +62,11 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
     const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes, fs })
     const db = new Low<LogData>(adapter, { records: [], suppressions: [] })
     await db.read()
-    const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), warn)
+    const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), {
+      ...options,
+      fs,
+      warn,
+    })
     if (adapter.needsRewrite() || adapter.lines() > log.count() + db.data.suppressions.length) {
       try {
         await db.write()
@@ -84,19 +85,27 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   }
 }
 
+/** How often an idle log checks that its file is still there. Two stat calls (~5 µs) every 2 s
+ * cost nothing measurable, and a log removed while nothing is sent (`git clean -fdx`) is back
+ * on disk within 2 s, narrowing the window in which a crash would lose what only memory holds. */
+export const CHECK_INTERVAL_MS = 2000
+
 function createLog(
   backing: Backing | null,
   data: LogData,
   limits: RecordLimits,
   droppedAtOpen: number,
-  warn: (message: string) => void,
+  options: Pick<MessageLogOptions, 'onHealth' | 'checkIntervalMs' | 'fs'> & {
+    warn: (message: string) => void
+  },
 ): MessageLog {
+  const { warn } = options
   const adapter = backing?.adapter ?? null
   const index = createRecordIndex(data.records, limits)
-  // data.suppressions is what compaction writes (oldest first); the map finds one by key.
-  const suppressionsByKey = new Map<string, Suppression>()
-  for (const entry of data.suppressions)
-    suppressionsByKey.set(suppressionKey(entry.project, entry.address), entry)
+  const suppressions = createSuppressionList(data)
+  const health = createLogHealth(adapter?.file ?? null, warn, options.onHealth)
+  /** Records added whose line is still queued: the newest ones; limits count without them. */
+  const pending = { count: 0, bytes: 0 }
   let closing: Promise<void> | null = null
 
   const dead = () => (adapter ? adapter.lines() - index.live() - data.suppressions.length : 0)
@@ -105,6 +114,50 @@ function createLog(
     if (closing !== null)
       throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
   }
+
+  /**
+   * Waits for a change's line. Memory changed when the line was queued (so memory and file
+   * change in the same order); if the line is not written, `undo` takes the change back and the
+   * caller gets the error: nothing unwritten is acknowledged, and memory stays what the file
+   * says. The wait is registered when the change is made, so the undos of one failed batch run
+   * in the order of the changes, before any caller hears of it.
+   */
+  async function settle(written: Promise<void> | undefined, undo: () => void): Promise<void> {
+    if (!written) return
+    try {
+      await written
+    } catch (error) {
+      undo()
+      health.failed(error)
+      throw error
+    }
+    health.written()
+  }
+
+  if (backing) {
+    const { adapter, lock } = backing
+    adapter.source(
+      () => {
+        data.records = index.normalise()
+        return data
+      },
+      // A removed folder comes back owner-only with its .gitignore, and the lock with it.
+      async () => {
+        await prepareFolder(adapter.file, options.fs)
+        await lock.renew()
+      },
+    )
+  }
+  const checker = adapter
+    ? setInterval(() => {
+        adapter.verify().then(
+          (rewritten) => rewritten && health.written(),
+          (error: unknown) => health.failed(error),
+        )
+      }, options.checkIntervalMs ?? CHECK_INTERVAL_MS)
+    : null
+  // A check must never keep a process alive that has nothing else to do.
+  checker?.unref()
 
   /** Compaction, serialised by the adapter behind whatever is already queued. */
   function compact(): Promise<void> {
@@ -120,8 +173,13 @@ function createLog(
   function compactIfWorthwhile(): void {
     if (!adapter || closing !== null) return
     if (dead() >= MIN_DEAD_LINES && adapter.bytes() - index.bytes() > index.bytes()) {
-      compact().catch((error: unknown) =>
-        warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`),
+      compact().then(
+        () => health.written(),
+        (error: unknown) => {
+          if (isLogWriteError(error)) health.failed(error)
+          else
+            warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`)
+        },
       )
     }
   }
@@ -133,16 +191,20 @@ function createLog(
       assertOpen()
       // Serialise and queue the line before touching memory: memory and file change in the same order.
       const written = adapter?.append([record])
-      index.add(record)
-      index.dropOverflow()
-      if (!written) return
+      const previous = index.add(record)
+      const size = recordSize(record)
+      pending.count++
+      pending.bytes += size
       try {
-        await written
-      } catch (error) {
-        // Not on disk, so not acknowledged: it must not show up in the inbox either.
-        if (index.get(record.id) === record) index.remove(record)
-        throw error
+        // A record of the same id, and the oldest past the limits, go once the line is written:
+        // replay drops them only there, and an unwritten line must not have changed memory.
+        await settle(written, () => index.unadd(record, previous))
+      } finally {
+        pending.count--
+        pending.bytes -= size
       }
+      if (previous) index.retire(previous)
+      index.dropOverflow(pending)
       compactIfWorthwhile()
     },
 
@@ -158,37 +220,26 @@ function createLog(
       if (!record) return false
       const written = adapter?.append([{ op: 'delete', id }])
       index.remove(record)
-      await written
+      await settle(written, () => index.reinsert([record]))
       compactIfWorthwhile()
       return true
     },
 
     async clear(filter?: MessageFilter) {
       assertOpen()
-      let written: Promise<void> | undefined
-      let count: number
-      if (isEmptyFilter(filter)) {
-        count = index.live()
-        if (count === 0) return 0
-        written = adapter?.append([{ op: 'clear' }])
-        data.records = index.keepOnly([])
-      } else {
-        const match = compileFilter(filter)
-        const kept: MessageRecord[] = []
-        const ids: string[] = []
-        for (const record of index.all()) {
-          if (match(record)) ids.push(record.id)
-          else kept.push(record)
-        }
-        count = ids.length
-        if (count === 0) return 0
-        // One line for the whole clear: a crash keeps all of it or none of it.
-        written = adapter?.append([{ op: 'delete', ids }])
-        data.records = index.keepOnly(kept)
-      }
-      await written
+      const match = isEmptyFilter(filter) ? null : compileFilter(filter)
+      const kept: MessageRecord[] = []
+      const removed: MessageRecord[] = []
+      for (const record of index.all()) (match && !match(record) ? kept : removed).push(record)
+      if (removed.length === 0) return 0
+      // One line for the whole clear: a crash keeps all of it or none of it.
+      const written = adapter?.append([
+        match ? { op: 'delete', ids: removed.map((r) => r.id) } : { op: 'clear' },
+      ])
+      data.records = index.keepOnly(kept)
+      await settle(written, () => index.reinsert(removed))
       compactIfWorthwhile()
-      return count
+      return removed.length
     },
 
     async addEvents(id, events) {
@@ -199,43 +250,27 @@ function createLog(
       const next = withEvents(record, events)
       adapter?.derived(next, record)
       index.replace(record, next)
-      try {
-        await written
-      } catch (error) {
-        // Not on disk: the states must not say otherwise.
-        if (index.get(id) === next) index.replace(next, record)
-        throw error
-      }
+      // Not on disk: the states must not say otherwise.
+      await settle(written, () => index.get(id) === next && index.replace(next, record))
       compactIfWorthwhile()
       return next
     },
 
-    suppression: (project, address) => suppressionsByKey.get(suppressionKey(project, address)),
+    suppression: suppressions.get,
 
-    suppressions(filter = {}) {
-      const found: Suppression[] = []
-      for (let i = data.suppressions.length - 1; i >= 0; i--)
-        if (matchesSuppression(data.suppressions[i]!, filter)) found.push(data.suppressions[i]!)
-      return found
-    },
+    suppressions: suppressions.list,
 
     async suppress(entry) {
       assertOpen()
       const stored: Suppression = { ...entry, address: entry.address.toLowerCase() }
       const written = adapter?.append([{ op: 'suppress', ...stored }])
-      const key = suppressionKey(stored.project, stored.address)
-      const previous = suppressionsByKey.get(key)
-      if (previous) data.suppressions.splice(data.suppressions.indexOf(previous), 1)
-      data.suppressions.push(stored)
-      suppressionsByKey.set(key, stored)
-      await written
+      await settle(written, suppressions.add(stored))
       compactIfWorthwhile()
     },
 
     async unsuppress(filter = {}) {
       assertOpen()
-      const removed = data.suppressions.filter((entry) => matchesSuppression(entry, filter))
-      if (removed.length === 0) return []
+      if (suppressions.list(filter).length === 0) return []
       const written = adapter?.append([
         {
           op: 'unsuppress',
@@ -243,10 +278,8 @@ function createLog(
           ...(filter.project !== undefined ? { project: filter.project } : {}),
         },
       ])
-      data.suppressions = data.suppressions.filter((entry) => !removed.includes(entry))
-      for (const entry of removed)
-        suppressionsByKey.delete(suppressionKey(entry.project, entry.address))
-      await written
+      const { removed, undo } = suppressions.remove(filter)
+      await settle(written, undo)
       compactIfWorthwhile()
       return removed.reverse()
     },
@@ -257,8 +290,11 @@ function createLog(
 
     bytes: index.bytes,
 
+    health: health.current,
+
     close() {
       return (closing ??= (async () => {
+        if (checker) clearInterval(checker)
         if (!backing) return
         try {
           // The next open would rewrite a file with dead lines anyway; doing it now keeps starts fast.

@@ -25,7 +25,13 @@ export function createRecordIndex(initial: MessageRecord[], limits: RecordLimits
   /** Bytes of the live records (their JSON lines): bounded by maxBytes as their count is by maxMessages. */
   let bytes = 0
   let dropped = 0
+  /** Arrival order, for putting back records whose removal did not reach the file. */
+  const order = new WeakMap<MessageRecord, number>()
+  let nextOrder = 0
+  /** Records whose own line was never written: never put back. */
+  const failed = new WeakSet<MessageRecord>()
   for (const record of records) {
+    order.set(record, nextOrder++)
     // Written before delivery states existed: its recipients are still where the send left them.
     record.recipients ??= initialRecipients(record.to ?? [], record.createdAt)
     byId.set(record.id, record)
@@ -66,25 +72,76 @@ export function createRecordIndex(initial: MessageRecord[], limits: RecordLimits
     dropped: () => dropped,
     /** The array with the dropped prefix cut off: what compaction writes. */
     normalise,
-    /** Adds the newest record; one of the same id goes (the newest of an id is the live one). */
-    add(record: MessageRecord): void {
+    /**
+     * Adds the newest record and returns the live one of the same id, if any: that one goes only
+     * once the new one's line is written (`retire`), as replay replaces it only at that line.
+     */
+    add(record: MessageRecord): MessageRecord | undefined {
       const previous = byId.get(record.id)
-      if (previous) remove(previous)
+      order.set(record, nextOrder++)
       records.push(record)
       byId.set(record.id, record)
       bytes += recordSize(record)
+      return previous
+    },
+    /** The record a newer one of its id replaced, now that the newer one's line is written. */
+    retire(previous: MessageRecord): void {
+      const index = records.lastIndexOf(previous)
+      if (index < head) return
+      records.splice(index, 1)
+      bytes -= recordSize(previous)
+      if (byId.get(previous.id) === previous) byId.delete(previous.id)
+    },
+    /** Takes back a record whose line was not written, and gives its id back to `previous`. */
+    unadd(record: MessageRecord, previous: MessageRecord | undefined): void {
+      failed.add(record)
+      if (records.lastIndexOf(record) >= head) remove(record)
+      if (previous && byId.get(previous.id) === undefined && records.lastIndexOf(previous) >= head)
+        byId.set(previous.id, previous)
     },
     remove,
+    /**
+     * Puts back, in arrival order, records whose removal (a delete, a clear) was not written.
+     * One whose id is live again, or whose own line was never written, stays out.
+     */
+    reinsert(back: readonly MessageRecord[]): void {
+      const eligible = back.filter((r) => !failed.has(r) && byId.get(r.id) === undefined)
+      if (eligible.length === 0) return
+      const current = records.splice(head)
+      const rank = (r: MessageRecord) => order.get(r) ?? -1
+      eligible.sort((a, b) => rank(a) - rank(b))
+      let i = 0
+      for (const record of current) {
+        while (i < eligible.length && rank(eligible[i]!) < rank(record))
+          records.push(eligible[i++]!)
+        records.push(record)
+      }
+      while (i < eligible.length) records.push(eligible[i++]!)
+      for (const record of eligible) {
+        byId.set(record.id, record)
+        bytes += recordSize(record)
+      }
+    },
     /** Puts `next` (a new version of `record`) in its place. */
     replace(record: MessageRecord, next: MessageRecord): void {
+      order.set(next, order.get(record) ?? nextOrder++)
       // Recent messages are the ones with events: the search from the end is short.
       const index = records.lastIndexOf(record)
       if (index >= head) records[index] = next
       byId.set(next.id, next)
     },
-    /** Drops the oldest past either limit. The newest record stays, however large. */
-    dropOverflow(): void {
-      while (live() > limits.maxMessages || (bytes > limits.maxBytes && live() > 1)) {
+    /**
+     * Drops the oldest past either limit, counting only records whose line is written (`pending`
+     * are the newest, still queued), as replay does. The newest record stays, however large.
+     */
+    dropOverflow(pending = { count: 0, bytes: 0 }): void {
+      const over = () => {
+        const written = live() - pending.count
+        return (
+          written > limits.maxMessages || (bytes - pending.bytes > limits.maxBytes && written > 1)
+        )
+      }
+      while (over()) {
         const oldest = records[head]!
         byId.delete(oldest.id)
         bytes -= recordSize(oldest)

@@ -187,7 +187,7 @@ describe('the lock', () => {
       await mkdir(path.join(root, 'a', 'inner'))
       await mkdir(path.join(root, 'q'))
       await symlink(path.join(root, 'a', 'inner'), path.join(root, 'q', 'link'))
-      const through = path.join(root, 'q', 'link') + '/../messages.jsonl'
+      const through = `${path.join(root, 'q', 'link')}/../messages.jsonl`
       expect((await rejection(openMessageLog({ file: through }))).code).toBe('log_locked')
       const dotted = `${root}/a/../a/./messages.jsonl`
       expect((await rejection(openMessageLog({ file: dotted }))).code).toBe('log_locked')

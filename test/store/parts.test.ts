@@ -159,12 +159,35 @@ describe('record-index', () => {
     expect(index.list().messages).toEqual([c, b])
     expect(index.dropped()).toBe(1)
     const b2 = { ...b, subject: 'again' }
-    index.add(b2)
+    expect(index.add(b2)).toBe(b) // the one it replaces, retired once b2's line is written
+    expect(index.get(b.id)).toBe(b2)
+    index.retire(b)
     expect(index.list().messages).toEqual([b2, c])
     expect(index.latest({ subject: 'again' })).toBe(b2)
     index.remove(c)
     expect([...index.all()]).toEqual([b2])
     expect(index.get(c.id)).toBeUndefined()
+  })
+
+  it('takes back an unwritten add, and puts back removals that were not written, in order', () => {
+    const index = createRecordIndex([], { maxMessages: 10, maxBytes: Infinity })
+    const [a, b, c, d] = [makeRecord(), makeRecord(), makeRecord(), makeRecord()]
+    for (const r of [a, b, c]) index.add(r)
+    index.keepOnly([b]) // a clear of a and c…
+    index.add(d) // …then a send whose line failed
+    index.unadd(d, undefined)
+    index.reinsert([a, c, d]) // …and the clear's line failed too: a and c come back, d does not
+    expect([...index.all()]).toEqual([a, b, c])
+    expect(index.get(d.id)).toBeUndefined()
+  })
+
+  it('drops past the limits counting only written records', () => {
+    const index = createRecordIndex([], { maxMessages: 2, maxBytes: Infinity })
+    for (const r of [makeRecord(), makeRecord(), makeRecord()]) index.add(r)
+    index.dropOverflow({ count: 1, bytes: 0 }) // the newest is still queued
+    expect(index.live()).toBe(3)
+    index.dropOverflow()
+    expect(index.live()).toBe(2)
   })
 })
 
