@@ -1,14 +1,14 @@
 import type { FileHandle } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
 import { FILE_MODE, writeCompacted } from './compaction.js'
-import { LogOpenError, LogWriteError, errnoCode, unreadable } from './errors.js'
+import { LogWriteError } from './errors.js'
 import { whatHappenedTo } from './file-identity.js'
 import { writeAll } from './file-io.js'
-import { READ_CHUNK, readLines } from './lines.js'
 import { type LogFs, nodeFs } from './log-fs.js'
-import { checkHeader, type LogData, type LogEntry } from './log-format.js'
+import type { LogData, LogEntry } from './log-format.js'
 import { holdRecordLine, releaseRecordLines } from './record-json.js'
-import { createReplay } from './replay.js'
+import { createLineSpans } from './line-spans.js'
+import { readLog } from './log-reader.js'
 import { noteRecordLine } from './size.js'
 import type { MessageRecord, Suppression } from './types.js'
 
@@ -83,13 +83,6 @@ interface Batch {
   absorbed?: { failure: unknown }
 }
 
-/** Where a record's line is: which file (a compaction makes a new one) and which bytes, its `\n` included. */
-interface Span {
-  file: number
-  position: number
-  length: number
-}
-
 export interface JsonlAdapterOptions {
   warn: (message: string) => void
   /** Replay keeps at most this many records, dropping the oldest as the log did when it ran. */
@@ -119,12 +112,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   const waiting = new Set<Batch>()
   let live: { snapshot: () => LogData; recreate: () => Promise<void> } | null = null
   let queue: Promise<unknown> = Promise.resolve()
-  /** Counts the files this adapter has had: a span of an earlier one is stale. */
-  let generation = 0
-  /** Where each record's line is in the file: a line that is the record (as sendbox wrote it, or as read). */
-  const spans = new WeakMap<MessageRecord, Span>()
-  /** A record changed by delivery events → the version it was made from, until its own line is written. */
-  const parents = new WeakMap<MessageRecord, MessageRecord>()
+  const spans = createLineSpans()
 
   function serial<T>(op: () => Promise<T>): Promise<T> {
     const result = queue.then(op)
@@ -137,48 +125,16 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   }
 
   async function read(): Promise<LogData> {
-    let input: FileHandle
-    try {
-      input = await fs.open(file, 'r')
-    } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
-      return fresh()
+    const limits = {
+      maxRecords: options.maxRecords ?? Infinity,
+      maxBytes: options.maxBytes ?? Infinity,
     }
-    const replay = createReplay(
-      file,
-      { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity },
-      options.warn,
-      (record, line) => {
-        if (line) spans.set(record, { file: generation, ...line })
-        else spans.delete(record)
-      },
-    )
-    try {
-      const { size: total } = await input.stat()
-      if (total === 0) return fresh()
-      // Look at the start first, so a large file that is not a log is refused without reading it all.
-      const start = Buffer.alloc(Math.min(total, 4096))
-      await input.read(start, 0, start.length, 0)
-      checkHeader(file, start.toString('utf8').split('\n', 1)[0]!)
-      size = await readLines(input, replay.line, Math.min(READ_CHUNK, total + 1))
-    } catch (error) {
-      throw error instanceof LogOpenError ? error : unreadable(file, 'read', error)
-    } finally {
-      await input.close().catch(() => {})
-    }
-    fileChars = size
-    const replayed = replay.result()
-    lineCount = replayed.lines
-    rewrite = replayed.rewrite
-    droppedAtRead = replayed.dropped
-    return { records: replayed.records, suppressions: replayed.suppressions }
-  }
-
-  function fresh(): LogData {
-    rewrite = true
-    lineCount = 0
-    fileChars = 0
-    return { records: [], suppressions: [] }
+    const read = await readLog(file, fs, { ...limits, warn: options.warn }, spans.set)
+    size = fileChars = read.size
+    lineCount = read.lines
+    rewrite = read.rewrite
+    droppedAtRead = read.dropped
+    return { records: read.records, suppressions: read.suppressions }
   }
 
   function append(entries: readonly LogEntry[]): Promise<void> {
@@ -250,32 +206,20 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     let start = 0
     for (const record of batch.records) {
       const end = bytes.indexOf(10, start) + 1
-      if (record)
-        spans.set(record, { file: generation, position: before + start, length: end - start })
+      if (record) spans.set(record, { position: before + start, length: end - start })
       start = end
     }
   }
 
-  /** Compaction. With live memory, it writes memory as it is when it runs; else `data` as it is now. */
+  /**
+   * Compaction. It writes memory as it is when it runs (the source given with `source`, else
+   * `data`), and settles the batches still queued with it.
+   */
   function write(data: LogData): Promise<void> {
     assertOpen()
-    if (live) return serial(() => rewriteFromMemory())
-    const records = data.records.slice()
-    const suppressions = (data.suppressions ?? []).slice()
-    // Lines already batched were in memory before this snapshot: they go to the old file,
-    // which the rename then replaces. Anything appended from here on must follow the rename.
-    filling = null
-    const linesBefore = lineCount
-    const count = records.length + suppressions.length
-    lineCount = count
-    // The new file's length is known once it is written; appends from now on add to it.
-    const charsBefore = fileChars
-    fileChars = 0
-    return serial(() => compact(records, suppressions)).catch((error: unknown) => {
-      lineCount += linesBefore - count
-      fileChars += charsBefore
-      throw error
-    })
+    // Bare, lines batched before this call go to the old file, and `data` has them.
+    if (!live) filling = null
+    return serial(() => rewriteFromMemory(undefined, false, data))
   }
 
   /**
@@ -283,30 +227,39 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
    * changes when its line is queued), so the batches still waiting (and `current`, the one being
    * written) are settled by this write instead of being appended after it.
    */
-  async function rewriteFromMemory(current?: Batch, anew = false): Promise<void> {
-    const absorbed = [...waiting, ...(current ? [current] : [])]
-    waiting.clear()
-    filling = null
-    let lines = 0
-    let chars = 0
-    for (const batch of absorbed) {
-      lines += batch.count
-      chars += batch.text.length
+  async function rewriteFromMemory(current?: Batch, anew = false, given?: LogData): Promise<void> {
+    // Without live memory (an adapter used bare) `given` is what it was at the call, so the
+    // batches queued after it are appended after the new file, not taken into it.
+    const absorbed = live ? [...waiting, ...(current ? [current] : [])] : []
+    if (live) {
+      waiting.clear()
+      filling = null
     }
-    const data = live!.snapshot()
+    const sum = (batches: Iterable<Batch>) => {
+      let lines = 0
+      let chars = 0
+      for (const batch of batches) {
+        lines += batch.count
+        chars += batch.text.length
+      }
+      return { lines, chars }
+    }
+    const taken = sum(absorbed)
+    const later = sum(waiting)
+    const data = live?.snapshot() ?? given!
     const records = data.records.slice()
-    const suppressions = data.suppressions.slice()
-    // The new file holds `count` lines; lines appended from now on add to it.
-    const linesDelta = records.length + suppressions.length - lineCount
-    const charsDelta = -fileChars
+    const suppressions = (data.suppressions ?? []).slice()
+    // The new file holds these lines, and its length is known once written; later batches add theirs.
+    const linesDelta = records.length + suppressions.length + later.lines - lineCount
+    const charsDelta = later.chars - fileChars
     lineCount += linesDelta
     fileChars += charsDelta
     try {
       await compact(records, suppressions, anew)
       for (const batch of absorbed) batch.absorbed = { failure: undefined }
     } catch (error) {
-      lineCount -= linesDelta + lines
-      fileChars -= charsDelta + chars
+      lineCount -= linesDelta + taken.lines
+      fileChars -= charsDelta + taken.chars
       const failure = error instanceof LogWriteError ? error : new LogWriteError(file, error)
       for (const batch of absorbed) batch.absorbed = { failure }
       throw failure
@@ -337,10 +290,6 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     suppressions: Suppression[],
     anew = false,
   ): Promise<void> {
-    const current = (record: MessageRecord) => {
-      const span = spans.get(record)
-      return span?.file === generation ? span : undefined
-    }
     const compacted = await writeCompacted({
       file,
       fs,
@@ -348,18 +297,10 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       source: handle,
       records,
       suppressions,
-      lineOf: current,
-      baseOf(record) {
-        let base = parents.get(record)
-        while (base && !current(base)) base = parents.get(base)
-        return base
-      },
+      lineOf: spans.lineOf,
+      baseOf: spans.baseOf,
     })
-    generation++
-    for (const [record, span] of compacted.spans) {
-      spans.set(record, { file: generation, ...span })
-      parents.delete(record)
-    }
+    spans.next(compacted.spans)
     fileChars += compacted.written
     const previous = handle
     handle = compacted.handle
@@ -374,9 +315,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     read,
     write,
     append,
-    derived(next, from) {
-      parents.set(next, from)
-    },
+    derived: spans.derived,
     source(snapshot, recreate) {
       live = { snapshot, recreate }
     },

@@ -1,7 +1,9 @@
-import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises'
+import { open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { writeCompacted } from '../../src/store/compaction.js'
+import { whatHappenedTo } from '../../src/store/file-identity.js'
+import { createLineSpans } from '../../src/store/line-spans.js'
 import { lineReader, sliceWriter, writeAll } from '../../src/store/file-io.js'
 import { nodeFs } from '../../src/store/log-fs.js'
 import { prepareFolder, removeStaleTempFiles } from '../../src/store/log-folder.js'
@@ -206,5 +208,37 @@ describe('log-folder', () => {
       await writeFile(path.join(dir, name), '')
     await removeStaleTempFiles(path.join(dir, 'log.jsonl'))
     expect((await readdir(dir)).sort()).toEqual(['log.jsonl.tmp', 'other.1.0badcafe.tmp'])
+  })
+})
+
+describe('line-spans', () => {
+  it('knows where a record and the versions it was made from are, until a new file', () => {
+    const spans = createLineSpans()
+    const a = makeRecord()
+    const delivered = withEvents(a, [{ recipient: 0, type: 'delivered', at: a.createdAt }])
+    spans.set(a, { position: 30, length: 400 })
+    spans.derived(delivered, a)
+    expect(spans.lineOf(delivered)).toBeUndefined()
+    expect(spans.baseOf(delivered)).toBe(a)
+    spans.next([[delivered, { position: 30, length: 410 }]])
+    expect(spans.lineOf(a)).toBeUndefined() // a line of the old file
+    expect(spans.lineOf(delivered)).toMatchObject({ position: 30, length: 410 })
+    expect(spans.baseOf(delivered)).toBeUndefined()
+  })
+})
+
+describe('file-identity', () => {
+  it('tells a file removed, replaced, or still there', async () => {
+    const dir = await tempDir()
+    const file = path.join(dir, 'log')
+    await writeFile(file, 'x')
+    const handle = await open(file, 'a')
+    expect(await whatHappenedTo(handle, file, nodeFs)).toBeNull()
+    await writeFile(path.join(dir, 'other'), 'y')
+    await rename(path.join(dir, 'other'), file)
+    expect(await whatHappenedTo(handle, file, nodeFs)).toBe('was replaced by another file')
+    await rm(file)
+    expect(await whatHappenedTo(handle, file, nodeFs)).toBe('was removed')
+    await handle.close()
   })
 })
