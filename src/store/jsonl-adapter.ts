@@ -104,6 +104,8 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   let rewrite = false
   /** A failed write left bytes after `size` that could not be cut off yet. */
   let damaged = false
+  /** The file was found removed or replaced, and is not written anew yet. */
+  let rebuilding = false
   let droppedAtRead = 0
   let closed = false
   /** The batch still taking lines; detached when its write starts (group commit). */
@@ -268,9 +270,12 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   /** The file was removed or replaced: folder and lock anew, then the file from memory. */
   async function rebuild(what: string, current?: Batch): Promise<void> {
-    options.warn(
-      `The message log ${file} ${what} while sendbox was running: writing it anew from the messages in memory.`,
-    )
+    // Said once: while the new file cannot be written, each retry (every send, every check) is quiet.
+    if (!rebuilding)
+      options.warn(
+        `The message log ${file} ${what} while sendbox was running: writing it anew from the messages in memory.`,
+      )
+    rebuilding = true
     try {
       await live!.recreate()
     } catch (error) {
@@ -283,6 +288,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     }
     // The lines to copy are read through the old handle: the removed or moved file is still ours.
     await rewriteFromMemory(current, true)
+    rebuilding = false
   }
 
   async function compact(

@@ -233,11 +233,14 @@ describe('a log removed or replaced while the server runs', () => {
     const disk = faultyFs()
     const dir = path.join(await tempDir(), '.sendbox')
     const file = path.join(dir, 'messages.jsonl')
-    const log = await openMessageLog({ file, fs: disk.fs, warn: () => {} })
+    const warnings: string[] = []
+    const log = await openMessageLog({ file, fs: disk.fs, warn: (w) => warnings.push(w) })
     await log.append(makeRecord({ id: 'a' }))
     await rm(dir, { recursive: true, force: true })
     disk.fail('EACCES')
     await rejection(log.append(makeRecord({ id: 'b' })))
+    await rejection(log.append(makeRecord({ id: 'b2' })))
+    expect(warnings.filter((w) => /was removed/.test(w))).toHaveLength(1) // said once, not per retry
     expect(log.list().messages.map((m) => m.id)).toEqual(['a'])
     disk.heal()
     await log.append(makeRecord({ id: 'c' }))
