@@ -85,6 +85,31 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   }
 }
 
+/**
+ * Gives the adapter the live memory and a way to re-create a removed folder (owner-only, with
+ * its .gitignore) and the lock; starts the idle check. Returns the check's timer.
+ */
+function attachBacking(
+  { adapter, lock }: Backing,
+  snapshot: () => LogData,
+  health: ReturnType<typeof createLogHealth>,
+  options: Pick<MessageLogOptions, 'checkIntervalMs' | 'fs'>,
+): NodeJS.Timeout {
+  adapter.source(snapshot, async () => {
+    await prepareFolder(adapter.file, options.fs)
+    await lock.renew()
+  })
+  const checker = setInterval(() => {
+    adapter.verify().then(
+      (rewritten) => rewritten && health.written(),
+      (error: unknown) => health.failed(error),
+    )
+  }, options.checkIntervalMs ?? CHECK_INTERVAL_MS)
+  // A check must never keep a process alive that has nothing else to do.
+  checker.unref()
+  return checker
+}
+
 /** How often an idle log checks that its file is still there. Two stat calls (~5 µs) every 2 s
  * cost nothing measurable, and a log removed while nothing is sent (`git clean -fdx`) is back
  * on disk within 2 s, narrowing the window in which a crash would lose what only memory holds. */
@@ -134,30 +159,17 @@ function createLog(
     health.written()
   }
 
-  if (backing) {
-    const { adapter, lock } = backing
-    adapter.source(
-      () => {
-        data.records = index.normalise()
-        return data
-      },
-      // A removed folder comes back owner-only with its .gitignore, and the lock with it.
-      async () => {
-        await prepareFolder(adapter.file, options.fs)
-        await lock.renew()
-      },
-    )
-  }
-  const checker = adapter
-    ? setInterval(() => {
-        adapter.verify().then(
-          (rewritten) => rewritten && health.written(),
-          (error: unknown) => health.failed(error),
-        )
-      }, options.checkIntervalMs ?? CHECK_INTERVAL_MS)
+  const checker = backing
+    ? attachBacking(
+        backing,
+        () => {
+          data.records = index.normalise()
+          return data
+        },
+        health,
+        options,
+      )
     : null
-  // A check must never keep a process alive that has nothing else to do.
-  checker?.unref()
 
   /** Compaction, serialised by the adapter behind whatever is already queued. */
   function compact(): Promise<void> {
