@@ -215,7 +215,7 @@ describe('GET /_sandbox/api/openapi.json', () => {
     const statuses = Object.keys(post.responses)
       .filter((s) => s !== '201')
       .map(Number)
-    expect(statuses.sort()).toEqual([400, 401, 403, 405, 413, 415, 422, 429, 500, 502, 503])
+    expect(statuses.sort()).toEqual([400, 401, 403, 405, 413, 415, 422, 429, 500, 502, 503, 507])
     expect(post.responses['429'].headers['Retry-After']).toBeDefined()
     expect(post.responses['401'].headers['WWW-Authenticate']).toBeDefined()
     const codesAt = (status: number) => {
@@ -235,6 +235,7 @@ describe('GET /_sandbox/api/openapi.json', () => {
       'validation_failed',
     ])
     expect(post.responses['404']).toBeUndefined()
+    expect(codesAt(507)).toEqual(['log_write_failed'])
     expect(codesAt(400)).toEqual(['invalid_json', 'invalid_parameter'])
     expect(post.parameters.map((p: Json) => p.name)).toEqual(['Prefer'])
     expect(doc.components.schemas.SendRequest.properties.template.pattern).toBeDefined()

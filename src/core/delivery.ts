@@ -1,6 +1,7 @@
 import { isPlainObject } from '../lib/json.js'
 import type { FieldProblem, Parsed } from '../lib/problems.js'
 import { nearest } from '../lib/suggest.js'
+import { isLogWriteError } from '../store/index.js'
 import type {
   MessageLog,
   MessageRecord,
@@ -217,7 +218,9 @@ export function createDeliveryEngine(
     p.timer = setTimeout(() => {
       p.timer = null
       step(p).catch((error: unknown) => {
-        if (!closed) ctx.logger.error(`Could not apply the delivery step of ${p.id}`, error)
+        // A log that cannot be written said so once, plainly: no stack per delivery step.
+        if (closed || isLogWriteError(error)) return
+        ctx.logger.error(`Could not apply the delivery step of ${p.id}`, error)
       })
     }, ctx.config.deliveryDelay)
   }

@@ -1,4 +1,4 @@
-import type { MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
+import type { LogHealth, MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
 import type { Rejection } from './rejection-types.js'
 import type { WebhookDelivery } from './webhook-types.js'
@@ -15,6 +15,8 @@ export type SandboxEvent =
   /** A webhook delivery was queued, attempted, or settled. */
   | { type: 'webhook'; delivery: WebhookDelivery }
   | { type: 'suppression'; change: 'added' | 'removed'; suppressions: Suppression[] }
+  /** The log's health changed: a write failed, or writes work again (docs/log-faults.md). */
+  | { type: 'log'; health: LogHealth }
 
 export interface EventBus {
   emit(event: SandboxEvent): void

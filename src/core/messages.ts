@@ -31,7 +31,8 @@ export interface AcceptedSend {
 
 /**
  * Stores an accepted send as a message record and publishes it. Resolves once its line was
- * handed to the operating system, so the caller may acknowledge it.
+ * handed to the operating system, so the caller may acknowledge it. Rejects with a
+ * `LogWriteError` when the line could not be written (nothing is stored then).
  *
  * @example
  * const record = await storeMessage(ctx, { caller, template: 'welcome', from, to, subject, templateVariables, rendered, warnings: [] })
@@ -58,7 +59,9 @@ export async function storeMessage(
     recipients: initialRecipients(send.to, createdAt),
   }
   await ctx.log.append(record)
-  ctx.events.emit({ type: 'message', record })
+  // A clear (or delete) made while the line was being written removed it already: telling the
+  // inbox and the waits of it now would show a ghost row, and a wait would return a deleted message.
+  if (ctx.log.get(record.id) === record) ctx.events.emit({ type: 'message', record })
   return record
 }
 

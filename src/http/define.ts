@@ -3,7 +3,7 @@ import type { AppContext } from '../core/context.js'
 import { parse, type JsonSchema, type Schema } from '../lib/schema.js'
 import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
 import type { ErrorRef } from './error-catalog.js'
-import { apiError } from './errors.js'
+import { apiError, asLogWriteFailure } from './errors.js'
 import type { Param, ParamValues } from './params.js'
 import { asJson, route, type RouteHandler } from './route.js'
 
@@ -217,7 +217,9 @@ function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
         return new Response(null, { status: 204 })
       event.res.status = op.success.status
       return asJson(event, answer)
-    } catch (error) {
+    } catch (caught) {
+      // A write of the log that failed is a 507 for the client, wherever it happened.
+      const error = asLogWriteFailure(caught)
       op.onError?.({ ctx, event, error, ...read })
       throw error
     }

@@ -207,6 +207,26 @@ export const ERROR_CODES = {
     description:
       "The inbox page's script is missing from dist/ (an unbuilt checkout); run npm run build.",
   },
+  log_write_failed: {
+    description:
+      'The message log could not be written (a full disk, lost permissions, an I/O error): nothing was stored and nothing acknowledged. Reads keep working; the next write tries again (docs/log-faults.md).',
+    detail: {
+      type: 'object',
+      required: ['file', 'reason'],
+      properties: {
+        file: {
+          type: 'string',
+          description: 'The log file.',
+          examples: ['/repo/.sendbox/messages.jsonl'],
+        },
+        reason: {
+          type: 'string',
+          description: 'The errno code of the failed write, or `unknown`.',
+          examples: ['ENOSPC', 'EACCES', 'EIO', 'EROFS'],
+        },
+      },
+    },
+  },
   internal_error: {
     description:
       "An unexpected error (the details are in sendbox's console, never in the response).",

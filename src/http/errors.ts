@@ -1,4 +1,5 @@
 import { HTTPError } from 'h3'
+import { isLogWriteError } from '../store/index.js'
 import type { ErrorCode } from './error-catalog.js'
 
 /** The one JSON media type, on every answer (h3's own is `application/json;charset=UTF-8`). */
@@ -42,6 +43,21 @@ export function apiError(
   })
 }
 
+/**
+ * A failed write of the message log as the error a client sees: `507 log_write_failed`, naming
+ * the file and the reason (CONTRACT §5, "Faults"), never a bare 500 with a stack in the console
+ * (the log says it once, plainly). Anything else is returned as it is.
+ *
+ * @example throw asLogWriteFailure(error) // in a catch around a write of the log
+ */
+export function asLogWriteFailure(error: unknown): unknown {
+  if (!isLogWriteError(error)) return error
+  return apiError(507, 'log_write_failed', error.message, {
+    details: [{ file: error.file, reason: error.reason }],
+    cause: error,
+  })
+}
+
 /** Codes for errors h3 itself raises before our handlers run (no route, malformed URL, …). */
 const codeForStatus: Record<number, [code: ErrorCode, message: string]> = {
   400: ['bad_request', 'The request could not be understood; check the URL and headers.'],
@@ -80,6 +96,7 @@ export function jsonResponse(
  * stack goes to `report`, never to the client).
  */
 export function toErrorResponse(error: unknown, report: (error: unknown) => void): Response {
+  error = asLogWriteFailure(error)
   if (HTTPError.isError(error) && !error.unhandled) {
     const headers: Record<string, string> = {}
     error.headers?.forEach((value, key) => {
@@ -116,6 +133,7 @@ export function errorAnswerOf(error: unknown): {
   message: string
   details: unknown[]
 } {
+  error = asLogWriteFailure(error)
   if (HTTPError.isError(error) && !error.unhandled) {
     if (isApiErrorData(error.data))
       return {

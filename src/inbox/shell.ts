@@ -28,6 +28,7 @@ export const INBOX_HTML = `<!doctype html>
   </nav>
   <p class="status" id="status" data-state="connecting"><span class="status-dot" aria-hidden="true"></span><span id="status-text">Connecting…</span></p>
 </header>
+<div id="log-banner" class="log-banner" role="alert" hidden></div>
 <main id="main" tabindex="-1">
   <h1 class="visually-hidden">sendbox inbox</h1>
   <noscript><p class="noscript">The inbox needs JavaScript. The inspector API under /_sandbox/api works without it.</p></noscript>

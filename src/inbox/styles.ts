@@ -307,6 +307,10 @@ details.finding-group > summary { margin: 22px 0 8px; }
 .client-table .chips { gap: 3px; }
 .client-table .chip { white-space: normal; overflow-wrap: anywhere; }
 
+/* ---- the log cannot be written (docs/log-faults.md) ---- */
+.log-banner { padding: 8px 16px; color: var(--danger); background: var(--danger-soft); border-bottom: 1px solid var(--danger-border); font-size: 13px; line-height: 1.5; overflow-wrap: anywhere; }
+.log-banner[hidden] { display: none; }
+
 /* ---- dialog, toast ---- */
 dialog { width: min(420px, calc(100vw - 32px)); padding: 20px 22px; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 12px; box-shadow: 0 12px 40px rgb(0 0 0 / 0.25); }
 dialog::backdrop { background: rgb(10 14 20 / 0.45); }

@@ -1,5 +1,6 @@
 import type { H3 } from 'h3'
 import type { AppContext } from '../core/context.js'
+import type { LogHealth } from '../store/types.js'
 import { defineOperation, registerOperations, type Operation } from '../http/define.js'
 import { eventOperation } from './events.js'
 import { faultOperations } from './fault-routes.js'
@@ -32,6 +33,7 @@ const healthOperation = defineOperation({
         'bytes',
         'subscribers',
         'auth',
+        'log',
       ],
       properties: {
         status: { type: 'string', enum: ['ok'] },
@@ -56,6 +58,23 @@ const healthOperation = defineOperation({
           type: 'integer',
           minimum: 0,
           description: 'Open event streams and pending waits.',
+        },
+        log: {
+          type: 'string',
+          enum: ['ok', 'write_failed', 'memory'],
+          description:
+            'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file). The event stream says each change as a `log` event. See docs/log-faults.md.',
+        },
+        logError: {
+          type: 'object',
+          description: 'With `log: "write_failed"`: the file, why, and since when.',
+          required: ['file', 'reason', 'message', 'since'],
+          properties: {
+            file: { type: 'string' },
+            reason: { type: 'string', examples: ['ENOSPC'] },
+            message: { type: 'string', description: 'What the console said.' },
+            since: { type: 'string', format: 'date-time' },
+          },
         },
         auth: {
           type: 'object',
@@ -89,8 +108,16 @@ const healthOperation = defineOperation({
     subscribers: ctx.events.size(),
     // What a client needs to show a working example; never a token given with --token.
     auth: { tokenPrefixes: ctx.config.tokenPrefixes, exactTokens: ctx.config.tokens.length > 0 },
+    ...logHealth(ctx.log.health()),
   }),
 })
+
+/** The log's health as the health answer says it: `log`, and `logError` while writes fail. */
+function logHealth({ state, file, reason, message, since }: LogHealth) {
+  return state === 'write_failed'
+    ? { log: state, logError: { file, reason, message, since } }
+    : { log: state }
+}
 
 /** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
 export const inspectorOperations: Operation[] = [

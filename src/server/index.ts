@@ -8,7 +8,7 @@ import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
-import { openMessageLog } from '../store/index.js'
+import { openMessageLog, type LogFs } from '../store/index.js'
 import { createTemplateCatalog, warmPlainText } from '../templates/index.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
@@ -82,6 +82,8 @@ export interface RunningServer {
 export async function startServer(
   options: SendboxOptions = {},
   defaults?: { open: boolean; logs: boolean },
+  /** For tests: the log's file system (one that fails writes on demand). */
+  seams: { logFs?: LogFs } = {},
 ): Promise<RunningServer> {
   const config = resolveConfig(options, defaults)
   const logger = createLogger(config.logs)
@@ -102,6 +104,8 @@ export async function startServer(
       maxMessages: config.maxMessages,
       maxBytes: config.maxLogBytes,
       warn: logger.warn,
+      onHealth: (health) => events.emit({ type: 'log', health }),
+      ...(seams.logFs ? { fs: seams.logFs } : {}),
     })
   } catch (error) {
     await catalog.close()

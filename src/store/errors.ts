@@ -36,3 +36,47 @@ export function unreadable(file: string, what: string, cause: unknown): LogOpenE
     { cause },
   )
 }
+
+/** What a failed write means for the user, by errno code. */
+const REMEDIES: Record<string, string> = {
+  ENOSPC: 'the disk is full; free some space',
+  EDQUOT: 'the disk quota is used up; free some space',
+  EACCES: 'permission denied; check the permissions of the file and its folder',
+  EPERM: 'operation not permitted; check the permissions of the file and its folder',
+  EROFS: 'the file system is read-only',
+  EIO: 'the disk reported an I/O error',
+}
+
+/**
+ * A write to the log failed (a full disk, lost permissions, a dying drive): nothing of what
+ * waited on it was stored. The HTTP layer answers it `507 log_write_failed`; the log retries at
+ * the next write.
+ */
+export class LogWriteError extends Error {
+  override readonly name = 'LogWriteError'
+  readonly code = 'log_write_failed'
+  /** The log file (absolute path). */
+  readonly file: string
+  /** The errno code (`ENOSPC`, `EACCES`, …), or `unknown`. */
+  readonly reason: string
+
+  constructor(file: string, cause: unknown) {
+    const reason = errnoCode(cause) ?? 'unknown'
+    const what = REMEDIES[reason] ?? (cause instanceof Error ? cause.message : String(cause))
+    super(
+      `Could not write the message log ${file} (${reason}: ${what}). Nothing was stored; sendbox tries again at the next write.`,
+      { cause },
+    )
+    this.file = file
+    this.reason = reason
+  }
+}
+
+/**
+ * Whether `error` is a failed write of the log.
+ *
+ * @example if (isLogWriteError(error)) throw apiError(507, 'log_write_failed', error.message)
+ */
+export function isLogWriteError(error: unknown): error is LogWriteError {
+  return error instanceof LogWriteError
+}

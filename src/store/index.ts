@@ -11,5 +11,6 @@ export {
   bareAddress,
   type RecordPredicate,
 } from './filter.js'
-export { LogOpenError, isLogOpenError } from './errors.js'
+export { LogOpenError, isLogOpenError, LogWriteError, isLogWriteError } from './errors.js'
+export { nodeFs } from './log-fs.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

@@ -1,26 +1,31 @@
-import { randomBytes } from 'node:crypto'
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
-import path from 'node:path'
+import type { FileHandle } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
-import { LogOpenError, errnoCode, unreadable } from './errors.js'
-import { READ_CHUNK, readLines } from './lines.js'
+import { FILE_MODE, writeCompacted } from './compaction.js'
+import { LogWriteError } from './errors.js'
+import { whatHappenedTo } from './file-identity.js'
+import { writeAll } from './file-io.js'
+import { type LogFs, nodeFs } from './log-fs.js'
+import type { LogData, LogEntry } from './log-format.js'
 import { holdRecordLine, releaseRecordLines } from './record-json.js'
-import { noteRecordLine, recordSize } from './size.js'
-import { applyEventsInPlace } from './recipients.js'
-import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
+import { createLineSpans } from './line-spans.js'
+import { readLog } from './log-reader.js'
+import { noteRecordLine } from './size.js'
+import type { MessageRecord, Suppression } from './types.js'
+
+export {
+  LOG_HEADER,
+  matchesSuppression,
+  suppressionKey,
+  type EventsEntry,
+  type LogData,
+  type LogEntry,
+  type SuppressEntry,
+  type Tombstone,
+  type UnsuppressEntry,
+} from './log-format.js'
 
 /**
- * A lowdb Adapter over an append-only JSON Lines file.
- *
- *   line 1   {"sendbox":"log","version":1}
- *   then     a message record (has `id` and `status`), or a tombstone:
- *            {"op":"delete","id":"…"}        one message deleted
- *            {"op":"delete","ids":["…",…]}   a filtered clear: one line, so it lands whole or not at all
- *            {"op":"clear"}                  every message before it is gone (suppressions stay)
- *            {"op":"events","id":"…","events":[{"recipient":0,"type":"delivered","at":"…"}]}
- *                                            a message's delivery events (CONTRACT §7), folded into its record
- *            {"op":"suppress","address":"…","project":"…","reason":"bounced","createdAt":"…"}
- *            {"op":"unsuppress","address"?:"…","project"?:"…"}   removes the matching suppressions
+ * A lowdb Adapter over an append-only JSON Lines file (its format: log-format.ts).
  *
  * `read` replays the file; `write` is compaction (temp file, fsync, rename); `append` is the
  * per-send path, which writes lines and never rewrites the file. Every file operation goes
@@ -35,35 +40,6 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  * then holds its line. The lines stay in the file, not in memory, so the memory after start is
  * the records themselves.
  */
-
-export const LOG_HEADER = '{"sendbox":"log","version":1}'
-
-export type Tombstone =
-  | { op: 'delete'; id: string }
-  | { op: 'delete'; ids: string[] }
-  | { op: 'clear' }
-export type EventsEntry = { op: 'events'; id: string; events: RecipientEventEntry[] }
-export type SuppressEntry = { op: 'suppress' } & Suppression
-export type UnsuppressEntry = { op: 'unsuppress' } & SuppressionFilter
-export type LogEntry = MessageRecord | Tombstone | EventsEntry | SuppressEntry | UnsuppressEntry
-
-/** lowdb's data: the live records in arrival order, and the suppressions, oldest first. */
-export interface LogData {
-  records: MessageRecord[]
-  suppressions: Suppression[]
-}
-
-/** One suppression per project and address. */
-export const suppressionKey = (project: string, address: string): string =>
-  `${project}\u0000${address.toLowerCase()}`
-
-/** Whether a suppression is one a removal with this filter takes. */
-export function matchesSuppression(entry: Suppression, filter: SuppressionFilter): boolean {
-  return (
-    (filter.project === undefined || entry.project === filter.project) &&
-    (filter.address === undefined || entry.address === filter.address.toLowerCase())
-  )
-}
 
 export interface JsonlAdapter extends Adapter<LogData> {
   readonly file: string
@@ -85,15 +61,17 @@ export interface JsonlAdapter extends Adapter<LogData> {
   needsRewrite(): boolean
   /** Records read() dropped to honour `maxRecords`. */
   droppedAtRead(): number
+  /**
+   * Gives the adapter the live memory and a way to re-create the folder and the lock. From then
+   * on every rewrite (compaction, or a file found removed or replaced) writes what memory holds
+   * when it runs, and settles the batches still queued with it: their lines are in memory.
+   */
+  source(snapshot: () => LogData, recreate: () => Promise<void>): void
+  /** Checks, between writes, that the file is still there; rewrites it from memory if not (then true). */
+  verify(): Promise<boolean>
   /** Waits for everything queued, then closes the handle. Later calls to append/write reject. */
   close(): Promise<void>
 }
-
-/** The log holds sign-in links and codes: owner-only when sendbox creates it. */
-const FILE_MODE = 0o600
-
-/** Compaction writes in slices of about this many bytes, to bound memory. */
-const WRITE_SLICE = 1 << 20
 
 interface Batch {
   text: string
@@ -101,13 +79,8 @@ interface Batch {
   /** One per line of `text`: the record it is, or null for a tombstone or other operation. */
   records: (MessageRecord | null)[]
   written: Promise<void>
-}
-
-/** Where a record's line is: which file (a compaction makes a new one) and which bytes, its `\n` included. */
-interface Span {
-  file: number
-  position: number
-  length: number
+  /** Set when a rewrite from memory took this batch's lines: `failure` then says how that went. */
+  absorbed?: { failure: unknown }
 }
 
 export interface JsonlAdapterOptions {
@@ -116,9 +89,12 @@ export interface JsonlAdapterOptions {
   maxRecords?: number
   /** …and at most this many bytes of records (their JSON lines), likewise. */
   maxBytes?: number
+  /** The file-system calls (a test hands in failing ones); node:fs/promises by default. */
+  fs?: LogFs
 }
 
 export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
+  const fs = options.fs ?? nodeFs
   let handle: FileHandle | null = null
   /** Bytes in the file, so a failed append can be cut back off instead of leaving half a line. */
   let size = 0
@@ -126,17 +102,19 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /** `size` plus what is queued: the file's length once everything queued has landed. */
   let fileChars = 0
   let rewrite = false
+  /** A failed write left bytes after `size` that could not be cut off yet. */
+  let damaged = false
+  /** The file was found removed or replaced, and is not written anew yet. */
+  let rebuilding = false
   let droppedAtRead = 0
   let closed = false
   /** The batch still taking lines; detached when its write starts (group commit). */
   let filling: Batch | null = null
+  /** Batches queued and not yet written (the filling one, and any a compaction detached). */
+  const waiting = new Set<Batch>()
+  let live: { snapshot: () => LogData; recreate: () => Promise<void> } | null = null
   let queue: Promise<unknown> = Promise.resolve()
-  /** Counts the files this adapter has had: a span of an earlier one is stale. */
-  let generation = 0
-  /** Where each record's line is in the file: a line that is the record (as sendbox wrote it, or as read). */
-  const spans = new WeakMap<MessageRecord, Span>()
-  /** A record changed by delivery events → the version it was made from, until its own line is written. */
-  const parents = new WeakMap<MessageRecord, MessageRecord>()
+  const spans = createLineSpans()
 
   function serial<T>(op: () => Promise<T>): Promise<T> {
     const result = queue.then(op)
@@ -149,48 +127,16 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   }
 
   async function read(): Promise<LogData> {
-    let input: FileHandle
-    try {
-      input = await open(file, 'r')
-    } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'read', error)
-      return fresh()
+    const limits = {
+      maxRecords: options.maxRecords ?? Infinity,
+      maxBytes: options.maxBytes ?? Infinity,
     }
-    const replay = createReplay(
-      file,
-      { maxRecords: options.maxRecords ?? Infinity, maxBytes: options.maxBytes ?? Infinity },
-      options.warn,
-      (record, line) => {
-        if (line) spans.set(record, { file: generation, ...line })
-        else spans.delete(record)
-      },
-    )
-    try {
-      const { size: total } = await input.stat()
-      if (total === 0) return fresh()
-      // Look at the start first, so a large file that is not a log is refused without reading it all.
-      const start = Buffer.alloc(Math.min(total, 4096))
-      await input.read(start, 0, start.length, 0)
-      checkHeader(file, start.toString('utf8').split('\n', 1)[0]!)
-      size = await readLines(input, replay.line, Math.min(READ_CHUNK, total + 1))
-    } catch (error) {
-      throw error instanceof LogOpenError ? error : unreadable(file, 'read', error)
-    } finally {
-      await input.close().catch(() => {})
-    }
-    fileChars = size
-    const replayed = replay.result()
-    lineCount = replayed.lines
-    rewrite = replayed.rewrite
-    droppedAtRead = replayed.dropped
-    return { records: replayed.records, suppressions: replayed.suppressions }
-  }
-
-  function fresh(): LogData {
-    rewrite = true
-    lineCount = 0
-    fileChars = 0
-    return { records: [], suppressions: [] }
+    const read = await readLog(file, fs, { ...limits, warn: options.warn }, spans.set)
+    size = fileChars = read.size
+    lineCount = read.lines
+    rewrite = read.rewrite
+    droppedAtRead = read.dropped
+    return { records: read.records, suppressions: read.suppressions }
   }
 
   function append(entries: readonly LogEntry[]): Promise<void> {
@@ -201,6 +147,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       const b: Batch = { text: '', count: 0, records: [], written: Promise.resolve() }
       b.written = serial(() => flush(b))
       batch = filling = b
+      waiting.add(b)
     }
     let text = ''
     for (const entry of entries) {
@@ -222,150 +169,151 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   async function flush(batch: Batch): Promise<void> {
     if (filling === batch) filling = null
+    waiting.delete(batch)
     const records = batch.records.filter((record) => record !== null)
     try {
-      handle ??= await open(file, 'a+', FILE_MODE)
-      const before = size
-      const bytes = Buffer.from(batch.text, 'utf8')
-      try {
-        size += await writeAll(handle, bytes)
-      } catch (error) {
-        lineCount -= batch.count
-        fileChars -= batch.text.length
-        // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
-        await handle.truncate(before).catch(() => {})
-        throw error
+      if (batch.absorbed) {
+        if (batch.absorbed.failure !== undefined) throw batch.absorbed.failure
+        return
       }
-      // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
-      if (records.length > 0) {
-        let start = 0
-        for (const record of batch.records) {
-          const end = bytes.indexOf(10, start) + 1
-          if (record)
-            spans.set(record, { file: generation, position: before + start, length: end - start })
-          start = end
-        }
-      }
+      const gone = live && handle ? await whatHappenedTo(handle, file, fs) : null
+      if (gone) return await rebuild(gone, batch)
+      await appendText(batch)
     } finally {
       releaseRecordLines(records)
     }
   }
 
-  /** Compaction. The records are captured now, so lines appended after this call go after it. */
-  function write(data: LogData): Promise<void> {
-    assertOpen()
-    const records = data.records.slice()
-    const suppressions = (data.suppressions ?? []).slice()
-    // Lines already batched were in memory before this snapshot: they go to the old file,
-    // which the rename then replaces. Anything appended from here on must follow the rename.
-    filling = null
-    const linesBefore = lineCount
-    const live = records.length + suppressions.length
-    lineCount = live
-    // The new file's length is known once it is written; appends from now on add to it.
-    const charsBefore = fileChars
-    fileChars = 0
-    return serial(() => compact(records, suppressions)).catch((error: unknown) => {
-      lineCount += linesBefore - live
-      fileChars += charsBefore
-      throw error
-    })
-  }
-
-  async function compact(records: MessageRecord[], suppressions: Suppression[]): Promise<void> {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    // Opened for appending: after the rename this same handle is the log's append handle,
-    // so there is no window in which the log has no handle or a handle on the old inode.
-    // Readable too: the next compaction copies lines out of it.
-    const next = await open(temp, 'ax+', FILE_MODE)
-    // The lines to copy are in the current file: read through the append handle (the very file
-    // they were written to, wherever its name points now), or, at open, before any append,
-    // through a handle of its own on the file just read.
-    let source: FileHandle | null = handle
-    const ownSource = source === null
-    const moved: [MessageRecord, Span][] = []
-    let written: number
+  /** Writes a batch's lines at the end of the file; on failure, cuts any part of them back off. */
+  async function appendText(batch: Batch): Promise<void> {
+    const before = size
+    const bytes = Buffer.from(batch.text, 'utf8')
     try {
-      if (ownSource) source = await open(file, 'r').catch(() => null)
-      // The new file keeps the old one's mode: a chmod the user made survives compaction.
-      const previousMode = await stat(file).then(
-        (s) => s.mode & 0o7777,
-        () => null,
-      )
-      if (previousMode !== null && previousMode !== FILE_MODE) await next.chmod(previousMode)
-      const out = sliceWriter(next)
-      const lines = source ? lineReader(source) : null
-      await out.text(`${LOG_HEADER}\n`)
-      for (const suppression of suppressions)
-        await out.text(`${JSON.stringify({ op: 'suppress', ...suppression })}\n`)
-      for (const record of records) {
-        const position = out.length
-        const span = spans.get(record)
-        const bytes =
-          span?.file === generation ? await lines?.line(span.position, span.length) : undefined
-        const pieces = bytes ? [bytes] : lines ? await withNewStates(record, lines) : undefined
-        if (pieces)
-          for (const piece of pieces)
-            await (typeof piece === 'string' ? out.text(piece) : out.bytes(piece))
-        else await out.text(`${JSON.stringify(record)}\n`)
-        moved.push([record, { file: generation + 1, position, length: out.length - position }])
+      handle ??= await fs.open(file, 'a+', FILE_MODE)
+      const open = handle
+      // A failed write may have left part of a line: cut it off before writing after it.
+      if (damaged) {
+        await open.truncate(size)
+        damaged = false
       }
-      written = await out.end()
-      await next.sync()
-      await rename(temp, file)
+      size += await writeAll((b, o, l) => fs.write(open, b, o, l), bytes)
     } catch (error) {
-      await next.close().catch(() => {})
-      await unlink(temp).catch(() => {})
-      throw error
-    } finally {
-      if (ownSource) await source?.close().catch(() => {})
+      lineCount -= batch.count
+      fileChars -= batch.text.length
+      // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
+      if (handle) await handle.truncate(before).catch(() => (damaged = true))
+      throw new LogWriteError(file, error)
     }
-    await syncDirectory(path.dirname(file))
-    generation++
-    for (const [record, span] of moved) {
-      spans.set(record, span)
-      parents.delete(record)
+    // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
+    let start = 0
+    for (const record of batch.records) {
+      const end = bytes.indexOf(10, start) + 1
+      if (record) spans.set(record, { position: before + start, length: end - start })
+      start = end
     }
-    fileChars += written
-    const previous = handle
-    handle = next
-    size = written
-    rewrite = false
-    await previous?.close().catch(() => {})
   }
 
   /**
-   * The line of a record changed by delivery events, from the line of a version before it still
-   * in the file: `{"id":…,"status":…,` and `,"recipients":[…]}` replaced, the rest copied. Only
-   * when that line is exactly in that shape (as sendbox writes records); else undefined. In
-   * three pieces, to be written in order before the next read of `lines`.
+   * Compaction. It writes memory as it is when it runs (the source given with `source`, else
+   * `data`), and settles the batches still queued with it.
    */
-  async function withNewStates(
-    record: MessageRecord,
-    lines: ReturnType<typeof lineReader>,
-  ): Promise<[string, Buffer, string] | undefined> {
-    let base = parents.get(record)
-    while (base && spans.get(base)?.file !== generation) base = parents.get(base)
-    if (!base || base.id !== record.id) return undefined
-    const { position, length } = spans.get(base)!
-    const line = await lines.line(position, length)
-    if (!line) return undefined
-    const head = Buffer.from(
-      `{"id":${JSON.stringify(base.id)},"status":${JSON.stringify(base.status)},`,
-      'utf8',
-    )
-    const tail = Buffer.from(`,"recipients":${JSON.stringify(base.recipients)}}\n`, 'utf8')
-    if (
-      line.length < head.length + tail.length ||
-      !line.subarray(0, head.length).equals(head) ||
-      !line.subarray(line.length - tail.length).equals(tail)
-    )
-      return undefined
-    return [
-      `{"id":${JSON.stringify(record.id)},"status":${JSON.stringify(record.status)},`,
-      line.subarray(head.length, line.length - tail.length),
-      `,"recipients":${JSON.stringify(record.recipients)}}\n`,
-    ]
+  function write(data: LogData): Promise<void> {
+    assertOpen()
+    // Bare, lines batched before this call go to the old file, and `data` has them.
+    if (!live) filling = null
+    return serial(() => rewriteFromMemory(undefined, false, data))
+  }
+
+  /**
+   * Writes the file anew from memory: every line queued so far is in memory already (memory
+   * changes when its line is queued), so the batches still waiting (and `current`, the one being
+   * written) are settled by this write instead of being appended after it.
+   */
+  async function rewriteFromMemory(current?: Batch, anew = false, given?: LogData): Promise<void> {
+    // Without live memory (an adapter used bare) `given` is what it was at the call, so the
+    // batches queued after it are appended after the new file, not taken into it.
+    const absorbed = live ? [...waiting, ...(current ? [current] : [])] : []
+    if (live) {
+      waiting.clear()
+      filling = null
+    }
+    const sum = (batches: Iterable<Batch>) => {
+      let lines = 0
+      let chars = 0
+      for (const batch of batches) {
+        lines += batch.count
+        chars += batch.text.length
+      }
+      return { lines, chars }
+    }
+    const taken = sum(absorbed)
+    const later = sum(waiting)
+    const data = live?.snapshot() ?? given!
+    const records = data.records.slice()
+    const suppressions = (data.suppressions ?? []).slice()
+    // The new file holds these lines, and its length is known once written; later batches add theirs.
+    const linesDelta = records.length + suppressions.length + later.lines - lineCount
+    const charsDelta = later.chars - fileChars
+    lineCount += linesDelta
+    fileChars += charsDelta
+    try {
+      await compact(records, suppressions, anew)
+      for (const batch of absorbed) batch.absorbed = { failure: undefined }
+    } catch (error) {
+      lineCount -= linesDelta + taken.lines
+      fileChars -= charsDelta + taken.chars
+      const failure = error instanceof LogWriteError ? error : new LogWriteError(file, error)
+      for (const batch of absorbed) batch.absorbed = { failure }
+      throw failure
+    }
+  }
+
+  /** The file was removed or replaced: folder and lock anew, then the file from memory. */
+  async function rebuild(what: string, current?: Batch): Promise<void> {
+    // Said once: while the new file cannot be written, each retry (every send, every check) is quiet.
+    if (!rebuilding)
+      options.warn(
+        `The message log ${file} ${what} while sendbox was running: writing it anew from the messages in memory.`,
+      )
+    rebuilding = true
+    try {
+      await live!.recreate()
+    } catch (error) {
+      // Its lines are not written: they must not be acknowledged.
+      if (current) {
+        lineCount -= current.count
+        fileChars -= current.text.length
+      }
+      throw error instanceof LogWriteError ? error : new LogWriteError(file, error)
+    }
+    // The lines to copy are read through the old handle: the removed or moved file is still ours.
+    await rewriteFromMemory(current, true)
+    rebuilding = false
+  }
+
+  async function compact(
+    records: MessageRecord[],
+    suppressions: Suppression[],
+    anew = false,
+  ): Promise<void> {
+    const compacted = await writeCompacted({
+      file,
+      fs,
+      anew,
+      source: handle,
+      records,
+      suppressions,
+      lineOf: spans.lineOf,
+      baseOf: spans.baseOf,
+    })
+    spans.next(compacted.spans)
+    fileChars += compacted.written
+    const previous = handle
+    handle = compacted.handle
+    size = compacted.written
+    damaged = false
+    rewrite = false
+    await previous?.close().catch(() => {})
   }
 
   return {
@@ -373,12 +321,20 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
     read,
     write,
     append,
-    derived(next, from) {
-      parents.set(next, from)
+    derived: spans.derived,
+    source(snapshot, recreate) {
+      live = { snapshot, recreate }
     },
+    verify: () =>
+      serial(async () => {
+        if (closed || !live || !handle) return false
+        const gone = await whatHappenedTo(handle, file, fs)
+        if (gone) await rebuild(gone)
+        return gone !== null
+      }),
     open: () =>
       serial(async () => {
-        handle ??= await open(file, 'a+', FILE_MODE)
+        handle ??= await fs.open(file, 'a+', FILE_MODE)
       }),
     lines: () => lineCount,
     bytes: () => fileChars,
@@ -393,333 +349,5 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
         handle = null
       })
     },
-  }
-}
-
-function checkHeader(file: string, firstLine: string): void {
-  let parsed: unknown = null
-  try {
-    parsed = JSON.parse(firstLine)
-  } catch {
-    // not JSON: not ours
-  }
-  const header = (parsed ?? {}) as { sendbox?: unknown; version?: unknown }
-  if (header.sendbox !== 'log') {
-    throw new LogOpenError(
-      'log_invalid',
-      file,
-      `${file} is not a sendbox message log: its first line must be ${LOG_HEADER}. ` +
-        'The file was left untouched; point --db at another file (or move this one away), or use --memory.',
-    )
-  }
-  if (header.version !== 1) {
-    throw new LogOpenError(
-      'log_invalid',
-      file,
-      `${file} is a sendbox log of version ${JSON.stringify(header.version)}, which this sendbox cannot read (it reads version 1). ` +
-        'The file was left untouched; upgrade sendbox, or use another --db file.',
-    )
-  }
-}
-
-interface Replayed {
-  records: MessageRecord[]
-  suppressions: Suppression[]
-  lines: number
-  rewrite: boolean
-  dropped: number
-}
-
-interface Replay {
-  /** Takes the file's lines in order, the header first (see readLines). */
-  line(bytes: Buffer, position: number, terminated: boolean): void
-  result(): Replayed
-}
-
-/**
- * Replays the lines after the header, one at a time as the file is read. A bad line in the
- * middle refuses the log; a torn last line is dropped. `noteLine` is told where a record's line
- * is when the line is exactly the record (`{…}` with nothing around it), and told `null` when
- * replay changes the record (events folded in), so that its line is no longer it.
- */
-function createReplay(
-  file: string,
-  { maxRecords, maxBytes }: { maxRecords: number; maxBytes: number },
-  warn: (message: string) => void,
-  noteLine: (record: MessageRecord, line: { position: number; length: number } | null) => void,
-): Replay {
-  // Records in arrival order; one is live while `live` maps its id to it. A repeated id
-  // replaces the earlier record, at the new place. The oldest are dropped as they were while the
-  // log ran (at every append past maxRecords), so a record deleted after that drop cannot
-  // bring the dropped one back. `head` skips the dropped prefix: O(1) amortised per drop.
-  let order: MessageRecord[] = []
-  let head = 0
-  const live = new Map<string, MessageRecord>()
-  // Insertion order is age: a suppression added again moves to the end.
-  const suppressions = new Map<string, Suppression>()
-  /** Lines seen, the header included: the next line's number is this plus one. */
-  let index = 0
-  let lines = 0
-  let dropped = 0
-  // Without a final newline the last line was cut short by a crash, or is complete but
-  // unterminated: either way the file is rewritten before the next append, which must start on
-  // a fresh line.
-  let rewrite = false
-  /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
-  let liveBytes = 0
-  const forget = (id: string) => {
-    const record = live.get(id)
-    if (record) liveBytes -= recordSize(record)
-    live.delete(id)
-  }
-
-  function line(bytes: Buffer, position: number, terminated: boolean): void {
-    if (!terminated) rewrite = true
-    const i = index++
-    if (i === 0) return // the header, checked before reading
-    const raw = bytes.toString('utf8')
-    if (raw.trim() === '') {
-      lines++ // harmless, but dead: compaction drops it
-      return
-    }
-    const decoded = decode(raw)
-    if (typeof decoded === 'string') {
-      if (!terminated) {
-        warn(
-          `${file}: dropped a torn last line (line ${i + 1}, ${raw.length} characters); sendbox was probably stopped mid-write. The file will be repaired.`,
-        )
-        return
-      }
-      throw new LogOpenError(
-        'log_invalid',
-        file,
-        `${file}, line ${i + 1}: ${decoded}. The file was left untouched; fix or delete that line, or use another --db file.`,
-      )
-    }
-    lines++
-    if (!('op' in decoded)) {
-      noteRecordLine(decoded, raw)
-      // A record written before delivery states gets its recipients in memory: its line is no longer it.
-      if (
-        terminated &&
-        decoded.recipients != null &&
-        bytes[0] === 0x7b &&
-        bytes[bytes.length - 1] === 0x7d
-      )
-        noteLine(decoded, { position, length: bytes.length + 1 })
-      forget(decoded.id)
-      live.set(decoded.id, decoded)
-      liveBytes += recordSize(decoded)
-      order.push(decoded)
-      // The newest record always stays, however large: the log at runtime kept it too.
-      while (live.size > maxRecords || (liveBytes > maxBytes && live.size > 1)) {
-        while (live.get(order[head]!.id) !== order[head]) head++
-        forget(order[head++]!.id)
-        dropped++
-      }
-    } else if (decoded.op === 'clear') {
-      live.clear()
-      liveBytes = 0
-      order = []
-      head = 0
-    } else if (decoded.op === 'events') {
-      // Events of a message deleted or dropped since: nothing to apply them to.
-      const record = live.get(decoded.id)
-      if (record) {
-        applyEventsInPlace(record, decoded.events)
-        noteLine(record, null)
-      }
-    } else if (decoded.op === 'suppress') {
-      const { op: _op, ...suppression } = decoded
-      const key = suppressionKey(suppression.project, suppression.address)
-      suppressions.delete(key)
-      suppressions.set(key, suppression)
-    } else if (decoded.op === 'unsuppress') {
-      for (const [key, entry] of suppressions)
-        if (matchesSuppression(entry, decoded)) suppressions.delete(key)
-    } else if ('ids' in decoded) {
-      for (const id of decoded.ids) forget(id)
-    } else {
-      forget(decoded.id)
-    }
-  }
-
-  function result(): Replayed {
-    const records: MessageRecord[] = []
-    for (let i = head; i < order.length; i++)
-      if (live.get(order[i]!.id) === order[i]) records.push(order[i]!)
-    return { records, suppressions: [...suppressions.values()], lines, rewrite, dropped }
-  }
-
-  return { line, result }
-}
-
-/** A log entry, or why the line is not one. */
-function decode(raw: string): LogEntry | string {
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch (error) {
-    return `not valid JSON (${(error as Error).message})`
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return 'not a JSON object'
-  const entry = value as Record<string, unknown>
-  if ('op' in entry) {
-    if (entry.op === 'clear') return { op: 'clear' }
-    if (entry.op === 'delete' && typeof entry.id === 'string') return { op: 'delete', id: entry.id }
-    if (
-      entry.op === 'delete' &&
-      Array.isArray(entry.ids) &&
-      entry.ids.every((id) => typeof id === 'string')
-    )
-      return { op: 'delete', ids: entry.ids as string[] }
-    if (
-      entry.op === 'events' &&
-      typeof entry.id === 'string' &&
-      Array.isArray(entry.events) &&
-      entry.events.every(isEventEntry)
-    )
-      return entry as unknown as EventsEntry
-    if (
-      entry.op === 'suppress' &&
-      typeof entry.address === 'string' &&
-      typeof entry.project === 'string' &&
-      typeof entry.reason === 'string' &&
-      typeof entry.createdAt === 'string'
-    )
-      return entry as unknown as SuppressEntry
-    if (
-      entry.op === 'unsuppress' &&
-      isOptionalString(entry.address) &&
-      isOptionalString(entry.project)
-    )
-      return entry as unknown as UnsuppressEntry
-    return `unknown log operation ${JSON.stringify(entry.op)}`
-  }
-  if (typeof entry.id !== 'string' || typeof entry.status !== 'string')
-    return 'neither a message (id, status) nor a tombstone (op)'
-  return entry as unknown as MessageRecord
-}
-
-function isEventEntry(value: unknown): boolean {
-  const event = value as { recipient?: unknown; type?: unknown; at?: unknown } | null
-  return (
-    typeof event === 'object' &&
-    event !== null &&
-    Number.isInteger(event.recipient) &&
-    typeof event.type === 'string' &&
-    typeof event.at === 'string'
-  )
-}
-
-const isOptionalString = (value: unknown): boolean =>
-  value === undefined || typeof value === 'string'
-
-/** Writes every byte: a write(2) on a regular file may, rarely, write less than asked. */
-async function writeAll(handle: FileHandle, bytes: Buffer): Promise<number> {
-  let offset = 0
-  while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null)
-    offset += bytesWritten
-  }
-  return bytes.length
-}
-
-/** A new file written in slices of about WRITE_SLICE bytes; `length` counts the bytes given so far. */
-function sliceWriter(handle: FileHandle) {
-  const slice = Buffer.allocUnsafe(WRITE_SLICE)
-  let filled = 0
-  let written = 0
-  const flush = async () => {
-    if (filled > 0) written += await writeAll(handle, slice.subarray(0, filled))
-    filled = 0
-  }
-  const writer = {
-    length: 0,
-    /** Takes a copy (or writes it before returning): `bytes` may be reused once this resolves. */
-    async bytes(bytes: Buffer): Promise<number> {
-      if (filled + bytes.length > slice.length) await flush()
-      if (bytes.length > slice.length) written += await writeAll(handle, bytes)
-      else filled += bytes.copy(slice, filled)
-      writer.length += bytes.length
-      return bytes.length
-    },
-    async text(text: string): Promise<number> {
-      const length = Buffer.byteLength(text, 'utf8')
-      if (length > slice.length - filled) return writer.bytes(Buffer.from(text, 'utf8'))
-      filled += slice.write(text, filled, 'utf8')
-      writer.length += length
-      return length
-    },
-    /** Writes what is left; the file's length. */
-    async end(): Promise<number> {
-      await flush()
-      return written
-    },
-  }
-  return writer
-}
-
-/**
- * Lines read back from a file by position, a window of READ_CHUNK bytes at a time: the live
- * lines a compaction copies come in file order, so each window serves many of them.
- */
-function lineReader(source: FileHandle) {
-  let window = Buffer.alloc(0)
-  /** The window holds the file's bytes [start, start + filled). */
-  let start = 0
-  let filled = 0
-  let failed = false
-  return {
-    /**
-     * The `length` bytes at `position` (a line, its `\n` included), valid until the next call;
-     * undefined unless they look like a record's line (`{…}\n`), as when the file was cut
-     * short, or when it cannot be read (the record is serialised instead).
-     */
-    async line(position: number, length: number): Promise<Buffer | undefined> {
-      if (failed) return undefined
-      if (position < start || position + length > start + filled) {
-        if (window.length < length) window = Buffer.allocUnsafe(Math.max(length, READ_CHUNK))
-        start = position
-        filled = 0
-        try {
-          while (filled < window.length) {
-            const { bytesRead } = await source.read(
-              window,
-              filled,
-              window.length - filled,
-              start + filled,
-            )
-            if (bytesRead === 0) break
-            filled += bytesRead
-          }
-        } catch {
-          failed = true
-          return undefined
-        }
-        if (length > filled) return undefined
-      }
-      const bytes = window.subarray(position - start, position - start + length)
-      return length >= 3 &&
-        bytes[0] === 0x7b &&
-        bytes[length - 2] === 0x7d &&
-        bytes[length - 1] === 0x0a
-        ? bytes
-        : undefined
-    },
-  }
-}
-
-/** Makes a rename durable. Best effort: some platforms (Windows) cannot open a directory. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined
-  try {
-    handle = await open(dir, 'r')
-    await handle.sync()
-  } catch {
-    // the rename itself is atomic; only its durability across a power cut is at stake
-  } finally {
-    await handle?.close().catch(() => {})
   }
 }

@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, unlinkSync } from 'node:fs'
-import { readFile, unlink, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { LogOpenError, errnoCode, unreadable } from './errors.js'
+import { type LogFs, nodeFs } from './log-fs.js'
 
 /** A held `<file>.lock`. */
 export interface LogLock {
   readonly path: string
   /** Removes the lock file if it is still ours. Idempotent. */
   release(): Promise<void>
+  /**
+   * Takes the lock anew unless the file still holds ours (it went with a removed folder): throws
+   * `log_locked` when another sendbox took it meanwhile.
+   */
+  renew(): Promise<void>
 }
 
 interface Holder {
@@ -24,47 +29,132 @@ let exitHookInstalled = false
  * Takes `<file>.lock`, created exclusively. A lock whose process is gone (or whose content is
  * garbage) was left by a killed sendbox and is taken over with a warning; a live one refuses
  * with `log_locked`. Two opens in one process conflict too: the holder's pid is ours, alive.
+ *
+ * The takeover is atomic: two starts that both judged the same lock stale used to both remove it
+ * and make their own, the second removing the first's (issue 20, defect 3). Now a start takes a
+ * stale lock only while it holds `<file>.lock.takeover` (created exclusively), and only if the
+ * lock still holds exactly what it judged stale; the other start finds the marker, looks again,
+ * and meets a live lock. (proper-lockfile was weighed: it judges staleness by an mtime it keeps
+ * fresh with a timer, where sendbox's lock names a pid, and its own stale removal has the same
+ * check-then-remove window.)
+ *
+ * @example
+ * const lock = await acquireLock('/repo/.sendbox/messages.jsonl', console.warn)
+ * await lock.release()
  */
-export async function acquireLock(file: string, warn: (message: string) => void): Promise<LogLock> {
+export async function acquireLock(
+  file: string,
+  warn: (message: string) => void,
+  fs: LogFs = nodeFs,
+): Promise<LogLock> {
   const lockPath = `${file}.lock`
-  const token = randomBytes(8).toString('hex')
-  const body = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), token })}\n`
-
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await writeFile(lockPath, body, { flag: 'wx', mode: 0o600 })
-      break
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') throw unreadable(file, 'lock', error)
-    }
-    const holder = await readHolder(lockPath)
-    if (holder === 'gone') continue // released between our attempt and the read: try again
-    if (holder && isAlive(holder.pid)) throw lockedError(file, lockPath, holder)
-    if (attempt >= 3) {
-      // Someone keeps re-creating it: another sendbox is racing us for this log.
-      throw lockedError(file, lockPath, holder)
-    }
-    warn(
-      holder
-        ? `${lockPath}: taking over a stale lock left by sendbox pid ${holder.pid} (that process is gone).`
-        : `${lockPath}: taking over an unreadable lock file.`,
-    )
-    await unlink(lockPath).catch((error: unknown) => {
-      if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'lock', error)
-    })
-  }
-
+  let token = await take(file, lockPath, warn, fs)
   held.set(lockPath, token)
   installExitHook()
+  const ours = async () => (await fs.readFile(lockPath, 'utf8').catch(() => '')).includes(token)
   return {
     path: lockPath,
     async release() {
       if (held.get(lockPath) !== token) return
       held.delete(lockPath)
       // Only remove the file while it still holds our token: never someone else's lock.
-      const content = await readFile(lockPath, 'utf8').catch(() => '')
-      if (content.includes(token)) await unlink(lockPath).catch(() => {})
+      if (await ours()) await fs.unlink(lockPath).catch(() => {})
     },
+    async renew() {
+      if (held.get(lockPath) !== token || (await ours())) return
+      held.delete(lockPath)
+      token = await take(file, lockPath, warn, fs)
+      held.set(lockPath, token)
+    },
+  }
+}
+
+/** Makes `<file>.lock` ours (creating it, or taking over a stale one); resolves with its token. */
+async function take(
+  file: string,
+  lockPath: string,
+  warn: (message: string) => void,
+  fs: LogFs,
+): Promise<string> {
+  const token = randomBytes(8).toString('hex')
+  const body = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), token })}\n`
+  for (let attempt = 0; ; attempt++) {
+    if (await createLock(file, lockPath, body, fs)) return token
+    const seen = await readHolder(lockPath, fs)
+    if (seen === 'gone') continue // released between our attempt and the read: try again
+    const { holder, text } = seen
+    if (holder && isAlive(holder.pid)) throw lockedError(file, lockPath, holder)
+    if (attempt >= 3) {
+      // Someone keeps re-creating it, or holds the takeover: another sendbox is racing us for this log.
+      throw lockedError(file, lockPath, holder)
+    }
+    const took = await takeOver(file, lockPath, text, body, fs, () =>
+      warn(
+        holder
+          ? `${lockPath}: taking over a stale lock left by sendbox pid ${holder.pid} (that process is gone).`
+          : `${lockPath}: taking over an unreadable lock file.`,
+      ),
+    )
+    if (took) return token
+    // Another start is taking it over, or took it: look again once it is done.
+    await sleep(25 * (attempt + 1))
+  }
+}
+
+/** Creates the lock file with its content; false when there is one already. */
+async function createLock(
+  file: string,
+  lockPath: string,
+  body: string,
+  fs: LogFs,
+): Promise<boolean> {
+  try {
+    await fs.writeFile(lockPath, body, { flag: 'wx', mode: 0o600 })
+    return true
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false
+    throw unreadable(file, 'lock', error)
+  }
+}
+
+/**
+ * Replaces the stale lock whose content is `staleText` with ours, while holding the takeover
+ * marker. False when another start holds the marker, or the lock is no longer the one judged
+ * stale (someone took it over, or released it and another made a fresh one).
+ */
+async function takeOver(
+  file: string,
+  lockPath: string,
+  staleText: string,
+  body: string,
+  fs: LogFs,
+  announce: () => void,
+): Promise<boolean> {
+  const marker = `${lockPath}.takeover`
+  if (!(await createLock(file, marker, body, fs))) {
+    const other = await readHolder(marker, fs)
+    if (other === 'gone' || (other.holder && isAlive(other.holder.pid))) return false
+    // A start died in the middle of a takeover (a window of microseconds): say what to do.
+    throw new LogOpenError(
+      'log_locked',
+      file,
+      `The message log ${file} is locked: a sendbox stopped while taking over its lock, leaving ${marker}. If no sendbox is running, delete ${marker} and ${lockPath}.`,
+    )
+  }
+  try {
+    const now = await fs.readFile(lockPath, 'utf8').catch((error: unknown) => {
+      if (errnoCode(error) === 'ENOENT') return null
+      throw unreadable(file, 'lock', error)
+    })
+    if (now !== staleText && now !== null) return false
+    announce()
+    if (now !== null)
+      await fs.unlink(lockPath).catch((error: unknown) => {
+        if (errnoCode(error) !== 'ENOENT') throw unreadable(file, 'lock', error)
+      })
+    return await createLock(file, lockPath, body, fs)
+  } finally {
+    await fs.unlink(marker).catch(() => {})
   }
 }
 
@@ -79,22 +169,25 @@ export function isAlive(pid: number): boolean {
 }
 
 /** The lock's holder; null when the content is unparseable, 'gone' when the file vanished. */
-async function readHolder(lockPath: string): Promise<Holder | null | 'gone'> {
+async function readHolder(
+  lockPath: string,
+  fs: LogFs,
+): Promise<{ holder: Holder | null; text: string } | 'gone'> {
   // The creator writes its content just after the exclusive create, so an empty or partial
   // file may be a lock being born, not a stale one: look twice before calling it garbage.
+  let text = ''
   for (let look = 0; look < 2; look++) {
-    let text: string
     try {
-      text = await readFile(lockPath, 'utf8')
+      text = await fs.readFile(lockPath, 'utf8')
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return 'gone'
       throw error
     }
     const holder = parseHolder(text)
-    if (holder) return holder
+    if (holder) return { holder, text }
     if (look === 0) await sleep(50)
   }
-  return null
+  return { holder: null, text }
 }
 
 function parseHolder(text: string): Holder | null {

@@ -1,23 +1,20 @@
-import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Low } from 'lowdb'
-import { LogOpenError, unreadable } from './errors.js'
+import { LogOpenError, isLogWriteError, unreadable } from './errors.js'
 import { compileFilter, isEmptyFilter } from './filter.js'
-import {
-  createJsonlAdapter,
-  matchesSuppression,
-  suppressionKey,
-  type JsonlAdapter,
-  type LogData,
-} from './jsonl-adapter.js'
+import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
+import { nodeFs } from './log-fs.js'
+import { prepareFolder, realLogPath, removeStaleTempFiles } from './log-folder.js'
+import { createLogHealth } from './log-health.js'
+import { createRecordIndex, type RecordLimits } from './record-index.js'
 import { recordSize } from './size.js'
-import { initialRecipients, withEvents } from './recipients.js'
+import { createSuppressionList } from './suppression-list.js'
+import { withEvents } from './recipients.js'
 import type {
   MessageFilter,
   MessageLog,
   MessageLogOptions,
-  MessagePage,
   MessageRecord,
   Suppression,
 } from './types.js'
@@ -48,29 +45,28 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   const limits = { maxMessages, maxBytes }
   const warn = options.warn ?? ((message: string) => console.warn(message))
   if (options.file === null)
-    return createLog(null, { records: [], suppressions: [] }, limits, 0, warn)
+    return createLog(null, { records: [], suppressions: [] }, limits, 0, { ...options, warn })
 
-  const file = path.resolve(options.file)
+  const fs = options.fs ?? nodeFs
+  let file = path.resolve(options.file)
   try {
-    // Owner-only: the log holds sign-in links and codes. A folder sendbox creates gets a
-    // .gitignore of '*' (as pytest does for .pytest_cache), so it never shows up in git status.
-    const created = await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-    if (created !== undefined)
-      await writeFile(
-        path.join(path.dirname(file), '.gitignore'),
-        '# Created by sendbox: its message log, never to be committed.\n*\n',
-        { flag: 'wx', mode: 0o600 },
-      )
+    await prepareFolder(options.file, fs)
+    // The lock and the writes go to the real path: a second spelling of a held log is refused.
+    file = await realLogPath(options.file, fs)
   } catch (error) {
     throw unreadable(file, 'create the folder of', error)
   }
-  const lock = await acquireLock(file, warn)
+  const lock = await acquireLock(file, warn, fs)
   try {
-    await removeStaleTempFiles(file)
-    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes })
+    await removeStaleTempFiles(file, fs)
+    const adapter = createJsonlAdapter(file, { warn, maxRecords: maxMessages, maxBytes, fs })
     const db = new Low<LogData>(adapter, { records: [], suppressions: [] })
     await db.read()
-    const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), warn)
+    const log = createLog({ adapter, db, lock }, db.data, limits, adapter.droppedAtRead(), {
+      ...options,
+      fs,
+      warn,
+    })
     if (adapter.needsRewrite() || adapter.lines() > log.count() + db.data.suppressions.length) {
       try {
         await db.write()
@@ -89,70 +85,95 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   }
 }
 
+/**
+ * Gives the adapter the live memory and a way to re-create a removed folder (owner-only, with
+ * its .gitignore) and the lock; starts the idle check. Returns the check's timer.
+ */
+function attachBacking(
+  { adapter, lock }: Backing,
+  snapshot: () => LogData,
+  health: ReturnType<typeof createLogHealth>,
+  options: Pick<MessageLogOptions, 'checkIntervalMs' | 'fs'>,
+): NodeJS.Timeout {
+  adapter.source(snapshot, async () => {
+    await prepareFolder(adapter.file, options.fs)
+    await lock.renew()
+  })
+  const checker = setInterval(() => {
+    adapter.verify().then(
+      (rewritten) => rewritten && health.written(),
+      (error: unknown) => health.failed(error),
+    )
+  }, options.checkIntervalMs ?? CHECK_INTERVAL_MS)
+  // A check must never keep a process alive that has nothing else to do.
+  checker.unref()
+  return checker
+}
+
+/** How often an idle log checks that its file is still there. Two stat calls (~5 µs) every 2 s
+ * cost nothing measurable, and a log removed while nothing is sent (`git clean -fdx`) is back
+ * on disk within 2 s, narrowing the window in which a crash would lose what only memory holds. */
+export const CHECK_INTERVAL_MS = 2000
+
 function createLog(
   backing: Backing | null,
   data: LogData,
-  { maxMessages, maxBytes }: { maxMessages: number; maxBytes: number },
+  limits: RecordLimits,
   droppedAtOpen: number,
-  warn: (message: string) => void,
+  options: Pick<MessageLogOptions, 'onHealth' | 'checkIntervalMs' | 'fs'> & {
+    warn: (message: string) => void
+  },
 ): MessageLog {
+  const { warn } = options
   const adapter = backing?.adapter ?? null
-  // data.records is in arrival order. Records before `head` were dropped by maxMessages and
-  // are cut off in bulk later, so dropping the oldest costs O(1) amortised, not a shift().
-  let head = 0
-  const byId = new Map<string, MessageRecord>()
-  /** Bytes of the live records (their JSON lines): bounded by maxBytes as their count is by maxMessages. */
-  let bytes = 0
-  for (const record of data.records) {
-    // Written before delivery states existed: its recipients are still where the send left them.
-    record.recipients ??= initialRecipients(record.to ?? [], record.createdAt)
-    byId.set(record.id, record)
-    bytes += recordSize(record)
-  }
-  // data.suppressions is what compaction writes (oldest first); the map finds one by key.
-  const suppressionsByKey = new Map<string, Suppression>()
-  for (const entry of data.suppressions)
-    suppressionsByKey.set(suppressionKey(entry.project, entry.address), entry)
-  let dropped = droppedAtOpen
+  const index = createRecordIndex(data.records, limits)
+  const suppressions = createSuppressionList(data)
+  const health = createLogHealth(adapter?.file ?? null, warn, options.onHealth)
+  /** Records added whose line is still queued: the newest ones; limits count without them. */
+  const pending = { count: 0, bytes: 0 }
   let closing: Promise<void> | null = null
 
-  const live = () => data.records.length - head
-  const dead = () => (adapter ? adapter.lines() - live() - data.suppressions.length : 0)
-
-  /** Drops the oldest past either limit. The newest record stays, however large. */
-  function dropOverflow(): void {
-    while (live() > maxMessages || (bytes > maxBytes && live() > 1)) {
-      const oldest = data.records[head]!
-      byId.delete(oldest.id)
-      bytes -= recordSize(oldest)
-      head++
-      dropped++
-    }
-    if (head >= 64 && head * 8 >= live()) normalise()
-  }
-
-  function normalise(): void {
-    if (head === 0) return
-    data.records.splice(0, head)
-    head = 0
-  }
-
-  function remove(record: MessageRecord): void {
-    byId.delete(record.id)
-    bytes -= recordSize(record)
-    // Newest first: deletes mostly concern recent messages.
-    const index = data.records.lastIndexOf(record)
-    if (index >= head) data.records.splice(index, 1)
-  }
+  const dead = () => (adapter ? adapter.lines() - index.live() - data.suppressions.length : 0)
 
   function assertOpen(): void {
     if (closing !== null)
       throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
   }
 
+  /**
+   * Waits for a change's line. Memory changed when the line was queued (so memory and file
+   * change in the same order); if the line is not written, `undo` takes the change back and the
+   * caller gets the error: nothing unwritten is acknowledged, and memory stays what the file
+   * says. The wait is registered when the change is made, so the undos of one failed batch run
+   * in the order of the changes, before any caller hears of it.
+   */
+  async function settle(written: Promise<void> | undefined, undo: () => void): Promise<void> {
+    if (!written) return
+    try {
+      await written
+    } catch (error) {
+      undo()
+      health.failed(error)
+      throw error
+    }
+    health.written()
+  }
+
+  const checker = backing
+    ? attachBacking(
+        backing,
+        () => {
+          data.records = index.normalise()
+          return data
+        },
+        health,
+        options,
+      )
+    : null
+
   /** Compaction, serialised by the adapter behind whatever is already queued. */
   function compact(): Promise<void> {
-    normalise()
+    data.records = index.normalise()
     return backing!.db.write()
   }
 
@@ -163,9 +184,14 @@ function createLog(
    */
   function compactIfWorthwhile(): void {
     if (!adapter || closing !== null) return
-    if (dead() >= MIN_DEAD_LINES && adapter.bytes() - bytes > bytes) {
-      compact().catch((error: unknown) =>
-        warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`),
+    if (dead() >= MIN_DEAD_LINES && adapter.bytes() - index.bytes() > index.bytes()) {
+      compact().then(
+        () => health.written(),
+        (error: unknown) => {
+          if (isLogWriteError(error)) health.failed(error)
+          else
+            warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`)
+        },
       )
     }
   }
@@ -177,149 +203,86 @@ function createLog(
       assertOpen()
       // Serialise and queue the line before touching memory: memory and file change in the same order.
       const written = adapter?.append([record])
-      const previous = byId.get(record.id)
-      if (previous) remove(previous)
-      data.records.push(record)
-      byId.set(record.id, record)
-      bytes += recordSize(record)
-      dropOverflow()
-      if (!written) return
+      const previous = index.add(record)
+      const size = recordSize(record)
+      pending.count++
+      pending.bytes += size
       try {
-        await written
-      } catch (error) {
-        // Not on disk, so not acknowledged: it must not show up in the inbox either.
-        if (byId.get(record.id) === record) remove(record)
-        throw error
+        // A record of the same id, and the oldest past the limits, go once the line is written:
+        // replay drops them only there, and an unwritten line must not have changed memory.
+        await settle(written, () => index.unadd(record, previous))
+      } finally {
+        pending.count--
+        pending.bytes -= size
       }
+      if (previous) index.retire(previous)
+      index.dropOverflow(pending)
       compactIfWorthwhile()
     },
 
-    list(filter: MessageFilter = {}): MessagePage {
-      const match = compileFilter(filter)
-      const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
-      const limit =
-        filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
-      const messages: MessageRecord[] = []
-      let total = 0
-      for (let i = data.records.length - 1; i >= head; i--) {
-        const record = data.records[i]!
-        if (!match(record)) continue
-        if (total >= offset && messages.length < limit) messages.push(record)
-        total++
-      }
-      return { messages, total }
-    },
+    list: (filter) => index.list(filter),
 
-    get: (id) => byId.get(id),
+    get: (id) => index.get(id),
 
-    latest(filter: MessageFilter = {}) {
-      const match = compileFilter(filter)
-      for (let i = data.records.length - 1; i >= head; i--) {
-        const record = data.records[i]!
-        if (match(record)) return record
-      }
-      return undefined
-    },
+    latest: (filter) => index.latest(filter),
 
     async delete(id) {
       assertOpen()
-      const record = byId.get(id)
+      const record = index.get(id)
       if (!record) return false
       const written = adapter?.append([{ op: 'delete', id }])
-      remove(record)
-      await written
+      index.remove(record)
+      await settle(written, () => index.reinsert([record]))
       compactIfWorthwhile()
       return true
     },
 
     async clear(filter?: MessageFilter) {
       assertOpen()
-      let written: Promise<void> | undefined
-      let count: number
-      if (isEmptyFilter(filter)) {
-        count = live()
-        if (count === 0) return 0
-        written = adapter?.append([{ op: 'clear' }])
-        data.records = []
-        head = 0
-        byId.clear()
-        bytes = 0
-      } else {
-        const match = compileFilter(filter)
-        const kept: MessageRecord[] = []
-        const ids: string[] = []
-        for (let i = head; i < data.records.length; i++) {
-          const record = data.records[i]!
-          if (match(record)) ids.push(record.id)
-          else kept.push(record)
-        }
-        count = ids.length
-        if (count === 0) return 0
-        // One line for the whole clear: a crash keeps all of it or none of it.
-        written = adapter?.append([{ op: 'delete', ids }])
-        for (const id of ids) byId.delete(id)
-        data.records = kept
-        head = 0
-        bytes = 0
-        for (const record of kept) bytes += recordSize(record)
-      }
-      await written
+      const match = isEmptyFilter(filter) ? null : compileFilter(filter)
+      const kept: MessageRecord[] = []
+      const removed: MessageRecord[] = []
+      for (const record of index.all()) (match && !match(record) ? kept : removed).push(record)
+      if (removed.length === 0) return 0
+      // One line for the whole clear: a crash keeps all of it or none of it.
+      const written = adapter?.append([
+        match ? { op: 'delete', ids: removed.map((r) => r.id) } : { op: 'clear' },
+      ])
+      data.records = index.keepOnly(kept)
+      await settle(written, () => index.reinsert(removed))
       compactIfWorthwhile()
-      return count
+      return removed.length
     },
 
     async addEvents(id, events) {
       assertOpen()
-      const record = byId.get(id)
+      const record = index.get(id)
       if (!record || events.length === 0) return record
       const written = adapter?.append([{ op: 'events', id, events: events.slice() }])
       const next = withEvents(record, events)
       adapter?.derived(next, record)
-      // Recent messages are the ones with events: the search from the end is short.
-      const index = data.records.lastIndexOf(record)
-      if (index >= head) data.records[index] = next
-      byId.set(id, next)
-      try {
-        await written
-      } catch (error) {
-        // Not on disk: the states must not say otherwise.
-        if (byId.get(id) === next) {
-          const at = data.records.lastIndexOf(next)
-          if (at >= head) data.records[at] = record
-          byId.set(id, record)
-        }
-        throw error
-      }
+      index.replace(record, next)
+      // Not on disk: the states must not say otherwise.
+      await settle(written, () => index.get(id) === next && index.replace(next, record))
       compactIfWorthwhile()
       return next
     },
 
-    suppression: (project, address) => suppressionsByKey.get(suppressionKey(project, address)),
+    suppression: suppressions.get,
 
-    suppressions(filter = {}) {
-      const found: Suppression[] = []
-      for (let i = data.suppressions.length - 1; i >= 0; i--)
-        if (matchesSuppression(data.suppressions[i]!, filter)) found.push(data.suppressions[i]!)
-      return found
-    },
+    suppressions: suppressions.list,
 
     async suppress(entry) {
       assertOpen()
       const stored: Suppression = { ...entry, address: entry.address.toLowerCase() }
       const written = adapter?.append([{ op: 'suppress', ...stored }])
-      const key = suppressionKey(stored.project, stored.address)
-      const previous = suppressionsByKey.get(key)
-      if (previous) data.suppressions.splice(data.suppressions.indexOf(previous), 1)
-      data.suppressions.push(stored)
-      suppressionsByKey.set(key, stored)
-      await written
+      await settle(written, suppressions.add(stored))
       compactIfWorthwhile()
     },
 
     async unsuppress(filter = {}) {
       assertOpen()
-      const removed = data.suppressions.filter((entry) => matchesSuppression(entry, filter))
-      if (removed.length === 0) return []
+      if (suppressions.list(filter).length === 0) return []
       const written = adapter?.append([
         {
           op: 'unsuppress',
@@ -327,22 +290,23 @@ function createLog(
           ...(filter.project !== undefined ? { project: filter.project } : {}),
         },
       ])
-      data.suppressions = data.suppressions.filter((entry) => !removed.includes(entry))
-      for (const entry of removed)
-        suppressionsByKey.delete(suppressionKey(entry.project, entry.address))
-      await written
+      const { removed, undo } = suppressions.remove(filter)
+      await settle(written, undo)
       compactIfWorthwhile()
       return removed.reverse()
     },
 
-    count: live,
+    count: index.live,
 
-    dropped: () => dropped,
+    dropped: () => droppedAtOpen + index.dropped(),
 
-    bytes: () => bytes,
+    bytes: index.bytes,
+
+    health: health.current,
 
     close() {
       return (closing ??= (async () => {
+        if (checker) clearInterval(checker)
         if (!backing) return
         try {
           // The next open would rewrite a file with dead lines anyway; doing it now keeps starts fast.
@@ -358,16 +322,5 @@ function createLog(
         }
       })())
     },
-  }
-}
-
-/** Temp files of a compaction killed mid-way (`<name>.<pid>.<hex>.tmp`); we hold the lock, so none is live. */
-async function removeStaleTempFiles(file: string): Promise<void> {
-  const base = path.basename(file)
-  const names = await readdir(path.dirname(file)).catch(() => [] as string[])
-  for (const name of names) {
-    if (!name.startsWith(`${base}.`) || !/^\.\d+\.[0-9a-f]{8}\.tmp$/.test(name.slice(base.length)))
-      continue
-    await unlink(path.join(path.dirname(file), name)).catch(() => {})
   }
 }

@@ -1,5 +1,8 @@
 /** The public shape of the message log. Only these types and `openMessageLog` leave src/store. */
 import type { Warning } from '../lib/problems.js'
+import type { LogFs } from './log-fs.js'
+
+export type { LogFs }
 
 export type { Warning }
 
@@ -174,8 +177,24 @@ export interface MessageLog {
   dropped(): number
   /** Bytes the live records take (the length of their JSON lines). */
   bytes(): number
+  /** Whether the log is being written: `write_failed` from a failed write until the next that works. */
+  health(): LogHealth
   /** Writes anything pending, compacts if worthwhile, releases the lock. Idempotent. */
   close(): Promise<void>
+}
+
+/** `ok`: written; `write_failed`: the last write failed (sends answer 507); `memory`: no file (--memory). */
+export type LogState = 'ok' | 'write_failed' | 'memory'
+
+export interface LogHealth {
+  state: LogState
+  /** The file, or null with `memory`. */
+  file: string | null
+  /** With `write_failed`: the errno code (`ENOSPC`, `EACCES`, …) and the sentence the console said. */
+  reason?: string
+  message?: string
+  /** With `write_failed`: when the first failed write of this spell happened (ISO time). */
+  since?: string
 }
 
 export interface MessageLogOptions {
@@ -186,6 +205,12 @@ export interface MessageLogOptions {
   /** …or past this many bytes of records, their JSON lines (default 256 MiB). */
   maxBytes?: number
   warn?: (message: string) => void
+  /** The file-system calls the log makes; node:fs/promises by default. Tests hand in failing ones. */
+  fs?: LogFs
+  /** Told when `health()` changes (a write failed, writes work again). */
+  onHealth?: (health: LogHealth) => void
+  /** How often an idle log checks that its file is still there (default 2000 ms). */
+  checkIntervalMs?: number
 }
 
 /** Why a log could not be opened; the CLI prints `message` and exits 1. */

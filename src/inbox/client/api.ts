@@ -51,6 +51,9 @@ export interface Health {
   templates: number
   messages: number
   dropped?: number
+  /** Whether the log is written: `ok`, `write_failed` (then `logError`), `memory`. */
+  log?: string
+  logError?: { file: string; reason: string; message: string; since: string }
 }
 
 /** The SSE `status` event: a recipient event, and the message's status after it. */

@@ -8,6 +8,7 @@ import {
 import type { Rejection } from '../../core/rejections.js'
 import { $, isTyping } from './dom.js'
 import { timeAgo } from './format.js'
+import { type LogState, refreshLogState, showLogState } from './log-banner.js'
 import { MessagesView } from './messages.js'
 import { currentRoute } from './router.js'
 import { TemplatesView } from './templates.js'
@@ -65,6 +66,7 @@ function connect(): void {
     setStatus('live')
     // Whatever happened before this stream was open (or while it was down) is fetched once.
     messages.resync()
+    void refreshLogState()
     webhooks.resync()
     suppressions.resync()
     if (opened) templates.resync()
@@ -88,6 +90,7 @@ function connect(): void {
   source.addEventListener('status', (event) => messages.onStatus(data<StatusChange>(event)))
   source.addEventListener('webhook', (event) => webhooks.onDelivery(data<WebhookDelivery>(event)))
   source.addEventListener('suppression', () => suppressions.onChange())
+  source.addEventListener('log', (event) => showLogState(data<LogState>(event)))
   window.addEventListener('pagehide', () => source.close(), { once: true })
 }
 

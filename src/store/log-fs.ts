@@ -1,0 +1,48 @@
+import * as fsp from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+
+/**
+ * The file-system calls the log makes, in one place, so a test can make them fail as a full disk,
+ * lost permissions or a dying drive do (ENOSPC, EACCES, EIO) without root or a tiny filesystem,
+ * and then heal. Production uses `nodeFs`, node:fs/promises itself. Every byte the log writes to
+ * an open file goes through `write`; files written whole (the lock, .gitignore) through `writeFile`.
+ */
+export interface LogFs {
+  open(file: string, flags: string, mode?: number): Promise<FileHandle>
+  /** One write(2) at the end of an append-mode (or new) file. */
+  write(
+    handle: FileHandle,
+    buffer: Buffer,
+    offset: number,
+    length: number,
+  ): Promise<{ bytesWritten: number }>
+  stat(file: string): Promise<Stats>
+  rename(from: string, to: string): Promise<void>
+  unlink(file: string): Promise<void>
+  link(existing: string, created: string): Promise<void>
+  mkdir(dir: string, options: { recursive: true; mode: number }): Promise<string | undefined>
+  writeFile(file: string, data: string, options: { flag: string; mode: number }): Promise<void>
+  readFile(file: string, encoding: 'utf8'): Promise<string>
+  readdir(dir: string): Promise<string[]>
+  realpath(file: string): Promise<string>
+}
+
+/**
+ * node:fs/promises, as the log uses it.
+ *
+ * @example await nodeFs.write(handle, Buffer.from('{"op":"clear"}\n'), 0, 15)
+ */
+export const nodeFs: LogFs = {
+  open: (file, flags, mode) => fsp.open(file, flags, mode),
+  write: (handle, buffer, offset, length) => handle.write(buffer, offset, length, null),
+  stat: (file) => fsp.stat(file),
+  rename: fsp.rename,
+  unlink: fsp.unlink,
+  link: fsp.link,
+  mkdir: (dir, options) => fsp.mkdir(dir, options),
+  writeFile: (file, data, options) => fsp.writeFile(file, data, options),
+  readFile: (file, encoding) => fsp.readFile(file, encoding),
+  readdir: (dir) => fsp.readdir(dir),
+  realpath: (file) => fsp.realpath(file),
+}

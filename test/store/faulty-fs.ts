@@ -1,0 +1,62 @@
+import type { FileHandle } from 'node:fs/promises'
+import { type LogFs, nodeFs } from '../../src/store/log-fs.js'
+
+const MESSAGES: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EACCES: 'permission denied',
+  EIO: 'i/o error',
+  EROFS: 'read-only file system',
+}
+
+/** An error as node:fs makes them: `ENOSPC: no space left on device, write`, with code and syscall. */
+export function errnoError(code: string, syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${MESSAGES[code] ?? 'failed'}, ${syscall}`), {
+    code,
+    syscall,
+  })
+}
+
+/**
+ * The log's file system, with a switch: `fail('ENOSPC')` makes every write fail as a full disk
+ * does (write(2), whole-file writes, opening a file to write, mkdir), `heal()` ends it. Reads
+ * keep working, as they do on a full disk. `writes` counts the write(2) calls that went through.
+ */
+export function faultyFs(base: LogFs = nodeFs) {
+  let failure: string | null = null
+  const state = { writes: 0, failed: 0 }
+  const check = (syscall: string) => {
+    if (failure === null) return
+    state.failed++
+    throw errnoError(failure, syscall)
+  }
+  const fs: LogFs = {
+    ...base,
+    async write(handle: FileHandle, buffer, offset, length) {
+      check('write')
+      state.writes++
+      return base.write(handle, buffer, offset, length)
+    },
+    async open(file, flags, mode) {
+      if (flags !== 'r') check('open')
+      return base.open(file, flags, mode)
+    },
+    async writeFile(file, data, options) {
+      check('open')
+      return base.writeFile(file, data, options)
+    },
+    async mkdir(dir, options) {
+      check('mkdir')
+      return base.mkdir(dir, options)
+    },
+  }
+  return {
+    fs,
+    state,
+    fail(code: string) {
+      failure = code
+    },
+    heal() {
+      failure = null
+    },
+  }
+}
