@@ -16,6 +16,7 @@
 import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
 import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
+import { parseMessageFilter } from './core/filter-input.js'
 import { parseSimulatedEvent, type SimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
@@ -111,7 +112,9 @@ export interface Sendbox {
   rejections(filter?: MessageFilter): Promise<Rejection[]>
   /**
    * Clears the log, or only the messages matching the filter (a full clear also forgets the
-   * recent rejected sends).
+   * recent rejected sends). A filter it cannot read (an unknown key, a `since` that is no time)
+   * rejects with a `TypeError` and deletes nothing; so do `messages()`, `rejections()` and
+   * `waitForMessage()` with one.
    *
    * @example
    * beforeEach(() => sandbox.clear())
@@ -185,11 +188,17 @@ export async function startSendbox(
     token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
     webhookSecret: ctx.config.webhookSecret,
-    messages: async (filter = {}) => ctx.log.list(filter).messages,
-    waitForMessage: (filter = {}) => waitForMessage(ctx, filter),
-    rejections: async (filter = {}) => ctx.rejections.list(filter),
+    messages: async (filter) =>
+      ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()')).messages,
+    waitForMessage: async (options = {}) => {
+      const { timeout: _timeout, after: _after, signal: _signal, ...filter } = options
+      parseMessageFilter(filter, 'sandbox.waitForMessage()')
+      return waitForMessage(ctx, options)
+    },
+    rejections: async (filter) =>
+      ctx.rejections.list(parseMessageFilter(filter, 'sandbox.rejections()')),
     clear: async (filter) => {
-      await clearMessages(ctx, filter)
+      await clearMessages(ctx, parseMessageFilter(filter, 'sandbox.clear()'))
     },
     fail: async (fault) => {
       const parsed = parseFaultInput(fault)
