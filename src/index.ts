@@ -17,6 +17,7 @@ import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/co
 import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
 import { parseMessageFilter } from './core/filter-input.js'
+import { copyJson } from './lib/json.js'
 import { parseSimulatedEvent, type SimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
@@ -188,12 +189,13 @@ export async function startSendbox(
     token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
     webhookSecret: ctx.config.webhookSecret,
+    // Records are copies (strings shared): the store's caches assume its own never change.
     messages: async (filter) =>
-      ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()')).messages,
+      ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()')).messages.map(copyJson),
     waitForMessage: async (options = {}) => {
       const { timeout: _timeout, after: _after, signal: _signal, ...filter } = options
       parseMessageFilter(filter, 'sandbox.waitForMessage()')
-      return waitForMessage(ctx, options)
+      return copyJson(await waitForMessage(ctx, options))
     },
     rejections: async (filter) =>
       ctx.rejections.list(parseMessageFilter(filter, 'sandbox.rejections()')),
@@ -214,7 +216,7 @@ export async function startSendbox(
         throw new TypeError(
           `sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
         )
-      return ctx.delivery.simulate(id, parsed.value)
+      return copyJson(await ctx.delivery.simulate(id, parsed.value))
     },
     // Copies: a delivery still pending goes on changing inside sendbox.
     webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
