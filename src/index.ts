@@ -21,7 +21,7 @@ import { copyJson } from './lib/json.js'
 import { parseSimulatedEvent, type SimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
-import { waitForMessage, type WaitOptions } from './core/wait.js'
+import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
 import type { MessageFilter, MessageRecord, Suppression, SuppressionFilter } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
@@ -193,8 +193,12 @@ export async function startSendbox(
     messages: async (filter) =>
       ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()')).messages.map(copyJson),
     waitForMessage: async (options = {}) => {
-      const { timeout: _timeout, after: _after, signal: _signal, ...filter } = options
+      const { timeout, after: _after, signal: _signal, ...filter } = options
       parseMessageFilter(filter, 'sandbox.waitForMessage()')
+      if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0))
+        throw new TypeError(
+          `sandbox.waitForMessage(): timeout must be a number of milliseconds (0 or more, at most ${WAIT_MAX_MS} are waited); got ${JSON.stringify(timeout) ?? String(timeout)}.`,
+        )
       return copyJson(await waitForMessage(ctx, options))
     },
     rejections: async (filter) =>

@@ -87,6 +87,10 @@ describe('the other filtered reads refuse the same filters', () => {
     await expect(
       sandbox.waitForMessage(untyped({ tempalte: 'welcome', timeout: 10 })),
     ).rejects.toThrow(/sandbox\.waitForMessage\(\): .*Did you mean "template"/)
+    for (const timeout of ['5000', -1, Number.NaN])
+      await expect(sandbox.waitForMessage(untyped({ timeout }))).rejects.toThrow(
+        /sandbox\.waitForMessage\(\): timeout must be a number of milliseconds/,
+      )
   })
 })
 
