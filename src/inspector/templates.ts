@@ -568,7 +568,7 @@ export const templatePreviewOperations = [
     summary:
       'Render a template and keep the HTML for a sandboxed frame; answer everything an editor shows.',
     description:
-      'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place) in the same 201 instead of its 4xx.',
+      'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place and its `path` from the working directory, as `sendbox check` prints it) in the same 201 instead of its 4xx.',
     query: { soft: SOFT_QUERY.soft },
     body: jsonBody(previewBody, 'What to render.'),
     success: {

@@ -14,9 +14,20 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** How a value reads in a message: `null`, `an array`, `a string`, … */
+/**
+ * How a value reads in a message.
+ *
+ * @example
+ * typeName({})   // 'an object'
+ * typeName([])   // 'an array'
+ * typeName('x')  // 'a string'
+ * typeName(null) // 'null'
+ */
 export function typeName(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+  if (value === null || value === undefined) return String(value)
+  if (Array.isArray(value)) return 'an array'
+  const type = typeof value
+  return type === 'object' ? 'an object' : `a ${type}`
 }
 
 /**

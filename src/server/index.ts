@@ -16,6 +16,7 @@ import { createApp } from './app.js'
 import { withReasonPhrases } from './reason.js'
 import type { AppContext, Logger } from '../core/context.js'
 import { exposureWarning } from './exposure.js'
+import { logTemplateChange } from './template-log.js'
 import { listen, StartError, type Listener } from './listener.js'
 
 export { StartError }
@@ -137,7 +138,11 @@ export async function startServer(
     },
   }
   ctx.delivery = createDeliveryEngine(ctx, webhooks)
-  const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
+  const stopTemplateEvents = catalog.onChange((change) => {
+    events.emit({ type: 'template', change })
+    // One console line per reload or failure, on the console of `serve` (tests stay quiet).
+    if (config.logs) logTemplateChange(catalog, change, logger)
+  })
   let listener: Listener
   try {
     listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
