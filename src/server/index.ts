@@ -8,6 +8,8 @@ import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
+import { createPreviewStore } from '../core/previews.js'
+import { createFrameBatches } from '../inspector/events.js'
 import { openMessageLog } from '../store/index.js'
 import { createTemplateCatalog, warmPlainText } from '../templates/index.js'
 import { version } from '../version.js'
@@ -127,6 +129,8 @@ export async function startServer(
     delivery: undefined as unknown as AppContext['delivery'],
     webhooks,
     logger,
+    previews: createPreviewStore(),
+    frames: createFrameBatches(),
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
       if (closing !== undefined) {

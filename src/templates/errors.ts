@@ -60,7 +60,7 @@ export function locateError(err: unknown, ctx: ErrorContext): Located {
 }
 
 /** liquidjs's tags that take an end tag (`{% if %}` … `{% endif %}`). */
-const BLOCK_TAGS = new Set([
+const BLOCK_TAGS: ReadonlySet<string> = new Set([
   'if',
   'unless',
   'for',
@@ -72,7 +72,7 @@ const BLOCK_TAGS = new Set([
   'raw',
 ])
 /** Tags whose body is not Liquid: a tag inside them opens nothing. */
-const OPAQUE_TAGS = new Set(['comment', 'raw'])
+const OPAQUE_TAGS: ReadonlySet<string> = new Set(['comment', 'raw'])
 
 /**
  * A tag left open inside another (an `{% if %}` inside a `{% block %}`) reaches liquidjs as the
