@@ -84,7 +84,8 @@ export interface Sendbox {
   /** The `whsec_…` secret webhooks are signed with: the `webhookSecret` option, or one generated at start. */
   readonly webhookSecret: string
   /**
-   * Stored messages, newest first (all of them unless `limit` is given).
+   * Stored messages, newest first (all of them unless `limit` is given). The records are
+   * copies, yours to change: what the inspector and the inbox serve stays as it was.
    *
    * @example
    * const [latest] = await sandbox.messages({ template: 'welcome', limit: 1 })
