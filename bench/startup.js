@@ -1,7 +1,8 @@
 // Start-up, as a user feels it: `sendbox --version`, `serve --memory` until it answers, and
 // `serve` on a 5000-message log until it answers (with its RSS then). Alternating rounds,
 // medians. Targets: --version <= 120 ms, serve --memory <= 250 ms, 5000-message log <= 450 ms
-// and RSS <= 180 MB.
+// and RSS <= 180 MB. Then `serve --https` (#25): a first start in a fresh folder (the CA and the
+// server certificate are made) and a later one (they are reused), no target.
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -82,6 +83,11 @@ try {
   const memory = []
   const full = []
   const rss = []
+  const httpsFirst = []
+  const httpsLater = []
+  // The folder the later starts reuse: its CA is made here, once.
+  const reused = join(dir, 'https-reused', 'messages.jsonl')
+  await stop((await serve(['--https', '--db', reused])).child)
   for (let round = 0; round < ROUNDS + 1; round++) {
     const t0 = performance.now()
     execFileSync(process.execPath, [BIN, '--version'], { env, stdio: 'ignore' })
@@ -91,11 +97,17 @@ try {
     const f = await serve(['--db', db])
     const r = await rssOf(f.child.pid)
     await stop(f.child)
+    const first = await serve(['--https', '--db', join(dir, `https-${round}`, 'messages.jsonl')])
+    await stop(first.child)
+    const later = await serve(['--https', '--db', reused])
+    await stop(later.child)
     if (round === 0) continue // warm-up: file cache, compile cache
     version.push(v)
     memory.push(m.ms)
     full.push(f.ms)
     rss.push(r)
+    httpsFirst.push(first.ms)
+    httpsLater.push(later.ms)
   }
   const ms = (xs) => `${median(xs).toFixed(0)} ms   (${xs.map((x) => x.toFixed(0)).join(' ')})`
   console.log(`\nsendbox start-up, ${ROUNDS} alternating rounds; medians`)
@@ -105,6 +117,8 @@ try {
   console.log(
     `  RSS then:                     ${(median(rss) / 1024 / 1024).toFixed(0)} MB   target <= 180`,
   )
+  console.log(`  serve --https, first (new CA): ${ms(httpsFirst)}`)
+  console.log(`  serve --https, later (reused): ${ms(httpsLater)}`)
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

@@ -8,16 +8,27 @@
 //
 // The bundles sit in dist/ itself, one level below the package root like dist/version.js, so
 // module-relative URLs (PACKAGE_ROOT) mean the same in both. Kept out: packages loaded lazily
-// with `require` (they stay lazy) and `open` (it finds its own xdg-open script next to itself).
+// with `require` (they stay lazy), `open` (it finds its own xdg-open script next to itself), and
+// the MCP SDK with zod, only `sendbox mcp` loads them: the SDK checks zod schemas it did not make,
+// so both come from node_modules as one copy, and the tarball stays small.
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
-import { mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { build } from 'rolldown'
 
-const EXTERNAL = ['html-to-text', 'email-addresses', 'open']
+// vitest and @playwright/test are the user's own (optional peer dependencies of the fixtures).
+const EXTERNAL = [
+  'html-to-text',
+  'email-addresses',
+  'open',
+  '@modelcontextprotocol/sdk',
+  'zod',
+  'vitest',
+  '@playwright/test',
+]
 
 /**
  * doiuse-email carries the caniemail data as an 850 KB object literal, which V8 must parse and
@@ -61,7 +72,16 @@ export async function bundle(dist) {
   const staging = mkdtempSync(join(dir, '.bundle-'))
   try {
     await build({
-      input: { sendbox: join(dir, 'index.js'), 'sendbox-cli': join(dir, 'cli/index.js') },
+      input: {
+        sendbox: join(dir, 'index.js'),
+        'sendbox-cli': join(dir, 'cli/index.js'),
+        // sendbox/vitest and sendbox/playwright (a dist/ without them, as some tests build, still bundles).
+        ...Object.fromEntries(
+          ['vitest', 'playwright']
+            .filter((name) => existsSync(join(dir, `${name}.js`)))
+            .map((name) => [`sendbox-${name}`, join(dir, `${name}.js`)]),
+        ),
+      },
       cwd: dir,
       platform: 'node',
       external: (id) =>
@@ -72,11 +92,19 @@ export async function bundle(dist) {
         dir: staging,
         format: 'esm',
         entryFileNames: '[name].js',
-        chunkFileNames: 'sendbox-[name].js',
+        // The library's own code, shared by the entries, is named after its index.js's folder
+        // (dist/, or a temporary build folder): a stable name instead.
+        chunkFileNames: (chunk) =>
+          chunk.name === basename(dir) ? 'sendbox-lib.js' : 'sendbox-[name].js',
       },
     })
     const written = readdirSync(staging)
-    const entries = new Set(['sendbox.js', 'sendbox-cli.js'])
+    const entries = new Set([
+      'sendbox.js',
+      'sendbox-cli.js',
+      'sendbox-vitest.js',
+      'sendbox-playwright.js',
+    ])
     for (const name of [
       ...written.filter((n) => !entries.has(n)),
       ...written.filter((n) => entries.has(n)),

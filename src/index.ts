@@ -23,15 +23,20 @@ import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
 import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
-import type { MessageFilter, MessageRecord, Suppression, SuppressionFilter } from './store/types.js'
+import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
+import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
+// The record as sendbox hands it out: the stored one with its `links` and `codes` (CONTRACT §9).
+import type { ReadRecord as MessageRecord } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
 
 export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
+export type { MessageRecord }
 export type {
-  MessageRecord,
+  MessageLink,
+  MessageReading,
   MessageFilter,
   Address,
   Warning,
@@ -70,6 +75,14 @@ export type {
   MessageClickedEvent,
 } from './core/webhook-events.js'
 export type { Rejection } from './core/rejections.js'
+export {
+  connectSendbox,
+  DEFAULT_SENDBOX_URL,
+  SendboxUnreachableError,
+  SendboxRequestError,
+} from './client/connect.js'
+export type { SendboxClient } from './client/types.js'
+export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './client/inbox.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
 export interface Sendbox {
@@ -83,6 +96,18 @@ export interface Sendbox {
   readonly config: SendboxConfig
   /** The `whsec_…` secret webhooks are signed with: the `webhookSecret` option, or one generated at start. */
   readonly webhookSecret: string
+  /**
+   * With `https`: the local CA's certificate (PEM) that clients trust, e.g.
+   * `https.request(url, { ca: sandbox.ca })`. Null without `https`, and with your own
+   * certificate (`httpsCert`).
+   *
+   * @example
+   * const sandbox = await startSendbox({ port: 0, memory: true, https: true })
+   * const agent = new https.Agent({ ca: sandbox.ca })
+   */
+  readonly ca: string | null
+  /** The file `ca` is in (for NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE); null when `ca` is. */
+  readonly caFile: string | null
   /**
    * Stored messages, newest first (all of them unless `limit` is given). The records are
    * copies, yours to change: what the inspector and the inbox serve stays as it was.
@@ -163,6 +188,18 @@ export interface Sendbox {
    * beforeEach(() => sandbox.unsuppress())
    */
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
+  /**
+   * A fresh inbox (CONTRACT §9): a unique address (`inbox-<id>@example.com`, or
+   * `options.address` with `{id}` where the unique part goes) and, scoped to it, `messages`,
+   * `waitForMessage`, `waitForLink`, `waitForCode` and `clear`. Tests side by side each take one
+   * and never see each other's mail.
+   *
+   * @example
+   * const inbox = sandbox.inbox()
+   * await app.requestPasswordReset(inbox.address)
+   * const link = await inbox.waitForLink({ text: 'Reset' })
+   */
+  inbox(options?: InboxOptions): Inbox
   /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
   close(): Promise<void>
 }
@@ -183,16 +220,20 @@ export async function startSendbox(
 ): Promise<Sendbox> {
   const server = await startServer(options, defaults)
   const { ctx } = server
-  return {
+  const sandbox: Sendbox = {
     url: server.url,
     inboxUrl: `${server.url}/_sandbox/`,
     port: server.port,
     token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
     webhookSecret: ctx.config.webhookSecret,
+    ca: server.tls?.ca ?? null,
+    caFile: server.tls?.caFile ?? null,
     // Records are copies (strings shared): the store's caches assume its own never change.
     messages: async (filter) =>
-      ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()')).messages.map(copyJson),
+      ctx.log
+        .list(parseMessageFilter(filter, 'sandbox.messages()'))
+        .messages.map((record) => ctx.reader.read(copyJson(record))),
     waitForMessage: async (options = {}) => {
       const { timeout, after: _after, signal: _signal, ...filter } = options
       parseMessageFilter(filter, 'sandbox.waitForMessage()')
@@ -200,7 +241,7 @@ export async function startSendbox(
         throw new TypeError(
           `sandbox.waitForMessage(): timeout must be a number of milliseconds (0 or more, at most ${WAIT_MAX_MS} are waited); got ${JSON.stringify(timeout) ?? String(timeout)}.`,
         )
-      return copyJson(await waitForMessage(ctx, options))
+      return ctx.reader.read(copyJson(await waitForMessage(ctx, options)))
     },
     rejections: async (filter) =>
       ctx.rejections.list(parseMessageFilter(filter, 'sandbox.rejections()')),
@@ -221,12 +262,14 @@ export async function startSendbox(
         throw new TypeError(
           `sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
         )
-      return copyJson(await ctx.delivery.simulate(id, parsed.value))
+      return ctx.reader.read(copyJson(await ctx.delivery.simulate(id, parsed.value)))
     },
     // Copies: a delivery still pending goes on changing inside sendbox.
     webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
+    inbox: (inboxOptions) => createInbox(sandbox, inboxOptions),
     close: server.close,
   }
+  return sandbox
 }

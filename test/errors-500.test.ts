@@ -1,3 +1,4 @@
+import { createMessageReader } from '../src/core/reading.js'
 import { toNodeHandler } from 'h3'
 import { createServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -40,6 +41,7 @@ beforeAll(async () => {
     faults: createFaultRegistry(),
     rejections: createRejectionLog(),
     logger: { info: () => {}, warn: () => {}, error: reported },
+    reader: createMessageReader(),
     onClose: () => () => {},
   }
   server = createServer(toNodeHandler(createApp(ctx)))

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestSandbox, tempDir, type TestSandbox } from './helpers/sandbox.js'
 
-/** The event stream's `message` frame carries the line the log wrote: one serialisation per record. */
+/** The event stream's `message` frame carries the line the log wrote (and the record's links and codes): one serialisation per record. */
 
 let sandbox: TestSandbox
 let db: string
@@ -36,7 +36,7 @@ async function messageFrame(response: Response): Promise<string> {
 }
 
 describe('the message frame', () => {
-  it('is the stored line, byte for byte, and the record is serialised once for the log and the stream', async () => {
+  it('is the stored line, byte for byte, plus links and codes, and the record is serialised once for the log and the stream', async () => {
     const controller = new AbortController()
     const stream = await fetch(`${sandbox.url}/_sandbox/api/events`, { signal: controller.signal })
     const stringify = vi.spyOn(JSON, 'stringify')
@@ -60,6 +60,7 @@ describe('the message frame', () => {
     vi.restoreAllMocks()
     const line = (await readFile(db, 'utf8')).split('\n').find((l) => l.startsWith(`{"id":"${id}"`))
     expect(line).toBeDefined()
-    expect(data).toBe(line)
+    // …with the reading added (CONTRACT §9), the stored part left as it was written.
+    expect(data).toBe(`${line!.slice(0, -1)},"links":[],"codes":[]}`)
   })
 })

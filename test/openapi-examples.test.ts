@@ -1,13 +1,15 @@
-import { cp, readFile, rm } from 'node:fs/promises'
+import { cp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../src/index.js'
 import { ROOT } from './helpers/cli.js'
+import { readDocs } from './helpers/docs.js'
 import { answerValidator, matchesExample, resolve, type Json } from './helpers/openapi.js'
 import { tempDir } from './helpers/sandbox.js'
 
 /**
- * The examples are real: every request example in the served document, and the README's curl,
+ * The examples are real: every request example in the served document, and the curl of the
+ * README and every docs/*.md,
  * sent to a sandbox serving the shipped example templates, gets the documented status, and its
  * answer matches the documented answer example and the schema.
  */
@@ -170,17 +172,18 @@ describe("the document's examples, sent to the example templates", () => {
   })
 })
 
-describe("the README's examples", () => {
-  it('every curl that sends a message, sends it (201), unless the README shows the error it gets', async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+describe("the README's and docs/*.md's examples", () => {
+  it('every curl that sends a message, sends it (201), unless the docs show the error it gets', async () => {
     // A curl followed by a JSON error block is an example of that error (test/readme-examples.test.ts checks it answers so).
     const bodies: string[] = []
-    for (const block of readme.matchAll(/```sh\n([\s\S]*?)```\n(\n```json\n\{ "error")?/g)) {
-      if (block[2]) continue
-      // One command at a time: a block may send, then do something with the answer.
-      for (const command of block[1]!.split(/(?=curl )/)) {
-        const body = /^curl [^\n]*?\/messages['"\s][\s\S]*?-d '(\{[^']*\})'/.exec(command)?.[1]
-        if (body) bodies.push(body)
+    for (const { text } of await readDocs()) {
+      for (const block of text.matchAll(/```sh\n([\s\S]*?)```\n(\n```json\n\{ "error")?/g)) {
+        if (block[2]) continue
+        // One command at a time: a block may send, then do something with the answer.
+        for (const command of block[1]!.split(/(?=curl )/)) {
+          const body = /^curl [^\n]*?\/messages['"\s][\s\S]*?-d '(\{[^']*\})'/.exec(command)?.[1]
+          if (body) bodies.push(body)
+        }
       }
     }
     expect(bodies.length).toBeGreaterThanOrEqual(1)

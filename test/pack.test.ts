@@ -3,6 +3,7 @@ import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { childEnv, ROOT } from './helpers/cli.js'
+import { connectMcp, textOf } from './helpers/mcp.js'
 import { tempDir, writeFiles } from './helpers/sandbox.js'
 
 /**
@@ -98,6 +99,24 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       expect(size).toBeLessThan(1024 * 1024)
     })
 
+    it('exports sendbox/vitest and sendbox/playwright, whose runners are optional peers (not installed)', async () => {
+      for (const file of [
+        'dist/sendbox-vitest.js',
+        'dist/vitest.d.ts',
+        'dist/sendbox-playwright.js',
+        'dist/playwright.d.ts',
+      ])
+        expect(files).toContain(file)
+      const script = `for (const name of ['sendbox/vitest', 'sendbox/playwright']) console.log(import.meta.resolve(name).split('/node_modules/')[1])`
+      const resolved = await run(process.execPath, ['--input-type=module', '-e', script], app)
+      expect(resolved.stdout.trim().split('\n'), resolved.stderr).toEqual([
+        'sendbox/dist/sendbox-vitest.js',
+        'sendbox/dist/sendbox-playwright.js',
+      ])
+      await expect(stat(join(app, 'node_modules', 'vitest'))).rejects.toThrow()
+      await expect(stat(join(app, 'node_modules', '@playwright', 'test'))).rejects.toThrow()
+    })
+
     it('has no build or test tool among its runtime dependencies', () => {
       const dev =
         /^(typescript|vitest|fast-check|playwright(-core)?|autocannon|@types\/.*|@readme\/openapi-parser|@vitest\/.*|tsx|ts-node|ajv|ajv-formats|mailparser|openapi-typescript|openapi-fetch)$/
@@ -146,6 +165,34 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       expect(result.code, result.stderr).toBe(0)
       expect(result.stdout).toMatch(/^<!doctype html>/i)
       expect(result.stdout).toContain('Welcome, Ada!')
+    })
+
+    it('npx sendbox mcp serves MCP from the installed package (its SDK installed with it)', async () => {
+      const { startSendbox } = await import('../src/index.js')
+      const sandbox = await startSendbox({
+        port: 0,
+        memory: true,
+        templates: join(ROOT, 'templates'),
+      })
+      const mcp = await connectMcp(['--yes=false', 'sendbox', 'mcp', '--url', sandbox.url], {
+        command: 'npx',
+        cwd: app,
+        env: { npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+      })
+      try {
+        expect(mcp.client.getServerVersion()).toMatchObject({
+          name: 'sendbox',
+          version: pkg.version,
+        })
+        const result = await mcp.call('list_templates')
+        expect(result.isError, textOf(result)).toBeFalsy()
+        expect(result.structuredContent).toMatchObject({
+          templates: expect.arrayContaining([expect.objectContaining({ slug: 'welcome' })]),
+        })
+      } finally {
+        await mcp.close()
+        await sandbox.close()
+      }
     })
 
     it("import { startSendbox } from 'sendbox' works from an ESM script", async () => {

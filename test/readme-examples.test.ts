@@ -1,41 +1,31 @@
 import { execFile } from 'node:child_process'
-import { cp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../src/index.js'
 import { sendExample } from '../src/inbox/client/snippet.js'
 import { BIN, childEnv, ROOT } from './helpers/cli.js'
+import {
+  anyFencedBlocks,
+  type Block,
+  fencedBlocks,
+  isCurlExample,
+  readDocs,
+  recipeTexts,
+} from './helpers/docs.js'
 import { tempDir } from './helpers/sandbox.js'
 
 /**
- * Every runnable example of the README, run as written against a real server on port 0 that
- * serves the example templates: each `curl` block (its JSON answer compared with the `json`
- * block that follows it, when there is one) and each `npx sendbox render` line. The inbox's
- * empty-state snippet and the OpenAPI document's send example are run the same way.
+ * Every runnable example of the README and of every docs/*.md (read by test/helpers/docs.ts,
+ * README first), run as written against a real server on port 0 that serves the example
+ * templates: each `curl` block (its JSON answer compared with the `json` block that follows it,
+ * when there is one) and each `npx sendbox render` line. A guard fails on a curl example in any
+ * of them that nothing runs. The inbox's empty-state snippet and the OpenAPI document's send
+ * example are run the same way.
  */
 
-interface Block {
-  lang: string
-  body: string
-  line: number
-}
-
-export function fencedBlocks(markdown: string): Block[] {
-  const blocks: Block[] = []
-  const lines = markdown.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]!)
-    if (!open) continue
-    const start = i
-    const body: string[] = []
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!)
-    blocks.push({ lang: open[1]!, body: body.join('\n'), line: start + 1 })
-  }
-  return blocks
-}
-
 /**
- * The README's JSON next to an answer: strings with "…" stand for any string, `createdAt` and
+ * The docs' JSON next to an answer: strings with "…" stand for any string, `createdAt` and
  * `updatedAt` for any time; everything else must be equal, with the same keys.
  */
 function matchesExample(actual: unknown, example: unknown, path = '$'): string[] {
@@ -57,8 +47,8 @@ function matchesExample(actual: unknown, example: unknown, path = '$'): string[]
       return [`${path}: expected an object, got ${JSON.stringify(actual)}`]
     const keys = [...new Set([...Object.keys(example), ...Object.keys(actual)])]
     return keys.flatMap((key) => {
-      if (!(key in example)) return [`${path}.${key}: in the answer but not in the README`]
-      if (!(key in actual)) return [`${path}.${key}: in the README but not in the answer`]
+      if (!(key in example)) return [`${path}.${key}: in the answer but not in the example`]
+      if (!(key in actual)) return [`${path}.${key}: in the example but not in the answer`]
       return matchesExample(
         (actual as Record<string, unknown>)[key],
         (example as Record<string, unknown>)[key],
@@ -92,10 +82,12 @@ function bash(
 }
 
 let sandbox: Sendbox
+let docs: Awaited<ReturnType<typeof readDocs>>
 let blocks: Block[]
 const dirs: string[] = []
 beforeAll(async () => {
-  blocks = fencedBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'))
+  docs = await readDocs()
+  blocks = docs.flatMap(({ file, text }) => fencedBlocks(text, file))
   // The README's port; tests run in parallel, so it becomes this server's.
   sandbox = await startSendbox({
     port: 0,
@@ -111,27 +103,27 @@ afterAll(async () => {
 
 const onThisServer = (script: string) => script.replaceAll('http://127.0.0.1:5025', sandbox.url)
 
-describe('the README examples work as written', () => {
+describe('the README and docs/*.md examples work as written', () => {
   it('every curl block answers what the JSON block after it shows (and never an error it does not show)', async () => {
-    const curls = blocks.filter(
-      (b) => b.lang === 'sh' && /^curl /m.test(b.body) && !b.body.startsWith('#!'),
-    )
+    const curls = blocks.filter(isCurlExample)
     expect(curls.length).toBeGreaterThanOrEqual(3)
     for (const block of curls) {
+      const where = `${block.file}:${block.line}`
       const result = await bash(onThisServer(block.body))
-      expect(result.code, `README.md:${block.line}: ${result.stderr}`).toBe(0)
+      expect(result.code, `${where}: ${result.stderr}`).toBe(0)
       const answer = JSON.parse(result.stdout) as Record<string, unknown>
       const next = blocks[blocks.indexOf(block) + 1]
-      if (next?.lang === 'json' && next.line - block.line <= block.body.split('\n').length + 4) {
+      if (
+        next?.file === block.file &&
+        next.lang === 'json' &&
+        next.line - block.line <= block.body.split('\n').length + 4
+      ) {
         expect(
           matchesExample(answer, JSON.parse(next.body)),
-          `README.md:${next.line} against the answer to README.md:${block.line}\n${result.stdout}`,
+          `${next.file}:${next.line} against the answer to ${where}\n${result.stdout}`,
         ).toEqual([])
       } else {
-        expect(
-          answer.error,
-          `README.md:${block.line} answered an error: ${result.stdout}`,
-        ).toBeUndefined()
+        expect(answer.error, `${where} answered an error: ${result.stdout}`).toBeUndefined()
       }
     }
   })
@@ -158,6 +150,102 @@ describe('the README examples work as written', () => {
       expect(result.code, `${line}: ${result.stderr}`).toBe(0)
       expect(result.stdout.length, line).toBeGreaterThan(100)
     }
+  })
+
+  it('every `npx sendbox check` line passes on the example templates and fixtures', async () => {
+    const dir = await tempDir('sendbox-readme-check-')
+    dirs.push(dir)
+    await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
+    await cp(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true })
+    const lines = blocks
+      .filter((b) => b.lang === 'sh')
+      .flatMap((b) => b.body.split('\n').map((line) => ({ line, where: `${b.file}:${b.line}` })))
+      .filter(({ line }) => /^npx sendbox check(\s|$)/.test(line))
+    expect(lines.length).toBeGreaterThanOrEqual(1)
+    for (const { line, where } of lines) {
+      const command = line
+        .replace(/\s+#.*$/, '')
+        .replace(/^npx sendbox/, `node ${JSON.stringify(BIN)}`)
+      const result = await bash(command, dir)
+      expect(result.code, `${where}: ${line}\n${result.stderr}`).toBe(0)
+      expect(result.stderr, `${where}: ${line}`).toMatch(/no problems/)
+    }
+  })
+})
+
+/** Languages a reader would paste into a shell: a block in one of these is meant to run. */
+const SHELL = new Set(['', 'sh', 'bash', 'shell', 'zsh', 'console', 'shell-session'])
+/** A curl command, at the start of a line or of a command (`$(curl`, `| curl`, `&& curl`). */
+const CURL_COMMAND = /(^\s*|[$(|;&]\s*)curl\s/m
+
+/**
+ * The shell examples of the docs that nothing runs: a curl command outside a block the curl
+ * test runs (a ```bash block, an indented one, a `$(curl` alone) that is not a recipe file, or
+ * a `sendbox render` line the render test does not pick up.
+ */
+function unrunShellExamples(
+  docs: Array<{ file: string; text: string }>,
+  run: Block[],
+  recipes: string[],
+): string[] {
+  const ran = new Set(run.map((b) => `${b.file}:${b.line}`))
+  return docs
+    .flatMap(({ file, text }) => anyFencedBlocks(text, file))
+    .filter((b) => SHELL.has(b.lang) && !recipes.includes(b.body.trimEnd()))
+    .flatMap((b) => {
+      const where = `${b.file}:${b.line} (${b.lang ? `\`\`\`${b.lang}` : 'no language'})`
+      const problems: string[] = []
+      if (CURL_COMMAND.test(b.body) && !ran.has(`${b.file}:${b.line}`))
+        problems.push(`${where}: a curl example the curl test does not run`)
+      const renders = b.body.split('\n').filter((l) => /\bsendbox render /.test(l))
+      if (renders.some((l) => b.lang !== 'sh' || !l.startsWith('npx sendbox render ')))
+        problems.push(`${where}: a sendbox render line the render test does not run`)
+      return problems
+    })
+}
+
+describe('no example in the README or docs/*.md goes unrun', () => {
+  it('every shell block with a curl or a sendbox render is run above, or is a recipe file test/recipes/ runs', async () => {
+    const recipes = [...(await recipeTexts()).values()]
+    const run = blocks.filter(isCurlExample)
+    expect(
+      unrunShellExamples(docs, run, recipes),
+      'write a runnable example as a ```sh block whose commands start their line (curl …, npx sendbox render …)',
+    ).toEqual([])
+    // Every curl block found by the strict reading is one the lenient reading sees too.
+    const found = docs.flatMap(({ file, text }) => anyFencedBlocks(text, file))
+    for (const block of run)
+      expect(found.some((b) => b.file === block.file && b.line === block.line)).toBe(true)
+  })
+
+  it('the guard finds what the runners would miss', () => {
+    const markdown = [
+      '```sh',
+      'curl -s http://127.0.0.1:5025/templates',
+      '```',
+      '```bash',
+      'curl -s http://127.0.0.1:5025/templates',
+      '```',
+      '- a list item:',
+      '',
+      '  ```sh',
+      '  ID=$(curl -s http://127.0.0.1:5025/messages)',
+      '  ```',
+      '```shell',
+      'npx sendbox render welcome',
+      '```',
+      '```text',
+      'curl is not run from a text block',
+      '```',
+    ].join('\n')
+    const doc = { file: 'docs/x.md', text: markdown }
+    const run = fencedBlocks(markdown, 'docs/x.md').filter(isCurlExample)
+    expect(run.map((b) => b.line)).toEqual([1])
+    expect(unrunShellExamples([doc], run, [])).toEqual([
+      'docs/x.md:4 (```bash): a curl example the curl test does not run',
+      'docs/x.md:9 (```sh): a curl example the curl test does not run',
+      'docs/x.md:12 (```shell): a sendbox render line the render test does not run',
+    ])
   })
 })
 

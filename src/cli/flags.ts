@@ -122,6 +122,24 @@ export const serveFlags = {
     description:
       'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable',
   },
+  https: {
+    type: 'boolean',
+    env: 'SENDBOX_HTTPS',
+    default: 'false',
+    description: 'Serve HTTPS with a local CA kept beside the log (prints how to trust it)',
+  },
+  'https-cert': {
+    type: 'string',
+    env: 'SENDBOX_HTTPS_CERT',
+    valueHint: 'file',
+    description: 'Serve HTTPS with your own certificate (PEM; implies --https, needs --https-key)',
+  },
+  'https-key': {
+    type: 'string',
+    env: 'SENDBOX_HTTPS_KEY',
+    valueHint: 'file',
+    description: 'The private key (PEM) of --https-cert',
+  },
   open: {
     type: 'boolean',
     env: 'SENDBOX_OPEN',
@@ -255,6 +273,9 @@ export function serveOptionsFrom(
     allowedHosts: pick('allowed-host') as string[] | undefined,
     cors: pick('cors') as string[] | undefined,
     inspectorPassword: pick('inspector-password') as string | undefined,
+    https: pick('https') as boolean | undefined,
+    httpsCert: pick('https-cert') as string | undefined,
+    httpsKey: pick('https-key') as string | undefined,
     open: pick('open') as boolean | undefined,
     webhook: pick('webhook') as string[] | undefined,
     webhookSecret: pick('webhook-secret') as string | undefined,

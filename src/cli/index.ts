@@ -5,7 +5,7 @@ import { serveFlags, serveOptionsFrom } from './flags.js'
 import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
 
-const COMMANDS = ['serve', 'init', 'check', 'render'] as const
+const COMMANDS = ['serve', 'init', 'check', 'render', 'mcp'] as const
 
 /** Said in the banner, where it stays on screen (the warning above it scrolls away). */
 const MISSING_TEMPLATES =
@@ -18,6 +18,7 @@ Usage: sendbox [serve] [flags]      start the API and the inbox (the default)
        sendbox init [flags]         create templates/ and fixtures/ with a starter
        sendbox check [flags]        parse and render every template with its fixtures
        sendbox render <slug> [flags] print a rendered template
+       sendbox mcp [--url <url>]    serve a running sandbox to a coding agent (MCP, stdio)
        sendbox <command> --help     flags of a command
        sendbox --version
 `
@@ -51,6 +52,8 @@ export async function main(
         return await (await import('./check.js')).check(argv, env, wantsHelp)
       case 'render':
         return await (await import('./render.js')).render(argv, env, wantsHelp)
+      case 'mcp':
+        return await (await import('./mcp.js')).mcp(argv, env, wantsHelp)
     }
   } catch (error) {
     return fail(error)
@@ -69,6 +72,23 @@ function fail(error: unknown): number {
   }
   process.stderr.write(`sendbox: ${(error as Error)?.stack ?? String(error)}\n`)
   return 1
+}
+
+/**
+ * How to trust the local CA, one line per kind of client (CONTRACT §11); nothing without HTTPS.
+ *
+ * @example httpsLines('/p/.sendbox/ca.pem', null)[0] // '  CA         /p/.sendbox/ca.pem   (trust it once: …)'
+ */
+export function httpsLines(caFile: string | null, ownCert: string | null): string[] {
+  if (ownCert) return [`  HTTPS      your certificate ${ownCert} (--https-cert)`]
+  if (!caFile) return []
+  return [
+    `  CA         ${caFile}   (trust it once: one of these; more in docs/https.md)`,
+    `    Node       NODE_EXTRA_CA_CERTS=${caFile}`,
+    `    OpenSSL    SSL_CERT_FILE=${caFile}   (Python ssl, Ruby, Go; replaces their CA list)`,
+    `    requests   REQUESTS_CA_BUNDLE=${caFile}`,
+    `    Browser    import it as a trusted authority (Settings > Certificates > Authorities)`,
+  ]
 }
 
 async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -119,6 +139,7 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(config.deliveryDelay
         ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`]
         : []),
+      ...httpsLines(sandbox.caFile, config.httpsCert),
       '',
       `sendbox ready ${sandbox.url}`,
       '',

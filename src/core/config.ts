@@ -67,6 +67,17 @@ export interface SendboxOptions {
   webhookBackoff?: number
   /** @internal Milliseconds a webhook attempt may take. Default 5000. */
   webhookTimeout?: number
+  /**
+   * Serve HTTPS, with a certificate signed by a local CA kept beside the log (see `sandbox.ca`).
+   * Default false; `httpsCert` and `httpsKey` imply it.
+   */
+  https?: boolean
+  /** Your own certificate (PEM file, the chain after it) instead of the local CA's. */
+  httpsCert?: string
+  /** The private key (PEM file) of `httpsCert`. */
+  httpsKey?: string
+  /** @internal Days a new server certificate is valid. Default 397; tests make it near its end. */
+  httpsCertDays?: number
 }
 
 export interface SendboxConfig {
@@ -104,6 +115,13 @@ export interface SendboxConfig {
   deliveryDelay: number
   webhookBackoffMs: number
   webhookTimeoutMs: number
+  /** Serving HTTPS. */
+  https: boolean
+  /** `--https-cert`/`--https-key`, resolved; null: the local CA's certificate. */
+  httpsCert: string | null
+  httpsKey: string | null
+  /** Days a new server certificate of the local CA is valid. */
+  httpsCertDays: number
 }
 
 export const DEFAULTS = {
@@ -121,6 +139,8 @@ export const DEFAULTS = {
   deliveryDelay: 0,
   webhookBackoffMs: 1000,
   webhookTimeoutMs: 5000,
+  // Under the 398 days browsers allow (see SERVER_DAYS in src/server/local-ca.ts).
+  httpsCertDays: 397,
 } as const
 
 /** Standard Webhooks secrets: `whsec_` then the key in base64. */
@@ -258,6 +278,36 @@ function allowedHosts(value: SendboxOptions['allowedHosts']): {
   return { allowedHosts: names.map((n) => n.replace(/\.$/, '')), anyHost: false }
 }
 
+/** `--https`, `--https-cert`, `--https-key`: the two files come together, and imply `--https`. */
+function httpsOptions(options: SendboxOptions, cwd: string) {
+  const file = (flag: string, value: string | undefined) => {
+    if (value === undefined) return null
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new ConfigError(flag, 'expected the path of a PEM file')
+    return resolve(cwd, value)
+  }
+  const httpsCert = file('--https-cert', options.httpsCert)
+  const httpsKey = file('--https-key', options.httpsKey)
+  if ((httpsCert === null) !== (httpsKey === null)) {
+    const [given, missing] = httpsCert
+      ? ['--https-cert', '--https-key']
+      : ['--https-key', '--https-cert']
+    throw new ConfigError(missing, `needed with ${given}: give both your certificate and its key`)
+  }
+  return {
+    https: options.https === true || httpsCert !== null,
+    httpsCert,
+    httpsKey,
+    httpsCertDays: integer(
+      'httpsCertDays',
+      options.httpsCertDays ?? DEFAULTS.httpsCertDays,
+      1,
+      825,
+      'days from 1 to 825',
+    ),
+  }
+}
+
 /** Validates options into the config every layer reads. Throws `ConfigError`. */
 export function resolveConfig(
   options: SendboxOptions = {},
@@ -353,5 +403,6 @@ export function resolveConfig(
       600_000,
       'milliseconds',
     ),
+    ...httpsOptions(options, cwd),
   }
 }

@@ -9,6 +9,7 @@ import type { WebhookDispatcher } from './webhooks.js'
 import type { Logger } from './logger.js'
 import type { PreviewStore } from './previews.js'
 import type { FrameBatches } from './frame-batch.js'
+import type { MessageReader } from './reading.js'
 
 export type { Logger } from './logger.js'
 
@@ -35,6 +36,8 @@ export interface AppContext {
   previews: PreviewStore
   /** The event streams' shared frame batches, one per kind (GET /_sandbox/api/events). */
   frames: FrameBatches
+  /** Links and codes of records as they leave sendbox (CONTRACT §9), each computed once. */
+  reader: MessageReader
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void
 }

@@ -12,6 +12,7 @@ import type { SendboxConfig } from './config.js'
 import type { EventBus } from './events.js'
 import type { Logger } from './logger.js'
 import { outcomeOf, remainingSteps, stepsFor, suppresses } from './outcomes.js'
+import { readingOf } from './reading.js'
 import { recipientEvent, sentEvent } from './webhook-events.js'
 import type { WebhookDispatcher } from './webhooks.js'
 
@@ -37,7 +38,7 @@ export interface SimulatedEvent {
   type: SimulatedEventType
   /** A recipient's address; default: the first recipient. */
   recipient?: string
-  /** `clicked`: a link that occurs in the message's HTML. */
+  /** `clicked`: the href of one of the message's `links` (CONTRACT §9). */
   url?: string
 }
 
@@ -83,7 +84,7 @@ export function parseSimulatedEvent(body: unknown): Parsed<SimulatedEvent> {
     problems.push({
       field: 'url',
       code: 'invalid_type',
-      message: "url must be a link (a string) that occurs in the message's HTML.",
+      message: "url must be the href (a string) of one of the message's links.",
     })
   else if (type === 'clicked' && url === undefined)
     problems.push({
@@ -151,30 +152,21 @@ export class UrlNotInMessageError extends Error {
   ) {
     super(
       links.length
-        ? `The message's HTML has no link to ${url}; its links are ${links.slice(0, 10).join(', ')}${links.length > 10 ? ', …' : ''}.`
-        : `The message's HTML has no link to ${url} (it has no links at all).`,
+        ? `The message has no link to ${url}; its links are ${links.slice(0, 10).join(', ')}${links.length > 10 ? ', …' : ''}.`
+        : `The message has no link to ${url} (it has no links at all).`,
     )
   }
 }
 
 /**
- * The href of every link in an HTML document, in order, without repeats (entities `&amp;`
- * decoded, which is how a browser would follow them).
+ * The hrefs a click may name: the message's `links` (CONTRACT §9), without repeats.
  *
  * @example
- * linksIn('<a href="https://x.test/?a=1&amp;b=2">x</a>') // ['https://x.test/?a=1&b=2']
+ * clickableUrls({ html: '<a href="https://x.test/?a=1&amp;b=2">x</a>', text: '' }) // ['https://x.test/?a=1&b=2']
  */
-export function linksIn(html: string): string[] {
-  const links = new Set<string>()
-  for (const match of html.matchAll(/<a\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
-    const href = (match[1] ?? match[2] ?? match[3] ?? '').replace(/&amp;/g, '&').trim()
-    if (href) links.add(href)
-  }
-  return [...links]
+export function clickableUrls(record: Pick<MessageRecord, 'html' | 'text'>): string[] {
+  return [...new Set(readingOf(record).links.map((link) => link.href))]
 }
-
-const occursIn = (html: string, url: string) =>
-  html.includes(url) || html.includes(url.replace(/&/g, '&amp;'))
 
 /** `Ada <ada@example.com>` or `ada@example.com` → `ada@example.com`. */
 const bareAddress = (value: string) =>
@@ -336,14 +328,17 @@ export function createDeliveryEngine(
             record.recipients.map((r) => r.address),
           )
       }
-      if (input.type === 'clicked' && !occursIn(record.html, input.url ?? ''))
-        throw new UrlNotInMessageError(input.url ?? '', linksIn(record.html))
+      if (input.type === 'clicked') {
+        const urls = clickableUrls(record)
+        if (!urls.includes(input.url?.trim() ?? ''))
+          throw new UrlNotInMessageError(input.url ?? '', urls)
+      }
       pending.get(id)?.skip.add(recipient)
       const entry: RecipientEventEntry = {
         recipient,
         type: input.type,
         at: new Date().toISOString(),
-        ...(input.type === 'clicked' ? { url: input.url! } : {}),
+        ...(input.type === 'clicked' ? { url: input.url!.trim() } : {}),
         ...(input.type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
         simulated: true,
       }

@@ -23,17 +23,47 @@ export interface EventBus {
   size(): number
 }
 
-/** A synchronous fan-out. A listener that throws is reported and never breaks a send. */
+/**
+ * A synchronous fan-out, in order. An event emitted while another is being delivered (a
+ * listener that emits: the delivery engine queues `message.sent`'s webhook, and so emits
+ * `webhook`, as it hears `message`) waits until every listener has heard the current one, so
+ * every listener hears events in the order they happened: no event-stream client hears of a
+ * message's webhook before the message. An emit from outside a listener has reached every
+ * listener when it returns. A listener that throws is reported and never breaks a send.
+ *
+ * @example
+ * const events = createEventBus((error) => console.error(error))
+ * const stop = events.subscribe((event) => console.log(event.type))
+ * events.emit({ type: 'deleted', id: 'msg_1' }) // logs "deleted" before emit returns
+ * stop()
+ */
 export function createEventBus(report: (error: unknown) => void = () => {}): EventBus {
   const listeners = new Set<(event: SandboxEvent) => void>()
+  /** Events emitted during a delivery, oldest first; non-empty only while delivering. */
+  const queue: SandboxEvent[] = []
+  let delivering = false
+
+  function deliver(event: SandboxEvent): void {
+    for (const listener of listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        report(error)
+      }
+    }
+  }
+
   return {
     emit(event) {
-      for (const listener of listeners) {
-        try {
-          listener(event)
-        } catch (error) {
-          report(error)
-        }
+      queue.push(event)
+      if (delivering) return
+      delivering = true
+      try {
+        // Index, not shift(): a burst of nested emits stays O(n).
+        for (let i = 0; i < queue.length; i++) deliver(queue[i]!)
+      } finally {
+        queue.length = 0
+        delivering = false
       }
     },
     subscribe(listener) {

@@ -32,6 +32,7 @@ const text = () => optional(string())
 
 export const MESSAGE_FILTER = object({
   to: text(),
+  recipient: text(),
   from: text(),
   template: text(),
   subject: text(),

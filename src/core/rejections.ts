@@ -1,3 +1,4 @@
+import { bareAddress } from '../store/index.js'
 import type { MessageFilter } from '../store/types.js'
 import type { EventBus } from './events.js'
 import type { Rejection, RejectionInput } from './rejection-types.js'
@@ -105,7 +106,10 @@ export function rejectionMatches(r: Rejection, filter: MessageFilter): boolean {
     has(r.template, filter.template) &&
     has(r.subject, filter.subject) &&
     has(r.from, filter.from) &&
-    (r.to === null || !filter.to || r.to.some((to) => has(to, filter.to)))
+    (r.to === null || !filter.to || r.to.some((to) => has(to, filter.to))) &&
+    (r.to === null ||
+      !filter.recipient ||
+      r.to.some((to) => bareAddress(to) === bareAddress(filter.recipient!)))
   )
 }
 
@@ -137,7 +141,7 @@ export function rejectionHint(ctx: { rejections: RejectionLog }, filter: Message
       ? ` And ${groups.size - 3} other kind${groups.size - 3 === 1 ? '' : 's'} of rejection.`
       : ''
   const n = matching.length
-  const to = filter.to ? ` to ${filter.to}` : ''
+  const to = filter.recipient ? ` to ${filter.recipient}` : filter.to ? ` to ${filter.to}` : ''
   return [
     `${n} send${n === 1 ? '' : 's'}${to} ${n === 1 ? 'was' : 'were'} rejected recently: ${shown.join('; ')}.${more} GET /_sandbox/api/rejections lists them.`,
   ]

@@ -57,6 +57,27 @@ export const ADDRESS = component('Address', {
   },
 })
 
+export const MESSAGE_LINK = component('MessageLink', {
+  type: 'object',
+  description:
+    'A link a reader could follow (CONTRACT §9): an `<a href>` or `<area href>` of the HTML, or a URL only the text part has.',
+  required: ['href', 'text'],
+  properties: {
+    href: str(
+      'As a browser reads it: character references decoded, surrounding whitespace trimmed.',
+      {
+        examples: ['https://acme.test/reset?token=abc&user=ada'],
+      },
+    ),
+    text: {
+      type: ['string', 'null'],
+      description:
+        'The link\'s visible text, whitespace collapsed; an image\'s `alt` when the link holds only an image; `""` when it has none; null for a URL of the text part.',
+      examples: ['Reset your password'],
+    },
+  },
+})
+
 const RECORD_PROPERTIES: Record<string, JsonSchema> = {
   id: str('The message id.', {
     pattern: MESSAGE_ID.source,
@@ -91,11 +112,19 @@ const RECORD_PROPERTIES: Record<string, JsonSchema> = {
   html: str('The rendered HTML.'),
   text: str('The plain-text version derived from the HTML.'),
   warnings: list(WARNING, 'Soft problems found when it was sent.'),
+  links: list(
+    MESSAGE_LINK,
+    'Every `<a href>` and `<area href>` of the HTML in document order, duplicates kept; then each http(s) URL of the text part they did not list (`text: null`). A simulated `clicked` names one of their `href`s.',
+  ),
+  codes: list(
+    str('A code, its grouping spaces or hyphens removed.', { examples: ['482913'] }),
+    'The one-time codes a reader would type, from the text part, in order, without repeats: 4 to 10 digits (one space or hyphen may group them), or 4 to 10 uppercase letters and digits with at least one of each, alone on a line or after a word such as code, PIN, OTP, passcode, password or verification in the same sentence; never part of a URL, an address, a date, a time, an amount, or an order or invoice number.',
+  ),
 }
 
 export const MESSAGE_RECORD = component('MessageRecord', {
   type: 'object',
-  description: 'A stored message.',
+  description: 'A stored message, with the links and codes sendbox read in it.',
   required: Object.keys(RECORD_PROPERTIES),
   properties: RECORD_PROPERTIES,
 })
@@ -104,6 +133,8 @@ const {
   html: _html,
   text: _text,
   templateVariables: _variables,
+  links: _links,
+  codes: _codes,
   ...SUMMARY_PROPERTIES
 } = RECORD_PROPERTIES
 

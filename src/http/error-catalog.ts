@@ -126,7 +126,7 @@ export const ERROR_CODES = {
   },
   url_not_in_message: {
     description:
-      "A simulated click names a url that does not occur in the message's HTML; details list its links.",
+      "A simulated click names a url that is none of the message's links; details list their hrefs.",
     detail: {
       type: 'object',
       required: ['field', 'links'],

@@ -30,6 +30,8 @@ export interface GuardPolicy {
   /** Origins allowed on the emulated API. */
   cors: readonly string[]
   inspectorPassword: string | null
+  /** Serving HTTPS itself: then only an `https:` origin is its own. */
+  tls: boolean
 }
 
 /** Every answer carries it: a JSON error must never be sniffed into HTML by an old browser. */
@@ -94,12 +96,14 @@ const NAVIGABLE: ReadonlySet<string> = new Set(['/', '/_sandbox', '/_sandbox/'])
 
 /**
  * Whether an `Origin` is the server's own: same host and port as the request's Host (already
- * checked), over http or https (a TLS proxy in front).
+ * checked), over http or https (a TLS proxy in front); over https only when the server itself
+ * serves TLS (`tls`): no page of that port was ever served over plain http.
  *
- * @example isOwnOrigin('http://localhost:5025', 'localhost:5025') // true
- * @example isOwnOrigin('null', 'localhost:5025')                  // false
+ * @example isOwnOrigin('http://localhost:5025', 'localhost:5025')        // true
+ * @example isOwnOrigin('http://localhost:5025', 'localhost:5025', true)  // false
+ * @example isOwnOrigin('null', 'localhost:5025')                         // false
  */
-export function isOwnOrigin(origin: string, host: string | null): boolean {
+export function isOwnOrigin(origin: string, host: string | null, tls = false): boolean {
   if (host === null) return false
   let url: URL
   try {
@@ -107,7 +111,7 @@ export function isOwnOrigin(origin: string, host: string | null): boolean {
   } catch {
     return false
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
+  if (url.protocol !== 'https:' && (tls || url.protocol !== 'http:')) return false
   let own: string
   try {
     own = new URL(`${url.protocol}//${host}`).host
@@ -138,9 +142,10 @@ export function crossSiteReason(
   request: RequestOrigin,
   method: string,
   pathname: string,
+  tls = false,
 ): string | null {
   const foreignSite = request.site === 'cross-site' || request.site === 'same-site'
-  const foreignOrigin = request.origin !== null && !isOwnOrigin(request.origin, request.host)
+  const foreignOrigin = request.origin !== null && !isOwnOrigin(request.origin, request.host, tls)
   if (!foreignSite && !foreignOrigin) return null
   // A link or a bookmark to the inbox: the page loads, and its own requests are same-origin.
   if (
@@ -202,6 +207,7 @@ export function guardPolicy(config: {
   anyHost: boolean
   cors: readonly string[]
   inspectorPassword: string | null
+  https?: boolean
 }): GuardPolicy {
   const bound = hostName(
     config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host,
@@ -212,6 +218,7 @@ export function guardPolicy(config: {
     anyHost: config.anyHost,
     cors: config.cors,
     inspectorPassword: config.inspectorPassword,
+    tls: config.https === true,
   }
 }
 
@@ -265,6 +272,7 @@ export function createGuard(policy: GuardPolicy): {
       { host, origin, site: headers.get('sec-fetch-site'), mode: headers.get('sec-fetch-mode') },
       method,
       pathname,
+      policy.tls,
     )
     if (reason) {
       const hint = api

@@ -30,7 +30,7 @@ const SIMULATED_EVENT: BodySpec<SimulatedEvent> = {
       url: {
         type: 'string',
         description:
-          "`clicked` only, and required there: a link that occurs in the message's HTML.",
+          "`clicked` only, and required there: the `href` of one of the message's `links`.",
       },
     },
   }),
@@ -62,7 +62,7 @@ export const deliveryOperations = [
     tag: 'inspector',
     summary: 'Simulate what a recipient did: opened, clicked, bounced, complained, delivered.',
     description:
-      'Appends the event to the recipient (the first when none is named), updates the states, and fires its webhook. A `clicked` needs a `url` that occurs in the HTML. A simulated event takes the recipient over: its remaining automatic steps are dropped.',
+      "Appends the event to the recipient (the first when none is named), updates the states, and fires its webhook. A `clicked` needs a `url`: the `href` of one of the message's `links`. Answers the record after it. A simulated event takes the recipient over: its remaining automatic steps are dropped.",
     params: {
       id: pathParam(
         'A message id, as POST /messages answered it.',
@@ -87,7 +87,7 @@ export const deliveryOperations = [
     ],
     async handler({ ctx, params, body }) {
       try {
-        return await ctx.delivery.simulate(params.id, body)
+        return ctx.reader.read(await ctx.delivery.simulate(params.id, body))
       } catch (error) {
         if (error instanceof MessageNotFoundError)
           throw apiError(

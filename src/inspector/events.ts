@@ -2,8 +2,10 @@ import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
 import type { SandboxEvent } from '../core/events.js'
 import { createFrameBatch, type FrameBatches } from '../core/frame-batch.js'
+import type { MessageReader } from '../core/reading.js'
 import { defineOperation } from '../http/define.js'
 import { recordJson } from '../store/index.js'
+import type { MessageRecord } from '../store/types.js'
 import { FIELDS_QUERY, summaryOf } from './query.js'
 
 /** Heartbeat comments keep proxies and browsers from closing an idle stream. */
@@ -17,12 +19,21 @@ export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024
 
 const encoder = new TextEncoder()
 
+/**
+ * A whole record's JSON with its reading (CONTRACT §9): the line the log just wrote for it, with
+ * `links` and `codes` added before its closing brace, so the record is not serialised a second time.
+ */
+function readRecordJson(event: { record: MessageRecord }, reader: MessageReader): string {
+  const { links, codes } = reader.of(event.record)
+  const line = recordJson(event.record)
+  return `${line.slice(0, -1)},"links":${JSON.stringify(links)},"codes":${JSON.stringify(codes)}}`
+}
+
 /** An event as a frame; with `summary`, a `message` carries the record without its bodies. */
-function frame(event: SandboxEvent, summary: boolean): string {
+function frame(event: SandboxEvent, summary: boolean, reader: MessageReader): string {
   switch (event.type) {
     case 'message':
-      // Whole, it is the line the log just wrote for it: the record is not serialised a second time.
-      return `event: message\nid: ${event.record.id}\ndata: ${summary ? JSON.stringify(summaryOf(event.record)) : recordJson(event.record)}\n\n`
+      return `event: message\nid: ${event.record.id}\ndata: ${summary ? JSON.stringify(summaryOf(event.record)) : readRecordJson(event, reader)}\n\n`
     case 'deleted':
       return `event: deleted\ndata: ${JSON.stringify({ id: event.id })}\n\n`
     case 'cleared':
@@ -61,12 +72,12 @@ export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) 
  * The frame batches of one sandbox (see core/frame-batch.ts), built by the composition root
  * into its context: whole records, and summaries.
  *
- * @example const ctx = { …, frames: createFrameBatches() }
+ * @example const ctx = { …, frames: createFrameBatches(reader) }
  */
-export function createFrameBatches(): FrameBatches {
+export function createFrameBatches(reader: MessageReader): FrameBatches {
   return {
-    full: createFrameBatch((event) => encoder.encode(frame(event, false))),
-    summary: createFrameBatch((event) => encoder.encode(frame(event, true))),
+    full: createFrameBatch((event) => encoder.encode(frame(event, false, reader))),
+    summary: createFrameBatch((event) => encoder.encode(frame(event, true, reader))),
   }
 }
 
@@ -78,7 +89,7 @@ export const eventOperation = defineOperation({
   tag: 'inspector',
   summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
   description:
-    'Events: `message` (a record, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
+    'Events: `message` (a record with its `links` and `codes`, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   query: FIELDS_QUERY,
   success: {
     status: 200,

@@ -84,7 +84,10 @@ export const messageOperations = [
     handler({ ctx, query }) {
       const page = ctx.log.list(filterOf(query))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
-      const messages = query.fields === 'summary' ? page.messages.map(summaryOf) : page.messages
+      const messages =
+        query.fields === 'summary'
+          ? page.messages.map(summaryOf)
+          : page.messages.map(ctx.reader.read)
       // Sizes are known (measured when stored): a large page streams instead of becoming one string.
       let bytes = 0
       for (const record of page.messages) bytes += recordSize(record)
@@ -125,12 +128,13 @@ export const messageOperations = [
       const abort = new AbortController()
       event.runtime?.node?.res?.once('close', () => abort.abort())
       try {
-        return await waitForMessage(ctx, {
+        const record = await waitForMessage(ctx, {
           ...filterOf(query),
           timeout: query.timeout,
           signal: abort.signal,
           ...(query.after ? { after: query.after } : {}),
         })
+        return ctx.reader.read(record)
       } catch (error) {
         if (error instanceof WaitTimeoutError)
           throw apiError(
@@ -151,11 +155,11 @@ export const messageOperations = [
     operationId: 'getMessage',
     tag: 'inspector',
     summary: 'One message.',
-    description: 'The whole record, as stored.',
+    description: 'The whole record, as stored, with its `links` and `codes`.',
     params: one,
     success: { status: 200, description: 'The record.', schema: MESSAGE_RECORD },
     errors: NOT_FOUND,
-    handler: ({ ctx, params }) => findMessage(ctx, params.id),
+    handler: ({ ctx, params }) => ctx.reader.read(findMessage(ctx, params.id)),
   }),
   defineOperation({
     method: 'DELETE',

@@ -14,6 +14,10 @@ export const FILTER_QUERY = {
     'Only messages with a recipient (name or address) containing this, case-insensitive.',
     { examples: ['ada@example.com'] },
   ),
+  recipient: textParam(
+    'Only messages one of whose recipients has exactly this address, case-insensitive (where `to` is a substring: `ada@example.com` does not match `lovelace-ada@example.com` here).',
+    { examples: ['ada@example.com'] },
+  ),
   from: textParam('Only messages whose sender (name or address) contains this, case-insensitive.', {
     examples: ['acme'],
   }),

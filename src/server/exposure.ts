@@ -21,8 +21,29 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Every URL a server bound to `host:port` answers at: for a wildcard, one per address of this
- * machine's interfaces (IPv4 for 0.0.0.0; IPv4 and IPv6 for ::, link-local ones left out).
+ * Every address a server bound to `host` answers at: for a wildcard, those of this machine's
+ * interfaces (IPv4 for 0.0.0.0; IPv4 and IPv6 for ::, link-local ones left out).
+ *
+ * @example reachableAddresses('192.168.1.20') // ['192.168.1.20']
+ */
+export function reachableAddresses(host: string, interfaces = networkInterfaces()): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [host]
+  const addresses: string[] = []
+  for (const list of Object.values(interfaces)) {
+    for (const address of list ?? []) {
+      if (
+        address.family === 'IPv6' &&
+        (host === '0.0.0.0' || address.address.toLowerCase().startsWith('fe80'))
+      )
+        continue
+      addresses.push(address.address)
+    }
+  }
+  return [...new Set(addresses)]
+}
+
+/**
+ * Every URL a server bound to `host:port` answers at (see `reachableAddresses`).
  *
  * @example reachableUrls('192.168.1.20', 5025) // ['http://192.168.1.20:5025']
  */
@@ -30,20 +51,14 @@ export function reachableUrls(
   host: string,
   port: number,
   interfaces = networkInterfaces(),
+  scheme: 'http' | 'https' = 'http',
 ): string[] {
-  if (host !== '0.0.0.0' && host !== '::') return [serverUrl(host, port)]
-  const urls: string[] = []
-  for (const addresses of Object.values(interfaces)) {
-    for (const address of addresses ?? []) {
-      if (
-        address.family === 'IPv6' &&
-        (host === '0.0.0.0' || address.address.toLowerCase().startsWith('fe80'))
-      )
-        continue
-      urls.push(serverUrl(address.address, port))
-    }
-  }
-  return [...new Set(urls)]
+  if (host !== '0.0.0.0' && host !== '::') return [serverUrl(host, port, undefined, scheme)]
+  return [
+    ...new Set(
+      reachableAddresses(host, interfaces).map((a) => serverUrl(a, port, undefined, scheme)),
+    ),
+  ]
 }
 
 /**
@@ -53,12 +68,12 @@ export function reachableUrls(
  * // 'sendbox is listening on 0.0.0.0, which other machines can reach: …'
  */
 export function exposureWarning(
-  config: { host: string; inspectorPassword: string | null },
+  config: { host: string; inspectorPassword: string | null; https?: boolean },
   port: number,
   interfaces = networkInterfaces(),
 ): string | null {
   if (isLoopbackHost(config.host)) return null
-  const urls = reachableUrls(config.host, port, interfaces)
+  const urls = reachableUrls(config.host, port, interfaces, config.https ? 'https' : 'http')
   const guarded = config.inspectorPassword !== null
   return [
     `sendbox is listening on ${config.host}, which other machines can reach: ${

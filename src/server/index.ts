@@ -16,10 +16,12 @@ import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
 import { withReasonPhrases } from './reason.js'
+import { createMessageReader } from '../core/reading.js'
 import type { AppContext, Logger } from '../core/context.js'
-import { exposureWarning } from './exposure.js'
+import { exposureWarning, isLoopbackHost } from './exposure.js'
 import { logTemplateChange } from './template-log.js'
 import { listen, StartError, type Listener } from './listener.js'
+import { setUpTls, type TlsSetup } from './tls.js'
 
 export { StartError }
 
@@ -65,6 +67,8 @@ export interface RunningServer {
   /** API base URL, e.g. `http://127.0.0.1:54321`. */
   url: string
   port: number
+  /** With `--https`: the local CA's certificate and its file (both null with your own). */
+  tls: Pick<TlsSetup, 'ca' | 'caFile'> | null
   /** Stops listening, ends streams and waits, closes the catalog and the log. Idempotent. */
   close(): Promise<void>
 }
@@ -117,6 +121,7 @@ export async function startServer(
     userAgent: `sendbox/${version}`,
     events,
   })
+  const reader = createMessageReader()
   const ctx: AppContext = {
     config,
     version,
@@ -130,7 +135,8 @@ export async function startServer(
     webhooks,
     logger,
     previews: createPreviewStore(),
-    frames: createFrameBatches(),
+    frames: createFrameBatches(reader),
+    reader,
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
       if (closing !== undefined) {
@@ -148,23 +154,32 @@ export async function startServer(
     if (config.logs) logTemplateChange(catalog, change, logger)
   })
   let listener: Listener
+  let tls: TlsSetup | null = null
+  const network = !isLoopbackHost(config.host)
   try {
+    // After the log: a second server on the same log has been refused by then, before it could
+    // write the CA's files beside it.
+    tls = await setUpTls(config, logger.warn)
     listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
       port: config.port,
       host: config.host,
       warn: logger.warn,
+      tls,
+      network,
     })
   } catch (error) {
     stopTemplateEvents()
     ctx.delivery.close()
     webhooks.close()
-    await Promise.all([catalog.close(), log.close()])
+    await Promise.all([catalog.close(), log.close(), tls?.close()])
     throw error
   }
   const port = listener.port
-  const url = serverUrl(config.host, port)
+  const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
   const exposed = exposureWarning(config, port)
   if (exposed) logger.warn(exposed)
+  // For a phone on the same network: the inbox's URLs there, and a QR code of the first.
+  if (network && config.logs) await listener.showNetworkUrls?.('/_sandbox/')
 
   const close = () =>
     (closing ??= (async () => {
@@ -175,10 +190,16 @@ export async function startServer(
       ctx.delivery.close()
       webhooks.close()
       await listener.close()
-      await Promise.all([catalog.close(), log.close()])
+      await Promise.all([catalog.close(), log.close(), tls?.close()])
     })())
 
   // After the caller has heard "ready": the first send then finds the text converter loaded.
   setTimeout(warmPlainText, 0).unref()
-  return { ctx, url, port, close }
+  return {
+    ctx,
+    url,
+    port,
+    tls: tls && { ca: tls.ca, caFile: tls.caFile },
+    close,
+  }
 }

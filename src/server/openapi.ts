@@ -71,7 +71,12 @@ export const openApiOperation = defineOperation({
     return sandboxDocument(
       ALL_OPERATIONS,
       ctx.version,
-      serverUrl(ctx.config.host, socket?.localPort ?? ctx.config.port, socket?.localAddress),
+      serverUrl(
+        ctx.config.host,
+        socket?.localPort ?? ctx.config.port,
+        socket?.localAddress,
+        ctx.config.https ? 'https' : 'http',
+      ),
     )
   },
 })

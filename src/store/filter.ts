@@ -17,6 +17,7 @@ export function formatAddress({ name, address }: Address): string {
  */
 export function compileFilter(filter: MessageFilter = {}): RecordPredicate {
   const to = needle(filter.to)
+  const recipient = filter.recipient ? bareAddress(filter.recipient) : undefined
   const from = needle(filter.from)
   const template = needle(filter.template)
   const subject = needle(filter.subject)
@@ -34,6 +35,8 @@ export function compileFilter(filter: MessageFilter = {}): RecordPredicate {
     (subject === undefined || contains(record.subject, subject)) &&
     (from === undefined || (record.from != null && contains(formatAddress(record.from), from))) &&
     (to === undefined || (record.to ?? []).some((a) => contains(formatAddress(a), to))) &&
+    (recipient === undefined ||
+      (record.to ?? []).some((a) => a.address.toLowerCase() === recipient)) &&
     (!hasSince || Date.parse(record.createdAt) >= since)
 }
 
@@ -45,8 +48,18 @@ export function matchesFilter(record: MessageRecord, filter: MessageFilter): boo
 /** True when the filter selects every record (no criteria, or only empty ones). */
 export function isEmptyFilter(filter: MessageFilter | undefined): boolean {
   if (!filter) return true
-  const { to, from, template, subject, project, since, status } = filter
-  return !to && !from && !template && !subject && !project && !status && !since
+  const { to, recipient, from, template, subject, project, since, status } = filter
+  return !to && !recipient && !from && !template && !subject && !project && !status && !since
+}
+
+/**
+ * The address an exact `recipient` filter means, lower-cased: `Ada <ada@example.com>` and
+ * ` ADA@example.com ` both mean `ada@example.com`.
+ *
+ * @example bareAddress('Ada <Ada@Example.com>') // 'ada@example.com'
+ */
+export function bareAddress(value: string): string {
+  return (/<([^<>]*)>\s*$/.exec(value)?.[1] ?? value).trim().toLowerCase()
 }
 
 function needle(value: string | undefined): string | undefined {

@@ -8,6 +8,7 @@ export {
   compileFilter,
   formatAddress,
   isEmptyFilter,
+  bareAddress,
   type RecordPredicate,
 } from './filter.js'
 export { LogOpenError, isLogOpenError } from './errors.js'

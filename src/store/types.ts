@@ -79,6 +79,24 @@ export interface MessageRecord {
   recipients: Recipient[]
 }
 
+/** A link a reader could follow (CONTRACT §9); `text` is null for a URL only the text part has. */
+export interface MessageLink {
+  href: string
+  text: string | null
+}
+
+/**
+ * What sendbox reads in a message for a test (CONTRACT §9): its links and one-time codes.
+ * Computed from `html` and `text` when a record is read, never stored.
+ */
+export interface MessageReading {
+  links: MessageLink[]
+  codes: string[]
+}
+
+/** A message record as the inspector and the programmatic API hand it out: with its reading. */
+export type ReadRecord = MessageRecord & MessageReading
+
 /** An address that sends of one project (token) no longer reach: they end `suppressed`. */
 export interface Suppression {
   /** Lower-cased bare address. */
@@ -99,6 +117,12 @@ export interface SuppressionFilter {
 /** The inspector's filters. Text filters are case-insensitive substrings. */
 export interface MessageFilter {
   to?: string
+  /**
+   * Exact, case-insensitive: a message one of whose recipients has this address (CONTRACT §9),
+   * where `to` is a substring (`ada@example.com` is not `lovelace-ada@example.com`). A
+   * `Name <address>` form counts by its address.
+   */
+  recipient?: string
   from?: string
   template?: string
   subject?: string

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 
 /** One request a webhook receiver got. */
 export interface Received {
@@ -99,4 +100,84 @@ export async function closedPort(): Promise<number> {
   const port = (server.address() as { port: number }).port
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
+}
+
+/** A receiver that answers one request per read: see startOnePerReadReceiver. */
+export interface OnePerReadReceiver {
+  url: string
+  /** The `webhook-id` of every request it answered, in order. */
+  answered: string[]
+  /** Requests it read and dropped without answering (they came in the same read as another). */
+  dropped: number
+  /** Resolves once `predicate` holds for `answered` (checked as each request is answered). */
+  until(predicate: (answered: string[]) => boolean, timeoutMs?: number): Promise<string[]>
+  close(): Promise<void>
+}
+
+/**
+ * A keep-alive server that does not process pipelined requests, as some receivers are: on each
+ * read it answers the first complete request it holds with a 200 (keep-alive) and drops
+ * whatever else that read brought. A client that pipelines loses the requests behind the first.
+ */
+export async function startOnePerReadReceiver(): Promise<OnePerReadReceiver> {
+  const arrivals = new EventEmitter()
+  const sockets = new Set<Socket>()
+  const receiver: OnePerReadReceiver = {
+    url: '',
+    answered: [],
+    dropped: 0,
+    until(predicate, timeoutMs = 10_000) {
+      if (predicate(receiver.answered)) return Promise.resolve(receiver.answered)
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!predicate(receiver.answered)) return
+          cleanup()
+          resolve(receiver.answered)
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(
+            new Error(
+              `the receiver answered ${receiver.answered.length} requests (dropped ${receiver.dropped}) within ${timeoutMs} ms`,
+            ),
+          )
+        }, timeoutMs)
+        const cleanup = () => {
+          clearTimeout(timer)
+          arrivals.off('request', check)
+        }
+        arrivals.on('request', check)
+      })
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  }
+  const server: NetServer = createNetServer((socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => {})
+    socket.setEncoding('latin1')
+    let buffer = ''
+    socket.on('data', (chunk: string) => {
+      buffer += chunk
+      const end = buffer.indexOf('\r\n\r\n')
+      if (end === -1) return
+      const head = buffer.slice(0, end)
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0)
+      if (buffer.length < end + 4 + length) return
+      // Everything after the first request in this read is dropped, unanswered.
+      const rest = buffer.slice(end + 4 + length)
+      receiver.dropped += rest.split('POST /').length - 1
+      buffer = ''
+      receiver.answered.push(/\r\nwebhook-id:\s*(\S+)/i.exec(head)?.[1] ?? '')
+      socket.write('HTTP/1.1 200 OK\r\nconnection: keep-alive\r\ncontent-length: 2\r\n\r\nok')
+      arrivals.emit('request')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  receiver.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`
+  return receiver
 }

@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:net'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
-import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.js'
+import {
+  closedPort,
+  startOnePerReadReceiver,
+  startReceiver,
+  type Receiver,
+} from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { openEventStream } from '../helpers/sse.js'
 
@@ -415,7 +420,55 @@ describe('an endpoint that is down', () => {
   })
 })
 
+describe('a receiver that answers one request per read (no pipelining)', () => {
+  it('gets every webhook of a 60-send burst, each on its first attempt, none timed out', async () => {
+    const receiver = await startOnePerReadReceiver()
+    cleanups.push(() => receiver.close())
+    const { sandbox } = await setup({ webhook: receiver.url, webhookTimeout: 2000 }, 0)
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => sandbox.send(body(`u${i}@example.com`))),
+    )
+    expect(responses.map((r) => r.status)).toEqual(Array(60).fill(201))
+    // message.sent and message.delivered for each: 120 webhooks.
+    await receiver.until((answered) => new Set(answered).size === 120, 15_000)
+    const list = await deliveries(sandbox, '?limit=1000')
+    expect(list.total).toBe(120)
+    const late = list.deliveries.filter(
+      (d) => d.status !== 'delivered' || d.attempts.length !== 1 || d.attempts[0]!.error !== null,
+    )
+    expect(late.map((d) => d.attempts.map((a) => a.error ?? a.statusCode))).toEqual([])
+    expect(receiver.dropped).toBe(0)
+  })
+})
+
 describe('the event stream and shutdown', () => {
+  it("orders a message's `message` event before its `status` and `webhook` events", async () => {
+    const { sandbox, hooks } = await setup()
+    const stream = await openEventStream(sandbox.url)
+    try {
+      const id = await sendOk(sandbox, 'ada@example.com')
+      await hooks[0]!.until(() => hooks[0]!.typesFor(id).length === 2)
+      const events = await stream.until(
+        (all) =>
+          all.some((e) => e.event === 'status' && e.data.id === id) &&
+          all.filter(
+            (e) =>
+              e.event === 'webhook' && e.data.messageId === id && e.data.status === 'delivered',
+          ).length === 2,
+      )
+      const ofMessage = events.filter(
+        (e) =>
+          (e.event === 'message' && e.data.id === id) ||
+          (e.event === 'status' && e.data.id === id) ||
+          (e.event === 'webhook' && e.data.messageId === id),
+      )
+      expect(ofMessage[0]!.event).toBe('message')
+      expect(ofMessage.filter((e) => e.event === 'message')).toHaveLength(1)
+    } finally {
+      stream.close()
+    }
+  })
+
   it('SSE webhook events carry each delivery as it is queued, attempted and settled', async () => {
     const { sandbox, hooks } = await setup()
     const stream = await openEventStream(sandbox.url)

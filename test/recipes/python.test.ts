@@ -8,7 +8,7 @@ import { BIN, childEnv, ROOT } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
 
 /**
- * The Python recipe (python/sendbox_process.py, shown verbatim in the README), run by Python:
+ * The Python recipe (python/sendbox_process.py, shown verbatim in the docs), run by Python:
  * sendbox stops when the suite leaves the `with` block, and also when the Python process is
  * killed outright. And `npx sendbox`, terminated by its parent, leaves no node process behind.
  */

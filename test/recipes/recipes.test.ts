@@ -4,10 +4,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { childEnv, ROOT } from '../helpers/cli.js'
+import { ciSection, RECIPE_FILES, readDocs } from '../helpers/docs.js'
 import { tempDir } from '../helpers/sandbox.js'
 
 /**
- * The README's "In CI" recipes are these files, pasted verbatim; this runs them as a user would.
+ * The "In CI" recipes of the docs (the <!-- ci:start --> sections of README.md and docs/*.md) are
+ * these files, pasted verbatim; this runs them as a user would.
  * (retry.test.ts, wait-for-message.test.ts and bounce-webhook.test.ts are recipes and ordinary tests at once; python.test.ts
  * runs the Python one.)
  */
@@ -34,17 +36,6 @@ function outsideVitest(): NodeJS.ProcessEnv {
     if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') env[key] = undefined
   return env
 }
-const SNIPPETS = [
-  'vitest/vitest.config.ts',
-  'vitest/vitest.global-setup.ts',
-  'vitest/signup.spec.ts',
-  'with-sendbox.sh',
-  'assert-with-curl.sh',
-  'wait-for-message.test.ts',
-  'retry.test.ts',
-  'python/sendbox_process.py',
-  'bounce-webhook.test.ts',
-]
 
 interface Run {
   code: number
@@ -80,16 +71,15 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-describe('README recipes', () => {
-  it('the README shows every recipe file verbatim', async () => {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-    const ci = readme.slice(readme.indexOf('<!-- ci:start -->'), readme.indexOf('<!-- ci:end -->'))
+describe('the recipes of the docs', () => {
+  it('the "In CI" sections of the README and docs/*.md show every recipe file verbatim', async () => {
+    const ci = (await readDocs()).map(({ text }) => ciSection(text)).join('\n')
     expect(ci.length).toBeGreaterThan(100)
-    for (const file of SNIPPETS) {
+    for (const file of RECIPE_FILES) {
       const text = (await readFile(join(HERE, file), 'utf8')).trimEnd()
       expect(
         ci.includes(text),
-        `README.md's "In CI" section does not contain ${file} verbatim`,
+        `no "In CI" section (<!-- ci:start --> … <!-- ci:end -->) of README.md or docs/*.md contains ${file} verbatim`,
       ).toBe(true)
     }
   })

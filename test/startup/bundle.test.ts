@@ -25,7 +25,13 @@ it('ships the bin and the library as bundles, with packages loaded lazily left o
     expect.arrayContaining(['sendbox.js', 'sendbox-cli.js']),
   )
   const modules = bundles.flatMap((b) => modulesInBundle(join(ROOT, 'dist', b.name)))
-  for (const lazy of ['html-to-text', 'email-addresses', 'open'])
+  for (const lazy of [
+    'html-to-text',
+    'email-addresses',
+    'open',
+    '@modelcontextprotocol/sdk',
+    'zod',
+  ])
     expect(modules.filter((m) => m.includes(`/node_modules/${lazy}/`))).toEqual([])
   expect(modules.some((m) => m.startsWith(`${join(ROOT, 'node_modules', 'h3')}/`))).toBe(true)
 })

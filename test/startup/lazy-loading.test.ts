@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { childEnv, runCli, ROOT } from '../helpers/cli.js'
+import { childEnv, runCli, ROOT, startCli } from '../helpers/cli.js'
 import { modulesInBundle } from '../helpers/bundles.js'
 import { tempDir } from '../helpers/sandbox.js'
 
@@ -12,11 +12,11 @@ const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url))
  * The modules a CLI run loaded: the files Node loaded, and the modules each of sendbox's bundles
  * (dist/sendbox*.js) was built from, which the bundler marks with a `// <path>` line.
  */
-async function modulesLoadedBy(args: string[]): Promise<string[]> {
+async function modulesLoadedBy(args: string[], { serve = false } = {}): Promise<string[]> {
   const log = join(await tempDir(), 'modules.txt')
-  const result = await runCli(args, {
-    env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log },
-  })
+  const env = { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log }
+  // A server runs until stopped: ready, then SIGTERM (it exits 0, and the recorder writes).
+  const result = serve ? await (await startCli(args, { env })).stop() : await runCli(args, { env })
   expect(result.code, result.stderr).toBeLessThanOrEqual(1)
   const files = (await readFile(log, 'utf8')).split('\n')
   const bundled = files
@@ -47,6 +47,62 @@ describe('commands load only what they need', () => {
       expect(loaded.filter((url) => SERVER_SIDE.some((part) => url.includes(part)))).toEqual([])
     })
   }
+})
+
+/** What only `sendbox mcp` needs: the MCP SDK, zod, and src/mcp. */
+const MCP_SIDE = ['/node_modules/@modelcontextprotocol/', '/node_modules/zod/', '/dist/mcp/']
+
+describe('the MCP server is loaded by sendbox mcp alone', () => {
+  it('a default start (sendbox, serving) never loads the MCP SDK, zod or src/mcp', async () => {
+    const loaded = await modulesLoadedBy(
+      ['--port', '0', '--memory', '--templates', join(ROOT, 'templates')],
+      { serve: true },
+    )
+    expect(loaded.some((url) => url.includes('/dist/server/'))).toBe(true)
+    expect(loaded.filter((url) => MCP_SIDE.some((part) => url.includes(part)))).toEqual([])
+  })
+
+  it('sendbox mcp loads the SDK and never the server (stdin at its end: it stops at once)', async () => {
+    const loaded = await modulesLoadedBy(['mcp', '--url', 'http://127.0.0.1:9'])
+    expect(loaded.some((url) => url.includes('/dist/mcp/'))).toBe(true)
+    expect(loaded.some((url) => url.includes('/node_modules/@modelcontextprotocol/sdk/'))).toBe(
+      true,
+    )
+    expect(loaded.filter((url) => SERVER_SIDE.some((part) => url.includes(part)))).toEqual([])
+  })
+})
+
+describe('listhen and node-forge load only for HTTPS or a network host (#25)', () => {
+  /** The modules a `serve` run loaded, up to its ready line and stop. */
+  async function modulesServeLoaded(args: string[]): Promise<string[]> {
+    const log = join(await tempDir(), 'modules.txt')
+    const cli = await startCli(['--port', '0', '--memory', ...args], {
+      env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log },
+    })
+    expect((await cli.stop()).code).toBe(0)
+    const files = (await readFile(log, 'utf8')).split('\n')
+    return [
+      ...files,
+      ...files
+        .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
+        .flatMap((url) => modulesInBundle(fileURLToPath(url))),
+    ]
+  }
+  const lazy = (loaded: string[]) =>
+    ['/node_modules/listhen/', '/node_modules/node-forge/'].filter((part) =>
+      loaded.some((url) => url.includes(part)),
+    )
+
+  it('a default serve loads neither', async () => {
+    expect(lazy(await modulesServeLoaded([]))).toEqual([])
+  })
+
+  it('serve --https loads both', async () => {
+    expect(lazy(await modulesServeLoaded(['--https']))).toEqual([
+      '/node_modules/listhen/',
+      '/node_modules/node-forge/',
+    ])
+  })
 })
 
 it('a server is ready before the text converter and the full address parser load; the converter loads right after', async () => {

@@ -3,7 +3,8 @@
 export type {
   Address,
   Warning,
-  MessageRecord,
+  ReadRecord as MessageRecord,
+  MessageLink,
   MessagePage,
   MessageStatus,
   Recipient,
@@ -27,7 +28,7 @@ export type {
   TemplateListItem,
 } from '../../inspector/types.js'
 import type {
-  MessageRecord,
+  ReadRecord as MessageRecord,
   MessageStatus,
   RecipientEvent,
   RecipientStatus,

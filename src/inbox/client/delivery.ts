@@ -67,19 +67,16 @@ export function applyStatus(record: MessageRecord, change: StatusChange): Messag
 }
 
 /**
- * The links in the message's HTML, as the server reads them for a click (src/core/delivery.ts
- * `linksIn`): the href of every <a>, `&amp;` read as `&`. Not DOMParser: parsing the email in the
- * page reports every inline style of it as a violation of the page's CSP.
+ * The links a simulated click may follow: the hrefs of the record's `links`, as the server read
+ * them (one parser for both, src/core/links.ts), without repeats, in-page anchors or scripts.
  *
  * @example
- * linksOf('<a href="https://x.test/?a=1&amp;b=2">x</a>') // ['https://x.test/?a=1&b=2']
+ * clickableLinks({ links: [{ href: 'https://x.test/a', text: 'A' }, { href: '#top', text: 'Top' }] }) // ['https://x.test/a']
  */
-export function linksOf(html: string): string[] {
+export function clickableLinks(record: Pick<MessageRecord, 'links'>): string[] {
   const links = new Set<string>()
-  for (const match of html.matchAll(/<a\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
-    const href = (match[1] ?? match[2] ?? match[3] ?? '').replace(/&amp;/g, '&').trim()
+  for (const { href } of record.links ?? [])
     if (href && !href.startsWith('#') && !/^javascript:/i.test(href)) links.add(href)
-  }
   return [...links]
 }
 
@@ -213,7 +210,7 @@ function recipientSection(
  * replace(panel, deliveryTab(record))
  */
 export function deliveryTab(record: MessageRecord): HTMLElement {
-  const links = linksOf(record.html)
+  const links = clickableLinks(record)
   const recipients = record.recipients ?? []
   return h(
     'div',

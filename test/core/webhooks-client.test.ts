@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers/sandbox.js'
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPoster, type Poster } from '../../src/lib/post.js'
-import { closedPort } from '../helpers/receiver.js'
+import { createPoster, type Poster } from '../../src/core/webhooks-client.js'
+import { closedPort, startOnePerReadReceiver } from '../helpers/receiver.js'
 
 /** The webhook client against the kinds of servers receivers really are. */
 
@@ -106,6 +106,23 @@ describe('the webhook client', () => {
     expect(seen[0]!.url).toBe('/hooks?x=1')
     expect(seen[0]!.headers).toMatchObject({ 'content-type': 'application/json', 'x-test': 'yes' })
     expect(seen.map((s) => JSON.parse(s.body).name)).toEqual(Array(100).fill('Zoë'))
+  })
+
+  it('never pipelines: a receiver that answers one request per read answers all 60 at once', async () => {
+    const receiver = await startOnePerReadReceiver()
+    cleanups.push(() => receiver.close())
+    const poster = client()
+    const results = await Promise.all(
+      Array.from(
+        { length: 60 },
+        (_, n) =>
+          poster.post(receiver.url, '{}', { ...opts(), headers: { 'webhook-id': `evt_${n}` } })
+            .done,
+      ),
+    )
+    expect(results.filter((r) => r.status !== 200)).toEqual([])
+    expect(receiver.dropped).toBe(0)
+    expect(new Set(receiver.answered).size).toBe(60)
   })
 
   it('reads chunked bodies, interim 1xx answers and bodies without a length (then closes)', async () => {
@@ -228,7 +245,7 @@ describe('the webhook client', () => {
       if (stuck.has(socket)) return
       socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok')
     })
-    const poster = client({ connections: 1, pipelining: 8 })
+    const poster = client({ connections: 1 })
     const hang = poster.post(`${url}/`, '"hang"', opts(200)).done
     const others = Array.from(
       { length: 5 },
@@ -238,6 +255,62 @@ describe('the webhook client', () => {
     expect((await hang).durationMs).toBeGreaterThanOrEqual(190)
     for (const result of await Promise.all(others))
       expect(result).toMatchObject({ status: 200, error: null })
+  })
+
+  it('a receiver that drops the connection on a request: sent once more, then an error that says so', async () => {
+    let seen = 0
+    const url = await rawServer((_request, socket) => {
+      seen++
+      socket.destroy()
+    })
+    const result = await client().post(`${url}/`, '{}', opts()).done
+    expect(result).toMatchObject({
+      status: null,
+      error: expect.stringContaining('closed or reset by the receiver'),
+    })
+    expect(seen).toBe(2)
+  })
+
+  it('a stalled body times out like a stalled answer', async () => {
+    const url = await rawServer((_request, socket) =>
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nok'),
+    )
+    const result = await client().post(`${url}/`, '{}', opts(200)).done
+    expect(result).toMatchObject({ status: null, error: expect.stringContaining('timed out') })
+    expect(result.durationMs).toBeGreaterThanOrEqual(190)
+  })
+
+  it('a long answer: its start is kept, the rest dropped, and the connection used again', async () => {
+    let connections = 0
+    const server = createHttpServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.end(req.url === '/huge' ? 'y'.repeat(1 << 20) : 'x'.repeat(10_000)))
+    })
+    server.on('connection', () => connections++)
+    const url = await listen(server)
+    const poster = client({ connections: 1 })
+    for (let i = 0; i < 3; i++)
+      expect(await poster.post(`${url}/`, '{}', opts()).done).toMatchObject({
+        status: 200,
+        body: 'x'.repeat(16),
+        error: null,
+      })
+    expect(connections).toBe(1)
+    // Past 64 KiB beyond the start, the connection is given up rather than read to the end.
+    expect(await poster.post(`${url}/huge`, '{}', opts()).done).toMatchObject({
+      status: 200,
+      body: 'y'.repeat(16),
+      error: null,
+    })
+    expect((await poster.post(`${url}/`, '{}', opts()).done).status).toBe(200)
+  })
+
+  it('a URL that is not http(s) is an error, not a throw', async () => {
+    for (const url of ['ftp://127.0.0.1/', 'not a url'])
+      expect(await client().post(url, '{}', opts()).done).toMatchObject({
+        status: null,
+        error: expect.stringContaining('not an http(s) URL'),
+      })
   })
 
   it('garbage instead of HTTP fails the request with a clear error', async () => {

@@ -1,0 +1,257 @@
+import {
+  MessageNotFoundError,
+  RecipientNotFoundError,
+  UrlNotInMessageError,
+} from '../core/delivery.js'
+import { ShuttingDownError, WAIT_DEFAULT_MS, WaitTimeoutError } from '../core/wait.js'
+import type { MessageFilter, ReadRecord, Suppression } from '../store/types.js'
+import { createInbox, type InboxSource } from './inbox.js'
+import type { SendboxClient } from './types.js'
+
+/**
+ * `connectSendbox` (CONTRACT §9): the programmatic API over the inspector's HTTP API, for a
+ * sandbox started by the CLI or in a container.
+ */
+
+export const DEFAULT_SENDBOX_URL = 'http://127.0.0.1:5025'
+
+/** The sandbox did not answer: nothing listens at the URL, or it is not sendbox. */
+export class SendboxUnreachableError extends Error {
+  override name = 'SendboxUnreachableError'
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(
+      `No sendbox answers at ${url} (${(cause as Error)?.message ?? String(cause)}). Start one with \`npx sendbox\`, or set SENDBOX_URL to where it runs.`,
+      { cause },
+    )
+  }
+}
+
+/** An inspector error answer, for what no typed error covers. */
+export class SendboxRequestError extends Error {
+  override name = 'SendboxRequestError'
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: unknown[] = [],
+  ) {
+    super(message)
+  }
+}
+
+type Query = Record<string, string | number | undefined>
+
+function queryOf(filter: object): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(filter))
+    if (value !== undefined && value !== null && name !== 'signal') params.set(name, String(value))
+  const text = params.toString()
+  return text ? `?${text}` : ''
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; details?: unknown[] }
+}
+
+/**
+ * A client of the sandbox at `url` (default `SENDBOX_URL`, then http://127.0.0.1:5025). Nothing
+ * is asked of the server until a method is called; `close()` ends the client's own pending
+ * requests and leaves the sandbox running.
+ *
+ * @example
+ * const sandbox = connectSendbox()          // SENDBOX_URL, or http://127.0.0.1:5025
+ * const inbox = sandbox.inbox()
+ * await signUp(inbox.address)
+ * const code = await inbox.waitForCode()
+ */
+export function connectSendbox(
+  url: string = process.env.SENDBOX_URL || DEFAULT_SENDBOX_URL,
+): SendboxClient {
+  let base: URL
+  try {
+    base = new URL(url)
+  } catch {
+    throw new TypeError(
+      `connectSendbox(): ${JSON.stringify(url)} is not a URL; give the sandbox's base URL, e.g. ${DEFAULT_SENDBOX_URL}.`,
+    )
+  }
+  const root = base.href.replace(/\/+$/, '')
+  const closing = new AbortController()
+
+  async function request<T>(
+    method: string,
+    path: string,
+    options: { query?: object; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<{ status: number; body: T }> {
+    const signals = [closing.signal, ...(options.signal ? [options.signal] : [])]
+    let response: Response
+    try {
+      response = await fetch(`${root}${path}${queryOf(options.query ?? {})}`, {
+        method,
+        signal: AbortSignal.any(signals),
+        ...(options.body !== undefined
+          ? {
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(options.body),
+            }
+          : {}),
+      })
+    } catch (error) {
+      if (signals.some((s) => s.aborted)) throw error
+      throw new SendboxUnreachableError(root, (error as Error).cause ?? error)
+    }
+    const text = await response.text()
+    let body: unknown
+    try {
+      body = text ? JSON.parse(text) : undefined
+    } catch {
+      throw new SendboxUnreachableError(root, new Error(`HTTP ${response.status}, not JSON`))
+    }
+    if (response.ok) return { status: response.status, body: body as T }
+    const error = (body as ErrorBody)?.error ?? {}
+    throw new SendboxRequestError(
+      response.status,
+      error.code ?? 'unknown',
+      error.message ?? `HTTP ${response.status}`,
+      error.details ?? [],
+    )
+  }
+
+  const api = '/_sandbox/api'
+  const messages = async (filter: MessageFilter = {}): Promise<ReadRecord[]> => {
+    // Every match unless `limit` is given, as in-process: the inspector pages at most 1000.
+    const wanted = filter.limit ?? Number.POSITIVE_INFINITY
+    const out: ReadRecord[] = []
+    let offset = filter.offset ?? 0
+    for (;;) {
+      const limit = Math.min(1000, wanted - out.length)
+      const { body } = await request<{ messages: ReadRecord[]; total: number }>(
+        'GET',
+        `${api}/messages`,
+        { query: { ...filter, limit, offset } },
+      )
+      out.push(...body.messages)
+      offset += body.messages.length
+      if (body.messages.length < limit || out.length >= wanted) return out
+    }
+  }
+
+  const source: InboxSource = {
+    messages,
+    async waitForMessage(options) {
+      const { timeout = WAIT_DEFAULT_MS, signal, ...filter } = options
+      try {
+        const query: Query = { ...(filter as Query), timeout }
+        return (
+          await request<ReadRecord>('GET', `${api}/messages/wait`, {
+            query,
+            ...(signal ? { signal } : {}),
+          })
+        ).body
+      } catch (error) {
+        if (error instanceof SendboxRequestError && error.code === 'wait_timeout') {
+          const { after: _after, limit: _limit, offset: _offset, ...shown } = filter
+          // The server's sentences after its first (earlier matches, rejected sends), without its advice on ?timeout=.
+          const hints = error.message
+            .replace(/^No message matching .*? arrived within \d+ ms\.\s*/, '')
+            .replace(/\s*Send one, or wait longer with \?timeout=.*$/, '')
+          throw new WaitTimeoutError(shown, timeout, { hints: hints ? [hints] : [] })
+        }
+        if (error instanceof SendboxRequestError && error.code === 'shutting_down')
+          throw new ShuttingDownError()
+        throw error
+      }
+    },
+    async clear(filter) {
+      await request('DELETE', `${api}/messages`, { query: filter })
+    },
+  }
+
+  return {
+    url: root,
+    inboxUrl: `${root}/_sandbox/`,
+    token: process.env.SENDBOX_TOKEN || 'sandbox_connected',
+    messages,
+    waitForMessage: (filter = {}) => source.waitForMessage(filter),
+    async rejections(filter = {}) {
+      const { body } = await request<{ rejections: [] }>('GET', `${api}/rejections`, {
+        query: filter,
+      })
+      return body.rejections
+    },
+    clear: (filter = {}) => source.clear(filter),
+    async fail(fault) {
+      try {
+        return (await request<never>('POST', `${api}/faults`, { body: fault })).body
+      } catch (error) {
+        if (error instanceof SendboxRequestError && error.status === 422)
+          throw new TypeError(`sandbox.fail(): the fault is not valid: ${error.message}`)
+        throw error
+      }
+    },
+    async simulate(id, event) {
+      try {
+        const path = `${api}/messages/${encodeURIComponent(id)}/events`
+        return (await request<ReadRecord>('POST', path, { body: event })).body
+      } catch (error) {
+        throw simulateError(id, event, error)
+      }
+    },
+    async webhooks(filter = {}) {
+      const { url, ...query } = filter
+      const { body } = await request<{ deliveries: Array<{ url: string }> }>(
+        'GET',
+        `${api}/webhooks`,
+        { query },
+      )
+      return body.deliveries.filter((d) => url === undefined || d.url === url) as never
+    },
+    async suppressions(filter = {}) {
+      const { body } = await request<{ suppressions: Suppression[] }>(
+        'GET',
+        `${api}/suppressions`,
+        { query: filter },
+      )
+      return body.suppressions
+    },
+    async unsuppress(filter = {}) {
+      const { body } = await request<{ suppressions: Suppression[] }>(
+        'GET',
+        `${api}/suppressions`,
+        { query: filter },
+      )
+      const project = filter.project ? { project: filter.project } : {}
+      if (filter.address === undefined)
+        await request('DELETE', `${api}/suppressions`, { query: project })
+      else if (body.suppressions.length)
+        await request('DELETE', `${api}/suppressions/${encodeURIComponent(filter.address)}`, {
+          query: project,
+        })
+      return body.suppressions
+    },
+    inbox: (options) => createInbox(source, options),
+    async close() {
+      closing.abort(new Error('connectSendbox: the client was closed.'))
+    },
+  }
+}
+
+/** An inspector error of POST …/events as the error `sandbox.simulate` throws in-process. */
+function simulateError(id: string, event: { url?: string }, error: unknown): unknown {
+  if (!(error instanceof SendboxRequestError)) return error
+  const detail = (error.details[0] ?? {}) as { recipients?: string[]; links?: string[] }
+  if (error.code === 'message_not_found') return new MessageNotFoundError(id)
+  if (error.code === 'recipient_not_found')
+    return new RecipientNotFoundError(
+      (event as { recipient?: string }).recipient ?? '',
+      detail.recipients ?? [],
+    )
+  if (error.code === 'url_not_in_message')
+    return new UrlNotInMessageError(event.url ?? '', detail.links ?? [])
+  if (error.status === 422 || error.status === 400)
+    return new TypeError(`sandbox.simulate(): the event is not valid: ${error.message}`)
+  return error
+}

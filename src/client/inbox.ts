@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto'
+import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wait.js'
+import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
+
+/**
+ * Inboxes (CONTRACT §9): an address of a test's own, and its mail. One implementation for a
+ * sandbox in this process and one reached over HTTP, over the few operations both have.
+ */
+
+/** What an inbox needs of a sandbox: its messages, its wait, its clear. */
+export interface InboxSource {
+  messages(filter: MessageFilter): Promise<ReadRecord[]>
+  waitForMessage(filter: WaitOptions): Promise<ReadRecord>
+  clear(filter: MessageFilter): Promise<void>
+}
+
+export interface InboxOptions {
+  /**
+   * The address, with `{id}` where the unique part goes (`ada+{id}@acme.test`); default
+   * `inbox-{id}@example.com`. One without `{id}` is used as it is.
+   */
+  address?: string
+}
+
+/** A message filter for an inbox: the address is the inbox's own. */
+export type InboxFilter = Omit<WaitOptions, 'recipient' | 'to' | 'limit' | 'offset'>
+
+/** A link wanted: `text` and `href` each a substring (case-insensitive) or a RegExp. */
+export interface LinkFilter extends InboxFilter {
+  text?: string | RegExp
+  href?: string | RegExp
+}
+
+export interface Inbox {
+  /** This inbox's address: send to it. */
+  readonly address: string
+  /** Its messages, newest first. */
+  messages(filter?: Omit<MessageFilter, 'recipient' | 'to'>): Promise<ReadRecord[]>
+  /** Its newest message matching, or the first to arrive; `WaitTimeoutError` naming the address. */
+  waitForMessage(filter?: InboxFilter): Promise<ReadRecord>
+  /**
+   * The `href` of the first link whose text or href matches (any link without `text`/`href`),
+   * in its newest message that has one, or in the first such to arrive.
+   */
+  waitForLink(filter?: LinkFilter): Promise<string>
+  /** The first code of its newest message that has one, or of the first such to arrive. */
+  waitForCode(filter?: InboxFilter): Promise<string>
+  /** Deletes this inbox's mail only. */
+  clear(): Promise<void>
+}
+
+/** `inbox-k3x9q2m7ab`: ten base-36 characters from 64 random bits. */
+function uniqueId(): string {
+  return randomBytes(8).readBigUInt64BE().toString(36).padStart(10, '0').slice(-10)
+}
+
+/** The address an inbox gets for `options`. */
+export function inboxAddress(options: InboxOptions = {}): string {
+  const pattern = options.address ?? 'inbox-{id}@example.com'
+  if (typeof pattern !== 'string' || !/@/.test(pattern.replaceAll('{id}', 'x')))
+    throw new TypeError(
+      `sandbox.inbox(): address must be an e-mail address, with {id} where the unique part goes (e.g. "ada+{id}@acme.test"), not ${JSON.stringify(pattern)}.`,
+    )
+  return pattern.replaceAll('{id}', uniqueId())
+}
+
+const matches = (value: string, wanted: string | RegExp | undefined) =>
+  wanted === undefined ||
+  (typeof wanted === 'string'
+    ? value.toLowerCase().includes(wanted.toLowerCase())
+    : new RegExp(wanted.source, wanted.flags.replace(/[gy]/g, '')).test(value))
+
+/** The first link of a record that `filter` wants. */
+function findLink(record: ReadRecord, filter: LinkFilter): MessageLink | undefined {
+  return record.links.find(
+    (link) => matches(link.text ?? '', filter.text) && matches(link.href, filter.href),
+  )
+}
+
+const describeLinkFilter = ({ text, href }: LinkFilter) =>
+  [
+    text !== undefined ? `text ${String(text)}` : '',
+    href !== undefined ? `href ${String(href)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ') || 'any link'
+
+/**
+ * An inbox over a source.
+ *
+ * @example
+ * const inbox = createInbox(source, { address: 'ada+{id}@acme.test' })
+ * await signUp(inbox.address)
+ * const link = await inbox.waitForLink({ text: /confirm/i })
+ */
+export function createInbox(source: InboxSource, options: InboxOptions = {}): Inbox {
+  const address = inboxAddress(options)
+  const scoped = <F extends object>(filter: F) => ({ ...filter, recipient: address })
+
+  /** What arrived for the address, in a sentence for a timeout. */
+  async function arrived(wanted: string): Promise<string> {
+    const all = await source.messages({ recipient: address, limit: 5 }).catch(() => [])
+    if (all.length === 0) return `Nothing arrived for ${address}.`
+    const shown = all.map((m) => `"${m.subject}" (${m.template}, ${m.createdAt})`).join(', ')
+    return `${address} received ${all.length === 5 ? 'at least 5 messages' : `${all.length} message${all.length === 1 ? '' : 's'}`}${wanted ? `, none with ${wanted}` : ''}: ${shown}.`
+  }
+
+  /** A timeout that names the address and what did arrive (and the server's hints: rejected sends). */
+  async function timedOut(
+    filter: InboxFilter,
+    error: WaitTimeoutError,
+    wanted: string,
+  ): Promise<WaitTimeoutError> {
+    const { timeout = WAIT_DEFAULT_MS, after: _after, signal: _signal, ...rest } = filter
+    return new WaitTimeoutError(scoped(rest), timeout, {
+      ...error.context,
+      hints: [await arrived(wanted), ...(error.context.hints ?? [])],
+    })
+  }
+
+  /**
+   * The newest message (stored, or arriving before the timeout) that `pick` finds something in.
+   * Between looks it waits for the next message to the address stored after the last one seen
+   * (`since` its time + 1 ms), so none arriving in between is missed.
+   */
+  async function waitFor<T>(
+    filter: InboxFilter,
+    pick: (record: ReadRecord) => T | undefined,
+    wanted: string,
+  ): Promise<T> {
+    const { timeout = WAIT_DEFAULT_MS, signal, after, ...rest } = filter
+    const deadline = Date.now() + timeout
+    let since = after === 'now' ? new Date().toISOString() : rest.since
+    for (;;) {
+      const batch = await source.messages(
+        scoped({ ...rest, ...(since ? { since } : {}), limit: 100 }),
+      )
+      for (const record of batch) {
+        const found = pick(record)
+        if (found !== undefined) return found
+      }
+      const newest = batch[0]
+      if (newest) since = new Date(Date.parse(newest.createdAt) + 1).toISOString()
+      try {
+        await source.waitForMessage(
+          scoped({
+            ...rest,
+            ...(since ? { since } : {}),
+            timeout: Math.max(0, deadline - Date.now()),
+            ...(signal ? { signal } : {}),
+          }),
+        )
+      } catch (error) {
+        if (error instanceof WaitTimeoutError) throw await timedOut(filter, error, wanted)
+        throw error
+      }
+    }
+  }
+
+  return {
+    address,
+    messages: (filter = {}) => source.messages(scoped(filter)),
+    async waitForMessage(filter = {}) {
+      try {
+        return await source.waitForMessage(scoped(filter))
+      } catch (error) {
+        if (error instanceof WaitTimeoutError) throw await timedOut(filter, error, '')
+        throw error
+      }
+    },
+    waitForLink(filter = {}) {
+      const { text, href, ...rest } = filter
+      return waitFor(rest, (record) => findLink(record, filter)?.href, describeLinkFilter(filter))
+    },
+    waitForCode: (filter = {}) => waitFor(filter, (record) => record.codes[0], 'a code'),
+    clear: () => source.clear({ recipient: address }),
+  }
+}

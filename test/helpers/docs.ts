@@ -1,0 +1,135 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ROOT } from './cli.js'
+
+/**
+ * The documentation as the tests that run its examples read it: README.md, then every docs/*.md
+ * in name order. A file added under docs/ has its examples run with no change to any test.
+ */
+
+export interface DocFile {
+  /** Relative to the repository, with `/`: `README.md`, `docs/api.md`. */
+  file: string
+  text: string
+}
+
+export interface Block {
+  file: string
+  lang: string
+  body: string
+  /** The line of the opening fence, 1-based. */
+  line: number
+}
+
+/**
+ * README.md and docs/*.md, README first. Order matters to the curl examples: they run one after
+ * another against one server, and an example may read what an earlier one sent.
+ *
+ * @example
+ * for (const { file, text } of await readDocs()) console.log(file, text.length)
+ */
+export async function readDocs(): Promise<DocFile[]> {
+  const names = (await readdir(join(ROOT, 'docs')).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+  const files = ['README.md', ...names.map((name) => `docs/${name}`)]
+  return Promise.all(
+    files.map(async (file) => ({ file, text: await readFile(join(ROOT, file), 'utf8') })),
+  )
+}
+
+/**
+ * The fenced code blocks of a Markdown file whose fences start the line (``` then a language).
+ *
+ * @example
+ * fencedBlocks('```sh\ncurl x\n```', 'README.md') // [{ file: 'README.md', lang: 'sh', body: 'curl x', line: 1 }]
+ */
+export function fencedBlocks(markdown: string, file: string): Block[] {
+  const blocks: Block[] = []
+  const lines = markdown.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)\s*$/.exec(lines[i]!)
+    if (!open) continue
+    const start = i
+    const body: string[] = []
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!)
+    blocks.push({ file, lang: open[1]!, body: body.join('\n'), line: start + 1 })
+  }
+  return blocks
+}
+
+/**
+ * Every fenced block, however it is fenced: indented (inside a list item), ``` or ~~~, any
+ * info string. What the guard looks through, so that a block the runners' stricter reading
+ * misses is still found.
+ *
+ * @example
+ * anyFencedBlocks('- a\n\n  ~~~bash\n  curl x\n  ~~~', 'docs/x.md')[0]!.lang // 'bash'
+ */
+export function anyFencedBlocks(markdown: string, file: string): Block[] {
+  const blocks: Block[] = []
+  const lines = markdown.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^\s*(`{3,}|~{3,})\s*([^\s`]*)/.exec(lines[i]!)
+    if (!open) continue
+    const start = i
+    const fence = open[1]!
+    const body: string[] = []
+    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence); i++) body.push(lines[i]!)
+    blocks.push({ file, lang: open[2]!, body: body.join('\n'), line: start + 1 })
+  }
+  return blocks
+}
+
+/**
+ * The blocks test/readme-examples.test.ts runs as shell scripts against a real server: `sh`
+ * blocks with a line that starts with `curl`, unless the block is a whole script (`#!`), which is
+ * a recipe file (test/recipes/ runs those).
+ *
+ * @example
+ * isCurlExample({ file: 'README.md', lang: 'sh', body: 'curl -s http://127.0.0.1:5025/x', line: 1 }) // true
+ */
+export function isCurlExample(block: Block): boolean {
+  return block.lang === 'sh' && /^curl /m.test(block.body) && !block.body.startsWith('#!')
+}
+
+/** The recipe files under test/recipes/ that the docs show verbatim, and test/recipes/ runs. */
+export const RECIPE_FILES = [
+  'vitest/vitest.config.ts',
+  'vitest/vitest.global-setup.ts',
+  'vitest/signup.spec.ts',
+  'with-sendbox.sh',
+  'assert-with-curl.sh',
+  'wait-for-message.test.ts',
+  'retry.test.ts',
+  'python/sendbox_process.py',
+  'bounce-webhook.test.ts',
+  'welcome-email.test.ts',
+]
+
+/** The recipe files' text, trimmed at the end as a doc block shows it. */
+export async function recipeTexts(): Promise<Map<string, string>> {
+  const texts = new Map<string, string>()
+  for (const file of RECIPE_FILES)
+    texts.set(file, (await readFile(join(ROOT, 'test', 'recipes', file), 'utf8')).trimEnd())
+  return texts
+}
+
+/**
+ * The parts of a doc between `<!-- ci:start -->` and `<!-- ci:end -->` (the "In CI" sections,
+ * whose recipes are files test/recipes/ runs), joined; '' when it has none.
+ *
+ * @example
+ * ciSection('a <!-- ci:start -->b<!-- ci:end --> c') // '<!-- ci:start -->b'
+ */
+export function ciSection(markdown: string): string {
+  const parts: string[] = []
+  let from = 0
+  for (;;) {
+    const start = markdown.indexOf('<!-- ci:start -->', from)
+    const end = markdown.indexOf('<!-- ci:end -->', start)
+    if (start === -1 || end === -1) return parts.join('\n')
+    parts.push(markdown.slice(start, end))
+    from = end
+  }
+}
