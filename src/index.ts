@@ -16,10 +16,12 @@
 import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
 import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
+import { parseMessageFilter } from './core/filter-input.js'
+import { copyJson } from './lib/json.js'
 import { parseSimulatedEvent, type SimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
-import { waitForMessage, type WaitOptions } from './core/wait.js'
+import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
 import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
 import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
@@ -107,7 +109,8 @@ export interface Sendbox {
   /** The file `ca` is in (for NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE); null when `ca` is. */
   readonly caFile: string | null
   /**
-   * Stored messages, newest first (all of them unless `limit` is given).
+   * Stored messages, newest first (all of them unless `limit` is given). The records are
+   * copies, yours to change: what the inspector and the inbox serve stays as it was.
    *
    * @example
    * const [latest] = await sandbox.messages({ template: 'welcome', limit: 1 })
@@ -136,7 +139,9 @@ export interface Sendbox {
   rejections(filter?: MessageFilter): Promise<Rejection[]>
   /**
    * Clears the log, or only the messages matching the filter (a full clear also forgets the
-   * recent rejected sends).
+   * recent rejected sends). A filter it cannot read (an unknown key, a `since` that is no time)
+   * rejects with a `TypeError` and deletes nothing; so do `messages()`, `rejections()` and
+   * `waitForMessage()` with one.
    *
    * @example
    * beforeEach(() => sandbox.clear())
@@ -224,11 +229,24 @@ export async function startSendbox(
     webhookSecret: ctx.config.webhookSecret,
     ca: server.tls?.ca ?? null,
     caFile: server.tls?.caFile ?? null,
-    messages: async (filter = {}) => ctx.log.list(filter).messages.map(ctx.reader.read),
-    waitForMessage: async (filter = {}) => ctx.reader.read(await waitForMessage(ctx, filter)),
-    rejections: async (filter = {}) => ctx.rejections.list(filter),
+    // Records are copies (strings shared): the store's caches assume its own never change.
+    messages: async (filter) =>
+      ctx.log
+        .list(parseMessageFilter(filter, 'sandbox.messages()'))
+        .messages.map((record) => ctx.reader.read(copyJson(record))),
+    waitForMessage: async (options = {}) => {
+      const { timeout, after: _after, signal: _signal, ...filter } = options
+      parseMessageFilter(filter, 'sandbox.waitForMessage()')
+      if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0))
+        throw new TypeError(
+          `sandbox.waitForMessage(): timeout must be a number of milliseconds (0 or more, at most ${WAIT_MAX_MS} are waited); got ${JSON.stringify(timeout) ?? String(timeout)}.`,
+        )
+      return ctx.reader.read(copyJson(await waitForMessage(ctx, options)))
+    },
+    rejections: async (filter) =>
+      ctx.rejections.list(parseMessageFilter(filter, 'sandbox.rejections()')),
     clear: async (filter) => {
-      await clearMessages(ctx, filter)
+      await clearMessages(ctx, parseMessageFilter(filter, 'sandbox.clear()'))
     },
     fail: async (fault) => {
       const parsed = parseFaultInput(fault)
@@ -244,7 +262,7 @@ export async function startSendbox(
         throw new TypeError(
           `sandbox.simulate(): the event is not valid: ${parsed.problems.map((p) => p.message).join(' ')}`,
         )
-      return ctx.reader.read(await ctx.delivery.simulate(id, parsed.value))
+      return ctx.reader.read(copyJson(await ctx.delivery.simulate(id, parsed.value)))
     },
     // Copies: a delivery still pending goes on changing inside sendbox.
     webhooks: async (filter = {}) => structuredClone(ctx.webhooks.list(filter).deliveries),

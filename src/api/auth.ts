@@ -20,17 +20,15 @@ export interface Caller {
 const EXPECTED = 'Authorization: token <API_TOKEN>'
 const SCHEME = /^token[ \t]+(\S+)[ \t]*$/i
 
-// Apps send the same few tokens over and over: remember their project ids (bounded).
-const projects = new Map<string, string>()
-
+/**
+ * The token's project id: the first 8 hex characters of its SHA-256. Computed per request, not
+ * cached: a cache keyed by the token kept raw tokens for the process's life, and keying it by a
+ * hash costs what it saves (one SHA-256 of a token: ~0.7 µs; a send: hundreds of µs).
+ *
+ * @example projectOf('sandbox_dev') // 'ac1fbb1f'
+ */
 export function projectOf(token: string): string {
-  let project = projects.get(token)
-  if (project === undefined) {
-    project = createHash('sha256').update(token).digest('hex').slice(0, 8)
-    if (projects.size >= 256) projects.clear()
-    projects.set(token, project)
-  }
-  return project
+  return createHash('sha256').update(token).digest('hex').slice(0, 8)
 }
 
 export function tokenHint(token: string, prefix = ''): string {

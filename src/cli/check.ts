@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { shownPath } from '../lib/paths.js'
 import { checkEmail } from '../checks/index.js'
 import { ConfigError, resolveConfig } from '../core/config.js'
 import { createTemplateCatalog, exampleVariables, renderMessage } from '../templates/index.js'
@@ -382,7 +383,8 @@ export async function check(
   }
   const problems = report.problems.map((p) => ({
     ...p,
-    file: path.relative(cwd, p.file).split(path.sep).join('/') || '.',
+    // The form the inbox and the console show a place in too (src/lib/paths.ts).
+    file: shownPath(p.file, cwd),
   }))
   if (values.json)
     process.stdout.write(

@@ -185,8 +185,8 @@ export const serveFlags = {
 
 export type ServeFlag = keyof typeof serveFlags
 
-const TRUE = new Set(['1', 'true', 'yes', 'on'])
-const FALSE = new Set(['0', 'false', 'no', 'off', ''])
+const TRUE: ReadonlySet<string> = new Set(['1', 'true', 'yes', 'on'])
+const FALSE: ReadonlySet<string> = new Set(['0', 'false', 'no', 'off', ''])
 
 function envBoolean(name: string, value: string, flag: string): boolean {
   const v = value.trim().toLowerCase()

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
 import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
@@ -5,6 +6,10 @@ import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
 
 const COMMANDS = ['serve', 'init', 'check', 'render', 'mcp'] as const
+
+/** Said in the banner, where it stays on screen (the warning above it scrolls away). */
+const MISSING_TEMPLATES =
+  '  ← does not exist: 0 templates until it appears (create a starter with `npx sendbox init`, or fix --templates)'
 type Command = (typeof COMMANDS)[number]
 
 const mainHelp = () => `sendbox ${version} — a local sandbox of the message-sending API
@@ -127,7 +132,7 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       `  API        ${sandbox.url}   (POST /messages, GET /templates/:slug)`,
       `  Inbox      ${sandbox.inboxUrl}`,
       `  Token      ${token}`,
-      `  Templates  ${config.templatesDir}`,
+      `  Templates  ${config.templatesDir}${existsSync(config.templatesDir) ? '' : MISSING_TEMPLATES}`,
       `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
       `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
       `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,

@@ -7,11 +7,17 @@ import type { RejectionLog } from './rejections.js'
 import type { DeliveryEngine } from './delivery.js'
 import type { WebhookDispatcher } from './webhooks.js'
 import type { Logger } from './logger.js'
+import type { PreviewStore } from './previews.js'
+import type { FrameBatches } from './frame-batch.js'
 import type { MessageReader } from './reading.js'
 
 export type { Logger } from './logger.js'
 
-/** Everything a route may use. Built once by `startSendbox`, passed down, never reached back up. */
+/**
+ * Everything a route may use. Built once by `startSendbox`, passed down, never reached back up.
+ * All of a sandbox's state lives here, none at a module's top level (test/module-state.test.ts):
+ * two sandboxes in one process share nothing.
+ */
 export interface AppContext {
   config: SendboxConfig
   version: string
@@ -26,6 +32,10 @@ export interface AppContext {
   /** Signed webhook deliveries, their queues and history. */
   webhooks: WebhookDispatcher
   logger: Logger
+  /** Live previews, the newest few, by id (POST /_sandbox/api/previews). */
+  previews: PreviewStore
+  /** The event streams' shared frame batches, one per kind (GET /_sandbox/api/events). */
+  frames: FrameBatches
   /** Links and codes of records as they leave sendbox (CONTRACT §9), each computed once. */
   reader: MessageReader
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */

@@ -4,13 +4,20 @@ import type { MessageLink } from '../store/types.js'
 export type { MessageLink }
 
 /** Elements whose content is never shown as text. */
-const HIDDEN = new Set(['script', 'style', 'title', 'template', 'head', 'noscript'])
+const HIDDEN: ReadonlySet<string> = new Set([
+  'script',
+  'style',
+  'title',
+  'template',
+  'head',
+  'noscript',
+])
 
 /**
  * Elements that break a line where they start and end: in `<a><div>Reset</div><div>password</div></a>`
  * a reader sees two words, not "Resetpassword".
  */
-const BLOCK = new Set([
+const BLOCK: ReadonlySet<string> = new Set([
   'address',
   'article',
   'aside',

@@ -1,8 +1,8 @@
 import type { Recipient, RecipientEventType } from '../store/types.js'
 
 /**
- * Outcome by recipient (CONTRACT §7): the address's local part, or its `+tag`, names what
- * happens to it, the way the SES mailbox simulator and Resend's test addresses do.
+ * Outcome by recipient (CONTRACT §7): the address's local part, or any one of its `+` tags,
+ * names what happens to it, the way the SES mailbox simulator and Resend's test addresses do.
  *
  *   anything else                        delivered
  *   bounce, bounced, hardbounce          bounced (hard); the address is suppressed
@@ -35,21 +35,23 @@ const STEPS: Record<Outcome, RecipientEventType[]> = {
 }
 
 /**
- * The outcome an address names, case-insensitively; a `+tag` wins over the local part.
+ * The outcome an address names, case-insensitively: the first of its `+` tags that names one,
+ * else its local part. A test combines an outcome with tags of its own, before or after it
+ * (`ada+t42+bounce@`, `ada+bounce+t42@`).
  *
  * @example
- * outcomeOf('ada@example.com')         // 'delivered'
- * outcomeOf('Ada+Bounce@example.com')  // 'bounced'
- * outcomeOf('spam@example.com')        // 'complained'
- * outcomeOf('delay+x@example.com')     // 'deferred'
+ * outcomeOf('ada@example.com')            // 'delivered'
+ * outcomeOf('Ada+Bounce@example.com')     // 'bounced'
+ * outcomeOf('ada+t42+bounce@example.com') // 'bounced'
+ * outcomeOf('spam@example.com')           // 'complained'
+ * outcomeOf('delay+x@example.com')        // 'deferred'
  */
 export function outcomeOf(address: string): Exclude<Outcome, 'suppressed'> {
   const at = address.lastIndexOf('@')
-  const local = (at === -1 ? address : address.slice(0, at)).toLowerCase()
-  const plus = local.indexOf('+')
-  const tag = plus === -1 ? undefined : NAMED[local.slice(plus + 1)]
-  const base = NAMED[plus === -1 ? local : local.slice(0, plus)]
-  return (tag ?? base ?? 'delivered') as Exclude<Outcome, 'suppressed'>
+  const [base = '', ...tags] = (at === -1 ? address : address.slice(0, at)).toLowerCase().split('+')
+  // Own keys only: `constructor@example.com` names nothing (NAMED's prototype is Object's).
+  const named = [...tags, base].find((part) => Object.hasOwn(NAMED, part))
+  return (named === undefined ? 'delivered' : NAMED[named]) as Exclude<Outcome, 'suppressed'>
 }
 
 /**

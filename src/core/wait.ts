@@ -79,6 +79,8 @@ export function waitForMessage(
   const existing = after === 'now' ? undefined : ctx.log.latest(filter)
   if (existing) return Promise.resolve(existing)
   const began = new Date().toISOString()
+  // What the wait really lasts, and so what its error reports: at most WAIT_MAX_MS.
+  const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
   const timedOut = () => {
     const earlier = after === 'now' ? ctx.log.list({ ...filter, limit: 1 }).total : 0
     // Rejected sends that may be the one waited for; with after=now, only those since it began.
@@ -87,7 +89,7 @@ export function waitForMessage(
       ctx,
       after === 'now' && !laterSince ? { ...filter, since: began } : filter,
     )
-    return new WaitTimeoutError(filter, timeout, { earlier, hints })
+    return new WaitTimeoutError(filter, waited, { earlier, hints })
   }
   return new Promise((resolve, reject) => {
     const cleanups: Array<() => void> = []
@@ -105,7 +107,7 @@ export function waitForMessage(
           finish(() => resolve(event.record))
       }),
     )
-    const timer = setTimeout(() => finish(() => reject(timedOut())), Math.min(timeout, WAIT_MAX_MS))
+    const timer = setTimeout(() => finish(() => reject(timedOut())), waited)
     cleanups.push(() => clearTimeout(timer))
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
     cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))

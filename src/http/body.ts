@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { H3Event } from 'h3'
+import { formatBytes } from '../lib/bytes.js'
 import { lineColumn } from '../lib/json.js'
 import { apiError } from './errors.js'
 
@@ -22,7 +23,7 @@ function tooLarge(limit: number) {
   return apiError(
     413,
     'payload_too_large',
-    `The body is larger than the ${limit} byte limit; send less, or raise it with --max-body.`,
+    `The body is larger than the ${formatBytes(limit)} limit; send less, or raise it with --max-body.`,
   )
 }
 

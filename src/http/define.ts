@@ -4,7 +4,8 @@ import { parse, type JsonSchema, type Schema } from '../lib/schema.js'
 import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
 import type { ErrorRef } from './error-catalog.js'
 import { apiError, asLogWriteFailure } from './errors.js'
-import type { Param, ParamValues } from './params.js'
+import { badParameter, type Param, type ParamValues } from './params.js'
+import { nearest } from '../lib/suggest.js'
 import { asJson, route, type RouteHandler } from './route.js'
 
 /**
@@ -195,6 +196,27 @@ function readParams(
   return out
 }
 
+/**
+ * A DELETE with a query parameter it does not know is refused: ignored, a misspelt filter
+ * (`?templte=welcome`) would widen the delete to every message.
+ */
+function refuseUnknownParams(params: Params | undefined, search: URLSearchParams): void {
+  const known = Object.keys(params ?? {})
+  for (const name of search.keys()) {
+    if (known.includes(name)) continue
+    const [best] = nearest(name, known, 1)
+    const hint = best
+      ? ` (did you mean "${best}"?)`
+      : known.length
+        ? ` (known: ${known.join(', ')})`
+        : ''
+    throw badParameter(
+      name.slice(0, 100),
+      `is not one this operation knows${hint}; nothing was deleted`,
+    )
+  }
+}
+
 /** The handler h3 runs: security, path and query parameters, body, then the operation's own. */
 function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
   return async (event) => {
@@ -204,6 +226,7 @@ function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
       const caller = (read.caller = op.security?.check(event, ctx))
       const params = readParams(op.params, (name) => event.context.params?.[name] ?? null, event)
       const search = event.url.searchParams
+      if (op.method === 'DELETE') refuseUnknownParams(op.query, search)
       const query = readParams(op.query, (name) => search.get(name), event)
       let body: unknown
       if (op.body) {

@@ -92,7 +92,7 @@ export function isApiPath(pathname: string): boolean {
 }
 
 /** Where a link or a bookmark may land from another site: the inbox page (and `/`, which redirects there). */
-const NAVIGABLE = new Set(['/', '/_sandbox', '/_sandbox/'])
+const NAVIGABLE: ReadonlySet<string> = new Set(['/', '/_sandbox', '/_sandbox/'])
 
 /**
  * Whether an `Origin` is the server's own: same host and port as the request's Host (already

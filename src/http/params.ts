@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { JsonSchema } from '../lib/schema.js'
+import { isTimeText, TIME_HINT } from '../lib/time.js'
 import type { ErrorRef } from './error-catalog.js'
 import { apiError } from './errors.js'
 
@@ -104,7 +105,6 @@ export function intParam(
 }
 
 /** RFC 3339: a date (`2026-11-21`) or a date and time with a zone (`2026-11-21T10:00:00Z`). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))?$/
 
 /** An instant, as an RFC 3339 date-time or a date (midnight UTC); empty means absent. */
 export function timeParam(description: string): Param<string | undefined> {
@@ -120,11 +120,8 @@ export function timeParam(description: string): Param<string | undefined> {
     required: false,
     parse(raw, name) {
       if (raw === null || raw === '') return undefined
-      if (!RFC3339.test(raw) || Number.isNaN(Date.parse(raw)))
-        throw badParameter(
-          name,
-          `must be an RFC 3339 time such as 2026-11-21T10:00:00Z, or a date such as 2026-11-21 (got ${JSON.stringify(raw.slice(0, 100))})`,
-        )
+      if (!isTimeText(raw))
+        throw badParameter(name, `must be ${TIME_HINT} (got ${JSON.stringify(raw.slice(0, 100))})`)
       return raw
     },
   }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
-import type { EventBus, SandboxEvent } from '../core/events.js'
+import type { SandboxEvent } from '../core/events.js'
+import { createFrameBatch, type FrameBatches } from '../core/frame-batch.js'
 import type { MessageReader } from '../core/reading.js'
 import { defineOperation } from '../http/define.js'
 import { recordJson } from '../store/index.js'
@@ -15,9 +16,6 @@ export const HEARTBEAT_MS = 15_000
  * reader holds a bounded amount of memory and never slows a send.
  */
 export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024
-
-/** Under load, a stream's frames are written at most this often (one socket write each time). */
-const FLUSH_MS = 10
 
 const encoder = new TextEncoder()
 
@@ -73,57 +71,16 @@ export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) 
 }
 
 /**
- * The frames of one turn of the event loop, joined into one chunk that every stream shares:
- * under load a turn holds many sends, each with several events, and a socket write per frame
- * per stream was most of what twenty open streams cost. At rest a batch leaves at the end of its
- * turn; under load at most every FLUSH_MS. One batch per bus and kind (whole records, summaries),
- * so twenty paused clients hold one copy of their backlog, not twenty.
+ * The frame batches of one sandbox (see core/frame-batch.ts), built by the composition root
+ * into its context: whole records, and summaries.
+ *
+ * @example const ctx = { …, frames: createFrameBatches(reader) }
  */
-interface FrameBatch {
-  summary: boolean
-  streams: Set<(bytes: Uint8Array) => void>
-  frames: Uint8Array[]
-  /** The event added last: every stream's subscription hands it over, the first one adds it. */
-  last: SandboxEvent | undefined
-  lastFlush: number
-}
-
-const batches = new WeakMap<EventBus, { full: FrameBatch; summary: FrameBatch }>()
-
-function batchFor(bus: EventBus, summary: boolean): FrameBatch {
-  let pair = batches.get(bus)
-  if (!pair) {
-    const make = (summary: boolean): FrameBatch => ({
-      summary,
-      streams: new Set(),
-      frames: [],
-      last: undefined,
-      lastFlush: 0,
-    })
-    pair = { full: make(false), summary: make(true) }
-    batches.set(bus, pair)
+export function createFrameBatches(reader: MessageReader): FrameBatches {
+  return {
+    full: createFrameBatch((event) => encoder.encode(frame(event, false, reader))),
+    summary: createFrameBatch((event) => encoder.encode(frame(event, true, reader))),
   }
-  return summary ? pair.summary : pair.full
-}
-
-function addToBatch(batch: FrameBatch, event: SandboxEvent, reader: MessageReader): void {
-  if (batch.last === event) return
-  batch.last = event
-  // Encoded here, once per batch, however many streams share it.
-  if (batch.frames.push(encoder.encode(frame(event, batch.summary, reader))) > 1) return
-  const wait = batch.lastFlush + FLUSH_MS - performance.now()
-  if (wait > 0) setTimeout(flushBatch, wait, batch)
-  else setImmediate(flushBatch, batch)
-}
-
-function flushBatch(batch: FrameBatch): void {
-  const frames = batch.frames
-  batch.frames = []
-  batch.last = undefined
-  batch.lastFlush = performance.now()
-  if (frames.length === 0) return
-  const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames)
-  for (const send of batch.streams) send(bytes)
 }
 
 /** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`, `rejected`, `status`, `webhook`, `suppression`, `log`. */
@@ -165,17 +122,17 @@ export const eventOperation = defineOperation({
       }
       stream.push(bytes)
     }
-    const batch = batchFor(ctx.events, summary)
+    const batch = summary ? ctx.frames.summary : ctx.frames.full
     batch.streams.add(send)
     // Each stream is a subscriber of its own (health counts them); the batch keeps one copy.
-    const unsubscribe = ctx.events.subscribe((event) => addToBatch(batch, event, ctx.reader))
+    const unsubscribe = ctx.events.subscribe((event) => batch.add(event))
     const heartbeat = setInterval(
       () => send(encoder.encode(`: heartbeat ${new Date().toISOString()}\n\n`)),
       HEARTBEAT_MS,
     )
     heartbeat.unref()
     const unregister = ctx.onClose(() => {
-      flushBatch(batch)
+      batch.flush()
       cleanup()
       stream.push(null)
     })

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, relative, resolve } from 'node:path'
+import { shownPath } from '../lib/paths.js'
 import type { ExcerptLine } from './types.js'
 
 /** Lines shown on each side of the offending one. */
@@ -18,7 +19,8 @@ export function excerptOf(source: string, line: number, around = AROUND): Excerp
 }
 
 /**
- * Error details with the lines around each place, read from the file under the templates folder
+ * Error details with the lines around each place, and its `path` as `sendbox check` prints it,
+ * read from the file under the templates folder
  * (as it is now: the catalog reloads on a change, so this is what the next render sees). A place
  * outside the folder, or a file that cannot be read, keeps its detail as it is.
  */
@@ -31,7 +33,12 @@ export async function withExcerpts(templatesDir: string, details: unknown[]): Pr
       const inside = relative(templatesDir, file)
       if (inside.startsWith('..') || isAbsolute(inside)) return detail
       try {
-        return { ...place, excerpt: excerptOf(await readFile(file, 'utf8'), place.line) }
+        // `path`: the file as `sendbox check` and the console name it (from the working directory).
+        return {
+          ...place,
+          path: shownPath(file),
+          excerpt: excerptOf(await readFile(file, 'utf8'), place.line),
+        }
       } catch {
         return detail
       }

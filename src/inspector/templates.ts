@@ -267,15 +267,6 @@ const RENDER_ERRORS = [...TEMPLATE_ERRORS, [422, 'render_failed']] as const
 
 const one = { slug: SLUG }
 
-/** Live previews, per server: the newest MAX_LIVE_PREVIEWS rendered HTMLs by id. */
-const MAX_LIVE_PREVIEWS = 50
-const livePreviews = new WeakMap<AppContext, { previews: Map<string, string>; seq: number }>()
-function previewStore(ctx: AppContext) {
-  let store = livePreviews.get(ctx)
-  if (!store) livePreviews.set(ctx, (store = { previews: new Map(), seq: 0 }))
-  return store
-}
-
 const fixtureBody = object(
   {
     name: string({
@@ -568,7 +559,7 @@ export const templatePreviewOperations = [
     summary:
       'Render a template and keep the HTML for a sandboxed frame; answer everything an editor shows.',
     description:
-      'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place) in the same 201 instead of its 4xx.',
+      'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place and its `path` from the working directory, as `sendbox check` prints it) in the same 201 instead of its 4xx.',
     query: { soft: SOFT_QUERY.soft },
     body: jsonBody(previewBody, 'What to render.'),
     success: {
@@ -645,11 +636,7 @@ export const templatePreviewOperations = [
             ? (body.variables ?? {})
             : previewVariables(ctx, template, body.case)
         const { html, text, warnings, missing, variables } = preview(ctx, template, chosen)
-        const store = previewStore(ctx)
-        const id = `pv_${(++store.seq).toString(36)}_${Date.now().toString(36)}`
-        store.previews.set(id, html)
-        if (store.previews.size > MAX_LIVE_PREVIEWS)
-          store.previews.delete(store.previews.keys().next().value!)
+        const id = ctx.previews.add(html)
         return {
           id,
           url: `/_sandbox/api/previews/${id}`,
@@ -681,7 +668,7 @@ export const templatePreviewOperations = [
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: [[404, 'preview_not_found']],
     handler({ ctx, params, query }) {
-      const html = previewStore(ctx).previews.get(params.id)
+      const html = ctx.previews.get(params.id)
       if (html === undefined)
         throw apiError(
           404,

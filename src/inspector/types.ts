@@ -69,6 +69,8 @@ export interface ExcerptLine {
 /** Where a template_invalid or render_failed error is; soft answers add the lines around it. */
 export interface SourceProblem extends SourcePosition {
   message: string
+  /** The file from the server's working directory, as `sendbox check` prints it (soft answers). */
+  path?: string
   excerpt?: ExcerptLine[]
 }
 

@@ -8,6 +8,8 @@ import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
+import { createPreviewStore } from '../core/previews.js'
+import { createFrameBatches } from '../inspector/events.js'
 import { openMessageLog, type LogFs } from '../store/index.js'
 import { createTemplateCatalog, warmPlainText } from '../templates/index.js'
 import { version } from '../version.js'
@@ -17,6 +19,7 @@ import { withReasonPhrases } from './reason.js'
 import { createMessageReader } from '../core/reading.js'
 import type { AppContext, Logger } from '../core/context.js'
 import { exposureWarning, isLoopbackHost } from './exposure.js'
+import { logTemplateChange } from './template-log.js'
 import { listen, StartError, type Listener } from './listener.js'
 import { setUpTls, type TlsSetup } from './tls.js'
 
@@ -122,6 +125,7 @@ export async function startServer(
     userAgent: `sendbox/${version}`,
     events,
   })
+  const reader = createMessageReader()
   const ctx: AppContext = {
     config,
     version,
@@ -134,7 +138,9 @@ export async function startServer(
     delivery: undefined as unknown as AppContext['delivery'],
     webhooks,
     logger,
-    reader: createMessageReader(),
+    previews: createPreviewStore(),
+    frames: createFrameBatches(reader),
+    reader,
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
       if (closing !== undefined) {
@@ -146,7 +152,11 @@ export async function startServer(
     },
   }
   ctx.delivery = createDeliveryEngine(ctx, webhooks)
-  const stopTemplateEvents = catalog.onChange((change) => events.emit({ type: 'template', change }))
+  const stopTemplateEvents = catalog.onChange((change) => {
+    events.emit({ type: 'template', change })
+    // One console line per reload or failure, on the console of `serve` (tests stay quiet).
+    if (config.logs) logTemplateChange(catalog, change, logger)
+  })
   let listener: Listener
   let tls: TlsSetup | null = null
   const network = !isLoopbackHost(config.host)

@@ -15,7 +15,7 @@ export { StartError, type Listener, type ListenOptions }
  * Ports the Fetch standard blocks: browsers will not open the inbox there, nor will Node's
  * `fetch` reach the API (https://fetch.spec.whatwg.org/#port-blocking).
  */
-const BAD_PORTS = new Set([
+const BAD_PORTS: ReadonlySet<number> = new Set([
   1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
   103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
   512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,

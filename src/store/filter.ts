@@ -23,9 +23,10 @@ export function compileFilter(filter: MessageFilter = {}): RecordPredicate {
   const subject = needle(filter.subject)
   const project = filter.project || undefined
   const status = filter.status || undefined
-  // An unparseable `since` is the HTTP layer's to reject; here it simply filters nothing.
-  const since = filter.since ? Date.parse(filter.since) : Number.NaN
-  const hasSince = !Number.isNaN(since)
+  // The callers refuse an unreadable `since`; one that gets here anyway matches nothing (NaN
+  // compares false), never everything: taken for "no filter", it once made a clear delete all.
+  const hasSince = Boolean(filter.since)
+  const since = hasSince ? Date.parse(filter.since!) : 0
 
   return (record) =>
     (project === undefined || record.project === project) &&
@@ -48,16 +49,7 @@ export function matchesFilter(record: MessageRecord, filter: MessageFilter): boo
 export function isEmptyFilter(filter: MessageFilter | undefined): boolean {
   if (!filter) return true
   const { to, recipient, from, template, subject, project, since, status } = filter
-  return (
-    !to &&
-    !recipient &&
-    !from &&
-    !template &&
-    !subject &&
-    !project &&
-    !status &&
-    (!since || Number.isNaN(Date.parse(since)))
-  )
+  return !to && !recipient && !from && !template && !subject && !project && !status && !since
 }
 
 /**

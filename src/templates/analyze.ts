@@ -58,7 +58,7 @@ interface WalkState {
 type LoopAliases = ReadonlyMap<string, string>
 
 /** Accessors that apply to the value itself: `items.size` needs `items`, not a key "size". */
-const ACCESSORS = new Set(['size', 'first', 'last'])
+const ACCESSORS: ReadonlySet<string> = new Set(['size', 'first', 'last'])
 
 /**
  * Analyse a parsed template (and, through the engine's cache, the partials it uses). Throws a

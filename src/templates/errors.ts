@@ -4,7 +4,7 @@
  * (liquidjs messages carry ", file:…, line:…, col:…" and multi-line excerpts; both go).
  */
 import path from 'node:path'
-import { LiquidError, type Token } from 'liquidjs'
+import { LiquidError, TagToken, Tokenizer, type Token } from 'liquidjs'
 import { LIMITS } from './engine.js'
 import type { SourcePosition } from './types.js'
 
@@ -41,7 +41,8 @@ export function relativeFile(root: string, file: string): string {
 
 /** Locate any error thrown by parse, analysis or render. Never throws. */
 export function locateError(err: unknown, ctx: ErrorContext): Located {
-  const { token, base } = innermost(err)
+  const found = innermost(err)
+  const { token, message } = strayEnd(found.token, friendlyMessage(found.base))
   const file = token?.file ? path.resolve(token.file) : ctx.file
   let line = 1
   let column = 1
@@ -55,7 +56,65 @@ export function locateError(err: unknown, ctx: ErrorContext): Located {
     }
   }
   if (file === ctx.file) line += ctx.lineOffset
-  return { file: relativeFile(ctx.root, file), line, column, message: friendlyMessage(base) }
+  return { file: relativeFile(ctx.root, file), line, column, message }
+}
+
+/** liquidjs's tags that take an end tag (`{% if %}` … `{% endif %}`). */
+const BLOCK_TAGS: ReadonlySet<string> = new Set([
+  'if',
+  'unless',
+  'for',
+  'case',
+  'capture',
+  'tablerow',
+  'block',
+  'comment',
+  'raw',
+])
+/** Tags whose body is not Liquid: a tag inside them opens nothing. */
+const OPAQUE_TAGS: ReadonlySet<string> = new Set(['comment', 'raw'])
+
+/**
+ * A tag left open inside another (an `{% if %}` inside a `{% block %}`) reaches liquidjs as the
+ * outer tag's end: parsing the `if`, it meets `{% endblock %}`, which no tag it knows ends, and
+ * reports `tag "endblock" not found` there, a line or more below the mistake. The tag to name
+ * is the innermost one still open before that end tag; an end tag with none open closes nothing.
+ */
+function strayEnd(
+  token: Token | undefined,
+  message: string,
+): { token: Token | undefined; message: string } {
+  const stray = /^Unknown tag "end(\w+)"\.$/.exec(message)?.[1]
+  if (!token || !stray || !BLOCK_TAGS.has(stray)) return { token, message }
+  const opener = openTagBefore(token)
+  if (opener && opener.name !== stray)
+    return {
+      token: opener,
+      message: `Tag ${clip(opener.getText())} is not closed (missing {% end${opener.name} %} before {% end${stray} %}).`,
+    }
+  if (!opener)
+    return { token, message: `{% end${stray} %} closes nothing: no {% ${stray} %} is open here.` }
+  return { token, message }
+}
+
+/** The innermost block tag still open where `end` begins, in the same source. */
+function openTagBefore(end: Token): TagToken | undefined {
+  let tokens: ReturnType<Tokenizer['readTopLevelTokens']>
+  try {
+    tokens = new Tokenizer(end.input, undefined, end.file).readTopLevelTokens()
+  } catch {
+    return undefined
+  }
+  const open: TagToken[] = []
+  for (const token of tokens) {
+    if (token.begin >= end.begin) break
+    if (!(token instanceof TagToken)) continue
+    const top = open.at(-1)
+    if (top && token.name === `end${top.name}`) open.pop()
+    else if (top && OPAQUE_TAGS.has(top.name)) continue
+    else if (BLOCK_TAGS.has(token.name)) open.push(token)
+  }
+  return open.at(-1)
 }
 
 /**

@@ -14,6 +14,7 @@ import { mkdir, realpath, rename, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { isInside } from './engine.js'
 import { isValidSlug } from './slug.js'
+import { formatBytes } from '../lib/bytes.js'
 
 /** Largest fixture file sendbox writes. */
 export const FIXTURE_MAX_BYTES = 256 * 1024
@@ -72,7 +73,7 @@ export function fixtureText(variables: Record<string, unknown>, file = ''): stri
     throw new FixtureWriteError(
       'fixture_too_large',
       file,
-      `The fixture would be ${Buffer.byteLength(text)} bytes; sendbox writes at most ${FIXTURE_MAX_BYTES} (256 KiB). Save fewer variables, or write the file yourself.`,
+      `The fixture would be ${formatBytes(Buffer.byteLength(text))}; sendbox writes at most ${formatBytes(FIXTURE_MAX_BYTES)}. Save fewer variables, or write the file yourself.`,
     )
   }
   return text

@@ -31,7 +31,7 @@ const CLOSE = /^(?:---|\.\.\.)[ \t]*$/
 
 /** Dotted names of plain identifiers (Liquid also allows `-` in names). */
 const VARIABLE_NAME = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/
-const VARIABLE_KEYS = new Set(['description', 'example', 'required'])
+const VARIABLE_KEYS: ReadonlySet<string> = new Set(['description', 'example', 'required'])
 
 interface Split {
   body: string

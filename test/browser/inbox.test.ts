@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, relative, sep } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { startTestSandbox, writeFiles } from '../helpers/sandbox.js'
@@ -560,7 +560,9 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(error.line).toBe(3)
     const text = (await panel.textContent()) ?? ''
     expect(text).toContain('does not parse')
-    expect(text).toContain(`broken.liquid:3:${error.column}`)
+    // The place reads as `sendbox check` prints it: the path from the working directory.
+    const shown = relative(process.cwd(), join(suite.sandbox.templatesDir, 'broken.liquid'))
+    expect(text).toContain(`${shown.split(sep).join('/')}:3:${error.column}`)
     expect(text).toContain(`line 3, column ${error.column}`)
     expect(await page.locator('#template-pane iframe').count()).toBe(0)
     await expect

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compileFilter, matchesFilter } from '../../src/store/index.js'
+import { compileFilter, isEmptyFilter, matchesFilter } from '../../src/store/index.js'
 import { makeRecord } from './helpers.js'
 
 describe('matchesFilter', () => {
@@ -49,12 +49,15 @@ describe('matchesFilter', () => {
     expect(matchesFilter(record, { project: 'DEADBEEF' })).toBe(false)
   })
 
-  it('compares since as a time, inclusive, ignoring an unparseable since', () => {
+  it('compares since as a time, inclusive; an unparseable since matches nothing', () => {
     expect(matchesFilter(record, { since: '2026-11-21T10:00:00.000Z' })).toBe(true)
     expect(matchesFilter(record, { since: '2026-11-21T11:00:00+01:00' })).toBe(true) // same instant
     expect(matchesFilter(record, { since: '2026-11-21T10:00:00.001Z' })).toBe(false)
     expect(matchesFilter(record, { since: '2026-11-20' })).toBe(true)
-    expect(matchesFilter(record, { since: 'yesterday-ish' })).toBe(true)
+    // Callers refuse one first; taken for "no filter", it once made a clear delete everything.
+    expect(matchesFilter(record, { since: 'yesterday-ish' })).toBe(false)
+    expect(isEmptyFilter({ since: 'yesterday-ish' })).toBe(false)
+    expect(isEmptyFilter({ since: '' })).toBe(true)
   })
 
   it('requires every criterion', () => {

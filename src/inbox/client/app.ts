@@ -8,6 +8,7 @@ import {
 import type { Rejection } from '../../core/rejections.js'
 import { $, isTyping } from './dom.js'
 import { timeAgo } from './format.js'
+import { connectLive } from './live.js'
 import { type LogState, refreshLogState, showLogState } from './log-banner.js'
 import { MessagesView } from './messages.js'
 import { currentRoute } from './router.js'
@@ -60,38 +61,29 @@ function setStatus(state: 'connecting' | 'live' | 'offline'): void {
 
 function connect(): void {
   // Summaries: the list needs no bodies, and the open message is fetched whole.
-  const source = new EventSource(`${API}/events?fields=summary`)
-  let opened = false
-  source.addEventListener('open', () => {
-    setStatus('live')
-    // Whatever happened before this stream was open (or while it was down) is fetched once.
-    messages.resync()
-    void refreshLogState()
-    webhooks.resync()
-    suppressions.resync()
-    if (opened) templates.resync()
-    opened = true
+  connectLive(`${API}/events?fields=summary`, {
+    onState: setStatus,
+    onOpen(first) {
+      // Whatever happened before this stream was open (or while none was) is fetched once.
+      messages.resync()
+      void refreshLogState()
+      webhooks.resync()
+      suppressions.resync()
+      // At the first open the templates view has just loaded itself.
+      if (!first) templates.resync()
+    },
+    events: {
+      message: (data) => messages.onMessage(data as MessageSummary),
+      deleted: (data) => messages.onDeleted((data as { id: string }).id),
+      cleared: () => messages.onCleared(),
+      template: (data) => templates.onTemplateChange(data as TemplateChange),
+      rejected: (data) => messages.list.rejected.add(data as Rejection),
+      status: (data) => messages.onStatus(data as StatusChange),
+      webhook: (data) => webhooks.onDelivery(data as WebhookDelivery),
+      suppression: () => suppressions.onChange(),
+      log: (data) => showLogState(data as LogState),
+    },
   })
-  source.addEventListener('error', () => {
-    if (source.readyState === EventSource.CLOSED) {
-      // The browser gave up (e.g. a non-stream answer): start over a bit later.
-      setStatus('offline')
-      window.setTimeout(connect, 3000)
-    } else setStatus(opened ? 'offline' : 'connecting')
-  })
-  const data = <T>(event: Event): T => JSON.parse((event as MessageEvent<string>).data) as T
-  source.addEventListener('message', (event) => messages.onMessage(data<MessageSummary>(event)))
-  source.addEventListener('deleted', (event) => messages.onDeleted(data<{ id: string }>(event).id))
-  source.addEventListener('cleared', () => messages.onCleared())
-  source.addEventListener('template', (event) =>
-    templates.onTemplateChange(data<TemplateChange>(event)),
-  )
-  source.addEventListener('rejected', (event) => messages.list.rejected.add(data<Rejection>(event)))
-  source.addEventListener('status', (event) => messages.onStatus(data<StatusChange>(event)))
-  source.addEventListener('webhook', (event) => webhooks.onDelivery(data<WebhookDelivery>(event)))
-  source.addEventListener('suppression', () => suppressions.onChange())
-  source.addEventListener('log', (event) => showLogState(data<LogState>(event)))
-  window.addEventListener('pagehide', () => source.close(), { once: true })
 }
 
 // ---- keyboard ----------------------------------------------------------------------------

@@ -52,7 +52,9 @@ export function errorCard(
 }
 
 function placeItem(place: SourceProblem, fallback: string, href: string | null): HTMLElement {
-  const { file = '', line, column } = place
+  // The path as `sendbox check` prints it, when the server gave it: the same place reads the same.
+  const { line, column } = place
+  const file = place.path ?? place.file ?? ''
   return h(
     'li',
     null,
