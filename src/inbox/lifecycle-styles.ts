@@ -46,12 +46,12 @@ export const LIFECYCLE_CSS = String.raw`
 .links .field { margin: 0 0 10px; }
 .link-list { margin: 0; padding: 0; list-style: none; display: flex; flex-direction: column; gap: 8px; }
 .link-row { display: grid; grid-template-columns: minmax(0, 1fr) auto; align-items: center; gap: 2px 14px; padding: 10px 12px 10px 14px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
+.link-head { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 8px; min-width: 0; }
 .link-text { font-weight: 600; overflow-wrap: anywhere; }
 .link-text.muted { font-weight: 400; font-style: italic; }
 /* A URL is one long word: it wraps anywhere rather than widen the page. */
 .link-href { grid-column: 1; font-family: var(--mono); font-size: 12.5px; color: var(--muted); overflow-wrap: anywhere; }
 .link-actions { grid-column: 2; grid-row: 1 / span 2; display: flex; flex-wrap: wrap; align-items: center; justify-content: flex-end; gap: 6px; }
-.link-clicks { flex-basis: 100%; text-align: right; color: var(--accent-text); font-size: 12px; }
 .link-clicks:empty { display: none; }
 .code-list { margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 8px; }
 .code-row { display: inline-flex; align-items: center; gap: 12px; padding: 5px 5px 5px 14px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
@@ -100,6 +100,5 @@ export const LIFECYCLE_CSS = String.raw`
   /* A link's buttons go under its URL: the text and URL keep the whole width. */
   .link-row { grid-template-columns: minmax(0, 1fr); }
   .link-actions { grid-column: 1; grid-row: auto; justify-content: flex-start; margin-top: 6px; }
-  .link-clicks { flex-basis: auto; text-align: left; }
 }
 `

@@ -120,6 +120,7 @@ describe.skipIf(!hasChromium)('the Links tab of a message', { timeout: 60_000 },
       .locator('.link-row', { hasText: 'Sign in' })
       .locator('.link-clicks:text-is("Clicked once")')
       .waitFor()
+    await screenshot(page, 'links-tab-clicked')
     await page.getByRole('tab', { name: 'Delivery' }).click()
     await page
       .locator('.timeline-event[data-type="clicked"] .timeline-detail', { hasText: SIGN_IN })
@@ -154,15 +155,24 @@ describe.skipIf(!hasChromium)('the Links tab of a message', { timeout: 60_000 },
     await page.locator(`#announcer:text-is("Copied ${SIGN_IN}")`).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(SIGN_IN)
 
-    // Nothing wider than the phone: the long URL wraps, the tabs stay in their row.
+    // Nothing wider than the phone: the long URL wraps (nothing overflows its box, which a
+    // bounding box alone would not show), and the panel never scrolls sideways.
     const overflow = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
+      panel: document.getElementById('message-panel')!.scrollWidth,
       widest: Math.max(
         ...[...document.querySelectorAll('#links *')].map((e) => e.getBoundingClientRect().right),
       ),
+      overflowing: [...document.querySelectorAll<HTMLElement>('#links *')]
+        .filter(
+          (e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline',
+        )
+        .map((e) => e.className),
     }))
     expect(overflow.page).toBeLessThanOrEqual(390)
+    expect(overflow.panel).toBeLessThanOrEqual(390)
     expect(overflow.widest).toBeLessThanOrEqual(390)
+    expect(overflow.overflowing).toEqual([])
     const tab = await page.getByRole('tab', { name: 'Links' }).boundingBox()
     expect(tab!.x + tab!.width).toBeLessThanOrEqual(390)
     await screenshot(page, 'links-tab-narrow')

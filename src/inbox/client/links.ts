@@ -74,7 +74,11 @@ function clicksText(count: number): string {
 
 /** A row's "Clicked twice": kept in step by `updateLinkClicks` without re-rendering the panel. */
 function clicksTag(href: string, count: number): HTMLElement {
-  return h('span', { class: 'link-clicks', 'data-href': href }, clicksText(count))
+  return h(
+    'span',
+    { class: 'link-clicks status-badge', 'data-status': 'clicked', 'data-href': href },
+    clicksText(count),
+  )
 }
 
 function linkRow(
@@ -89,7 +93,12 @@ function linkRow(
   return h(
     'li',
     { class: 'link-row' },
-    h('span', { class: link.text ? 'link-text' : 'link-text muted' }, label),
+    h(
+      'span',
+      { class: 'link-head' },
+      h('span', { class: link.text ? 'link-text' : 'link-text muted' }, label),
+      clicksTag(link.href, counts.get(link.href) ?? 0),
+    ),
     h('code', { class: 'link-href' }, link.href),
     h(
       'span',
@@ -113,7 +122,6 @@ function linkRow(
             'Simulate a click',
           )
         : null,
-      clicksTag(link.href, counts.get(link.href) ?? 0),
     ),
   )
 }
