@@ -72,7 +72,7 @@ function clicksText(count: number): string {
   return count ? `Clicked ${count === 1 ? 'once' : `${count} times`}` : ''
 }
 
-/** A row's "Clicked twice": kept in step by `updateLinkClicks` without re-rendering the panel. */
+/** A row's "Clicked 2 times" badge (empty: hidden): kept in step by `updateLinkClicks` without re-rendering the panel. */
 function clicksTag(href: string, count: number): HTMLElement {
   return h(
     'span',
