@@ -41,6 +41,25 @@ export const LIFECYCLE_CSS = String.raw`
 .timeline-detail { color: var(--muted); overflow-wrap: anywhere; }
 .timeline-time { margin-left: auto; color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
 
+/* ---- the Links tab: links (text, URL, copy, simulate a click) and codes ---- */
+.links .hint { margin: 0 0 10px; }
+.links .field { margin: 0 0 10px; }
+.link-list { margin: 0; padding: 0; list-style: none; display: flex; flex-direction: column; gap: 8px; }
+.link-row { display: grid; grid-template-columns: minmax(0, 1fr) auto; align-items: center; gap: 2px 14px; padding: 10px 12px 10px 14px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
+.link-head { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 8px; min-width: 0; }
+.link-text { font-weight: 600; overflow-wrap: anywhere; }
+.link-text.muted { font-weight: 400; font-style: italic; }
+/* A URL is one long word: it wraps anywhere rather than widen the page. */
+.link-href { grid-column: 1; font-family: var(--mono); font-size: 12.5px; color: var(--muted); overflow-wrap: anywhere; }
+.link-actions { grid-column: 2; grid-row: 1 / span 2; display: flex; flex-wrap: wrap; align-items: center; justify-content: flex-end; gap: 6px; }
+.link-clicks:empty { display: none; }
+.code-list { margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 8px; }
+.code-row { display: inline-flex; align-items: center; gap: 12px; padding: 5px 5px 5px 14px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
+.otp { font-family: var(--mono); font-size: 17px; font-weight: 600; letter-spacing: 0.12em; overflow-wrap: anywhere; }
+.copy { min-width: 6.4em; justify-content: center; }
+.copy[data-copied] { color: var(--accent-text); background: var(--accent-soft); border-color: var(--accent); }
+.copy[data-copied]::before { content: "✓"; }
+
 /* ---- single-pane pages: webhooks, suppressions ---- */
 .page { flex: 1; min-height: 0; overflow: auto; padding: 18px 24px 32px; }
 .page-head { max-width: 1100px; margin: 0 auto 14px; }
@@ -74,9 +93,12 @@ export const LIFECYCLE_CSS = String.raw`
   .status { margin-left: 0; }
   #status-text { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   .suppressions { display: block; overflow-x: auto; }
-  /* Six message tabs: they scroll sideways within the toolbar. */
+  /* Seven message tabs: they scroll sideways within the toolbar when a phone is narrower still. */
   .toolbar .tabs { position: relative; min-width: 0; max-width: 100%; overflow-x: auto; scrollbar-width: none; }
   .toolbar .tabs::-webkit-scrollbar { display: none; }
   [role="tab"] { flex: none; }
+  /* A link's buttons go under its URL: the text and URL keep the whole width. */
+  .link-row { grid-template-columns: minmax(0, 1fr); }
+  .link-actions { grid-column: 1; grid-row: auto; justify-content: flex-start; margin-top: 6px; }
 }
 `

@@ -130,7 +130,14 @@ const SIMULATE: Array<{ type: SimulatedEvent['type']; label: string }> = [
   { type: 'complained', label: 'Complained' },
 ]
 
-async function simulate(id: string, event: SimulatedEvent): Promise<void> {
+/**
+ * Posts a simulated event and says how it went: the one path for every simulate button (the
+ * Delivery tab's and the Links tab's "Simulate a click"). The page follows through SSE `status`.
+ *
+ * @example
+ * await simulateEvent(id, { type: 'clicked', url: 'https://acme.test/help', recipient: 'bob@example.com' })
+ */
+export async function simulateEvent(id: string, event: SimulatedEvent): Promise<void> {
   try {
     await api.simulate(id, event)
     announce(`${LABELS[event.type]} recorded for ${event.recipient ?? 'the first recipient'}`)
@@ -169,7 +176,7 @@ function recipientSection(
         disabled: type === 'clicked' && links.length === 0,
         'aria-describedby': labelId,
         onclick: () =>
-          void simulate(record.id, {
+          void simulateEvent(record.id, {
             type,
             recipient: recipient.address,
             ...(type === 'clicked' ? { url: linkSelect.value } : {}),

@@ -10,6 +10,7 @@ import {
 } from './api.js'
 import { applyStatus, deliveryTab, statusBadge, updateHeaderBadge } from './delivery.js'
 import { checksTab, showChecksBadge } from './checks.js'
+import { linksTab, updateLinkClicks } from './links.js'
 import {
   jsonBlock,
   revealLine,
@@ -44,6 +45,7 @@ import {
 const TABS = [
   { id: 'html', label: 'HTML' },
   { id: 'text', label: 'Text' },
+  { id: 'links', label: 'Links' },
   { id: 'source', label: 'Source' },
   { id: 'details', label: 'Details' },
   { id: 'delivery', label: 'Delivery' },
@@ -140,6 +142,7 @@ export class MessagesView {
       this.record = applyStatus(this.record, change)
       updateHeaderBadge(this.detail, this.record.status)
       if (this.tab === 'delivery') this.renderPanel()
+      else if (this.tab === 'links' && this.panel) updateLinkClicks(this.panel, this.record)
     }
   }
 
@@ -447,6 +450,9 @@ export class MessagesView {
         break
       case 'delivery':
         replace(panel, deliveryTab(m))
+        break
+      case 'links':
+        replace(panel, linksTab(m))
         break
       default:
         replace(panel, details(m))
