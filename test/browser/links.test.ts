@@ -92,17 +92,33 @@ describe.skipIf(!hasChromium)('the Links tab of a message', { timeout: 60_000 },
 
     // Copy: the clipboard has the URL, the button says so, and so does the live region.
     const copy = page.getByRole('button', { name: `Copy ${SIGN_IN}`, exact: true })
-    await copy.click()
-    // Said and shown at once (checked in the page: the "Copied" state lasts two seconds).
-    await page.waitForFunction((url) => {
-      const button = document.querySelector('.link-row .copy')
-      return (
-        document.getElementById('announcer')?.textContent === `Copied ${url}` &&
-        button?.textContent === 'Copied' &&
-        button.getAttribute('aria-label') === `Copied ${url}` &&
-        button.hasAttribute('data-copied')
-      )
+    // Said and shown at once. The "Copied" state lasts two seconds, which a loaded machine can
+    // miss between two polls: an observer set before the click records the moment it holds.
+    await page.evaluate((url) => {
+      const w = window as unknown as { copiedSeen?: boolean }
+      w.copiedSeen = false
+      const holds = () => {
+        const button = document.querySelector('.link-row .copy')
+        return (
+          document.getElementById('announcer')?.textContent === `Copied ${url}` &&
+          button?.textContent === 'Copied' &&
+          button.getAttribute('aria-label') === `Copied ${url}` &&
+          button.hasAttribute('data-copied')
+        )
+      }
+      new MutationObserver((_, observer) => {
+        if (!holds()) return
+        w.copiedSeen = true
+        observer.disconnect()
+      }).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      })
     }, SIGN_IN)
+    await copy.click()
+    await page.waitForFunction(() => (window as unknown as { copiedSeen?: boolean }).copiedSeen)
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(SIGN_IN)
     await page.getByRole('button', { name: 'Copy code 482913', exact: true }).click()
     await page.locator('#announcer:text-is("Copied code 482913")').waitFor()

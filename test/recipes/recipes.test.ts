@@ -130,7 +130,7 @@ describe('the recipes of the docs', () => {
       staleCopy(
         reset,
         'a password reset email carries the reset link',
-        /await requestPasswordReset\(sandbox\.url, sandbox\.token, 'ada@example\.com'\)/,
+        /await requestPasswordReset\(sandbox\.url, sandbox\.token, inbox\.address\)/,
       ),
     )
     const env = outsideVitest()
