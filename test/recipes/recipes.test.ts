@@ -67,6 +67,15 @@ function run(
 }
 
 const dirs: string[] = []
+/**
+ * `npx sendbox` in this checkout installs it into npm's `_npx/<hash of the path>` folder. In
+ * the shared ~/.npm cache, an npx stopped half-way (or a second run on the same path at once)
+ * left that folder without its package.json, and every later run from the same path failed
+ * with ENOENT. The shell recipes' npx gets a cache of this run's own.
+ */
+const npmCache = await tempDir('sendbox-npm-cache-')
+dirs.push(npmCache)
+const NPX_ENV = { npm_config_offline: 'true', npm_config_cache: npmCache }
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
@@ -175,7 +184,7 @@ describe('the recipes of the docs', () => {
         'echo "$SENDBOX_URL $SENDBOX_TOKEN"; curl -sf "$SENDBOX_URL/_sandbox/api/health"',
       ],
       ROOT,
-      { npm_config_offline: 'true' },
+      NPX_ENV,
     )
     expect(result.code, result.stderr).toBe(0)
     const [url, token] = result.stdout.split('\n')[0]!.split(' ')
@@ -191,7 +200,7 @@ describe('the recipes of the docs', () => {
       'bash',
       [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'exit 7'],
       ROOT,
-      { npm_config_offline: 'true' },
+      NPX_ENV,
     )
     expect(result.code).toBe(7)
   }, 60_000)
@@ -201,7 +210,7 @@ describe('the recipes of the docs', () => {
       'bash',
       [join(HERE, 'with-sendbox.sh'), join(HERE, 'assert-with-curl.sh')],
       ROOT,
-      { npm_config_offline: 'true' },
+      NPX_ENV,
     )
     expect(ok.code, ok.stderr).toBe(0)
     // The same wait for a message nobody sent: curl -f turns the 404 wait_timeout into a failure.
@@ -214,7 +223,7 @@ describe('the recipes of the docs', () => {
         'curl -sf "$SENDBOX_URL/_sandbox/api/messages/wait?to=ada@example.com&timeout=300"',
       ],
       ROOT,
-      { npm_config_offline: 'true' },
+      NPX_ENV,
     )
     expect(missing.code).toBe(22)
   }, 60_000)
