@@ -1,9 +1,6 @@
-import type { FileHandle } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
-import { FILE_MODE, writeCompacted } from './compaction.js'
-import { LogWriteError } from './errors.js'
-import { whatHappenedTo } from './file-identity.js'
-import { writeAll } from './file-io.js'
+import { createLogFile } from './log-file.js'
+import { createLogRecovery, type LiveSource } from './log-recovery.js'
 import { type LogFs, nodeFs } from './log-fs.js'
 import type { LogData, LogEntry } from './log-format.js'
 import { holdRecordLine, releaseRecordLines } from './record-json.js'
@@ -11,6 +8,7 @@ import { createLineSpans } from './line-spans.js'
 import { readLog } from './log-reader.js'
 import { noteRecordLine } from './size.js'
 import type { MessageRecord, Suppression } from './types.js'
+import { type Batch, createWriteQueue } from './write-queue.js'
 
 export {
   LOG_HEADER,
@@ -73,16 +71,6 @@ export interface JsonlAdapter extends Adapter<LogData> {
   close(): Promise<void>
 }
 
-interface Batch {
-  text: string
-  count: number
-  /** One per line of `text`: the record it is, or null for a tombstone or other operation. */
-  records: (MessageRecord | null)[]
-  written: Promise<void>
-  /** Set when a rewrite from memory took this batch's lines: `failure` then says how that went. */
-  absorbed?: { failure: unknown }
-}
-
 export interface JsonlAdapterOptions {
   warn: (message: string) => void
   /** Replay keeps at most this many records, dropping the oldest as the log did when it ran. */
@@ -93,47 +81,63 @@ export interface JsonlAdapterOptions {
   fs?: LogFs
 }
 
+/**
+ * The lines of entries, each serialised once: a record's line is noted (its size) and held until
+ * its batch is written, for compaction to copy instead of serialising it again.
+ */
+function serialise(entries: readonly LogEntry[]): {
+  text: string
+  records: (MessageRecord | null)[]
+} {
+  let text = ''
+  const records: (MessageRecord | null)[] = []
+  for (const entry of entries) {
+    const line = JSON.stringify(entry)
+    if ('op' in entry) records.push(null)
+    else {
+      noteRecordLine(entry, line)
+      holdRecordLine(entry, line)
+      records.push(entry)
+    }
+    text += `${line}\n`
+  }
+  return { text, records }
+}
+
 export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
-  const fs = options.fs ?? nodeFs
-  let handle: FileHandle | null = null
-  /** Bytes in the file, so a failed append can be cut back off instead of leaving half a line. */
-  let size = 0
-  let lineCount = 0
-  /** `size` plus what is queued: the file's length once everything queued has landed. */
-  let fileChars = 0
+  const { fs = nodeFs, maxRecords = Infinity, maxBytes = Infinity } = options
+  const spans = createLineSpans()
+  const log = createLogFile(file, fs, spans)
+  /** Lines after the header and bytes the file holds once everything queued has landed. */
+  const expected = { lines: 0, chars: 0 }
   let rewrite = false
-  /** A failed write left bytes after `size` that could not be cut off yet. */
-  let damaged = false
-  /** The file was found removed or replaced, and is not written anew yet. */
-  let rebuilding = false
   let droppedAtRead = 0
   let closed = false
-  /** The batch still taking lines; detached when its write starts (group commit). */
-  let filling: Batch | null = null
-  /** Batches queued and not yet written (the filling one, and any a compaction detached). */
-  const waiting = new Set<Batch>()
-  let live: { snapshot: () => LogData; recreate: () => Promise<void> } | null = null
-  let queue: Promise<unknown> = Promise.resolve()
-  const spans = createLineSpans()
-
-  function serial<T>(op: () => Promise<T>): Promise<T> {
-    const result = queue.then(op)
-    queue = result.catch(() => {})
-    return result
-  }
+  let live: LiveSource | null = null
+  const queue = createWriteQueue<MessageRecord>({
+    write: writeBatch,
+    // The lines were held for the batch's write (or a compaction's copy): not needed after it.
+    settled: (batch) => releaseRecordLines(batch.records.filter((record) => record !== null)),
+  })
+  const recovery = createLogRecovery({
+    file,
+    fs,
+    warn: options.warn,
+    queue,
+    expected,
+    live: () => live,
+    compact,
+  })
 
   function assertOpen(): void {
     if (closed) throw new Error(`The message log ${file} is closed.`)
   }
 
   async function read(): Promise<LogData> {
-    const limits = {
-      maxRecords: options.maxRecords ?? Infinity,
-      maxBytes: options.maxBytes ?? Infinity,
-    }
-    const read = await readLog(file, fs, { ...limits, warn: options.warn }, spans.set)
-    size = fileChars = read.size
-    lineCount = read.lines
+    const read = await readLog(file, fs, { maxRecords, maxBytes, warn: options.warn }, spans.set)
+    log.setSize(read.size)
+    expected.chars = read.size
+    expected.lines = read.lines
     rewrite = read.rewrite
     droppedAtRead = read.dropped
     return { records: read.records, suppressions: read.suppressions }
@@ -141,75 +145,23 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
 
   function append(entries: readonly LogEntry[]): Promise<void> {
     assertOpen()
+    const { text, records } = serialise(entries)
+    expected.lines += entries.length
+    expected.chars += text.length
     // Lines arriving while a write is in flight join the next batch: one write(2) for all of them.
-    let batch = filling
-    if (!batch) {
-      const b: Batch = { text: '', count: 0, records: [], written: Promise.resolve() }
-      b.written = serial(() => flush(b))
-      batch = filling = b
-      waiting.add(b)
-    }
-    let text = ''
-    for (const entry of entries) {
-      const line = JSON.stringify(entry)
-      if ('op' in entry) batch.records.push(null)
-      else {
-        noteRecordLine(entry, line)
-        holdRecordLine(entry, line)
-        batch.records.push(entry)
-      }
-      text += `${line}\n`
-    }
-    batch.text += text
-    batch.count += entries.length
-    lineCount += entries.length
-    fileChars += text.length
-    return batch.written
+    return queue.add(text, records)
   }
 
-  async function flush(batch: Batch): Promise<void> {
-    if (filling === batch) filling = null
-    waiting.delete(batch)
-    const records = batch.records.filter((record) => record !== null)
+  /** A batch's turn: appended, unless the file was removed or replaced (then written anew). */
+  async function writeBatch(batch: Batch<MessageRecord>): Promise<void> {
+    const handle = log.handle()
+    if (live && handle && (await recovery.rebuildIfGone(handle, batch))) return
     try {
-      if (batch.absorbed) {
-        if (batch.absorbed.failure !== undefined) throw batch.absorbed.failure
-        return
-      }
-      const gone = live && handle ? await whatHappenedTo(handle, file, fs) : null
-      if (gone) return await rebuild(gone, batch)
-      await appendText(batch)
-    } finally {
-      releaseRecordLines(records)
-    }
-  }
-
-  /** Writes a batch's lines at the end of the file; on failure, cuts any part of them back off. */
-  async function appendText(batch: Batch): Promise<void> {
-    const before = size
-    const bytes = Buffer.from(batch.text, 'utf8')
-    try {
-      handle ??= await fs.open(file, 'a+', FILE_MODE)
-      const open = handle
-      // A failed write may have left part of a line: cut it off before writing after it.
-      if (damaged) {
-        await open.truncate(size)
-        damaged = false
-      }
-      size += await writeAll((b, o, l) => fs.write(open, b, o, l), bytes)
+      await log.append(Buffer.from(batch.text, 'utf8'), batch.records)
     } catch (error) {
-      lineCount -= batch.count
-      fileChars -= batch.text.length
-      // Cut a partial line off, so a later append does not leave garbage in the middle of the log.
-      if (handle) await handle.truncate(before).catch(() => (damaged = true))
-      throw new LogWriteError(file, error)
-    }
-    // Where each record's line landed, for compaction to copy (a JSON line holds no raw \n).
-    let start = 0
-    for (const record of batch.records) {
-      const end = bytes.indexOf(10, start) + 1
-      if (record) spans.set(record, { position: before + start, length: end - start })
-      start = end
+      expected.lines -= batch.count
+      expected.chars -= batch.text.length
+      throw error
     }
   }
 
@@ -220,100 +172,19 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   function write(data: LogData): Promise<void> {
     assertOpen()
     // Bare, lines batched before this call go to the old file, and `data` has them.
-    if (!live) filling = null
-    return serial(() => rewriteFromMemory(undefined, false, data))
-  }
-
-  /**
-   * Writes the file anew from memory: every line queued so far is in memory already (memory
-   * changes when its line is queued), so the batches still waiting (and `current`, the one being
-   * written) are settled by this write instead of being appended after it.
-   */
-  async function rewriteFromMemory(current?: Batch, anew = false, given?: LogData): Promise<void> {
-    // Without live memory (an adapter used bare) `given` is what it was at the call, so the
-    // batches queued after it are appended after the new file, not taken into it.
-    const absorbed = live ? [...waiting, ...(current ? [current] : [])] : []
-    if (live) {
-      waiting.clear()
-      filling = null
-    }
-    const sum = (batches: Iterable<Batch>) => {
-      let lines = 0
-      let chars = 0
-      for (const batch of batches) {
-        lines += batch.count
-        chars += batch.text.length
-      }
-      return { lines, chars }
-    }
-    const taken = sum(absorbed)
-    const later = sum(waiting)
-    const data = live?.snapshot() ?? given!
-    const records = data.records.slice()
-    const suppressions = (data.suppressions ?? []).slice()
-    // The new file holds these lines, and its length is known once written; later batches add theirs.
-    const linesDelta = records.length + suppressions.length + later.lines - lineCount
-    const charsDelta = later.chars - fileChars
-    lineCount += linesDelta
-    fileChars += charsDelta
-    try {
-      await compact(records, suppressions, anew)
-      for (const batch of absorbed) batch.absorbed = { failure: undefined }
-    } catch (error) {
-      lineCount -= linesDelta + taken.lines
-      fileChars -= charsDelta + taken.chars
-      const failure = error instanceof LogWriteError ? error : new LogWriteError(file, error)
-      for (const batch of absorbed) batch.absorbed = { failure }
-      throw failure
-    }
-  }
-
-  /** The file was removed or replaced: folder and lock anew, then the file from memory. */
-  async function rebuild(what: string, current?: Batch): Promise<void> {
-    // Said once: while the new file cannot be written, each retry (every send, every check) is quiet.
-    if (!rebuilding)
-      options.warn(
-        `The message log ${file} ${what} while sendbox was running: writing it anew from the messages in memory.`,
-      )
-    rebuilding = true
-    try {
-      await live!.recreate()
-    } catch (error) {
-      // Its lines are not written: they must not be acknowledged.
-      if (current) {
-        lineCount -= current.count
-        fileChars -= current.text.length
-      }
-      throw error instanceof LogWriteError ? error : new LogWriteError(file, error)
-    }
-    // The lines to copy are read through the old handle: the removed or moved file is still ours.
-    await rewriteFromMemory(current, true)
-    rebuilding = false
+    if (!live) queue.detach()
+    return queue.serial(() => recovery.rewriteFromMemory(undefined, false, data))
   }
 
   async function compact(
     records: MessageRecord[],
     suppressions: Suppression[],
-    anew = false,
+    anew: boolean,
   ): Promise<void> {
-    const compacted = await writeCompacted({
-      file,
-      fs,
-      anew,
-      source: handle,
-      records,
-      suppressions,
-      lineOf: spans.lineOf,
-      baseOf: spans.baseOf,
-    })
-    spans.next(compacted.spans)
-    fileChars += compacted.written
-    const previous = handle
-    handle = compacted.handle
-    size = compacted.written
-    damaged = false
+    // Awaited first: `expected.chars += await …` would read the count before the appends queued meanwhile.
+    const written = await log.replace(records, suppressions, anew)
+    expected.chars += written
     rewrite = false
-    await previous?.close().catch(() => {})
   }
 
   return {
@@ -326,28 +197,21 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
       live = { snapshot, recreate }
     },
     verify: () =>
-      serial(async () => {
+      queue.serial(async () => {
+        const handle = log.handle()
         if (closed || !live || !handle) return false
-        const gone = await whatHappenedTo(handle, file, fs)
-        if (gone) await rebuild(gone)
-        return gone !== null
+        return recovery.rebuildIfGone(handle)
       }),
-    open: () =>
-      serial(async () => {
-        handle ??= await fs.open(file, 'a+', FILE_MODE)
-      }),
-    lines: () => lineCount,
-    bytes: () => fileChars,
+    open: () => queue.serial(log.open),
+    lines: () => expected.lines,
+    bytes: () => expected.chars,
     needsRewrite: () => rewrite,
     droppedAtRead: () => droppedAtRead,
     close() {
-      if (closed) return queue.then(() => {})
+      if (closed) return queue.idle()
       closed = true
-      filling = null
-      return serial(async () => {
-        await handle?.close()
-        handle = null
-      })
+      queue.detach()
+      return queue.serial(log.close)
     },
   }
 }

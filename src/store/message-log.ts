@@ -1,29 +1,22 @@
 import path from 'node:path'
 import { Low } from 'lowdb'
-import { LogOpenError, isLogWriteError, unreadable } from './errors.js'
-import { compileFilter, isEmptyFilter } from './filter.js'
+import { LogOpenError, unreadable } from './errors.js'
 import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
 import { nodeFs } from './log-fs.js'
 import { prepareFolder, realLogPath, removeStaleTempFiles } from './log-folder.js'
 import { createLogHealth } from './log-health.js'
+import { createLogWrites } from './log-writes.js'
+import { createRecordChanges } from './record-changes.js'
 import { createRecordIndex, type RecordLimits } from './record-index.js'
-import { recordSize } from './size.js'
+import { createSuppressionChanges } from './suppression-changes.js'
 import { createSuppressionList } from './suppression-list.js'
-import { withEvents } from './recipients.js'
-import type {
-  MessageFilter,
-  MessageLog,
-  MessageLogOptions,
-  MessageRecord,
-  Suppression,
-} from './types.js'
+import type { MessageLog, MessageLogOptions } from './types.js'
 
 export const DEFAULT_MAX_MESSAGES = 5000
 /** 5000 messages of up to ~50 KB each; an ordinary email is a few KB. */
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024
-/** Runtime compaction waits for this many dead lines, so a small log does not churn. */
-export const MIN_DEAD_LINES = 100
+export { MIN_DEAD_LINES } from './log-writes.js'
 
 interface Backing {
   adapter: JsonlAdapter
@@ -129,35 +122,28 @@ function createLog(
   const index = createRecordIndex(data.records, limits)
   const suppressions = createSuppressionList(data)
   const health = createLogHealth(adapter?.file ?? null, warn, options.onHealth)
-  /** Records added whose line is still queued: the newest ones; limits count without them. */
-  const pending = { count: 0, bytes: 0 }
   let closing: Promise<void> | null = null
-
-  const dead = () => (adapter ? adapter.lines() - index.live() - data.suppressions.length : 0)
 
   function assertOpen(): void {
     if (closing !== null)
       throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
   }
 
-  /**
-   * Waits for a change's line. Memory changed when the line was queued (so memory and file
-   * change in the same order); if the line is not written, `undo` takes the change back and the
-   * caller gets the error: nothing unwritten is acknowledged, and memory stays what the file
-   * says. The wait is registered when the change is made, so the undos of one failed batch run
-   * in the order of the changes, before any caller hears of it.
-   */
-  async function settle(written: Promise<void> | undefined, undo: () => void): Promise<void> {
-    if (!written) return
-    try {
-      await written
-    } catch (error) {
-      undo()
-      health.failed(error)
-      throw error
-    }
-    health.written()
+  /** Compaction, serialised by the adapter behind whatever is already queued. */
+  function compact(): Promise<void> {
+    data.records = index.normalise()
+    return backing!.db.write()
   }
+
+  const writes = createLogWrites({
+    adapter,
+    data,
+    index,
+    health,
+    warn,
+    compact,
+    closing: () => closing !== null,
+  })
 
   const checker = backing
     ? attachBacking(
@@ -171,137 +157,18 @@ function createLog(
       )
     : null
 
-  /** Compaction, serialised by the adapter behind whatever is already queued. */
-  function compact(): Promise<void> {
-    data.records = index.normalise()
-    return backing!.db.write()
-  }
-
-  /**
-   * Rewrite once dead lines outweigh live ones in bytes (and there are enough of them): each
-   * rewrite is paid for by as many bytes appended. Counting lines instead made every small
-   * delivery-event line weigh as much as a whole message, and the log was rewritten twice as often.
-   */
-  function compactIfWorthwhile(): void {
-    if (!adapter || closing !== null) return
-    if (dead() >= MIN_DEAD_LINES && adapter.bytes() - index.bytes() > index.bytes()) {
-      compact().then(
-        () => health.written(),
-        (error: unknown) => {
-          if (isLogWriteError(error)) health.failed(error)
-          else
-            warn(`Could not compact the message log ${adapter.file}: ${(error as Error).message}`)
-        },
-      )
-    }
-  }
-
   return {
     file: adapter?.file ?? null,
-
-    async append(record) {
-      assertOpen()
-      // Serialise and queue the line before touching memory: memory and file change in the same order.
-      const written = adapter?.append([record])
-      const previous = index.add(record)
-      const size = recordSize(record)
-      pending.count++
-      pending.bytes += size
-      try {
-        // A record of the same id, and the oldest past the limits, go once the line is written:
-        // replay drops them only there, and an unwritten line must not have changed memory.
-        await settle(written, () => index.unadd(record, previous))
-      } finally {
-        pending.count--
-        pending.bytes -= size
-      }
-      if (previous) index.retire(previous)
-      index.dropOverflow(pending)
-      compactIfWorthwhile()
-    },
-
+    ...createRecordChanges({ adapter, data, index, writes, assertOpen }),
     list: (filter) => index.list(filter),
-
     get: (id) => index.get(id),
-
     latest: (filter) => index.latest(filter),
-
-    async delete(id) {
-      assertOpen()
-      const record = index.get(id)
-      if (!record) return false
-      const written = adapter?.append([{ op: 'delete', id }])
-      index.remove(record)
-      await settle(written, () => index.reinsert([record]))
-      compactIfWorthwhile()
-      return true
-    },
-
-    async clear(filter?: MessageFilter) {
-      assertOpen()
-      const match = isEmptyFilter(filter) ? null : compileFilter(filter)
-      const kept: MessageRecord[] = []
-      const removed: MessageRecord[] = []
-      for (const record of index.all()) (match && !match(record) ? kept : removed).push(record)
-      if (removed.length === 0) return 0
-      // One line for the whole clear: a crash keeps all of it or none of it.
-      const written = adapter?.append([
-        match ? { op: 'delete', ids: removed.map((r) => r.id) } : { op: 'clear' },
-      ])
-      data.records = index.keepOnly(kept)
-      await settle(written, () => index.reinsert(removed))
-      compactIfWorthwhile()
-      return removed.length
-    },
-
-    async addEvents(id, events) {
-      assertOpen()
-      const record = index.get(id)
-      if (!record || events.length === 0) return record
-      const written = adapter?.append([{ op: 'events', id, events: events.slice() }])
-      const next = withEvents(record, events)
-      adapter?.derived(next, record)
-      index.replace(record, next)
-      // Not on disk: the states must not say otherwise.
-      await settle(written, () => index.get(id) === next && index.replace(next, record))
-      compactIfWorthwhile()
-      return next
-    },
-
+    ...createSuppressionChanges({ adapter, suppressions, writes, assertOpen }),
     suppression: suppressions.get,
-
     suppressions: suppressions.list,
-
-    async suppress(entry) {
-      assertOpen()
-      const stored: Suppression = { ...entry, address: entry.address.toLowerCase() }
-      const written = adapter?.append([{ op: 'suppress', ...stored }])
-      await settle(written, suppressions.add(stored))
-      compactIfWorthwhile()
-    },
-
-    async unsuppress(filter = {}) {
-      assertOpen()
-      if (suppressions.list(filter).length === 0) return []
-      const written = adapter?.append([
-        {
-          op: 'unsuppress',
-          ...(filter.address !== undefined ? { address: filter.address.toLowerCase() } : {}),
-          ...(filter.project !== undefined ? { project: filter.project } : {}),
-        },
-      ])
-      const { removed, undo } = suppressions.remove(filter)
-      await settle(written, undo)
-      compactIfWorthwhile()
-      return removed.reverse()
-    },
-
     count: index.live,
-
     dropped: () => droppedAtOpen + index.dropped(),
-
     bytes: index.bytes,
-
     health: health.current,
 
     close() {
@@ -310,7 +177,7 @@ function createLog(
         if (!backing) return
         try {
           // The next open would rewrite a file with dead lines anyway; doing it now keeps starts fast.
-          if (dead() > 0)
+          if (writes.dead() > 0)
             await compact().catch((error: unknown) =>
               warn(
                 `Could not compact the message log ${backing.adapter.file}: ${(error as Error).message}`,
