@@ -67,6 +67,47 @@ describe.skipIf(!hasChromium)('the Links tab of a message', { timeout: 60_000 },
     await page.locator('#links').waitFor()
   }
 
+  /**
+   * Clicks a Copy button and waits until the "Copied" state held: the live region and the button
+   * said it at one moment. That state lasts two seconds and the live region says the next thing
+   * (a message's late "New message" announcement) as soon as it comes, so on a loaded machine it
+   * can fall between two polls: an observer set before the click records the moment it holds.
+   */
+  async function copied(
+    page: Page,
+    row: string,
+    name: string,
+    click: () => Promise<void>,
+  ): Promise<void> {
+    await page.evaluate(
+      ({ row, name }) => {
+        const w = window as unknown as { copiedSeen?: boolean }
+        w.copiedSeen = false
+        const holds = () => {
+          const button = document.querySelector(`${row} .copy[data-copied]`)
+          return (
+            document.getElementById('announcer')?.textContent === `Copied ${name}` &&
+            button?.textContent === 'Copied' &&
+            button.getAttribute('aria-label') === `Copied ${name}`
+          )
+        }
+        new MutationObserver((_, observer) => {
+          if (!holds()) return
+          w.copiedSeen = true
+          observer.disconnect()
+        }).observe(document.body, {
+          subtree: true,
+          childList: true,
+          characterData: true,
+          attributes: true,
+        })
+      },
+      { row, name },
+    )
+    await click()
+    await page.waitForFunction(() => (window as unknown as { copiedSeen?: boolean }).copiedSeen)
+  }
+
   const rows = (page: Page) =>
     page
       .locator('.link-row')
@@ -91,37 +132,13 @@ describe.skipIf(!hasChromium)('the Links tab of a message', { timeout: 60_000 },
     await screenshot(page, 'links-tab')
 
     // Copy: the clipboard has the URL, the button says so, and so does the live region.
-    const copy = page.getByRole('button', { name: `Copy ${SIGN_IN}`, exact: true })
-    // Said and shown at once. The "Copied" state lasts two seconds, which a loaded machine can
-    // miss between two polls: an observer set before the click records the moment it holds.
-    await page.evaluate((url) => {
-      const w = window as unknown as { copiedSeen?: boolean }
-      w.copiedSeen = false
-      const holds = () => {
-        const button = document.querySelector('.link-row .copy')
-        return (
-          document.getElementById('announcer')?.textContent === `Copied ${url}` &&
-          button?.textContent === 'Copied' &&
-          button.getAttribute('aria-label') === `Copied ${url}` &&
-          button.hasAttribute('data-copied')
-        )
-      }
-      new MutationObserver((_, observer) => {
-        if (!holds()) return
-        w.copiedSeen = true
-        observer.disconnect()
-      }).observe(document.body, {
-        subtree: true,
-        childList: true,
-        characterData: true,
-        attributes: true,
-      })
-    }, SIGN_IN)
-    await copy.click()
-    await page.waitForFunction(() => (window as unknown as { copiedSeen?: boolean }).copiedSeen)
+    await copied(page, '.link-row', SIGN_IN, () =>
+      page.getByRole('button', { name: `Copy ${SIGN_IN}`, exact: true }).click(),
+    )
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(SIGN_IN)
-    await page.getByRole('button', { name: 'Copy code 482913', exact: true }).click()
-    await page.locator('#announcer:text-is("Copied code 482913")').waitFor()
+    await copied(page, '.code-row', 'code 482913', () =>
+      page.getByRole('button', { name: 'Copy code 482913', exact: true }).click(),
+    )
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('482913')
     await screenshot(page, 'links-tab-copied')
 
