@@ -45,6 +45,21 @@ export const serveFlags = {
     valueHint: 'dir',
     description: 'Sample variables: <slug>.json or <slug>/<case>.json',
   },
+  snapshots: {
+    type: 'string',
+    env: 'SENDBOX_SNAPSHOTS',
+    default: DEFAULTS.snapshots,
+    valueHint: 'dir',
+    description:
+      'Snapshots of every render, to commit: <slug>/<case>.html and .txt (sendbox check compares)',
+  },
+  'snapshot-now': {
+    type: 'string',
+    env: 'SENDBOX_SNAPSHOT_NOW',
+    default: DEFAULTS.snapshotNow,
+    valueHint: 'time',
+    description: 'What "now" is in snapshot renders (RFC 3339; they also run in UTC, en-US)',
+  },
   db: {
     type: 'string',
     env: 'SENDBOX_DB',
@@ -262,6 +277,8 @@ export function serveOptionsFrom(
     host: pick('host') as string | undefined,
     templates: pick('templates') as string | undefined,
     fixtures: pick('fixtures') as string | undefined,
+    snapshots: pick('snapshots') as string | undefined,
+    snapshotNow: pick('snapshot-now') as string | undefined,
     db: pick('db') as string | undefined,
     memory: pick('memory') as boolean | undefined,
     maxMessages: num('max-messages'),
