@@ -4,11 +4,17 @@ import path from 'node:path'
 import { shownPath } from '../lib/paths.js'
 import { checkEmail } from '../checks/index.js'
 import { ConfigError, resolveConfig } from '../core/config.js'
-import { createTemplateCatalog, exampleVariables, renderMessage } from '../templates/index.js'
+import {
+  createTemplateCatalog,
+  exampleVariables,
+  renderMessage,
+  snapshotClock,
+} from '../templates/index.js'
 import { lineColumn } from '../lib/json.js'
-import type { Template, TemplateCatalog } from '../templates/types.js'
+import type { RenderClock, Template, TemplateCatalog } from '../templates/types.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'
+import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
 
 /**
  * `sendbox check`: parse every template and render it with each fixture case (or check its
@@ -30,6 +36,8 @@ export interface Problem {
   code: string
   message: string
   severity: Severity
+  /** A short unified diff shown under the line (`snapshot_changed`). */
+  diff?: string
 }
 
 export interface CheckReport {
@@ -60,6 +68,8 @@ export type RenderRule = (rendered: RenderedCase) => Problem[] | Promise<Problem
 export interface CheckOptions {
   /** Rules run on every successful render (none by default). */
   rules?: RenderRule[]
+  /** Render on this clock (snapshots: a fixed one) instead of the real one. */
+  clock?: RenderClock
 }
 
 /** Where a JSON error is: from "(line 2 column 5)" or "at position 17" in Node's message. */
@@ -145,7 +155,10 @@ export async function checkCatalog(
     const source =
       caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
     const sets = caseName === null ? 'do not set' : 'does not set'
-    const outcome = renderMessage(catalog, template.slug, variables, { lenient: false })
+    const outcome = renderMessage(catalog, template.slug, variables, {
+      lenient: false,
+      clock: options.clock,
+    })
     if (!outcome.ok) {
       const { failure } = outcome
       if (failure.code === 'missing_variables') {
@@ -251,9 +264,14 @@ export async function checkCatalog(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-/** `file:line:column  code  message` (warnings say so before the message). */
+/**
+ * `file:line:column  code  message` (warnings say so before the message), and a diff under it
+ * indented by four spaces when the problem has one.
+ */
 export function formatProblem(problem: Problem): string {
-  return `${problem.file}:${problem.line}:${problem.column}  ${problem.code}  ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`
+  const line = `${problem.file}:${problem.line}:${problem.column}  ${problem.code}  ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`
+  if (!problem.diff) return line
+  return [line, ...problem.diff.split('\n').map((l) => `    ${l}`)].join('\n')
 }
 
 /** `✔ 3 templates, 4 fixture cases: no problems` or `✖ 2 problems in 1 template`. */
@@ -269,6 +287,18 @@ export function summarize(report: CheckReport): string {
 const checkFlags = {
   templates: serveFlags.templates,
   fixtures: serveFlags.fixtures,
+  snapshots: {
+    ...serveFlags.snapshots,
+    description:
+      'Compare every render with its snapshot here when the folder exists (or is named); write missing ones, except under CI',
+  },
+  'snapshot-now': serveFlags['snapshot-now'],
+  update: {
+    type: 'boolean',
+    env: '',
+    short: 'u',
+    description: 'Write every snapshot anew and remove obsolete ones (after review)',
+  },
   json: {
     type: 'boolean',
     env: '',
@@ -353,17 +383,24 @@ export async function check(
       'unexpected argument; sendbox check takes only flags (see sendbox check --help).',
     )
   const { templatesDir, fixturesDir } = folderOptions(values, env)
+  const snapshotOptions = snapshotFolder(values, env)
   const catalog = await createTemplateCatalog({
     templatesDir,
     fixturesDir,
     watch: false,
     warn: () => {},
   })
+  const snapshots = snapshotOptions && snapshotRun({ ...snapshotOptions, ci: isCi(env) })
   let report: CheckReport
   try {
     report = await checkCatalog(catalog, {
-      rules: values['no-email-checks'] ? [] : [emailChecks()],
+      rules: [
+        ...(values['no-email-checks'] ? [] : [emailChecks()]),
+        ...(snapshots ? [snapshots.rule] : []),
+      ],
+      ...(snapshotOptions ? { clock: snapshotOptions.clock } : {}),
     })
+    if (snapshots) report.problems.push(...(await snapshots.finish(catalog)))
   } finally {
     await catalog.close()
   }
@@ -386,11 +423,35 @@ export async function check(
     // The form the inbox and the console show a place in too (src/lib/paths.ts).
     file: shownPath(p.file, cwd),
   }))
+  const writes = snapshots?.writes
   if (values.json)
     process.stdout.write(
-      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases }, null, 2)}\n`,
+      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases, ...(writes ? { snapshots: writes } : {}) }, null, 2)}\n`,
     )
   else for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`)
+  const written = writes ? writeLines(writes) : []
+  if (written.length) process.stderr.write(`Snapshots:\n${written.join('\n')}\n`)
   process.stderr.write(`${summarize({ ...report, problems })}\n`)
   return problems.some((p) => p.severity === 'error') ? 1 : 0
+}
+
+/**
+ * The snapshot folder of a check, or null when there is none to compare with: the folder is
+ * compared with when it exists, when it is named (`--snapshots`, `SENDBOX_SNAPSHOTS`: a CI
+ * checkout that lost it then fails instead of passing), and written with `--update`.
+ */
+function snapshotFolder(
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): { dir: string; update: boolean; clock: RenderClock } | null {
+  const named = (values.snapshots as string | undefined) ?? env[serveFlags.snapshots.env]
+  const now = (values['snapshot-now'] as string | undefined) ?? env[serveFlags['snapshot-now'].env]
+  const config = resolveConfig({
+    memory: true,
+    ...(named !== undefined ? { snapshots: named } : {}),
+    ...(now !== undefined ? { snapshotNow: now } : {}),
+  })
+  const update = values.update === true
+  if (!update && named === undefined && !existsSync(config.snapshotsDir)) return null
+  return { dir: config.snapshotsDir, update, clock: snapshotClock(config.snapshotNow) }
 }

@@ -14,6 +14,8 @@ export interface FlagSpec {
   default?: string
   multiple?: boolean
   valueHint?: string
+  /** A one-letter alias (`-u`). */
+  short?: string
 }
 
 export const serveFlags = {
@@ -222,9 +224,16 @@ export function parseFlags<T extends Record<string, FlagSpec>>(
   specs: T,
   extra: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {},
 ) {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { ...extra }
+  const options: Record<
+    string,
+    { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
+  > = { ...extra }
   for (const [name, spec] of Object.entries(specs)) {
-    options[name] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }
+    options[name] = {
+      type: spec.type,
+      ...(spec.multiple ? { multiple: true } : {}),
+      ...(spec.short ? { short: spec.short } : {}),
+    }
     if (spec.type === 'boolean') options[`no-${name}`] = { type: 'boolean' }
   }
   try {
