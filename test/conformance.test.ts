@@ -100,6 +100,8 @@ beforeAll(async () => {
     memory: true,
     templates: join(dir, 'templates'),
     fixtures: join(dir, 'fixtures'),
+    // Accepting writes snapshots: here, never into the repository.
+    snapshots: join(dir, 'snapshots'),
     webhook,
   })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json

@@ -23,6 +23,8 @@ interface TextRun {
   /** Exclusive. */
   end: number
   depth: number
+  /** The level of the tag right after the run (a closing tag's is its element's). */
+  before?: number
 }
 
 /** The text chunks outside verbatim elements, with the depth of nesting they sit at. */
@@ -30,15 +32,22 @@ function textRuns(html: string): TextRun[] {
   const runs: TextRun[] = []
   const open: string[] = []
   let verbatim = 0
+  const nextTag = (level: number) => {
+    const last = runs.at(-1)
+    if (last && last.end === parser.startIndex) last.before = level
+  }
   const parser = new Parser(
     {
       onopentag(name) {
+        // After the closes it implies (`<p>` after an open `<p>`), as the parser reports them.
+        nextTag(open.length)
         open.push(name)
         if (VERBATIM.has(name)) verbatim++
       },
-      onclosetag(name) {
+      onclosetag(name, isImplied) {
         const at = open.lastIndexOf(name)
         if (at === -1) return
+        if (!isImplied) nextTag(at)
         for (const closed of open.splice(at)) if (VERBATIM.has(closed)) verbatim--
       },
       ontext() {
@@ -71,12 +80,11 @@ export function normalizeHtml(html: string): string {
   const runs = textRuns(source)
   let out = ''
   let copied = 0
-  for (const { start, end, depth } of runs) {
+  for (const { start, end, depth, before } of runs) {
     out += source.slice(copied, start)
     const text = source.slice(start, end)
-    const closes = source.startsWith('</', end)
     out += text.replace(/[ \t\f]*\n[ \t\n\f]*/g, (run, at: number) =>
-      indent(closes && at + run.length === text.length ? depth - 1 : depth),
+      indent(at + run.length === text.length ? (before ?? depth) : depth),
     )
     copied = end
   }
