@@ -40,6 +40,8 @@ export interface SnapshotWrites {
 }
 
 export interface SnapshotRun {
+  /** The snapshot folder (absolute). */
+  dir: string
   /** The rule that compares (or writes) each render. */
   rule: RenderRule
   /** After the renders: obsolete snapshots, reported or removed. */
@@ -174,7 +176,7 @@ export function snapshotRun(options: SnapshotRunOptions): SnapshotRun {
     return problems
   }
 
-  return { rule, finish, writes, rendered }
+  return { dir, rule, finish, writes, rendered }
 }
 
 /**

@@ -15,6 +15,7 @@ import type { RenderClock, Template, TemplateCatalog } from '../templates/types.
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'
 import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
+import { findBrowser, visualCheck, visualThreshold } from './visual.js'
 
 /**
  * `sendbox check`: parse every template and render it with each fixture case (or check its
@@ -299,6 +300,27 @@ const checkFlags = {
     short: 'u',
     description: 'Write every snapshot anew and remove obsolete ones (after review)',
   },
+  visual: {
+    type: 'boolean',
+    env: '',
+    description:
+      'Screenshot each case in Chromium (375 and 600 px, light and dark) and compare with PNG snapshots',
+  },
+  browser: {
+    type: 'string',
+    env: 'SENDBOX_BROWSER',
+    valueHint: 'path',
+    description:
+      'The Chromium of --visual (default: chromium, chromium-browser, google-chrome on the PATH)',
+  },
+  'visual-threshold': {
+    type: 'string',
+    env: '',
+    default: '0',
+    valueHint: 'share',
+    description:
+      'Share of the pixels that may differ before a screenshot is visual_changed (0.001 = 0.1%)',
+  },
   json: {
     type: 'boolean',
     env: '',
@@ -383,7 +405,11 @@ export async function check(
       'unexpected argument; sendbox check takes only flags (see sendbox check --help).',
     )
   const { templatesDir, fixturesDir } = folderOptions(values, env)
-  const snapshotOptions = snapshotFolder(values, env)
+  const visual = values.visual === true
+  // Before any render: no browser is bad usage, said at once.
+  const browser = visual ? findBrowser(values.browser as string | undefined, env) : null
+  const threshold = visualThreshold(values['visual-threshold'] as string | undefined)
+  const snapshotOptions = snapshotFolder(values, env, visual)
   const catalog = await createTemplateCatalog({
     templatesDir,
     fixturesDir,
@@ -401,6 +427,17 @@ export async function check(
       ...(snapshotOptions ? { clock: snapshotOptions.clock } : {}),
     })
     if (snapshots) report.problems.push(...(await snapshots.finish(catalog)))
+    if (snapshots && browser)
+      report.problems.push(
+        ...(await visualCheck(snapshots.rendered.values(), {
+          dir: snapshots.dir,
+          browser,
+          update: snapshotOptions.update,
+          ci: isCi(env),
+          threshold,
+          writes: snapshots.writes,
+        })),
+      )
   } finally {
     await catalog.close()
   }
@@ -438,11 +475,12 @@ export async function check(
 /**
  * The snapshot folder of a check, or null when there is none to compare with: the folder is
  * compared with when it exists, when it is named (`--snapshots`, `SENDBOX_SNAPSHOTS`: a CI
- * checkout that lost it then fails instead of passing), and written with `--update`.
+ * checkout that lost it then fails instead of passing), and written with `--update` or `--visual`.
  */
 function snapshotFolder(
   values: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
+  visual: boolean,
 ): { dir: string; update: boolean; clock: RenderClock } | null {
   const named = (values.snapshots as string | undefined) ?? env[serveFlags.snapshots.env]
   const now = (values['snapshot-now'] as string | undefined) ?? env[serveFlags['snapshot-now'].env]
@@ -452,6 +490,6 @@ function snapshotFolder(
     ...(now !== undefined ? { snapshotNow: now } : {}),
   })
   const update = values.update === true
-  if (!update && named === undefined && !existsSync(config.snapshotsDir)) return null
+  if (!update && !visual && named === undefined && !existsSync(config.snapshotsDir)) return null
   return { dir: config.snapshotsDir, update, clock: snapshotClock(config.snapshotNow) }
 }

@@ -225,6 +225,21 @@ describe('sendbox check and snapshots', () => {
     )
   })
 
+  it('--visual without a Chromium is exit 2 with a line that says how to give one, before any render', async () => {
+    const dir = await project()
+    const given = await check(dir, ['--visual', '--browser', join(dir, 'no-such-browser')])
+    expect(given.code).toBe(2)
+    expect(given.stderr.trim()).toBe(
+      `sendbox: --browser: ${join(dir, 'no-such-browser')} is not an executable browser; sendbox check --visual needs a Chromium.`,
+    )
+    const none = await check(dir, ['--visual'], { PATH: dir })
+    expect(none.code).toBe(2)
+    expect(none.stderr.trim()).toMatch(
+      /^sendbox: --visual: no Chromium found: sendbox check --visual needs one \(give it with --browser PATH or SENDBOX_BROWSER, or put chromium, chromium-browser, google-chrome, google-chrome-stable on the PATH; .*\)\.$/,
+    )
+    await expect(stat(join(dir, 'snapshots'))).rejects.toThrow()
+  })
+
   it('a bad --snapshot-now is bad usage (exit 2)', async () => {
     const dir = await project()
     const result = await check(dir, ['--snapshot-now', 'yesterday'])
