@@ -173,7 +173,7 @@ function pixelDiff(
 ): { pixels: number; total: number; image: Buffer } {
   const width = Math.max(a.width, b.width)
   const height = Math.max(a.height, b.height)
-  const fit = (img: Decoded) => {
+  const padded = (img: Decoded) => {
     if (img.width === width && img.height === height) return img.data
     const out = new PNG({ width, height })
     out.data.fill(0)
@@ -181,7 +181,7 @@ function pixelDiff(
     return out.data
   }
   const diff = new PNG({ width, height })
-  const pixels = pixelmatch(fit(a), fit(b), diff.data, width, height, {
+  const pixels = pixelmatch(padded(a), padded(b), diff.data, width, height, {
     threshold: 0.1,
     includeAA: false,
   })
