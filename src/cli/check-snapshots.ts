@@ -10,7 +10,7 @@ import {
 } from '../core/snapshot-files.js'
 import { shownPath } from '../lib/paths.js'
 import type { TemplateCatalog } from '../templates/types.js'
-import type { Problem, RenderRule } from './check.js'
+import type { Problem, RenderRule } from './check-types.js'
 
 /**
  * `sendbox check` against the snapshot folder (CONTRACT §10), as Jest and Vitest do it: each

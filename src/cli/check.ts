@@ -12,6 +12,7 @@ import {
 } from '../templates/index.js'
 import { lineColumn } from '../lib/json.js'
 import type { RenderClock, Template, TemplateCatalog } from '../templates/types.js'
+import type { Problem, RenderRule } from './check-types.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'
 import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
@@ -26,20 +27,7 @@ import { findBrowser, visualCheck, visualThreshold } from './visual.js'
  * (of the rendered HTML, say) plug in as `RenderRule`s and add to the same list.
  */
 
-export type Severity = 'error' | 'warning'
-
-export interface Problem {
-  /** Relative to the working folder (absolute while the check runs). */
-  file: string
-  line: number
-  column: number
-  /** snake_case, like the API's error codes: template_invalid, missing_variables, … */
-  code: string
-  message: string
-  severity: Severity
-  /** A short unified diff shown under the line (`snapshot_changed`). */
-  diff?: string
-}
+export type { Problem, RenderedCase, RenderRule, Severity } from './check-types.js'
 
 export interface CheckReport {
   problems: Problem[]
@@ -50,21 +38,6 @@ export interface CheckReport {
   /** Slugs of the templates with at least one error. */
   failing: string[]
 }
-
-/** One successful render, for rules that look at the output. */
-export interface RenderedCase {
-  template: Template
-  /** The fixture case, or null for a render with front-matter examples. */
-  caseName: string | null
-  /** Absolute path of the fixture file, or of the template for examples. */
-  source: string
-  variables: Record<string, unknown>
-  html: string
-  text: string
-}
-
-/** An extra check of every rendered case; returns problems with absolute `file`s. */
-export type RenderRule = (rendered: RenderedCase) => Problem[] | Promise<Problem[]>
 
 export interface CheckOptions {
   /** Rules run on every successful render (none by default). */

@@ -11,7 +11,7 @@ import {
   writeReviewImage,
 } from '../core/snapshot-files.js'
 import { shownPath } from '../lib/paths.js'
-import type { Problem } from './check.js'
+import type { Problem } from './check-types.js'
 import type { SnapshotWrites } from './check-snapshots.js'
 
 /**

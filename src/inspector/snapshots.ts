@@ -43,6 +43,7 @@ const CASE = pathParam(
       )
     return name
   },
+  [[400, 'invalid_parameter']],
 )
 
 const ONE = { template: TEMPLATE, case: CASE }
@@ -378,6 +379,7 @@ export const snapshotOperations = [
             )
           return variant
         },
+        [[400, 'invalid_parameter']],
       ),
     },
     query: {
