@@ -330,3 +330,37 @@ describe('a write of the snapshot routes stays in the snapshot folder and on thi
     expect((await statuses())['welcome/default']).toBe('new')
   })
 })
+
+describe('a saved partial changes the status of every template that uses it', () => {
+  it('one snapshot event per case of each template rendering it, none for the others', async () => {
+    const own = await startTestSandbox({
+      'a.liquid': '<p>A</p>\n{% render "partials/footer" %}',
+      'b.liquid': '<p>B</p>\n{% render "partials/footer" %}',
+      'c.liquid': '<p>C</p>',
+      'partials/footer.liquid': '<footer>Acme</footer>',
+    })
+    const events = await openEventStream(own.url)
+    try {
+      const accepted = await fetch(`${own.url}/_sandbox/api/snapshots/accept`, { method: 'POST' })
+      expect(((await accepted.json()) as { accepted: unknown[] }).accepted).toHaveLength(3)
+      await writeFile(
+        join(own.templatesDir, 'partials/footer.liquid'),
+        '<footer>Acme Inc.</footer>',
+      )
+      const seen = await events.until(
+        (e) => e.filter((f) => f.event === 'snapshot' && f.data.status === 'changed').length >= 2,
+      )
+      const changed = seen
+        .filter((f) => f.event === 'snapshot' && f.data.status === 'changed')
+        .map((f) => `${f.data.template}/${f.data.case}`)
+      expect(changed.sort()).toEqual(['a/default', 'b/default'])
+      const list = (await (await fetch(`${own.url}/_sandbox/api/snapshots`)).json()) as {
+        counts: Record<string, number>
+      }
+      expect(list.counts).toEqual({ same: 1, changed: 2, new: 0, obsolete: 0 })
+    } finally {
+      events.close()
+      await own.close()
+    }
+  })
+})
