@@ -74,6 +74,11 @@ describe('docs/mcp.md', () => {
     expect(mcp.client.getInstructions()).toContain(sandbox.url)
   })
 
+  it('README.md shows the same configuration, so its example is the one run here', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    expect(readme).toContain(`\`\`\`json\n${blocks('json')[0]}\n\`\`\``)
+  })
+
   it('the Claude Code line adds the same server', () => {
     const [line] = blocks('sh').filter((b) => b.startsWith('claude mcp add'))
     const match = /^claude mcp add (\S+) -e (\w+)=(\S+) -- (\S+) (.+)$/.exec(line!)
