@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { allCases, caseKey, snapshotOf } from '../core/snapshot-cases.js'
-import { firstDifference, shortDiff, unifiedDiff } from '../core/snapshot-diff.js'
+import { firstDifference, unifiedDiff } from '../core/snapshot-diff.js'
 import {
   listSnapshots,
   readSnapshot,
@@ -19,9 +19,6 @@ import type { Problem, RenderRule } from './check-types.js'
  * CI; a snapshot whose template or case is gone is `snapshot_obsolete`. With `--update` every
  * snapshot is written anew and obsolete ones are removed.
  */
-
-/** Lines of a diff a console shows under a problem; the rest is counted. */
-const DIFF_LINES = 30
 
 export interface SnapshotRunOptions {
   /** The snapshot folder (absolute). */
@@ -141,7 +138,7 @@ export function snapshotRun(options: SnapshotRunOptions): SnapshotRun {
           at,
           'snapshot_changed',
           `The ${what} of ${label} differs from its snapshot from here; review the change, then accept it with sendbox check -u.`,
-          diff ? shortDiff(diff, DIFF_LINES) : undefined,
+          diff ?? undefined,
         ),
       )
     }

@@ -16,6 +16,7 @@ import type { Problem, RenderRule } from './check-types.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'
 import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
+import { shortDiff } from '../core/snapshot-diff.js'
 import { findBrowser, visualCheck, visualThreshold } from './visual.js'
 
 /**
@@ -238,14 +239,18 @@ export async function checkCatalog(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
+/** Lines of a diff the console shows under a problem; the rest is counted (--json has it all). */
+const DIFF_LINES = 30
+
 /**
  * `file:line:column  code  message` (warnings say so before the message), and a diff under it
- * indented by four spaces when the problem has one.
+ * indented by four spaces, cut at 30 lines, when the problem has one.
  */
 export function formatProblem(problem: Problem): string {
   const line = `${problem.file}:${problem.line}:${problem.column}  ${problem.code}  ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`
   if (!problem.diff) return line
-  return [line, ...problem.diff.split('\n').map((l) => `    ${l}`)].join('\n')
+  const diff = shortDiff(problem.diff, DIFF_LINES)
+  return [line, ...diff.split('\n').map((l) => `    ${l}`)].join('\n')
 }
 
 /** `✔ 3 templates, 4 fixture cases: no problems` or `✖ 2 problems in 1 template`. */

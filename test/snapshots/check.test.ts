@@ -147,7 +147,7 @@ describe('sendbox check and snapshots', () => {
     })
   })
 
-  it('a long diff is cut short, saying how much was left out', async () => {
+  it('a long diff is cut short on the console, saying how much was left out; --json has it whole', async () => {
     const many = Array.from({ length: 80 }, (_, i) => `<p>Line ${i}</p>`).join('\n')
     const dir = await project({ 'templates/long.liquid': `<div>\n${many}\n</div>\n` })
     expect((await check(dir, ['-u'])).code).toBe(0)
@@ -159,6 +159,10 @@ describe('sendbox check and snapshots', () => {
     const html = result.stdout.split(/\n(?=\S)/)[0]!.split('\n')
     expect(html).toHaveLength(1 + 30 + 1)
     expect(html.at(-1)).toMatch(/^ {4}… \d+ more lines$/)
+    const json = JSON.parse((await check(dir, ['--json'])).stdout) as {
+      problems: Array<{ diff: string }>
+    }
+    expect(json.problems[0]!.diff.split('\n').length).toBeGreaterThan(160)
   })
 
   it('a snapshot whose template or fixture case is gone is snapshot_obsolete; exit 1', async () => {
