@@ -372,7 +372,7 @@ export async function check(
 ): Promise<number> {
   if (help) {
     process.stdout.write(
-      `${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`,
+      `${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none), and compare each render with its snapshot when there is a snapshot folder. Exit 1 when there is a problem.', checkFlags)}\n`,
     )
     return 0
   }

@@ -263,10 +263,24 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
       ...(render && !render.ok ? { error: render.error } : {}),
       snapshot: stored,
       current: currentText,
-      diff: {
-        html: unifiedDiff(shown(files.html), label, stored.html ?? '', currentText?.html ?? ''),
-        text: unifiedDiff(shown(files.text), label, stored.text ?? '', currentText?.text ?? ''),
-      },
+      // A case that does not render has no diff (its error says why); an obsolete one diffs to nothing.
+      diff:
+        isCase && !currentText
+          ? { html: null, text: null }
+          : {
+              html: unifiedDiff(
+                shown(files.html),
+                label,
+                stored.html ?? '',
+                currentText?.html ?? '',
+              ),
+              text: unifiedDiff(
+                shown(files.text),
+                label,
+                stored.text ?? '',
+                currentText?.text ?? '',
+              ),
+            },
       files: { html: shown(files.html), text: shown(files.text) },
       images: await imagesOf(dir, template, caseName),
     }

@@ -198,6 +198,13 @@ describe('the snapshot routes', () => {
       },
     ])
     expect(body.counts).toEqual({ same: 3, changed: 0, new: 1, obsolete: 0 })
+    const broken = await json('/snapshots/broken/default')
+    expect(broken.body).toMatchObject({
+      status: 'new',
+      error: { code: 'template_invalid' },
+      current: null,
+      diff: { html: null, text: null },
+    })
     const one = await json('/snapshots/broken/default/accept', { method: 'POST' })
     expect(one.status).toBe(422)
     expect(one.body.error.code).toBe('template_invalid')
