@@ -25,6 +25,12 @@ export interface SnapshotText {
   text: string
 }
 
+/** One case in the list: its status, and why it does not render when it does not. */
+export interface SnapshotSummary extends CaseRef {
+  status: SnapshotStatus
+  error?: CaseError
+}
+
 export type SnapshotCounts = Record<SnapshotStatus, number>
 
 /** A status that changed: what a `snapshot` event carries. `status` null: the case is gone. */

@@ -9,8 +9,9 @@
  * snapshot files change (a `sendbox check -u`, a `git checkout`). Each status that changes is a
  * `snapshot` event on the bus. Recomputations run one at a time, in order.
  */
-import { access, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { shownPath } from '../lib/paths.js'
 import {
   type RenderClock,
   type TemplateCatalog,
@@ -25,7 +26,6 @@ import {
   type CaseRef,
   renderCase,
   type SnapshotStatus,
-  type SnapshotText,
   statusOf,
 } from './snapshot-cases.js'
 import {
@@ -39,36 +39,16 @@ import {
   VISUAL_VARIANTS,
   writeSnapshot,
 } from './snapshot-files.js'
+import type { SnapshotChange, SnapshotCounts, SnapshotSummary } from './snapshot-types.js'
+import { caseDetail, type SnapshotDetail, type SnapshotImage } from './snapshot-detail.js'
 
-import type { SnapshotChange, SnapshotCounts } from './snapshot-types.js'
-
-export type { SnapshotChange, SnapshotCounts, SnapshotStatus }
-
-/** One case in the list: its status, and why it does not render when it does not. */
-export interface SnapshotSummary extends CaseRef {
-  status: SnapshotStatus
-  error?: CaseError
-}
-
-export interface SnapshotImage {
-  variant: string
-  width: number
-  scheme: 'light' | 'dark'
-  /** Which of its images exist. */
-  snapshot: boolean
-  current: boolean
-  diff: boolean
-}
-
-/** One case in full: both renders, their diffs, its images. */
-export interface SnapshotDetail extends SnapshotSummary {
-  snapshot: { html: string | null; text: string | null }
-  current: SnapshotText | null
-  /** Unified diffs from the snapshot to the current render; null where they are the same. */
-  diff: { html: string | null; text: string | null }
-  /** The snapshot's files, as shown from the working folder. */
-  files: { html: string; text: string }
-  images: SnapshotImage[]
+export type {
+  SnapshotChange,
+  SnapshotCounts,
+  SnapshotDetail,
+  SnapshotImage,
+  SnapshotStatus,
+  SnapshotSummary,
 }
 
 export type AcceptOutcome =
@@ -238,52 +218,8 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
   }
 
   const detail = async (template: string, caseName: string): Promise<SnapshotDetail | null> => {
-    if (!isSnapshotName(template) || !isSnapshotName(caseName)) return null
     await current()
-    const summary = bySlug.get(template)?.find((s) => s.case === caseName)
-    const isCase =
-      catalog.list().some((t) => t.slug === template) &&
-      caseNames(catalog, template).includes(caseName)
-    const stored = await readSnapshot(dir, template, caseName)
-    if (!isCase && stored.html === null && stored.text === null && !summary) return null
-    const render = isCase ? renderCase(catalog, template, caseName, clock) : null
-    const currentText = render?.ok ? render.snapshot : null
-    const files = {
-      html: path.join(dir, template, `${caseName}.html`),
-      text: path.join(dir, template, `${caseName}.txt`),
-    }
-    const shown = (file: string) => path.relative(cwd, file).split(path.sep).join('/')
-    const label = `${template} (${caseName}), rendered now`
-    // jsdiff loads with the first detail asked for, not with every server.
-    const { unifiedDiff } = await import('./snapshot-diff.js')
-    return {
-      template,
-      case: caseName,
-      status: isCase ? statusOf(currentText, stored) : 'obsolete',
-      ...(render && !render.ok ? { error: render.error } : {}),
-      snapshot: stored,
-      current: currentText,
-      // A case that does not render has no diff (its error says why); an obsolete one diffs to nothing.
-      diff:
-        isCase && !currentText
-          ? { html: null, text: null }
-          : {
-              html: unifiedDiff(
-                shown(files.html),
-                label,
-                stored.html ?? '',
-                currentText?.html ?? '',
-              ),
-              text: unifiedDiff(
-                shown(files.text),
-                label,
-                stored.text ?? '',
-                currentText?.text ?? '',
-              ),
-            },
-      files: { html: shown(files.html), text: shown(files.text) },
-      images: await imagesOf(dir, template, caseName),
-    }
+    return caseDetail({ catalog, dir, clock, cwd }, template, caseName)
   }
 
   const accept = async (template: string, caseName: string): Promise<AcceptOutcome> => {
@@ -304,7 +240,7 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
         template,
         case: caseName,
         status,
-        files: files.map((f) => path.relative(cwd, f).split(path.sep).join('/')),
+        files: files.map((f) => shownPath(f, cwd)),
       },
     }
   }
@@ -348,23 +284,4 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
       await queue
     },
   }
-}
-
-/** Which images a case has, variant by variant. */
-async function imagesOf(dir: string, slug: string, caseName: string): Promise<SnapshotImage[]> {
-  const there = (file: string) =>
-    access(file).then(
-      () => true,
-      () => false,
-    )
-  return Promise.all(
-    VISUAL_VARIANTS.map(async ({ name, width, scheme }) => ({
-      variant: name,
-      width,
-      scheme,
-      snapshot: await there(imageFile(dir, slug, caseName, name, 'snapshot')),
-      current: await there(imageFile(dir, slug, caseName, name, 'current')),
-      diff: await there(imageFile(dir, slug, caseName, name, 'diff')),
-    })),
-  )
 }
