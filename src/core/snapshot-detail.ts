@@ -14,28 +14,9 @@ import {
   snapshotFiles,
   VISUAL_VARIANTS,
 } from './snapshot-files.js'
-import type { SnapshotSummary, SnapshotText } from './snapshot-types.js'
+import type { SnapshotDetail, SnapshotImage } from './snapshot-types.js'
 
-export interface SnapshotImage {
-  variant: string
-  width: number
-  scheme: 'light' | 'dark'
-  /** Which of its images exist. */
-  snapshot: boolean
-  current: boolean
-  diff: boolean
-}
-
-/** One case in full: both renders, their diffs, its images. */
-export interface SnapshotDetail extends SnapshotSummary {
-  snapshot: { html: string | null; text: string | null }
-  current: SnapshotText | null
-  /** Unified diffs from the snapshot to the current render; null where they are the same. */
-  diff: { html: string | null; text: string | null }
-  /** The snapshot's files, as shown from the working folder. */
-  files: { html: string; text: string }
-  images: SnapshotImage[]
-}
+export type { SnapshotDetail, SnapshotImage }
 
 export interface DetailSource {
   catalog: TemplateCatalog

@@ -39,3 +39,24 @@ export interface SnapshotChange extends CaseRef {
   previous: SnapshotStatus | null
   counts: SnapshotCounts
 }
+
+export interface SnapshotImage {
+  variant: string
+  width: number
+  scheme: 'light' | 'dark'
+  /** Which of its images exist. */
+  snapshot: boolean
+  current: boolean
+  diff: boolean
+}
+
+/** One case in full: both renders, their diffs, its images. */
+export interface SnapshotDetail extends SnapshotSummary {
+  snapshot: { html: string | null; text: string | null }
+  current: SnapshotText | null
+  /** Unified diffs from the snapshot to the current render; null where they are the same. */
+  diff: { html: string | null; text: string | null }
+  /** The snapshot's files, as shown from the working folder. */
+  files: { html: string; text: string }
+  images: SnapshotImage[]
+}

@@ -7,6 +7,7 @@ import { badParameter, enumParam, pathParam } from '../http/params.js'
 import type { JsonSchema } from '../lib/schema.js'
 import { shownPath } from '../lib/paths.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
+import type { SnapshotCase, SnapshotList } from './types.js'
 
 /**
  * Change review (CONTRACT §10): every case's snapshot status, one case in full (both renders,
@@ -247,7 +248,7 @@ export const snapshotOperations = [
         },
       },
     },
-    async handler({ ctx }) {
+    async handler({ ctx }): Promise<SnapshotList> {
       const { snapshots, counts } = await ctx.snapshots.list()
       return { snapshots, counts, folder: shownPath(ctx.snapshots.dir) }
     },
@@ -308,7 +309,7 @@ export const snapshotOperations = [
     params: ONE,
     success: { status: 200, description: 'The case.', schema: DETAIL },
     errors: [[404, 'snapshot_not_found']],
-    async handler({ ctx, params }) {
+    async handler({ ctx, params }): Promise<SnapshotCase> {
       const detail = await ctx.snapshots.detail(params.template, params.case)
       if (!detail) throw notFound(params.template, params.case)
       const at = base(params.template, params.case)
