@@ -59,10 +59,11 @@ export const TEMPLATES_CSS = String.raw`
   #view-templates .message-head { padding-top: 10px; }
   #view-templates .message-head h2 { font-size: 18px; }
   #view-templates .lede { margin: 0 0 6px; font-size: 13px; }
-  #view-templates .meta-updated { display: none; }
+  /* What the template expects is on the Variables tab: the preview gets the height. */
+  #view-templates .meta-line { display: none; }
   #view-templates .toolbar { padding: 4px 10px 0; }
   #view-templates .tabs { gap: 0; }
-  #view-templates [role="tab"] { flex: none; padding: 8px 6px 9px; }
+  #view-templates [role="tab"] { flex: none; padding: 8px 5px 9px; font-size: 13px; }
   /* The preview options wrap (two rows) rather than run off screen. */
   #view-templates .viewbar { padding: 6px 12px; gap: 6px 8px; }
   #view-templates .toolbar-end { margin-bottom: 4px; }

@@ -236,7 +236,9 @@ main:focus { outline: none; }
    scrolls, so a re-render keeps the place the designer scrolled to. */
 .canvas.is-fit { position: relative; align-items: flex-start; }
 .canvas.is-fit .frame { height: auto; }
-.frame-measure { position: absolute; left: 0; top: 0; height: 100px; visibility: hidden; pointer-events: none; border: 0; }
+.measure-box { position: absolute; left: 0; top: 0; width: 0; height: 0; overflow: hidden; visibility: hidden; pointer-events: none; }
+.frame-measure { height: 100px; border: 0; }
+.template-main { position: relative; }
 /* The email's own dark rules: a dark backdrop where the email leaves the canvas transparent. */
 .frame.is-dark { background: #121212; }
 /* What the Gmail and Outlook apps do to an email in dark mode, more or less. */

@@ -44,6 +44,29 @@ export interface JsonEditorOptions {
   attributes: Record<string, string>
 }
 
+/**
+ * Typing or pasting over a selection is done here, as one transaction, instead of by the
+ * browser's editing: replacing text across lines, Chromium keeps the old text's look by writing
+ * a `style` attribute into the editor, which the page's CSP refuses (a console error each time).
+ */
+const replaceSelections = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    if (view.state.selection.ranges.every((range) => range.empty)) return false
+    const text = event.inputType.startsWith('delete')
+      ? ''
+      : event.inputType === 'insertText' || event.inputType === 'insertReplacementText'
+        ? (event.data ?? event.dataTransfer?.getData('text/plain') ?? '')
+        : null
+    if (text === null) return false
+    event.preventDefault()
+    view.dispatch(view.state.replaceSelection(text), {
+      userEvent: text ? 'input.type' : 'delete.selection',
+      scrollIntoView: true,
+    })
+    return true
+  },
+})
+
 /** A change made by the page, not typed: not reported to `onChange`. */
 const external = Annotation.define<boolean>()
 
@@ -116,6 +139,7 @@ export function createJsonEditor(host: HTMLElement, options: JsonEditorOptions):
         // Tab is left to the page (moving the focus on), so the editor is no keyboard trap.
         keymap.of([...defaultKeymap, ...historyKeymap]),
         theme,
+        replaceSelections,
         attributes.of(attrs(options.attributes)),
         EditorView.updateListener.of((update) => {
           if (update.docChanged && !update.transactions.some((t) => t.annotation(external)))

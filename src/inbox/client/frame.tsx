@@ -29,74 +29,97 @@ export interface FrameProps {
   view: ViewState
   /**
    * Size the frame to the email's height and let the pane scroll (a template preview): a
-   * re-render then keeps the place the designer scrolled to. The height comes from a hidden
-   * frame of the page's own origin that loads the same HTML without scripts (`?frame=measure`):
-   * the visible frame is opaque, its document out of the page's reach.
+   * re-render then keeps the place the designer scrolled to. The height comes from a
+   * MeasuringFrame; the frame says how wide it is, for the measuring frame to lay out the same.
    */
-  fitHeight?: boolean
+  fit?: { height: number | null; onWidth(width: number): void }
 }
 
 /**
  * @example
  * <SandboxedFrame src={`/_sandbox/api/messages/${id}/html`} title="The message" view={view} />
  */
-export function SandboxedFrame({ src, title, view, fitHeight }: FrameProps) {
-  const page = usePage()
-  const systemDark = page.systemDark.value
+export function SandboxedFrame({ src, title, view, fit }: FrameProps) {
+  const systemDark = usePage().systemDark.value
   const look = frameLook(view)
-  const url = frameSrc(src, view, systemDark)
   const frame = useRef<HTMLIFrameElement>(null)
-  const measure = useRef<HTMLIFrameElement>(null)
-  const [height, setHeight] = useState<number | null>(null)
-  const [width, setWidth] = useState(0)
-
-  // The visible frame's width, for the measuring frame to lay the email out the same.
+  const onWidth = useRef(fit?.onWidth)
+  onWidth.current = fit?.onWidth
+  const fitted = !!fit
   useLayoutEffect(() => {
-    if (!fitHeight || !frame.current) return
     const element = frame.current
-    const observer = new ResizeObserver(() => setWidth(element.clientWidth))
+    if (!fitted || !element) return
+    const observer = new ResizeObserver(() => onWidth.current?.(element.clientWidth))
     observer.observe(element)
     return () => observer.disconnect()
-  }, [fitHeight])
-
-  // The email's height, read when the measuring frame has loaded (images and all) and again
-  // when its width changes. Until then the frame keeps its height: the pane keeps its scroll.
-  useEffect(() => {
-    const element = measure.current
-    if (!fitHeight || !element) return
-    const read = () => {
-      const root = element.contentDocument?.documentElement
-      if (root) setHeight(Math.ceil(root.scrollHeight))
-    }
-    read()
-    element.addEventListener('load', read)
-    return () => element.removeEventListener('load', read)
-  }, [fitHeight, url, width])
-
+  }, [fitted])
   return (
-    <div class={fitHeight ? 'canvas is-fit' : 'canvas'} tabIndex={fitHeight ? 0 : undefined}>
+    <div class={fit ? 'canvas is-fit' : 'canvas'} tabIndex={fit ? 0 : undefined}>
       <iframe
         ref={frame}
         sandbox={SANDBOX}
         referrerpolicy="no-referrer"
         class={look.class}
         title={title}
-        src={url}
-        style={{ ...look.style, ...(fitHeight && height ? { height: `${height}px` } : {}) }}
+        src={frameSrc(src, view, systemDark)}
+        style={{ ...look.style, ...(fit?.height ? { height: `${fit.height}px` } : {}) }}
       />
-      {fitHeight ? (
-        <iframe
-          ref={measure}
-          class="frame-measure"
-          aria-hidden="true"
-          tabIndex={-1}
-          sandbox="allow-same-origin"
-          referrerpolicy="no-referrer"
-          title="Measuring frame"
-          src={`${url}${url.includes('?') ? '&' : '?'}frame=measure`}
-          style={{ width: width ? `${width}px` : look.style.width }}
-        />
-      ) : null}
+    </div>
+  )
+}
+
+/**
+ * The hidden frame that measures an email's height: the same HTML, the same width and view,
+ * served with `?frame=measure` (sandboxed, no scripts, but of the page's origin, so its height
+ * can be read; the visible frame is opaque). Read when it has loaded (images and all) and again
+ * when its width changes; until then the visible frame keeps its height, and the pane its scroll.
+ *
+ * @example
+ * <MeasuringFrame src={preview.url} view={view} width={width} onHeight={setHeight} />
+ */
+export function MeasuringFrame({
+  src,
+  view,
+  width,
+  onHeight,
+}: {
+  src: string
+  view: ViewState
+  width: number
+  onHeight(height: number): void
+}) {
+  const systemDark = usePage().systemDark.value
+  const url = frameSrc(src, view, systemDark)
+  const measure = useRef<HTMLIFrameElement>(null)
+  const report = useRef(onHeight)
+  report.current = onHeight
+  useEffect(() => {
+    const element = measure.current
+    if (!element) return
+    const read = () => {
+      const root = element.contentDocument?.documentElement
+      if (root && element.contentDocument?.URL !== 'about:blank')
+        report.current(Math.ceil(root.scrollHeight))
+    }
+    read()
+    element.addEventListener('load', read)
+    return () => element.removeEventListener('load', read)
+  }, [url, width])
+  // In a box of no size that clips it: however wide the email, the page does not scroll sideways.
+  return (
+    <div class="measure-box">
+      <iframe
+        ref={measure}
+        class="frame-measure"
+        aria-hidden="true"
+        tabIndex={-1}
+        inert
+        sandbox="allow-same-origin"
+        referrerpolicy="no-referrer"
+        title="Measuring frame"
+        src={`${url}${url.includes('?') ? '&' : '?'}frame=measure`}
+        style={{ width: width ? `${width}px` : frameLook(view).style.width }}
+      />
     </div>
   )
 }

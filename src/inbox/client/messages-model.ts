@@ -100,11 +100,18 @@ export class MessagesModel {
     return formatHash({ view: 'messages', name: id, params })
   }
 
+  /**
+   * A tab picked (a click, the arrows): the detail changes first, then the URL, whose route
+   * leaves the default tab out (and a route that leaves it out keeps the tab it had).
+   */
   setTab(tab: string): void {
+    this.detail.value = { ...this.detail.peek(), tab, line: null }
     replaceParams({ tab: tabParam(MESSAGE_TABS, tab), line: null })
   }
 
+  /** The preview options changed: the detail first, then the URL (which leaves defaults out). */
   setView(view: ViewState): void {
+    this.detail.value = { ...this.detail.peek(), view }
     replaceParams(viewParams(view))
   }
 

@@ -1,10 +1,10 @@
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { SourceProblem, TemplateDetail, TemplateListItem } from './api.js'
 import { ChecksBadge, ChecksTab } from './checks.js'
 import { sourceLineParams } from './detail-route.js'
 import { ErrorCard } from './error-card.js'
 import { plural } from './format.js'
-import { PreviewControls, SandboxedFrame } from './frame.js'
+import { MeasuringFrame, PreviewControls, SandboxedFrame } from './frame.js'
 import { ListPane } from './list-pane.js'
 import { TEMPLATE_WIDTHS } from './preview.js'
 import { formatHash, type Route } from './router.js'
@@ -281,9 +281,13 @@ function TemplateBody({ model, slug }: { model: TemplatesModel; slug: string }) 
   const body = useRef<HTMLDivElement>(null)
   const max = () => Math.max(260, (body.current?.clientWidth ?? 0) - PREVIEW_MIN)
   const [width, setWidth] = useStoredWidth('sendbox.editor.width', 360, 260, max)
+  // The preview's size: its frame's width (it reports it), the email's height (measured).
+  const [frameWidth, setFrameWidth] = useState(0)
+  const [emailHeight, setEmailHeight] = useState<number | null>(null)
   // Nothing to edit in a template that does not parse.
   const parses = !outcome || outcome.ok || outcome.error.code !== 'template_invalid'
   const ok = outcome?.ok ? outcome.preview : null
+  const preview = tab === 'preview' && outcome?.ok ? outcome.frame : null
   return (
     <div
       class="template-body"
@@ -322,8 +326,16 @@ function TemplateBody({ model, slug }: { model: TemplatesModel; slug: string }) 
           role="tabpanel"
           aria-labelledby={`template-tab-${tab}`}
         >
-          <TemplatePanel model={model} slug={slug} line={line} />
+          <TemplatePanel
+            model={model}
+            slug={slug}
+            line={line}
+            fit={{ height: emailHeight, onWidth: setFrameWidth }}
+          />
         </div>
+        {preview ? (
+          <MeasuringFrame src={preview} view={view} width={frameWidth} onHeight={setEmailHeight} />
+        ) : null}
       </div>
     </div>
   )
@@ -336,10 +348,12 @@ function TemplatePanel({
   model,
   slug,
   line,
+  fit,
 }: {
   model: TemplatesModel
   slug: string
   line: number | null
+  fit: { height: number | null; onWidth(width: number): void }
 }) {
   model.version.value
   const { outcome, detail } = model.session
@@ -394,7 +408,7 @@ function TemplatePanel({
           src={outcome.frame}
           title={`Preview of the template ${slug}`}
           view={view}
-          fitHeight
+          fit={fit}
         />
       )
   }
