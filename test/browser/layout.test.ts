@@ -117,7 +117,7 @@ describe.skipIf(!hasChromium)('the layout a first hour found wanting', { timeout
     )
     expect(lines).toBeLessThan(1.5)
     expect(await row.locator('.suppressed-message').textContent()).toBe('Welcome to Acme')
-    expect(await cut(page, '#suppression-table th, #suppression-table td')).toEqual([])
+    expect(await cut(page, '#suppression-table tbody th, #suppression-table tbody td')).toEqual([])
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await screenshot(page, 'layout-390-suppressions')
   })
@@ -148,6 +148,11 @@ describe.skipIf(!hasChromium)('the layout a first hour found wanting', { timeout
   })
 
   it('a preview that re-renders keeps the place it was scrolled to', async () => {
+    // Playwright finding the footer in the frame while it loads its next document runs into the
+    // frame's sandbox (no scripts), and Chromium says so: the test's doing, not the page's.
+    suite.allowErrors(
+      /^console: Blocked script execution in '[^']*\/_sandbox\/api\/(templates\/long\/preview|previews\/pv_)/,
+    )
     const page = await visit('#/templates/long')
     const inFrame = page.frameLocator('#template-panel iframe')
     await inFrame.locator('#footer', { hasText: 'Footer one' }).waitFor()

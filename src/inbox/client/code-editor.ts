@@ -51,7 +51,8 @@ export interface JsonEditorOptions {
  */
 const replaceSelections = EditorView.domEventHandlers({
   beforeinput(event, view) {
-    if (view.state.selection.ranges.every((range) => range.empty)) return false
+    const range = replacedRange(event, view)
+    if (!range) return false
     const text = event.inputType.startsWith('delete')
       ? ''
       : event.inputType === 'insertText' || event.inputType === 'insertReplacementText'
@@ -59,13 +60,47 @@ const replaceSelections = EditorView.domEventHandlers({
         : null
     if (text === null) return false
     event.preventDefault()
-    view.dispatch(view.state.replaceSelection(text), {
+    view.dispatch({
+      changes: { ...range, insert: text },
+      selection: { anchor: range.from + text.length },
       userEvent: text ? 'input.type' : 'delete.selection',
       scrollIntoView: true,
     })
     return true
   },
 })
+
+/**
+ * The text an input replaces, when it replaces some: what the browser says it targets; else
+ * the selection in the DOM (in a shadow root the browser gives no target ranges, and the editor's
+ * own selection may not have caught up with one just made, as by a select-all); else the
+ * editor's. Null for an input at a caret (typing goes on as the browser does it).
+ */
+function replacedRange(event: InputEvent, view: EditorView): { from: number; to: number } | null {
+  const span = (a: number, b: number) =>
+    a === b ? null : { from: Math.min(a, b), to: Math.max(a, b) }
+  const target = event.getTargetRanges()[0]
+  if (target && !target.collapsed)
+    return span(
+      view.posAtDOM(target.startContainer, target.startOffset),
+      view.posAtDOM(target.endContainer, target.endOffset),
+    )
+  const root = view.root as (ShadowRoot | Document) & { getSelection?: () => Selection | null }
+  const dom = root.getSelection?.() ?? document.getSelection()
+  if (
+    dom?.anchorNode &&
+    dom.focusNode &&
+    !dom.isCollapsed &&
+    view.contentDOM.contains(dom.anchorNode) &&
+    view.contentDOM.contains(dom.focusNode)
+  )
+    return span(
+      view.posAtDOM(dom.anchorNode, dom.anchorOffset),
+      view.posAtDOM(dom.focusNode, dom.focusOffset),
+    )
+  const main = view.state.selection.main
+  return main.empty ? null : { from: main.from, to: main.to }
+}
 
 /** A change made by the page, not typed: not reported to `onChange`. */
 const external = Annotation.define<boolean>()
