@@ -89,8 +89,9 @@ export const LIFECYCLE_CSS = String.raw`
 .deliveries tbody tr[aria-current="true"] { background: var(--accent-soft); }
 .deliveries tbody tr[aria-current="true"] > :first-child { box-shadow: inset 3px 0 0 var(--accent); }
 .delivery-type { font-family: var(--mono); font-size: 12.5px; font-weight: 600; white-space: nowrap; }
-.delivery-recipient { overflow-wrap: anywhere; }
+.deliveries .item-time, .deliveries .delivery-recipient { white-space: nowrap; }
 .delivery-attempts { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.attempts th, .attempts td:nth-child(-n + 4) { white-space: nowrap; }
 .delivery-attempts[data-failed="true"] { color: var(--danger); font-weight: 600; }
 .filtered-empty { padding: 20px; text-align: center; }
 .delivery-detail { min-width: 0; padding: 4px 16px 16px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
@@ -109,8 +110,9 @@ export const LIFECYCLE_CSS = String.raw`
   .page { padding: 14px 16px 24px; }
   /* The open delivery first, where the thumb is. */
   .webhooks-split > .delivery-detail { order: -1; }
-  .filters .text-input { width: 100%; }
-  .filters .field:last-of-type { flex: 1 1 100%; }
+  .filters .field { flex: 1 1 100%; }
+  .filters .field label { flex: none; width: 4.2em; }
+  .filters select, .filters .text-input { flex: 1 1 auto; width: auto; min-width: 0; }
   /* A table of cards: each suppression a block, its cells labelled (the roles keep it a table). */
   table.cards, .cards tbody, .cards tr, .cards th, .cards td { display: block; }
   .cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
@@ -119,6 +121,7 @@ export const LIFECYCLE_CSS = String.raw`
   .cards th[scope="row"] { padding-right: 84px; font-size: 14px; overflow-wrap: anywhere; }
   .cards td[data-label] { display: grid; grid-template-columns: 6.5em minmax(0, 1fr); align-items: baseline; gap: 8px; }
   .cards td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12.5px; }
+  .cards td[data-label] > * { justify-self: start; }
   .cards .row-actions { position: absolute; top: 8px; right: 10px; padding: 0; }
   [role="tab"] { flex: none; }
   /* A link's buttons go under its URL: the text and URL keep the whole width. */

@@ -262,7 +262,9 @@ main:focus { outline: none; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .plain { margin: 0; padding: 0; list-style: none; }
 .vars { width: 100%; border-collapse: collapse; font-size: 13px; }
-.vars th, .vars td { padding: 6px 10px 6px 0; text-align: left; vertical-align: top; border-bottom: 1px solid var(--border); overflow-wrap: anywhere; }
+/* A word breaks only when it cannot fit a line of its own: a narrow column does not wrap an
+   address a letter at a time; a table wider than its box scrolls sideways (.table-scroll). */
+.vars th, .vars td { padding: 6px 10px 6px 0; text-align: left; vertical-align: top; border-bottom: 1px solid var(--border); overflow-wrap: break-word; }
 .vars th { color: var(--muted); font-weight: 500; }
 .notes:empty { display: none; }
 .notes { padding: 12px 24px 0; }

@@ -212,7 +212,7 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
     expect(await detail.locator('.attempts .tag').textContent()).toBe('manual')
     // It stays open after the retry, and the row still says an attempt failed.
     expect(page.url()).toMatch(new RegExp(`[?&]open=${delivery}`))
-    expect(await retried.locator('.delivery-attempts').textContent()).toBe('2, 1 failed')
+    expect(await retried.locator('.delivery-attempts').textContent()).toBe('2 (1 failed)')
     await screenshot(page, 'webhooks-retried')
   })
 

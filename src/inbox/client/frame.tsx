@@ -54,7 +54,8 @@ export function SandboxedFrame({ src, title, view, fit }: FrameProps) {
     return () => observer.disconnect()
   }, [fitted])
   return (
-    <div class={fit ? 'canvas is-fit' : 'canvas'} tabIndex={fit ? 0 : undefined}>
+    // The canvas scrolls (a wide email sideways, a fitted one down): the keyboard can scroll it too.
+    <div class={fit ? 'canvas is-fit' : 'canvas'} tabIndex={0} role="region" aria-label={title}>
       <iframe
         ref={frame}
         sandbox={SANDBOX}

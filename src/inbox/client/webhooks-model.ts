@@ -30,11 +30,12 @@ const succeeded = (a: WebhookAttempt): boolean =>
   a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300
 
 /**
- * What a delivery's attempts say in a row: how many, and how many failed — a failure stays
- * visible after a retry succeeded ("2 attempts, 1 failed").
+ * What a delivery's attempts say in a row: how many, and how many of them failed when some
+ * did and some did not — a failure stays visible after a retry succeeded ("2 (1 failed)"; a
+ * delivery that failed says so in its status).
  *
  * @example
- * attemptsSummary({ attempts: [{ statusCode: 500 }, { statusCode: 200 }] }) // { count: 2, failed: 1, text: '2, 1 failed' }
+ * attemptsSummary({ attempts: [{ statusCode: 500 }, { statusCode: 200 }] }) // { count: 2, failed: 1, text: '2 (1 failed)' }
  */
 export function attemptsSummary(d: { attempts: Pick<WebhookAttempt, 'statusCode'>[] }): {
   count: number
@@ -43,7 +44,11 @@ export function attemptsSummary(d: { attempts: Pick<WebhookAttempt, 'statusCode'
 } {
   const count = d.attempts.length
   const failed = d.attempts.filter((a) => !succeeded(a as WebhookAttempt)).length
-  return { count, failed, text: failed ? `${count}, ${failed} failed` : String(count) }
+  return {
+    count,
+    failed,
+    text: failed && failed < count ? `${count} (${failed} failed)` : String(count),
+  }
 }
 
 /** An attempt's result in words: the status code, or why there was none. */
