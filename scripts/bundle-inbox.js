@@ -9,6 +9,7 @@
 // src/inbox/index.ts serves only `^[a-z0-9][a-z0-9-]*\.js$` from that folder.
 //
 // Usage: node scripts/bundle-inbox.js [dist folder, default dist]
+//        INBOX_MINIFY=0 node scripts/bundle-inbox.js   (readable names, for a CPU profile of the page)
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -47,7 +48,7 @@ export async function bundleInbox(dist) {
       output: {
         dir: staging,
         format: 'esm',
-        minify: true,
+        minify: process.env.INBOX_MINIFY !== '0',
         entryFileNames: '[name].js',
         chunkFileNames: (chunk) => servable(chunk.name),
       },

@@ -32,6 +32,8 @@ export interface ListPaneProps {
   /** Under the list (a "Show more" button). */
   footer?: ComponentChildren
   listRef?: Ref<HTMLUListElement>
+  /** Pointer over the list (a tooltip made only when asked for). */
+  onListPointerOver?: (event: PointerEvent) => void
 }
 
 /**
@@ -77,6 +79,7 @@ export function ListPane(props: ListPaneProps) {
         class="items"
         id={ids.list}
         aria-labelledby={ids.title}
+        onPointerOver={props.onListPointerOver}
         ref={(element) => {
           nav.list = element
           if (typeof props.listRef === 'function') props.listRef(element)

@@ -19,6 +19,11 @@ import { fullTime, timeAgo } from './format.js'
  * <StatusBadge status="bounced" /> // <span class="status-badge" data-status="bounced">Bounced</span>
  */
 export function StatusBadge({ status, label }: { status: MessageStatus | string; label?: string }) {
+  return statusBadge(status, label)
+}
+
+/** The badge's markup, for a component that draws it without a component of its own (a list row). */
+export function statusBadge(status: string, label?: string) {
   return (
     <span class="status-badge" data-status={status} title={EXPLAIN[status] ?? ''}>
       {label ?? LABELS[status] ?? status}
