@@ -80,6 +80,11 @@ export const SUPPRESSION_LIST = component('SuppressionList', {
             type: 'string',
             description: 'The message whose bounce or complaint added it.',
           },
+          subject: {
+            type: 'string',
+            description:
+              "That message's subject, while the log still holds it (the inbox shows it instead of the id).",
+          },
         },
       }),
     },
