@@ -80,7 +80,8 @@ export const LIFECYCLE_CSS = String.raw`
 .filters .text-input { width: 14em; flex: none; height: 28px; }
 .webhooks-split { display: grid; grid-template-columns: minmax(0, 1fr); gap: 16px; align-items: start; }
 @media (min-width: 1100px) {
-  .webhooks-split[data-open="true"] { grid-template-columns: minmax(0, 1.1fr) minmax(0, 1fr); }
+  /* The table gets the larger share: its five columns need ~430 px before the recipient. */
+  .webhooks-split[data-open="true"] { grid-template-columns: minmax(0, 1.35fr) minmax(0, 1fr); }
 }
 .deliveries { background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
 .deliveries th, .deliveries td { padding: 7px 10px; vertical-align: middle; }
@@ -89,7 +90,10 @@ export const LIFECYCLE_CSS = String.raw`
 .deliveries tbody tr[aria-current="true"] { background: var(--accent-soft); }
 .deliveries tbody tr[aria-current="true"] > :first-child { box-shadow: inset 3px 0 0 var(--accent); }
 .delivery-type { font-family: var(--mono); font-size: 12.5px; font-weight: 600; white-space: nowrap; }
-.deliveries .item-time, .deliveries .delivery-recipient { white-space: nowrap; }
+.deliveries .item-time { white-space: nowrap; }
+/* The recipient takes what the other columns leave (max-width 0 and width 100% make it the one
+   column that gives way) and ellipsizes; its title has the whole address. */
+.deliveries .delivery-recipient { width: 100%; max-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .delivery-attempts { font-variant-numeric: tabular-nums; white-space: nowrap; }
 .attempts th, .attempts td:nth-child(-n + 4) { white-space: nowrap; }
 .delivery-attempts[data-failed="true"] { color: var(--danger); font-weight: 600; }

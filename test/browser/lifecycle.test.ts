@@ -292,6 +292,49 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
     await screenshot(phone, 'webhooks-390')
   })
 
+  it('the Webhooks page at 1280 px with a delivery open: every cell fits the table, a long recipient ellipsized with the whole address in its title', async () => {
+    const page = await visit('#/webhooks')
+    const address = 'margaret.hamilton+apollo-guidance-receipts@example-mission-control.test'
+    await send(address, 'A long recipient')
+    const row = page
+      .locator('#webhook-list .delivery-item[data-status="delivered"]', {
+        hasText: 'message.delivered',
+      })
+      .filter({ hasText: address })
+    await row.waitFor()
+    await row.getByRole('link').click()
+    await page.locator('#webhook-detail', { hasText: address }).waitFor()
+    // The table's box scrolls nothing sideways, and no cell pokes out of it or is cut inside
+    // itself, but the recipient, which ellipsizes and says the whole address in its title.
+    const overflow = await page.locator('#webhook-list').evaluate((table) => {
+      const box = table.parentElement!
+      const outer = box.getBoundingClientRect()
+      const problems: string[] = []
+      if (box.scrollWidth > box.clientWidth + 1)
+        problems.push(`the table scrolls: ${box.scrollWidth} > ${box.clientWidth}`)
+      for (const cell of table.querySelectorAll<HTMLElement>('th, td')) {
+        const rect = cell.getBoundingClientRect()
+        const text = cell.textContent?.trim() ?? ''
+        if (rect.right > outer.right + 0.5 || rect.left < outer.left - 0.5)
+          problems.push(`"${text}" is outside the table's box`)
+        if (
+          !cell.classList.contains('delivery-recipient') &&
+          cell.scrollWidth > cell.clientWidth + 1
+        )
+          problems.push(`"${text}" is cut`)
+      }
+      return problems
+    })
+    expect(overflow).toEqual([])
+    const recipient = row.locator('.delivery-recipient')
+    expect(await recipient.getAttribute('title')).toBe(address)
+    expect(await recipient.textContent()).toBe(address)
+    // The time says its words whole ("just now", not "just n").
+    const time = row.locator('.item-time')
+    expect(await time.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true)
+    await screenshot(page, 'webhooks-1280-open')
+  })
+
   it('the Suppressions page lists what bounces and complaints added, live, and removes them', async () => {
     await fetch(`${suite.sandbox.url}/_sandbox/api/suppressions`, { method: 'DELETE' })
     const page = await visit('#/suppressions')

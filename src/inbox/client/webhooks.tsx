@@ -226,7 +226,9 @@ function DeliveryRow({
           {d.type}
         </a>
       </th>
-      <td class="delivery-recipient">{d.recipient}</td>
+      <td class="delivery-recipient" title={d.recipient}>
+        {d.recipient}
+      </td>
       <td class="delivery-attempts" data-failed={attempts.failed ? 'true' : undefined}>
         {attempts.text}
       </td>
