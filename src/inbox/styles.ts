@@ -1,3 +1,4 @@
+import { CHANGES_CSS } from './styles-changes.js'
 import { TEMPLATES_CSS } from './styles-templates.js'
 
 /**
@@ -400,4 +401,6 @@ dialog p { margin: 0; color: var(--muted); }
   .details { padding: 14px 16px 24px; }
   .error-panel { margin: 16px; }
 }
-` + TEMPLATES_CSS
+` +
+  TEMPLATES_CSS +
+  CHANGES_CSS

@@ -7,7 +7,7 @@ import { badParameter, enumParam, pathParam } from '../http/params.js'
 import type { JsonSchema } from '../lib/schema.js'
 import { shownPath } from '../lib/paths.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
-import type { SnapshotCase, SnapshotList } from './types.js'
+import type { SnapshotAccepted, SnapshotCase, SnapshotList, SnapshotsAccepted } from './types.js'
 
 /**
  * Change review (CONTRACT §10): every case's snapshot status, one case in full (both renders,
@@ -293,7 +293,7 @@ export const snapshotOperations = [
       },
     },
     errors: [[403, 'snapshot_outside']],
-    async handler({ ctx }) {
+    async handler({ ctx }): Promise<SnapshotsAccepted> {
       const result = await guarded(() => ctx.snapshots.acceptAll())
       return { ...result, counts: (await ctx.snapshots.list()).counts }
     },
@@ -428,7 +428,7 @@ export const snapshotOperations = [
       [422, 'render_failed'],
       [422, 'fixture_invalid'],
     ],
-    async handler({ ctx, params }) {
+    async handler({ ctx, params }): Promise<SnapshotAccepted> {
       const outcome = await guarded(() => ctx.snapshots.accept(params.template, params.case))
       if (!outcome.ok) {
         if (outcome.reason === 'not_found') throw notFound(params.template, params.case)

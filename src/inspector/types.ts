@@ -5,9 +5,12 @@
  */
 import type { CheckReport } from '../checks/types.js'
 import type {
+  CaseError,
+  CaseRef,
   SnapshotCounts,
   SnapshotDetail,
   SnapshotImage,
+  SnapshotStatus,
   SnapshotSummary,
 } from '../core/snapshot-types.js'
 import type { MessageRecord, Warning } from '../store/types.js'
@@ -121,4 +124,21 @@ export interface SnapshotCase extends Omit<SnapshotDetail, 'images'> {
   /** Either side as sandboxed HTML for a frame (`?scheme=`, `?images=` apply). */
   html: { snapshot: string; current: string }
   images: Array<SnapshotImage & { urls: Partial<Record<'snapshot' | 'current' | 'diff', string>> }>
+}
+
+/** POST /_sandbox/api/snapshots/:template/:case/accept: what accepting wrote (or removed). */
+export interface SnapshotAccepted extends CaseRef {
+  /** `same` once written; null for an obsolete snapshot, removed. */
+  status: SnapshotStatus | null
+  /** The files written or removed, from the working folder. */
+  files: string[]
+  counts: SnapshotCounts
+}
+
+/** POST /_sandbox/api/snapshots/accept: every changed and new case that renders, accepted. */
+export interface SnapshotsAccepted {
+  accepted: CaseRef[]
+  /** Cases left as they were: they do not render (the error says why). */
+  skipped: Array<CaseRef & { error: CaseError }>
+  counts: SnapshotCounts
 }

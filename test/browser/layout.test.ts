@@ -72,12 +72,11 @@ describe.skipIf(!hasChromium)('the layout a first hour found wanting', { timeout
   it('at 390 px the navigation is whole: every section, none cut at "Webhoo…"', async () => {
     const page = await visit('', PHONE)
     await page.getByText('No messages yet').waitFor()
-    expect(await page.locator('.sections a').allTextContents()).toEqual([
-      'Messages',
-      'Templates',
-      'Webhooks',
-      'Suppressions',
-    ])
+    // Their names (Changes has a count after its own: every example case is new here).
+    const names = await page
+      .locator('.sections a')
+      .evaluateAll((links) => links.map((a) => a.firstChild?.textContent))
+    expect(names).toEqual(['Messages', 'Templates', 'Changes', 'Webhooks', 'Suppressions'])
     expect(await cut(page, '.sections a')).toEqual([])
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await screenshot(page, 'layout-390-nav')

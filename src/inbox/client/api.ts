@@ -26,7 +26,20 @@ export type {
   SourceProblem,
   TemplateDetail,
   TemplateListItem,
+  SnapshotAccepted,
+  SnapshotCase,
+  SnapshotList,
+  SnapshotsAccepted,
 } from '../../inspector/types.js'
+export type {
+  CaseError,
+  CaseRef,
+  SnapshotChange,
+  SnapshotCounts,
+  SnapshotImage,
+  SnapshotStatus,
+  SnapshotSummary,
+} from '../../core/snapshot-types.js'
 import type {
   ReadRecord as MessageRecord,
   MessageStatus,
@@ -39,6 +52,10 @@ import type { CheckReport } from '../../checks/types.js'
 import type {
   LivePreview,
   MessageSummaryPage,
+  SnapshotAccepted,
+  SnapshotCase,
+  SnapshotList,
+  SnapshotsAccepted,
   Soft,
   SoftError,
   TemplateDetail,
@@ -122,6 +139,8 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
 
 export const messagePath = (id: string) => `${API}/messages/${encodeURIComponent(id)}`
 export const templatePath = (slug: string) => `${API}/templates/${encodeURIComponent(slug)}`
+const snapshotPath = (template: string, name: string) =>
+  `/snapshots/${encodeURIComponent(template)}/${encodeURIComponent(name)}`
 
 export const api = {
   health: () => request<Health>('/health'),
@@ -168,6 +187,13 @@ export const api = {
       { method: 'DELETE' },
     ),
   clearSuppressions: () => request<void>('/suppressions', { method: 'DELETE' }),
+  /** Every case's snapshot status (CONTRACT §10). */
+  snapshots: () => request<SnapshotList>('/snapshots'),
+  /** A case in full: both sides, the diffs, where each side and each screenshot is served. */
+  snapshot: (template: string, name: string) => request<SnapshotCase>(snapshotPath(template, name)),
+  acceptSnapshot: (template: string, name: string) =>
+    request<SnapshotAccepted>(`${snapshotPath(template, name)}/accept`, { method: 'POST' }),
+  acceptAllSnapshots: () => request<SnapshotsAccepted>('/snapshots/accept', { method: 'POST' }),
 }
 
 /** A failed request, as a soft answer's error: the page shows both the same way. */

@@ -21,7 +21,8 @@ import {
  * an empty pane.
  */
 
-const SANDBOX = 'allow-popups allow-popups-to-escape-sandbox'
+/** What every visible email frame may do: open links in a new tab, nothing else (no scripts, an opaque origin). */
+export const FRAME_SANDBOX = 'allow-popups allow-popups-to-escape-sandbox'
 
 export interface FrameProps {
   src: string
@@ -58,7 +59,7 @@ export function SandboxedFrame({ src, title, view, fit }: FrameProps) {
     <div class={fit ? 'canvas is-fit' : 'canvas'} tabIndex={0} role="region" aria-label={title}>
       <iframe
         ref={frame}
-        sandbox={SANDBOX}
+        sandbox={FRAME_SANDBOX}
         referrerpolicy="no-referrer"
         class={look.class}
         title={title}
@@ -131,6 +132,10 @@ export interface PreviewControlsProps {
   presets: readonly WidthPreset[]
   view: ViewState
   onChange(view: ViewState): void
+  /** The colour schemes offered (all three by default). */
+  schemes?: readonly (typeof SCHEMES)[number][]
+  /** Offer "Images off" (by default). */
+  imagesToggle?: boolean
 }
 
 /**
@@ -141,7 +146,14 @@ export interface PreviewControlsProps {
  * @example
  * <PreviewControls prefix="message" presets={MESSAGE_WIDTHS} view={view} onChange={setView} />
  */
-export function PreviewControls({ prefix, presets, view, onChange }: PreviewControlsProps) {
+export function PreviewControls({
+  prefix,
+  presets,
+  view,
+  onChange,
+  schemes = SCHEMES,
+  imagesToggle = true,
+}: PreviewControlsProps) {
   const widthId = `${prefix}-width-input`
   const input = useRef<HTMLInputElement>(null)
   const [typed, setTyped] = useState<string | null>(null)
@@ -223,7 +235,7 @@ export function PreviewControls({ prefix, presets, view, onChange }: PreviewCont
         </span>
       </div>
       <div class="widths" role="group" aria-label="Colour scheme">
-        {SCHEMES.map((s) => (
+        {schemes.map((s) => (
           <button
             key={s.value}
             type="button"
@@ -237,16 +249,18 @@ export function PreviewControls({ prefix, presets, view, onChange }: PreviewCont
           </button>
         ))}
       </div>
-      <button
-        type="button"
-        class="width toggle"
-        data-images="off"
-        aria-pressed={view.imagesOff ? 'true' : 'false'}
-        title="Images off: what a reader who blocks images sees (alt text, layout without pictures)"
-        onClick={() => change({ imagesOff: !view.imagesOff })}
-      >
-        Images off
-      </button>
+      {imagesToggle ? (
+        <button
+          type="button"
+          class="width toggle"
+          data-images="off"
+          aria-pressed={view.imagesOff ? 'true' : 'false'}
+          title="Images off: what a reader who blocks images sees (alt text, layout without pictures)"
+          onClick={() => change({ imagesOff: !view.imagesOff })}
+        >
+          Images off
+        </button>
+      ) : null}
     </div>
   )
 }

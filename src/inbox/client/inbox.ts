@@ -3,11 +3,13 @@ import {
   API,
   api,
   type MessageSummary,
+  type SnapshotChange,
   type StatusChange,
   type TemplateChange,
   type WebhookDelivery,
 } from './api.js'
 import type { Rejection } from '../../core/rejections.js'
+import { ChangesModel } from './changes-model.js'
 import { connectLive } from './live.js'
 import { MessagesModel } from './messages-model.js'
 import type { Page } from './page.js'
@@ -38,6 +40,7 @@ export interface Inbox {
   readonly templates: TemplatesModel
   readonly webhooks: WebhooksModel
   readonly suppressions: SuppressionsModel
+  readonly changes: ChangesModel
 }
 
 /**
@@ -53,6 +56,7 @@ export function createInbox(page: Page): Inbox {
     templates: new TemplatesModel(page),
     webhooks: new WebhooksModel(page),
     suppressions: new SuppressionsModel(page),
+    changes: new ChangesModel(page),
   }
 }
 
@@ -71,7 +75,7 @@ async function refreshLogState(inbox: Inbox): Promise<void> {
  * whole) and hands each event to the model it is for.
  */
 export function connectInbox(inbox: Inbox): void {
-  const { messages, templates, webhooks, suppressions, page } = inbox
+  const { messages, templates, webhooks, suppressions, changes, page } = inbox
   connectLive(`${API}/events?fields=summary`, {
     onState: (state) => {
       page.live.value = state
@@ -82,6 +86,8 @@ export function connectInbox(inbox: Inbox): void {
       void refreshLogState(inbox)
       webhooks.resync()
       suppressions.resync()
+      // The navigation counts the changes to review in every view: their list is always known.
+      changes.resync()
       // At the first open the templates view has just loaded itself.
       if (!first) templates.resync()
     },
@@ -89,7 +95,11 @@ export function connectInbox(inbox: Inbox): void {
       message: (data) => messages.onMessage(data as MessageSummary),
       deleted: (data) => messages.onDeleted((data as { id: string }).id),
       cleared: () => messages.onCleared(),
-      template: (data) => templates.onTemplateChange(data as TemplateChange),
+      template: (data) => {
+        templates.onTemplateChange(data as TemplateChange)
+        changes.onTemplateChange(data as TemplateChange)
+      },
+      snapshot: (data) => changes.onSnapshot(data as SnapshotChange),
       rejected: (data) => messages.rejections.add(data as Rejection),
       status: (data) => messages.onStatus(data as StatusChange),
       webhook: (data) => webhooks.onDelivery(data as WebhookDelivery),

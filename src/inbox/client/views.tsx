@@ -1,4 +1,6 @@
 import type { FunctionComponent } from 'preact'
+import { ChangesView } from './changes.js'
+import { toReview } from './changes-model.js'
 import type { Inbox } from './inbox.js'
 import type { ListNav } from './list-nav.js'
 import { MessagesView } from './messages.js'
@@ -46,6 +48,17 @@ export const VIEWS: readonly ViewSpec[] = [
     show: (inbox, route) => inbox.templates.show(route),
     keys: (inbox) => inbox.templates.keys,
     back: (inbox) => inbox.templates.back(),
+  },
+  {
+    id: 'changes',
+    label: 'Changes',
+    View: ({ inbox, route }) => <ChangesView model={inbox.changes} route={route} />,
+    show: (inbox, route) => inbox.changes.show(route),
+    hide: (inbox) => inbox.changes.hide(),
+    // Changed and new cases: what is left to review (obsolete snapshots are listed, not counted).
+    count: (inbox) => toReview(inbox.changes.counts.value),
+    keys: (inbox) => inbox.changes.keys,
+    back: (inbox) => inbox.changes.back(),
   },
   {
     id: 'webhooks',
