@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -98,6 +99,20 @@ const VIEWS: ViewCase[] = [
     ready: (page) => page.locator('#template-panel .source-lines').waitFor(),
   },
   {
+    name: 'changes',
+    hash: () => '#/changes',
+    ready: (page) => page.locator('#change-list a[data-id]').first().waitFor(),
+  },
+  ...['swipe', 'overlay'].map((mode) => ({
+    name: `change-${mode}`,
+    hash: () => `#/changes/welcome?case=default${mode === 'swipe' ? '' : `&mode=${mode}`}`,
+    ready: async (page: Page) => {
+      for (const side of ['snapshot', 'current'])
+        await page.frameLocator(`#change-panel iframe[data-side="${side}"]`).locator('h1').waitFor()
+      await page.locator(`#change-tab-${mode}[aria-selected="true"]`).waitFor()
+    },
+  })),
+  {
     name: 'webhooks',
     hash: (ids) => `#/webhooks?open=${ids.delivery}`,
     ready: (page) => page.locator('#webhook-detail .attempts').waitFor(),
@@ -159,10 +174,27 @@ describe.skipIf(!hasChromium)(
         ).status,
       ).toBe(422)
       await suite.sandbox.waitForMessage({ status: 'bounced', timeout: 5000 })
+      await changeWelcome()
       const { deliveries } = (await (
         await fetch(`${suite.sandbox.url}/_sandbox/api/webhooks?status=failed`)
       ).json()) as { deliveries: { id: string }[] }
       return { message, bounced, delivery: deliveries[0]!.id }
+    }
+
+    /** Every case accepted, then the snapshot of welcome edited: one changed case to review. */
+    async function changeWelcome(): Promise<void> {
+      const api = `${suite.sandbox.url}/_sandbox/api/snapshots`
+      expect((await fetch(`${api}/accept`, { method: 'POST' })).status).toBe(200)
+      const file = join(suite.sandbox.dir, 'snapshots', 'welcome', 'default.html')
+      await writeFile(file, (await readFile(file, 'utf8')).replace('Welcome', 'Hello'))
+      await expect
+        .poll(async () => {
+          const { snapshots } = (await (await fetch(api)).json()) as {
+            snapshots: { template: string; status: string }[]
+          }
+          return snapshots.find((s) => s.template === 'welcome')?.status
+        })
+        .toBe('changed')
     }
 
     async function audit(page: Page): Promise<string[]> {
