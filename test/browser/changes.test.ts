@@ -364,6 +364,36 @@ describe.skipIf(!hasChromium)('the Changes view', { timeout: 60_000 }, () => {
     await expect(readFile(join(snapshotsDir(), 'gone-card/default.html'))).rejects.toThrow()
   })
 
+  it('a case that no longer renders: its error instead of a render, the snapshot alone, no Accept; a new one: the render alone', async () => {
+    await changed('broken-card', withName(block(RED, 'Fine')), block(RED, '{{ missing.value }}'))
+    const page = await visit('#/changes/broken-card?case=default')
+    await page.frameLocator('iframe[data-side="snapshot"]').locator('h1').waitFor()
+    expect(await page.locator('#change-panel iframe.stage-frame').count()).toBe(1)
+    expect(await page.locator('.change-error-note').textContent()).toMatch(
+      /Does not render now \(missing_variables\)/,
+    )
+    expect(await page.getByRole('button', { name: 'Accept', exact: true }).isDisabled()).toBe(true)
+    expect(
+      await page.locator('#change-list a[data-id="broken-card/default"]').textContent(),
+    ).toMatch(/does not render \(missing_variables\)/)
+    expect(await page.locator('#diff-text').count()).toBe(0)
+    await screenshot(page, 'changes-broken-1280-light')
+
+    await writeFile(templateFile('fresh-card'), withName(block(BLUE, 'Fresh')))
+    await page.locator('#change-list a[data-id="fresh-card/default"]').click()
+    await page
+      .frameLocator('iframe[data-side="current"]')
+      .locator('h1', { hasText: 'Fresh' })
+      .waitFor()
+    expect(await page.locator('#change-panel iframe.stage-frame').count()).toBe(1)
+    expect(await page.locator('#accept-explain').textContent()).toMatch(/No snapshot yet/)
+    // Its diff is the whole render, added.
+    expect(await page.locator('#diff-text del').count()).toBe(0)
+    expect(await page.locator('#diff-text ins').count()).toBeGreaterThan(0)
+    await page.getByRole('button', { name: 'Accept', exact: true }).click()
+    await expect.poll(() => statusOf('fresh-card')).toBe('same')
+  })
+
   it('the screenshots of sendbox check --visual: before, after and the diff image', async () => {
     await changed('shot-card', withName(block(RED, 'Before')), withName(block(BLUE, 'After')))
     const png = (r: number, g: number, b: number) => {
@@ -395,6 +425,15 @@ describe.skipIf(!hasChromium)('the Changes view', { timeout: 60_000 }, () => {
       await changed(slug, withName(block(RED, 'Before')), withName(block(BLUE, 'After')))
       const wide = await openCase(slug, '', { colorScheme })
       await screenshot(wide, `changes-1280-${colorScheme}`)
+      // Between the two: the diffs under the comparison, the pane scrolls.
+      const medium = await openCase(slug, '', {
+        colorScheme,
+        viewport: { width: 1024, height: 768 },
+      })
+      const diffs = (await medium.locator('.change-diffs').boundingBox())!
+      const stage = (await medium.locator('.stage').boundingBox())!
+      expect(diffs.y).toBeGreaterThanOrEqual(stage.y + stage.height)
+      await screenshot(medium, `changes-1024-${colorScheme}`)
       const narrow = await openCase(slug, '&width=375', {
         colorScheme,
         viewport: { width: 390, height: 844 },

@@ -331,7 +331,9 @@ function ChangeHead({ model, detail }: { model: ChangesModel; detail: SnapshotCa
       <p class="lede" id="accept-explain">
         {detail.status === 'same'
           ? STATUS_WORDS.same.explain
-          : `${STATUS_WORDS[detail.status].explain} ${canAccept ? words.explain : ''}`}
+          : detail.error && detail.status === 'changed'
+            ? 'It no longer renders: its snapshot stays as it is until the template renders again.'
+            : `${STATUS_WORDS[detail.status].explain} ${canAccept ? words.explain : ''}`}
       </p>
       {detail.error ? (
         <p class="note note-warn change-error-note" role="note">
