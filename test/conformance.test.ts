@@ -577,4 +577,30 @@ describe('conformance to the served OpenAPI document', () => {
         op.label,
       )
   }, 180_000)
+
+  it('every send the document allows is accepted: sends generated from its per-template schemas are each a 201', async () => {
+    await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
+    const schema = doc.paths['/messages'].post.requestBody.content['application/json'].schema
+    let sent = 0
+    await fc.assert(
+      fc.asyncProperty(arbitraryOf(doc, schema), async (body) => {
+        const response = await fetch(`${sandbox.url}/messages`, {
+          method: 'POST',
+          headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        const text = await response.text()
+        expect(response.status, `${JSON.stringify(body)} → ${text.slice(0, 300)}`).toBe(201)
+        sent++
+      }),
+      {
+        seed: SEED,
+        numRuns: 60,
+        interruptAfterTimeLimit: 15_000,
+        markInterruptAsFailure: false,
+        endOnFailure: true,
+      },
+    )
+    expect(sent).toBeGreaterThanOrEqual(20)
+  }, 60_000)
 })

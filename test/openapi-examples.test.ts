@@ -167,7 +167,7 @@ describe("the document's examples, sent to the example templates", () => {
       checked.push(label)
       await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
     }
-    expect(checked.length).toBeGreaterThanOrEqual(7)
+    expect(checked.length).toBeGreaterThanOrEqual(9)
   })
 
   it('a failure is shown as its answer, never as a request; sent, it gets that answer', async () => {

@@ -12,6 +12,7 @@ import { formatAddress } from '../store/index.js'
 import { renderMessage } from '../templates/index.js'
 import { LENIENT_SEND_REQUEST, SEND_REQUEST, unknownFields } from './schema.js'
 import { SEND_TOKEN, simulatedFault } from './security.js'
+import { sendRequestDocument } from './send-document.js'
 
 export { simulatedFault }
 
@@ -64,6 +65,7 @@ export const sendOperation = defineOperation({
     schema: SEND_REQUEST,
     lenient: LENIENT_SEND_REQUEST,
     noun: 'message',
+    document: sendRequestDocument,
   },
   success: {
     status: 201,

@@ -1,7 +1,6 @@
 import * as v from 'valibot'
 import { typeName } from '../lib/json.js'
 import {
-  component,
   convert,
   described,
   FIELD,
@@ -119,7 +118,7 @@ const SEND_OPTIONS = {
 }
 
 /** POST /messages: the body, every problem listed at once, unknown fields refused. */
-export const SEND_REQUEST = component('SendRequest', object(SEND_ENTRIES, SEND_OPTIONS))
+export const SEND_REQUEST = object(SEND_ENTRIES, SEND_OPTIONS)
 
 /** The same under --lenient: unknown top-level fields pass (the send warns of each). */
 export const LENIENT_SEND_REQUEST = looseObject(SEND_ENTRIES, SEND_OPTIONS)

@@ -38,6 +38,11 @@ export interface AppContext {
   frames: FrameBatches
   /** Links and codes of records as they leave sendbox (CONTRACT §9), each computed once. */
   reader: MessageReader
+  /**
+   * The OpenAPI document last written, as text, and what it was written for (the templates'
+   * version and the address): the same document is not written again until either changes.
+   */
+  openApi?: { key: string; text: string }
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void
 }

@@ -10,8 +10,9 @@ import { inspectorOperations } from '../inspector/index.js'
 /**
  * GET /_sandbox/api/openapi.json: the OpenAPI 3.1 document of the emulated API and the
  * inspector, generated from the very operation definitions the routes are registered from, and
- * from the templates loaded when it is asked for. The generator (and the JSON Schema
- * converter) load on the first request.
+ * from the templates loaded when it is asked for (CONTRACT §12). It is written once per state
+ * of the templates (the catalog's version) and address, and served as that text until either
+ * changes; the generator (and the JSON Schema converter) load on the first request.
  */
 
 const DOCUMENT_INFO = {
@@ -56,10 +57,12 @@ export function exampleShows(ctx: AppContext, example: OperationExample): boolea
   return fixture === null || ctx.catalog.fixtures(slug).some((c) => c.name === fixture)
 }
 
-/** The document's text, as served by the sandbox at `url`. */
+/** The document's text, as served by the sandbox at `url`: written again only when the templates change. */
 async function documentText(ctx: AppContext, url: string): Promise<string> {
+  const key = `${ctx.catalog.version()} ${url}`
+  if (ctx.openApi?.key === key) return ctx.openApi.text
   const { openApiDocument } = await import('../http/openapi.js')
-  return JSON.stringify(
+  const text = JSON.stringify(
     openApiDocument(ALL_OPERATIONS, {
       ...DOCUMENT_INFO,
       version: ctx.version,
@@ -69,6 +72,8 @@ async function documentText(ctx: AppContext, url: string): Promise<string> {
       ctx,
     }),
   )
+  ctx.openApi = { key, text }
+  return text
 }
 
 export const openApiOperation = defineOperation({
