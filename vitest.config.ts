@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // The inbox client's components are TSX on Preact (tsconfig.inbox.json says the same).
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // The browser suite (test/browser/) is `npm run test:browser`, run by .ci/run after Chromium
     // is installed: here it ran a second time, under the load of the other files, where its
     // timing-bound steps (a two-second "Copied") were flaky.

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -51,15 +51,22 @@ export function partOf(file: string): string {
   const rel = relative(SRC, file).split(sep).join('/')
   if (rel.startsWith('inbox/client/')) return 'inbox/client'
   const [top] = rel.split('/')
-  return top!.replace(/\.ts$/, '')
+  return top!.replace(/\.tsx?$/, '')
 }
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) return sourceFiles(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
+    // TSX too: the inbox page's components.
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [path] : []
   })
+}
+
+/** The source file an import names: `./x.js` is `x.ts`, or `x.tsx` when that is the one there. */
+export function sourceOf(file: string, spec: string): string {
+  const ts = resolve(dirname(file), spec.replace(/\.js$/, '.ts'))
+  return !existsSync(ts) && existsSync(`${ts}x`) ? `${ts}x` : ts
 }
 
 /** Relative imports of a file: static, `export … from`, and dynamic `import('…')`. */
@@ -87,7 +94,7 @@ export function violations(
       continue
     }
     for (const { spec, typeOnly } of importsOf(read(file))) {
-      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'))
+      const target = sourceOf(file, spec)
       const to = partOf(target)
       if (to === from) continue
       if (from === 'inbox/client' && typeOnly && CLIENT_TYPES_FROM.includes(to)) continue
@@ -111,6 +118,7 @@ describe('layering (ARCHITECTURE.md)', () => {
       join(SRC, 'api/y.ts'),
       join(SRC, 'inbox/client/z.ts'),
       join(SRC, 'inbox/client/w.ts'),
+      join(SRC, 'inbox/client/v.tsx'),
     ]
     const sources: Record<string, string> = {
       [files[0]!]:
@@ -118,11 +126,13 @@ describe('layering (ARCHITECTURE.md)', () => {
       [files[1]!]: "import { htmlAnswer } from '../inspector/html.js'",
       [files[2]!]: "const m = await import('../../store/index.js')",
       [files[3]!]: "import type { MessageRecord } from '../../store/types.js'",
+      [files[4]!]: "import { checkEmail } from '../../checks/index.js'",
     }
     expect(violations(files, (f) => sources[f]!)).toEqual([
       'core/x.ts -> http/route.ts: "core" may not import "http" (ARCHITECTURE.md)',
       'api/y.ts -> inspector/html.ts: "api" may not import "inspector" (ARCHITECTURE.md)',
       'inbox/client/z.ts -> store/index.ts: "inbox/client" may not import "store" (ARCHITECTURE.md)',
+      'inbox/client/v.tsx -> checks/index.ts: "inbox/client" may not import "checks" (ARCHITECTURE.md)',
     ])
   })
 
@@ -131,10 +141,7 @@ describe('layering (ARCHITECTURE.md)', () => {
       sourceFiles(SRC).flatMap((file) =>
         importsOf(readFileSync(file, 'utf8')).map(
           ({ spec }) =>
-            `${relative(SRC, file).split(sep).join('/')} -> ${relative(
-              SRC,
-              resolve(dirname(file), spec.replace(/\.js$/, '.ts')),
-            )
+            `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, sourceOf(file, spec))
               .split(sep)
               .join('/')}`,
         ),
@@ -154,7 +161,7 @@ export function cycles(
     files.map((file) => [
       file,
       importsOf(read(file))
-        .map(({ spec }) => resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+        .map(({ spec }) => sourceOf(file, spec))
         .filter((to) => known.has(to)),
     ]),
   )

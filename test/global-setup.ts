@@ -24,16 +24,17 @@ export default function setup(): void {
   // and names the modules it bundles relative to it, so both builds write the same bytes.
   const staging = mkdtempSync('.sendbox-build-')
   try {
-    for (const project of ['tsconfig.build.json', 'tsconfig.inbox.json']) {
-      execFileSync(
-        process.execPath,
-        ['node_modules/typescript/bin/tsc', '-p', project, '--outDir', staging],
-        { stdio: 'inherit' },
-      )
-    }
+    execFileSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', staging],
+      { stdio: 'inherit' },
+    )
     // What bin/sendbox.js and `import 'sendbox'` load: see scripts/bundle.js.
     execFileSync(process.execPath, ['scripts/bundle.js', staging], { stdio: 'inherit' })
+    // The inbox page, bundled from its TSX sources (type-checked by `npm run lint`).
+    execFileSync(process.execPath, ['scripts/bundle-inbox.js', staging], { stdio: 'inherit' })
     moveChanged(staging, 'dist')
+    pruneStale(join(staging, 'inbox', 'client'), join('dist', 'inbox', 'client'))
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
@@ -51,6 +52,13 @@ function moveChanged(from: string, to: string): void {
     copyFileSync(source, next)
     renameSync(next, target)
   }
+}
+
+/** Files of `to` the build did not write in `from` (a chunk renamed away, the modules tsc used to emit). */
+function pruneStale(from: string, to: string): void {
+  const built = new Set(readdirSync(from))
+  for (const name of readdirSync(to))
+    if (!built.has(name)) rmSync(join(to, name), { recursive: true, force: true })
 }
 
 function same(a: string, b: string): boolean {

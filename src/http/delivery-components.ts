@@ -71,6 +71,12 @@ export const SUPPRESSION_LIST = component(
             messageId: v.optional(
               described(v.string(), 'The message whose bounce or complaint added it.'),
             ),
+            subject: v.optional(
+              described(
+                v.string(),
+                "That message's subject, while the log still holds it (the inbox shows it instead of the id).",
+              ),
+            ),
           }),
           v.description(
             'An address the project sends no more mail to: its sends are accepted and end `suppressed`.',

@@ -9,8 +9,9 @@ import { PACKAGE_ROOT } from '../package-root.js'
 
 /**
  * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
- * in dist/) and the client modules compiled by tsconfig.inbox.json into dist/inbox/client/.
- * The page talks to nothing but the inspector API and its event stream.
+ * in dist/) and the client, bundled by scripts/bundle-inbox.js into dist/inbox/client/ (app.js,
+ * and the chunks it loads on demand). The page talks to nothing but the inspector API and its
+ * event stream.
  */
 
 export const CLIENT_DIR = new URL('dist/inbox/client/', PACKAGE_ROOT)

@@ -15,7 +15,11 @@ export const LIFECYCLE_CSS = String.raw`
   .status-badge[data-status="delivered"] { color: #8ce99a; background: #13301c; border-color: #2b6b3c; }
 }
 .item-meta .status-badge { font-size: 10.5px; line-height: 16px; }
-.quiet-link { font-size: 12px; color: var(--muted); }
+.quiet-link { font-size: 12.5px; color: var(--accent-text); }
+/* The status badge and the way to its timeline, apart. */
+.status-line { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 12px; }
+.click-field label { color: var(--muted); font-size: 12px; }
+.simulate-none { margin: 8px 0 4px !important; }
 .btn-small { height: 28px; padding: 0 10px; font-size: 12.5px; }
 
 /* ---- the Delivery tab ---- */
@@ -26,7 +30,7 @@ export const LIFECYCLE_CSS = String.raw`
 .details .recipient-address { margin: 0; font-size: 14px; letter-spacing: 0; text-transform: none; color: var(--text); overflow-wrap: anywhere; }
 .simulate { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 10px 0 4px; }
 .simulate-label { margin-right: 2px; color: var(--muted); font-size: 12px; }
-.click-url { max-width: 22em; height: 28px; padding: 0 6px; font: inherit; font-size: 12.5px; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; }
+.click-url { max-width: min(22em, 100%); height: 28px; padding: 0 6px; font: inherit; font-size: 12.5px; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; }
 .timeline { margin: 10px 0 0; padding: 0 0 0 4px; list-style: none; }
 .timeline-event { position: relative; display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 10px; padding: 3px 0 3px 18px; font-size: 13px; }
 .timeline-event::before { content: ""; position: absolute; left: 4px; top: 0; bottom: 0; width: 1px; background: var(--border); }
@@ -62,40 +66,63 @@ export const LIFECYCLE_CSS = String.raw`
 
 /* ---- single-pane pages: webhooks, suppressions ---- */
 .page { flex: 1; min-height: 0; overflow: auto; padding: 18px 24px 32px; }
-.page-head { max-width: 1100px; margin: 0 auto 14px; }
+.page-head, .page-body, .page .filters, .webhooks-split, .page > .empty { max-width: 1180px; margin: 0 auto; }
+.page-head { margin-bottom: 14px; }
 .page-head h2 { margin: 0; font-size: 17px; }
-.page-head .hint { margin-top: 6px; }
-.page-body, .deliveries, .page .empty { max-width: 1100px; margin: 0 auto; }
-.deliveries { padding: 0; list-style: none; display: flex; flex-direction: column; gap: 8px; }
-.delivery-item { background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
-.delivery-item[data-status="failed"] { border-left: 4px solid var(--danger); }
-.delivery-item[data-status="pending"] { border-left: 4px solid var(--warn-border); }
-.delivery-item > summary { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; padding: 10px 14px; cursor: pointer; list-style-position: inside; }
-.delivery-type { font-size: 12.5px; font-weight: 600; }
-.delivery-recipient { overflow-wrap: anywhere; }
-.delivery-url, .delivery-last { color: var(--muted); font-size: 12.5px; overflow-wrap: anywhere; }
-.delivery-item .item-time { margin-left: auto; }
-.delivery-body { padding: 0 14px 14px; border-top: 1px solid var(--border); }
-.delivery-body h3 { margin: 16px 0 6px; font-size: 12px; letter-spacing: 0.04em; text-transform: uppercase; color: var(--muted); }
-.delivery-facts { margin: 10px 0 0; font-size: 12.5px; color: var(--muted); overflow-wrap: anywhere; }
+.page-head .hint { margin-top: 6px; overflow-wrap: anywhere; }
+.page .empty { padding: 36px 20px; }
+.suppressions th[scope="row"] { color: var(--text); font-weight: 500; }
+.suppressed-message a { overflow-wrap: anywhere; }
+.row-actions { text-align: right; }
+
+/* ---- webhooks: filters, the table, the open delivery beside it ---- */
+.filters { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; margin-bottom: 12px !important; }
+.filters .text-input { width: 14em; flex: none; height: 28px; }
+.webhooks-split { display: grid; grid-template-columns: minmax(0, 1fr); gap: 16px; align-items: start; }
+@media (min-width: 1100px) {
+  .webhooks-split[data-open="true"] { grid-template-columns: minmax(0, 1.1fr) minmax(0, 1fr); }
+}
+.deliveries { background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
+.deliveries th, .deliveries td { padding: 7px 10px; vertical-align: middle; }
+.deliveries thead th { font-size: 12px; }
+.deliveries tbody tr:last-child > * { border-bottom: 0; }
+.deliveries tbody tr[aria-current="true"] { background: var(--accent-soft); }
+.deliveries tbody tr[aria-current="true"] > :first-child { box-shadow: inset 3px 0 0 var(--accent); }
+.delivery-type { font-family: var(--mono); font-size: 12.5px; font-weight: 600; white-space: nowrap; }
+.deliveries .item-time, .deliveries .delivery-recipient { white-space: nowrap; }
+.delivery-attempts { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.attempts th, .attempts td:nth-child(-n + 4) { white-space: nowrap; }
+.delivery-attempts[data-failed="true"] { color: var(--danger); font-weight: 600; }
+.filtered-empty { padding: 20px; text-align: center; }
+.delivery-detail { min-width: 0; padding: 4px 16px 16px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
+.delivery-detail-head { display: flex; align-items: baseline; justify-content: space-between; gap: 8px; }
+.delivery-detail h3 { margin: 12px 0 0; font-size: 15px; overflow-wrap: anywhere; }
+.delivery-detail h4 { margin: 16px 0 6px; font-size: 12px; letter-spacing: 0.04em; text-transform: uppercase; color: var(--muted); }
+.delivery-facts { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 6px; margin: 10px 0 0; font-size: 12.5px; color: var(--muted); overflow-wrap: anywhere; }
+.delivery-facts code { font-size: 12px; }
+.endpoint { overflow-wrap: anywhere; }
 .attempts td { font-variant-numeric: tabular-nums; }
-.attempts tr[data-ok="true"] .attempt-result { color: var(--live); font-weight: 600; }
+.attempts td .tag { margin-left: 6px; }
+.attempts tr[data-ok="true"] .attempt-result { color: var(--ok-text); font-weight: 600; }
 .attempts tr[data-ok="false"] .attempt-result { color: var(--danger); font-weight: 600; }
 .response-start { font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
-.suppressions th[scope="row"] { color: var(--text); font-weight: 500; }
 @media (max-width: 760px) {
   .page { padding: 14px 16px 24px; }
-  .delivery-item .item-time { margin-left: 0; }
-  /* Four sections in the top bar: they scroll sideways rather than widen the page, and the
-     connection status keeps its dot (its words stay for screen readers). */
-  .sections { position: relative; flex: 1; min-width: 0; overflow-x: auto; scrollbar-width: none; }
-  .sections::-webkit-scrollbar { display: none; }
-  .status { margin-left: 0; }
-  #status-text { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-  .suppressions { display: block; overflow-x: auto; }
-  /* Seven message tabs: they scroll sideways within the toolbar when a phone is narrower still. */
-  .toolbar .tabs { position: relative; min-width: 0; max-width: 100%; overflow-x: auto; scrollbar-width: none; }
-  .toolbar .tabs::-webkit-scrollbar { display: none; }
+  /* The open delivery first, where the thumb is. */
+  .webhooks-split > .delivery-detail { order: -1; }
+  .filters .field { flex: 1 1 100%; }
+  .filters .field label { flex: none; width: 4.2em; }
+  .filters select, .filters .text-input { flex: 1 1 auto; width: auto; min-width: 0; }
+  /* A table of cards: each suppression a block, its cells labelled (the roles keep it a table). */
+  table.cards, .cards tbody, .cards tr, .cards th, .cards td { display: block; }
+  .cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .cards tr { position: relative; margin-bottom: 10px; padding: 10px 12px; background: var(--surface); border: 1px solid var(--border); border-radius: 9px; }
+  .cards th, .cards td { padding: 2px 0; border: 0; }
+  .cards th[scope="row"] { padding-right: 84px; font-size: 14px; overflow-wrap: anywhere; }
+  .cards td[data-label] { display: grid; grid-template-columns: 6.5em minmax(0, 1fr); align-items: baseline; gap: 8px; }
+  .cards td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12.5px; }
+  .cards td[data-label] > * { justify-self: start; }
+  .cards .row-actions { position: absolute; top: 8px; right: 10px; padding: 0; }
   [role="tab"] { flex: none; }
   /* A link's buttons go under its URL: the text and URL keep the whole width. */
   .link-row { grid-template-columns: minmax(0, 1fr); }

@@ -1,7 +1,8 @@
 /**
- * The inbox page's HTML shell: landmarks, the live region and the confirmation dialog. The
- * client (src/inbox/client, compiled to /_sandbox/app.js) fills <main>. No inline script or
- * style anywhere: the page's CSP forbids both.
+ * The inbox page's HTML shell: the skip link, the element the client renders into (#app: the
+ * top bar, <main>, the dialog; src/inbox/client, bundled to /_sandbox/app.js), and the polite
+ * live region, there from the first byte so that screen readers watch it before it speaks. No
+ * inline script or style anywhere: the page's CSP forbids both.
  */
 export const INBOX_HTML = `<!doctype html>
 <html lang="en">
@@ -16,33 +17,9 @@ export const INBOX_HTML = `<!doctype html>
 </head>
 <body>
 <a class="skip-link" href="#main" id="skip-link">Skip to content</a>
-<header class="topbar">
-  <p class="brand"><a href="#/" aria-label="sendbox, messages"><span class="brand-mark" aria-hidden="true"></span>sendbox</a></p>
-  <nav class="sections" aria-label="Sections">
-    <ul>
-      <li><a href="#/" id="nav-messages">Messages</a></li>
-      <li><a href="#/templates" id="nav-templates">Templates</a></li>
-      <li><a href="#/webhooks" id="nav-webhooks">Webhooks</a></li>
-      <li><a href="#/suppressions" id="nav-suppressions">Suppressions</a></li>
-    </ul>
-  </nav>
-  <p class="status" id="status" data-state="connecting"><span class="status-dot" aria-hidden="true"></span><span id="status-text">Connecting…</span></p>
-</header>
-<div id="log-banner" class="log-banner" role="alert" hidden></div>
-<main id="main" tabindex="-1">
-  <h1 class="visually-hidden">sendbox inbox</h1>
-  <noscript><p class="noscript">The inbox needs JavaScript. The inspector API under /_sandbox/api works without it.</p></noscript>
-</main>
+<div id="app" class="app"></div>
+<noscript><p class="noscript">The inbox needs JavaScript. The inspector API under /_sandbox/api works without it.</p></noscript>
 <div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
-<div id="toast" class="toast" role="alert" hidden></div>
-<dialog id="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-text">
-  <h2 id="confirm-title">Delete messages?</h2>
-  <p id="confirm-text"></p>
-  <div class="dialog-actions">
-    <button type="button" class="btn" id="confirm-cancel" autofocus>Cancel</button>
-    <button type="button" class="btn btn-danger" id="confirm-ok">Delete</button>
-  </div>
-</dialog>
 </body>
 </html>
 `

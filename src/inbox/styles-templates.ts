@@ -5,8 +5,14 @@
  */
 export const TEMPLATES_CSS = String.raw`
 /* ---- head: the title, and the list toggle beside it (wide only) ---- */
-.title-line { display: flex; align-items: flex-start; justify-content: space-between; gap: 12px; }
-.list-toggle { flex: none; margin: -2px -8px 0 0; color: var(--muted); }
+.title-line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 12px; }
+.template-head h2 { margin: 0; }
+.template-head .lede { flex: 1 1 16em; min-width: 0; margin: 0; }
+.list-toggle { flex: none; margin: -2px -8px 0 auto; color: var(--muted); }
+/* Expects and Updated on one line: the preview gets the height. */
+.meta-line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 20px; margin-top: 8px; }
+.meta-line > div { display: flex; align-items: baseline; gap: 8px; }
+.template-head { padding-top: 14px; }
 .list-toggle:hover { color: var(--text); }
 
 /* ---- the splitter between the variables editor and the preview (wide only) ---- */
@@ -51,17 +57,15 @@ export const TEMPLATES_CSS = String.raw`
   #view-templates .template-main { order: -1; }
   #view-templates .vars-editor { border-top: 1px solid var(--border); border-bottom: 0; }
   #view-templates .message-head { padding-top: 10px; }
-  #view-templates .message-head h2 { margin-bottom: 4px; font-size: 18px; }
+  #view-templates .message-head h2 { font-size: 18px; }
   #view-templates .lede { margin: 0 0 6px; font-size: 13px; }
-  #view-templates .meta-updated { display: none; }
-  /* Six tabs in one row: it scrolls sideways when a phone is narrower still. */
+  /* What the template expects is on the Variables tab: the preview gets the height. */
+  #view-templates .meta-line { display: none; }
   #view-templates .toolbar { padding: 4px 10px 0; }
-  #view-templates .tabs { max-width: 100%; overflow-x: auto; overflow-y: hidden; scrollbar-width: none; }
   #view-templates .tabs { gap: 0; }
-  #view-templates [role="tab"] { flex: none; margin-bottom: 0; padding: 8px 5px 9px; }
-  /* The preview options in one row that scrolls sideways, not three rows above the preview. */
-  #view-templates .viewbar { position: relative; flex-wrap: nowrap; overflow-x: auto; padding: 6px 16px; }
-  #view-templates .viewbar > * { flex: none; }
+  #view-templates [role="tab"] { flex: none; padding: 8px 5px 9px; font-size: 13px; }
+  /* The preview options wrap (two rows) rather than run off screen. */
+  #view-templates .viewbar { padding: 6px 12px; gap: 6px 8px; }
   #view-templates .toolbar-end { margin-bottom: 4px; }
 }
 `

@@ -24,6 +24,12 @@ export const INBOX_CSS =
   --warn-border: #edd38a;
   --warn-text: #7a5600;
   --live: #2f9e44;
+  /* Green for words (4.5:1 and more on the surfaces); --live is for dots and borders. */
+  --ok-text: #1f7a35;
+  --code-key: #8a3ffc;
+  --code-string: #1d6b3a;
+  --code-number: #9a4a00;
+  --code-keyword: #0b5cad;
   --shadow: 0 1px 2px rgb(16 24 40 / 0.06), 0 4px 14px rgb(16 24 40 / 0.06);
   --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -48,12 +54,19 @@ export const INBOX_CSS =
     --warn-border: #5e4b17;
     --warn-text: #f2cf75;
     --live: #51cf66;
+    --ok-text: #8ce99a;
+    --code-key: #d0b3ff;
+    --code-string: #8ce99a;
+    --code-number: #ffc078;
+    --code-keyword: #8ec5ff;
     --shadow: 0 1px 2px rgb(0 0 0 / 0.4), 0 4px 14px rgb(0 0 0 / 0.3);
   }
 }
 
 *, *::before, *::after { box-sizing: border-box; }
 [hidden] { display: none !important; }
+/* The client renders the page into #app; its children are the body's flex items. */
+.app { display: contents; }
 html, body { margin: 0; }
 body { background: var(--bg); color: var(--text); min-height: 100vh; display: flex; flex-direction: column; -webkit-font-smoothing: antialiased; }
 a { color: var(--accent-text); }
@@ -67,15 +80,19 @@ h2, h3 { font-weight: 650; }
 kbd { display: inline-block; min-width: 1.6em; padding: 0 5px; font-size: 11px; line-height: 18px; text-align: center; color: var(--muted); background: var(--surface); border: 1px solid var(--border); border-bottom-width: 2px; border-radius: 4px; }
 
 /* ---- top bar ---- */
-.topbar { flex: none; display: flex; align-items: center; gap: 20px; height: 52px; padding: 0 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.topbar { flex: none; display: grid; grid-template-columns: auto minmax(0, 1fr) auto; grid-template-areas: "brand nav status"; align-items: center; column-gap: 20px; min-height: 52px; padding: 0 16px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.brand { grid-area: brand; }
+.sections { grid-area: nav; min-width: 0; }
+.status { grid-area: status; }
 .brand { margin: 0; font-size: 16px; font-weight: 700; letter-spacing: -0.01em; }
 .brand a { display: flex; align-items: center; gap: 8px; color: var(--text); text-decoration: none; }
 .brand-mark { width: 22px; height: 22px; border-radius: 6px; background: url("/_sandbox/favicon.svg") center / cover no-repeat; }
-.sections ul { display: flex; gap: 2px; margin: 0; padding: 0; list-style: none; }
-.sections a { display: block; padding: 6px 10px; border-radius: 6px; color: var(--muted); font-weight: 500; text-decoration: none; }
+.sections ul { display: flex; flex-wrap: wrap; gap: 2px; margin: 0; padding: 0; list-style: none; }
+.sections a { display: flex; align-items: center; gap: 6px; padding: 6px 10px; border-radius: 6px; color: var(--muted); font-weight: 500; text-decoration: none; white-space: nowrap; }
+.nav-count { min-width: 18px; padding: 0 6px; border-radius: 999px; font-size: 11px; font-weight: 650; line-height: 17px; text-align: center; color: var(--accent-text); background: var(--accent-soft); }
 .sections a:hover { color: var(--text); background: var(--surface-2); }
 .sections a[aria-current="page"] { color: var(--text); background: var(--surface-2); }
-.status { display: flex; align-items: center; gap: 7px; margin: 0 0 0 auto; color: var(--muted); font-size: 12.5px; white-space: nowrap; }
+.status { display: flex; align-items: center; gap: 7px; margin: 0; color: var(--muted); font-size: 12.5px; white-space: nowrap; }
 .status-dot { width: 8px; height: 8px; border-radius: 50%; background: var(--muted); }
 .status[data-state="live"] .status-dot { background: var(--live); box-shadow: 0 0 0 3px color-mix(in srgb, var(--live) 22%, transparent); }
 .status[data-state="offline"] .status-dot { background: #e8590c; }
@@ -188,16 +205,17 @@ main:focus { outline: none; }
 [role="tab"]:focus-visible { outline-offset: -3px; }
 .toolbar > .widths { margin-bottom: 7px; }
 .widths { display: inline-flex; border: 1px solid var(--border); border-radius: 7px; overflow: hidden; }
-.width { padding: 4px 10px; font: inherit; font-size: 12px; color: var(--muted); background: var(--surface); border: 0; border-left: 1px solid var(--border); cursor: pointer; white-space: nowrap; }
+.width { padding: 4px 9px; font: inherit; font-size: 12px; color: var(--muted); background: var(--surface); border: 0; border-left: 1px solid var(--border); cursor: pointer; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .width:first-child { border-left: 0; }
 .width:hover { color: var(--text); }
 .width[aria-pressed="true"] { color: var(--accent-text); background: var(--accent-soft); font-weight: 600; }
 .width:focus-visible { outline-offset: -2px; border-radius: 0; }
-.width-px { opacity: 0.7; font-variant-numeric: tabular-nums; }
 
 /* ---- preview options: width, colour scheme, images ---- */
-.viewbar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 14px; padding: 8px 24px; background: var(--surface); border-bottom: 1px solid var(--border); }
-.width-field input { width: 6.2em; height: 28px; padding: 0 6px; font: inherit; font-size: 13px; font-variant-numeric: tabular-nums; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; }
+.viewbar { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 10px; padding: 8px 24px; background: var(--surface); border-bottom: 1px solid var(--border); }
+.width-field { gap: 4px; }
+.width-field input { width: 5.4em; height: 28px; padding: 0 6px; font: inherit; font-size: 13px; font-variant-numeric: tabular-nums; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; }
+.width-field input::placeholder { color: var(--muted); }
 .width-field input[aria-invalid="true"] { border-color: var(--danger); }
 .width.toggle { border: 1px solid var(--border); border-radius: 7px; }
 .width.toggle:focus-visible { border-radius: 7px; }
@@ -214,6 +232,13 @@ main:focus { outline: none; }
 .template-body { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .canvas { flex: 1; min-height: 0; display: flex; justify-content: safe center; padding: 16px; overflow: auto; }
 .frame { flex: none; width: 100%; height: 100%; min-height: 420px; background: #fff; border: 0; border-radius: 8px; box-shadow: var(--shadow); }
+/* A template preview: the frame as tall as the email (frame.tsx measures it), the canvas
+   scrolls, so a re-render keeps the place the designer scrolled to. */
+.canvas.is-fit { position: relative; align-items: flex-start; }
+.canvas.is-fit .frame { height: auto; }
+.measure-box { position: absolute; left: 0; top: 0; width: 0; height: 0; overflow: hidden; visibility: hidden; pointer-events: none; }
+.frame-measure { height: 100px; border: 0; }
+.template-main { position: relative; }
 /* The email's own dark rules: a dark backdrop where the email leaves the canvas transparent. */
 .frame.is-dark { background: #121212; }
 /* What the Gmail and Outlook apps do to an email in dark mode, more or less. */
@@ -227,6 +252,8 @@ main:focus { outline: none; }
 .source-lines .line.is-target { background: var(--warn-soft); box-shadow: inset 3px 0 0 var(--warn-text); }
 .source-lines .line.is-target::before { color: var(--warn-text); opacity: 1; font-weight: 700; }
 .details { padding: 16px 24px 28px; }
+.table-scroll { max-width: 100%; overflow-x: auto; }
+.table-scroll:focus-visible { outline-offset: 2px; }
 .details h3 { margin: 22px 0 8px; font-size: 12px; letter-spacing: 0.04em; text-transform: uppercase; color: var(--muted); }
 .details h3:first-child { margin-top: 4px; }
 .facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 8px 18px; margin: 0; font-size: 13px; }
@@ -235,7 +262,9 @@ main:focus { outline: none; }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .plain { margin: 0; padding: 0; list-style: none; }
 .vars { width: 100%; border-collapse: collapse; font-size: 13px; }
-.vars th, .vars td { padding: 6px 10px 6px 0; text-align: left; vertical-align: top; border-bottom: 1px solid var(--border); overflow-wrap: anywhere; }
+/* A word breaks only when it cannot fit a line of its own: a narrow column does not wrap an
+   address a letter at a time; a table wider than its box scrolls sideways (.table-scroll). */
+.vars th, .vars td { padding: 6px 10px 6px 0; text-align: left; vertical-align: top; border-bottom: 1px solid var(--border); overflow-wrap: break-word; }
 .vars th { color: var(--muted); font-weight: 500; }
 .notes:empty { display: none; }
 .notes { padding: 12px 24px 0; }
@@ -257,13 +286,11 @@ main:focus { outline: none; }
 .vars-label { font-weight: 600; }
 .vars-editor .hint { margin: 0; }
 .edited { color: var(--muted); font-size: 12.5px; }
-.vars-json { display: block; width: 100%; max-height: 45vh; padding: 8px 10px; font-family: var(--mono); font-size: 12.5px; line-height: 1.5; tab-size: 2; color: var(--text); background: var(--bg); border: 1px solid var(--border); border-radius: 7px; resize: vertical; }
-.vars-json:focus-visible { outline-offset: 0; border-color: var(--accent); }
-.vars-json[aria-invalid="true"] { border-color: var(--danger); box-shadow: 0 0 0 1px var(--danger); }
 .field-error { margin: 0; padding: 6px 10px; font-size: 12.5px; color: var(--danger); background: var(--danger-soft); border: 1px solid var(--danger-border); border-radius: 6px; overflow-wrap: anywhere; }
 .render-status { margin: 0; min-height: 1.45em; color: var(--muted); font-size: 12.5px; }
 .render-status[data-state="busy"]::before, .render-status[data-state="ok"]::before, .render-status[data-state="error"]::before { content: ""; display: inline-block; width: 7px; height: 7px; margin-right: 6px; border-radius: 50%; vertical-align: 1px; background: var(--muted); }
 .render-status[data-state="ok"]::before { background: var(--live); }
+.vars-code { display: flex; flex-direction: column; min-width: 0; max-height: 45vh; }
 .render-status[data-state="error"] { color: var(--danger); }
 .render-status[data-state="error"]::before { background: var(--danger); }
 .save-case { display: flex; flex-direction: column; gap: 4px; margin-top: 4px; padding-top: 10px; border-top: 1px solid var(--border); }
@@ -275,7 +302,7 @@ main:focus { outline: none; }
 .save-message:empty { display: none; }
 .save-message p { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 6px; margin: 2px 0 0; font-size: 12.5px; overflow-wrap: anywhere; }
 .save-message[data-state="error"] p { color: var(--danger); }
-.save-message[data-state="ok"] p { color: var(--live); }
+.save-message[data-state="ok"] p { color: var(--ok-text); }
 .save-message code { font-size: 11.5px; color: var(--text); }
 
 /* ---- checks ---- */
@@ -301,7 +328,7 @@ details.finding-group > summary { margin: 22px 0 8px; }
 .checks details.finding-group > summary h3 { display: inline-block; margin: 0; }
 .client-table th[scope="row"] { color: var(--text); font-weight: 500; white-space: nowrap; }
 .client-table .score { white-space: nowrap; font-variant-numeric: tabular-nums; font-weight: 600; }
-.score-value[data-state="ok"] { color: var(--live); }
+.score-value[data-state="ok"] { color: var(--ok-text); }
 .score-value[data-state="warning"] { color: var(--warn-text); }
 .score-value[data-state="error"] { color: var(--danger); }
 .client-table .chips { gap: 3px; }
@@ -334,17 +361,23 @@ dialog p { margin: 0; color: var(--muted); }
   .template-main .frame { height: 78vh; }
 }
 @media (min-width: 1280px) {
-  /* The editor's width comes from its splitter (src/inbox/client/resizer.ts). */
-  .template-body { display: grid; grid-template-columns: min(var(--editor-width, 400px), calc(100% - 360px)) auto minmax(0, 1fr); }
+  /* A 600 px email fits beside the list (240) and the editor (360 by default): 1280 - 240 - 360
+     leaves 680 for the preview, its canvas's padding and its scroll bar. */
+  #view-templates { grid-template-columns: 240px minmax(0, 1fr); }
+  /* The editor's width comes from its splitter (src/inbox/client/splitter.tsx). */
+  .template-body { display: grid; grid-template-columns: min(var(--editor-width, 360px), calc(100% - 360px)) auto minmax(0, 1fr); }
   .template-body[data-editor="off"] { grid-template-columns: minmax(0, 1fr); }
   .vars-editor { min-height: 0; overflow: auto; padding: 14px 16px; border-bottom: 0; border-right: 1px solid var(--border); }
-  .vars-json { flex: 1 1 auto; min-height: 14em; max-height: none; resize: none; }
+  .vars-code { flex: 1 1 auto; min-height: 14em; max-height: none; }
 }
 
 /* ---- narrow: one column, the list or the message ---- */
 @media (max-width: 760px) {
-  .topbar { gap: 10px; padding: 0 12px; }
-  .sections a { padding: 6px 8px; }
+  /* Two rows: the brand and the stream's state, then the sections, whole (not cut at "Webhoo…"). */
+  .topbar { grid-template-columns: minmax(0, 1fr) auto; grid-template-areas: "brand status" "nav nav"; column-gap: 10px; padding: 4px 12px 6px; }
+  .brand { padding: 6px 0 4px; }
+  .sections ul { gap: 0 2px; }
+  .sections a { padding: 5px 8px; font-size: 13.5px; }
   .split { display: block; }
   .split[data-open="true"] > .list-pane, .split[data-open="false"] > .detail-pane { display: none; }
   .pane { overflow: visible; }
@@ -356,9 +389,10 @@ dialog p { margin: 0; color: var(--muted); }
   .notes { padding: 12px 16px 0; }
   .canvas { padding: 8px; }
   .frame { height: 72vh; }
-  .width-px { display: none; }
   .viewbar { padding: 8px 16px; }
   .vars-editor { padding: 12px 16px 14px; }
+  /* Seven message tabs: in two rows rather than cut ("Checl") or scrolled out of sight. */
+  .tabs { flex-wrap: wrap; }
   [role="tab"] { padding: 8px 8px 9px; }
   .tab-badge { margin-left: 4px; }
   .text-body { padding: 16px; }

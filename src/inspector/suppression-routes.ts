@@ -1,4 +1,6 @@
+import type { AppContext } from '../core/context.js'
 import { listSuppressions, removeSuppressions } from '../core/suppressions.js'
+import type { Suppression } from '../store/types.js'
 import { SUPPRESSION_LIST } from '../http/delivery-components.js'
 import * as v from 'valibot'
 import { defineOperation } from '../http/define.js'
@@ -30,6 +32,15 @@ const notSuppressed = (address: string) =>
     `${JSON.stringify(address)} is not on the suppression list (of the project asked for). GET /_sandbox/api/suppressions lists the addresses that are.`,
   )
 
+/** An entry with the subject of the message that added it, while the log still has that message. */
+function withSubject(
+  ctx: Pick<AppContext, 'log'>,
+  suppression: Suppression,
+): Suppression & { subject?: string } {
+  const subject = suppression.messageId ? ctx.log.get(suppression.messageId)?.subject : undefined
+  return subject === undefined ? suppression : { ...suppression, subject }
+}
+
 /** The suppression list (CONTRACT §7): list, and remove one address or all. */
 export const suppressionOperations = [
   defineOperation({
@@ -49,7 +60,7 @@ export const suppressionOperations = [
       const suppressions = listSuppressions(ctx, {
         ...projectFilter(query.project),
         ...(query.address ? { address: query.address } : {}),
-      })
+      }).map((s) => withSubject(ctx, s))
       return { suppressions, total: suppressions.length }
     },
   }),

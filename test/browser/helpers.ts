@@ -126,6 +126,13 @@ export function inboxSuite(start: (fixturesDir: string) => Promise<TestSandbox>)
   return suite
 }
 
+/**
+ * The variables editor's text: CodeMirror's editable element (in a shadow root, which
+ * Playwright's locators pierce), one element per line.
+ */
+export const editorText = (page: Page): Promise<string> =>
+  page.locator('#vars-json').evaluate((el) => (el as HTMLElement).innerText)
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) })

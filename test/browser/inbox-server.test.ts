@@ -1,7 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
 /** How the inbox page is served (no browser needed). */
+
+const CLIENT_SOURCES = join(import.meta.dirname, '..', '..', 'src', 'inbox', 'client')
 
 const DARK = [
   '<style>body { background: #fff } @media (prefers-color-scheme: dark) { body { background: #000 } }',
@@ -63,10 +67,16 @@ describe('the inbox page, as served', () => {
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     expect(script.headers.get('x-content-type-options')).toBe('nosniff')
     const source = await script.text()
-    // Every module app.js imports is served as well.
-    for (const [, file] of source.matchAll(/from '\.\/([a-z-]+\.js)'/g))
-      expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
-    expect(source).not.toContain('innerHTML')
+    // Every chunk app.js imports (the code editor, loaded when a template opens) is served as well.
+    const chunks = [...source.matchAll(/(?:from|import\()\s*["'`]\.\/([a-z0-9-]+\.js)["'`]/g)]
+    expect(chunks.map(([, file]) => file)).toContain('code-editor.js')
+    for (const [, file] of chunks) expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
+    // Nothing of the page is parsed as markup: the client never hands Preact raw HTML (Preact's
+    // own code has the one `innerHTML` that prop would use).
+    for (const file of readdirSync(CLIENT_SOURCES))
+      expect(readFileSync(join(CLIENT_SOURCES, file), 'utf8'), file).not.toMatch(
+        /dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML/,
+      )
 
     const css = await get('/_sandbox/app.css')
     expect(css.status).toBe(200)
@@ -113,6 +123,15 @@ describe('the inbox page, as served', () => {
       expect(html).toContain(`:root { color-scheme: ${scheme}; }`)
     }
     expect(await (await get(src)).text()).toContain('prefers-color-scheme')
+    // The inbox's measuring frame: of the inspector's origin (the page reads its height), still no scripts.
+    const measured = await get(`${src}?frame=measure`)
+    expect(measured.status).toBe(200)
+    const measureCsp = measured.headers.get('content-security-policy') ?? ''
+    expect(measureCsp).toMatch(/^sandbox allow-same-origin;/)
+    expect(measureCsp).not.toContain('allow-scripts')
+    expect(measureCsp).toContain("default-src 'none'")
+    expect(direct.headers.get('content-security-policy')).not.toContain('allow-same-origin')
+    expect((await get(`${src}?frame=inline`)).status).toBe(400)
     const bad = await get(`${src}?scheme=sepia`)
     expect(bad.status).toBe(400)
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter')

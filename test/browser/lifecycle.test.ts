@@ -149,6 +149,18 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
       'Bounced',
     ])
     expect(await bob.locator('.tag').allTextContents()).toEqual(['simulated', 'simulated'])
+    // After a hard bounce nothing more is offered for that address (no Delivered, no Opened).
+    expect(await bob.getByRole('button', { name: 'Delivered' }).count()).toBe(0)
+    expect(await bob.getByRole('button', { name: 'Opened' }).count()).toBe(0)
+    expect(await bob.locator('.simulate-none').textContent()).toContain('Bounced')
+    expect(await ada.getByRole('button', { name: 'Delivered' }).count()).toBe(1)
+    // The link picker has a label one can see, and the header's badge and its timeline link are apart.
+    const picker = ada.getByLabel('Link to click')
+    expect(await picker.count()).toBe(1)
+    expect(await ada.locator('label[for="click-url-0"]').isVisible()).toBe(true)
+    const badge = (await page.locator('#message-status').boundingBox())!
+    const link = (await page.getByRole('link', { name: 'Delivery timeline' }).boundingBox())!
+    expect(link.x - (badge.x + badge.width)).toBeGreaterThanOrEqual(8)
     await screenshot(page, 'lifecycle-delivery-tab')
     expect(
       (await suite.sandbox.suppressions({ address: 'bob@example.com' })).map((s) => s.reason),
@@ -173,28 +185,111 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
     const failed = page
       .locator('#webhook-list .delivery-item[data-status="failed"]', { hasText: 'message.sent' })
       .filter({ hasText: 'dan@example.com' })
-    await failed.locator('summary').click()
-    await failed.getByRole('cell', { name: 'HTTP 500' }).waitFor()
-    expect(await failed.locator('.response-start').first().textContent()).toBe(
+    const delivery = (await failed.getAttribute('data-id'))!
+    // Open it: beside the table, and in the URL.
+    await failed.getByRole('link', { name: 'message.sent' }).click()
+    await page.waitForURL(new RegExp(`#/webhooks\\?open=${delivery}$`))
+    const detail = page.locator('#webhook-detail')
+    await detail.getByRole('cell', { name: 'HTTP 500' }).waitFor()
+    expect(await detail.locator('.response-start').first().textContent()).toBe(
       'failing on purpose (500)',
     )
-    expect(await failed.locator('pre').first().textContent()).toMatch(/webhook-signature: v1,/)
-    expect(JSON.parse((await failed.locator('pre').nth(1).textContent())!)).toMatchObject({
+    expect(await detail.locator('pre').first().textContent()).toMatch(/webhook-signature: v1,/)
+    expect(JSON.parse((await detail.locator('pre').nth(1).textContent())!)).toMatchObject({
       type: 'message.sent',
       data: { id, recipient: 'dan@example.com' },
     })
     await screenshot(page, 'webhooks-failed')
 
     receiver.respond = () => 200
-    await failed.getByRole('button', { name: 'Retry now' }).click()
-    const retried = page
-      .locator(`#webhook-list .delivery-item[data-status="delivered"]`, { hasText: 'message.sent' })
-      .filter({ hasText: 'dan@example.com' })
-    await retried.getByRole('cell', { name: 'HTTP 200' }).waitFor()
-    expect(await retried.locator('.attempts tbody tr').count()).toBe(2)
-    expect(await retried.locator('.attempts .tag').textContent()).toBe('manual')
-    expect(await retried.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true)
+    await detail.getByRole('button', { name: 'Retry now' }).click()
+    const retried = page.locator(
+      `#webhook-list .delivery-item[data-id="${delivery}"][data-status="delivered"]`,
+    )
+    await retried.waitFor()
+    await detail.getByRole('cell', { name: 'HTTP 200' }).waitFor()
+    expect(await detail.locator('.attempts tbody tr').count()).toBe(2)
+    expect(await detail.locator('.attempts .tag').textContent()).toBe('manual')
+    // It stays open after the retry, and the row still says an attempt failed.
+    expect(page.url()).toMatch(new RegExp(`[?&]open=${delivery}`))
+    expect(await retried.locator('.delivery-attempts').textContent()).toBe('2 (1 failed)')
     await screenshot(page, 'webhooks-retried')
+  })
+
+  it('the Webhooks page: the endpoint once, filters by status, event and message, and the open delivery, all in the URL', async () => {
+    const page = await visit('#/webhooks')
+    // Frida's receiver is down; Gus's is fine (one answer for both: a send sets it anew).
+    const answer: Receiver['respond'] = (request) =>
+      request.body.data.recipient === 'frida@example.com' ? 503 : 200
+    const failing = await send('frida@example.com', 'Filters', answer)
+    const other = await send('gus@example.com', 'Filters too', answer)
+    const rows = page.locator('#webhook-list tbody tr')
+    await page.waitForFunction(
+      ([a, b]) =>
+        [...document.querySelectorAll('#webhook-list tbody tr')].filter(
+          (tr) =>
+            (tr.textContent?.includes(a!) || tr.textContent?.includes(b!)) &&
+            tr.getAttribute('data-status') !== 'pending',
+        ).length === 4,
+      ['frida@example.com', 'gus@example.com'],
+    )
+    // The endpoint is said once, above the table, not on every row.
+    expect(await page.locator('#webhooks-summary code.endpoint').count()).toBe(1)
+    expect(await rows.filter({ hasText: receiver.url }).count()).toBe(0)
+    expect(await page.locator('#webhook-list thead th').allTextContents()).toEqual([
+      'Status',
+      'Event',
+      'Recipient',
+      'Attempts',
+      'Time',
+    ])
+
+    await page.getByLabel('Status').selectOption('failed')
+    await page.waitForURL(/[?&]status=failed/)
+    await expect.poll(() => rows.filter({ hasText: 'frida@example.com' }).count()).toBe(2)
+    expect(await rows.filter({ hasText: 'gus@example.com' }).count()).toBe(0)
+    await page.getByLabel('Event').selectOption('message.delivered')
+    await page.waitForURL(/[?&]event=message\.delivered/)
+    const frida = rows.filter({ hasText: 'frida@example.com' })
+    await expect.poll(() => frida.count()).toBe(1)
+    // (The deliveries of the tests before are listed too: every row is a failed message.delivered.)
+    for (const text of await rows.allTextContents())
+      expect(text).toMatch(/^Failedmessage\.delivered/)
+    await frida.getByRole('link').click()
+    await page.waitForURL(/[?&]open=whd_/)
+    await page.locator('#webhook-detail', { hasText: 'frida@example.com' }).waitFor()
+    await screenshot(page, 'webhooks-filtered')
+
+    // All of it survives a reload: a view of the deliveries is a link.
+    await page.reload()
+    await page.locator('#status[data-state="live"]').waitFor()
+    await page.locator('#webhook-detail', { hasText: 'frida@example.com' }).waitFor()
+    expect(await page.getByLabel('Status').inputValue()).toBe('failed')
+    expect(await page.getByLabel('Event').inputValue()).toBe('message.delivered')
+    expect(await frida.count()).toBe(1)
+
+    // By message: the start of an id is enough.
+    await page.getByRole('button', { name: 'Clear filters' }).click()
+    await page.locator('#webhook-message').fill(other.slice(0, -4))
+    await page.locator('#webhook-message').press('Enter')
+    await page.waitForURL(new RegExp(`[?&]message=${other.slice(0, -4)}`))
+    await expect.poll(() => rows.count()).toBe(2)
+    expect(await rows.filter({ hasText: 'gus@example.com' }).count()).toBe(2)
+    expect(failing).not.toBe(other)
+
+    const phone = await visit(
+      `#/webhooks?open=${await page.evaluate(() => new URLSearchParams(location.hash.split('?')[1]).get('open'))}`,
+      {
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+      },
+    )
+    await phone.locator('#webhook-detail').waitFor()
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    )
+    await screenshot(phone, 'webhooks-390')
   })
 
   it('the Suppressions page lists what bounces and complaints added, live, and removes them', async () => {
@@ -212,6 +307,13 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
       'erin+bounce@example.com',
     ])
     expect(await page.locator('#suppression-count').textContent()).toBe('2')
+    expect(await page.getByRole('img', { name: '2 addresses' }).count()).toBe(1)
+    // The message that did it, by its subject (a link to its delivery), not by its id.
+    const message = page.locator(
+      '#suppression-table tr[data-address="erin+bounce@example.com"] .suppressed-message a',
+    )
+    expect(await message.textContent()).toBe('Bounces')
+    expect(await message.getAttribute('href')).toMatch(/^#\/messages\/msg_\w+\?tab=delivery$/)
     await screenshot(page, 'suppressions')
     await page.getByRole('button', { name: /Remove erin\+bounce@example\.com/ }).click()
     await page.waitForFunction(

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { startTestSandbox } from '../helpers/sandbox.js'
-import { hasChromium, inboxSuite, screenshot } from './helpers.js'
+import { editorText, hasChromium, inboxSuite, screenshot } from './helpers.js'
 
 /**
  * Styling templates in the inbox, end to end: the live variables editor, the preview's widths,
@@ -84,8 +84,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
       .frameLocator(`${panel} iframe`)
       .locator('body')
       .evaluate((body) => getComputedStyle(body).backgroundColor)
-  const editorValue = async (page: Page) =>
-    JSON.parse(await page.inputValue('#vars-json')) as unknown
+  const editorValue = async (page: Page) => JSON.parse(await editorText(page)) as unknown
   /**
    * A pixel of an element as it is painted (filters and all): a screenshot of it, decoded by the
    * page itself (its CSP allows data: images; a canvas read back from one is not tainted).
@@ -119,7 +118,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     // The skeleton: the front-matter example, and a placeholder for what the template reads.
     expect(await editorValue(page)).toEqual({ name: 'Ada', plan: { name: '<plan.name>' } })
     await expect
-      .poll(() => page.locator('label[for="vars-json"]').textContent(), { timeout: 5000 })
+      .poll(() => page.locator('#vars-json').getAttribute('aria-label'), { timeout: 5000 })
       .toContain('Variables')
     expect(
       await page.locator('#vars-json').evaluate((el) => getComputedStyle(el).fontFamily),

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { startTestSandbox, writeFiles } from '../helpers/sandbox.js'
-import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
+import { editorText, hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
 
 /**
  * Styling a template in the inbox, as a new user meets it (issue 16's list): the examples' own
@@ -81,7 +81,7 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
   it('starts a loop as an array of objects, so the preview shows one item with placeholders', async () => {
     const page = await visit('#/templates/digest')
     await frame(page).locator('.story').waitFor()
-    expect(JSON.parse(await page.inputValue('#vars-json'))).toEqual({
+    expect(JSON.parse(await editorText(page))).toEqual({
       stories: [{ title: '<stories[].title>' }],
     })
     expect(await frame(page).locator('.story').textContent()).toBe('<stories[].title>')
@@ -272,9 +272,9 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
         url.pathname.startsWith('/_sandbox/api/') &&
         !url.pathname.startsWith('/_sandbox/api/events')
       )
-        calls.push(`${request.method()} ${url.pathname}`)
+        calls.push(`${request.method()} ${url.pathname}${url.search}`)
     })
-    const variables = JSON.parse(await page.inputValue('#vars-json')) as Record<string, unknown>
+    const variables = JSON.parse(await editorText(page)) as Record<string, unknown>
     await page.locator('#vars-json').fill(JSON.stringify({ ...variables, name: 'Grace' }))
     await frame(page).locator('h1', { hasText: 'Welcome, Grace!' }).waitFor()
     await page.getByRole('tab', { name: /Checks/ }).click()
@@ -283,11 +283,17 @@ describe.skipIf(!hasChromium)('the styling view', { timeout: 60_000 }, () => {
     await expect
       .poll(() => page.locator('#template-text').textContent())
       .toContain('Welcome, Grace!')
-    expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST /_sandbox/api/previews'])
-    // The frame's document is the only other request.
-    expect(calls.filter((c) => !c.startsWith('POST'))).toEqual([
-      expect.stringMatching(/^GET \/_sandbox\/api\/previews\/pv_/),
+    expect(calls.filter((c) => c.startsWith('POST'))).toEqual([
+      'POST /_sandbox/api/previews?soft=1',
     ])
+    // The frame's document is the only other thing fetched: by the frame, and by the hidden
+    // frame that measures its height (the same render, `?frame=measure`).
+    const documents = calls.filter((c) => !c.startsWith('POST')).sort()
+    expect(documents).toEqual([
+      expect.stringMatching(/^GET \/_sandbox\/api\/previews\/pv_\w+$/),
+      expect.stringMatching(/^GET \/_sandbox\/api\/previews\/pv_\w+\?frame=measure$/),
+    ])
+    expect(documents[1]!.replace('?frame=measure', '')).toBe(documents[0])
   })
 
   it('puts the preview first on a phone', async () => {

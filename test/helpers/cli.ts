@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { cp, mkdir, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const BIN = fileURLToPath(new URL('../../bin/sendbox.js', import.meta.url))
@@ -9,6 +11,27 @@ export interface CliResult {
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
+}
+
+/**
+ * A project with sendbox installed as a user's is (linked into `node_modules`, its bin in
+ * `node_modules/.bin`), so `npx sendbox` there runs this checkout at once. Run from this checkout
+ * itself, npx installs the package into its own cache first (a package does not link its own
+ * bin): ~27 s of CPU, over a minute on a loaded machine, which made the shell recipes time out.
+ * With `templates`, the example templates and fixtures are copied in.
+ */
+export async function projectWithSendbox(dir: string, { templates = false } = {}): Promise<string> {
+  await mkdir(join(dir, 'node_modules', '.bin'), { recursive: true })
+  await symlink(ROOT, join(dir, 'node_modules', 'sendbox'), 'dir')
+  await symlink(
+    join('..', 'sendbox', 'bin', 'sendbox.js'),
+    join(dir, 'node_modules', '.bin', 'sendbox'),
+  )
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true }))
+  if (templates)
+    for (const folder of ['templates', 'fixtures'])
+      await cp(join(ROOT, folder), join(dir, folder), { recursive: true })
+  return dir
 }
 
 /** Environment for a child sendbox: no browser, no inherited SENDBOX_* settings. */

@@ -53,6 +53,8 @@ describe('the suppression list', () => {
       reason: 'bounced',
       createdAt: bounced.recipients[0]!.events[1]!.at,
       messageId: id,
+      // The message's subject, while the log has it: the inbox shows it instead of the id.
+      subject: 'Hi',
     })
 
     await send('ada+bounce@example.com')

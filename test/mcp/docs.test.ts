@@ -1,8 +1,8 @@
-import { mkdir, readFile, symlink } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../../src/index.js'
-import { BIN, ROOT } from '../helpers/cli.js'
+import { projectWithSendbox, ROOT } from '../helpers/cli.js'
 import { connectMcp, type McpSession, textOf } from '../helpers/mcp.js'
 import { TOKEN, tempDir } from '../helpers/sandbox.js'
 
@@ -40,9 +40,7 @@ beforeAll(async () => {
     fixtures: join(ROOT, 'fixtures'),
   })
   // A project with sendbox installed: `npx sendbox` finds node_modules/.bin/sendbox, this one.
-  const project = await tempDir()
-  await mkdir(join(project, 'node_modules', '.bin'), { recursive: true })
-  await symlink(BIN, join(project, 'node_modules', '.bin', 'sendbox'))
+  const project = await projectWithSendbox(await tempDir())
   mcp = await connectMcp([...sendboxConfig.args], {
     command: sendboxConfig.command,
     cwd: project,
@@ -72,6 +70,11 @@ describe('docs/mcp.md', () => {
     const result = await mcp.call('list_templates')
     expect(result.isError, textOf(result)).toBeFalsy()
     expect(mcp.client.getInstructions()).toContain(sandbox.url)
+  })
+
+  it('README.md shows the same configuration, so its example is the one run here', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    expect(readme).toContain(`\`\`\`json\n${blocks('json')[0]}\n\`\`\``)
   })
 
   it('the Claude Code line adds the same server', () => {

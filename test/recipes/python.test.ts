@@ -1,10 +1,10 @@
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, childEnv, ROOT } from '../helpers/cli.js'
+import { BIN, childEnv, projectWithSendbox } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
 
 /**
@@ -56,14 +56,7 @@ function runPython(
 let app: string
 beforeAll(async () => {
   // A project with sendbox installed (linked), for `npx sendbox`.
-  app = await tempDir('sendbox-python-')
-  await mkdir(join(app, 'node_modules', '.bin'), { recursive: true })
-  await symlink(ROOT, join(app, 'node_modules', 'sendbox'), 'dir')
-  await symlink(
-    join('..', 'sendbox', 'bin', 'sendbox.js'),
-    join(app, 'node_modules', '.bin', 'sendbox'),
-  )
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'py-app', private: true }))
+  app = await projectWithSendbox(await tempDir('sendbox-python-'))
   await mkdir(join(app, 'templates'))
   await writeFile(join(app, 'templates', 'hello.liquid'), 'Hello {{ name }}')
 })

@@ -3,7 +3,7 @@ import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { childEnv, ROOT } from '../helpers/cli.js'
+import { childEnv, projectWithSendbox, ROOT } from '../helpers/cli.js'
 import { ciSection, RECIPE_FILES, readDocs } from '../helpers/docs.js'
 import { tempDir } from '../helpers/sandbox.js'
 
@@ -67,15 +67,11 @@ function run(
 }
 
 const dirs: string[] = []
-/**
- * `npx sendbox` in this checkout installs it into npm's `_npx/<hash of the path>` folder. In
- * the shared ~/.npm cache, an npx stopped half-way (or a second run on the same path at once)
- * left that folder without its package.json, and every later run from the same path failed
- * with ENOENT. The shell recipes' npx gets a cache of this run's own.
- */
-const npmCache = await tempDir('sendbox-npm-cache-')
-dirs.push(npmCache)
-const NPX_ENV = { npm_config_offline: 'true', npm_config_cache: npmCache }
+/** Where the shell recipes run: a project with sendbox installed and the example templates. */
+const project = await projectWithSendbox(await tempDir('sendbox-shell-'), { templates: true })
+dirs.push(project)
+// npx may only run the sendbox installed in the project, never fetch one.
+const NPX_ENV = { npm_config_offline: 'true', npm_config_yes: 'false' }
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
@@ -183,7 +179,7 @@ describe('the recipes of the docs', () => {
         '-c',
         'echo "$SENDBOX_URL $SENDBOX_TOKEN"; curl -sf "$SENDBOX_URL/_sandbox/api/health"',
       ],
-      ROOT,
+      project,
       NPX_ENV,
     )
     expect(result.code, result.stderr).toBe(0)
@@ -199,7 +195,7 @@ describe('the recipes of the docs', () => {
     const result = await run(
       'bash',
       [join(HERE, 'with-sendbox.sh'), 'bash', '-c', 'exit 7'],
-      ROOT,
+      project,
       NPX_ENV,
     )
     expect(result.code).toBe(7)
@@ -209,7 +205,7 @@ describe('the recipes of the docs', () => {
     const ok = await run(
       'bash',
       [join(HERE, 'with-sendbox.sh'), join(HERE, 'assert-with-curl.sh')],
-      ROOT,
+      project,
       NPX_ENV,
     )
     expect(ok.code, ok.stderr).toBe(0)
@@ -222,7 +218,7 @@ describe('the recipes of the docs', () => {
         '-c',
         'curl -sf "$SENDBOX_URL/_sandbox/api/messages/wait?to=ada@example.com&timeout=300"',
       ],
-      ROOT,
+      project,
       NPX_ENV,
     )
     expect(missing.code).toBe(22)

@@ -201,6 +201,9 @@ describe('compaction', () => {
     // maxMessages 4: every append past it drops the oldest, dead lines that trigger compaction.
     const log = await openMessageLog({ file, maxMessages: 4, warn: () => {} })
     const inode = (await stat(file)).ino
+    // Held open, the first file's inode cannot be given to a later compaction's file (Linux
+    // reuses freed inode numbers at once: a CI run saw the third file get the first's number).
+    const first = await open(file, 'r')
     /** The test's own copy of each live record's line, serialised past the spy. */
     const lineOf = JSON.stringify.bind(JSON) as (record: MessageRecord) => string
     const stringify = vi.spyOn(JSON, 'stringify')
@@ -232,6 +235,7 @@ describe('compaction', () => {
       }
     }
     expect((await stat(file)).ino).not.toBe(inode) // compacted while running
+    await first.close()
     const live = log
       .list()
       .messages.map((m) => m.id)

@@ -73,6 +73,9 @@ export interface WebhookList {
   pending: number
 }
 
+/** A suppression as the list answers it: with the subject of the message that added it, while the log has it. */
+export type SuppressionEntry = Suppression & { subject?: string }
+
 /** What the simulate buttons post. */
 export interface SimulatedEvent {
   type: 'opened' | 'clicked' | 'bounced' | 'complained' | 'delivered'
@@ -158,7 +161,7 @@ export const api = {
   webhooks: (limit = 200) => request<WebhookList>(`/webhooks?limit=${limit}`),
   retryWebhook: (id: string) =>
     request<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
-  suppressions: () => request<{ suppressions: Suppression[]; total: number }>('/suppressions'),
+  suppressions: () => request<{ suppressions: SuppressionEntry[]; total: number }>('/suppressions'),
   deleteSuppression: (address: string, project: string) =>
     request<void>(
       `/suppressions/${encodeURIComponent(address)}?project=${encodeURIComponent(project)}`,

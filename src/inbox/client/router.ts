@@ -3,23 +3,25 @@
  * reload:
  *
  *   #/                                      the message list (with ?q=search)
- *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | source | delivery | details | checks)
+ *   #/messages/<id>?tab=text&width=375     a message (tab: html | text | links | source | delivery | details | checks)
  *   #/templates                             the templates
  *   #/templates/<slug>?case=x&width=600     a template (tab: preview | text | source | liquid | variables | checks)
- *   #/webhooks                              webhook deliveries (?open=<delivery id>)
+ *   #/webhooks?status=failed&open=<id>      webhook deliveries (filters: status, event, message; the open one)
  *   #/suppressions                          the suppression list
  *
- * Both previews also take `width` (320–1600; the presets are just values), `dark` (`media`: the
- * email's own dark-mode rules; `invert`: colours inverted), `images=off`, and on a source tab
- * (`source`, the rendered HTML; `liquid`, a template's own file) `line`: the line the checks,
- * or an error, pointed at.
+ * A route is `{ view, name, params }`: the first path segment names the view (views.tsx lists
+ * them; an unknown one shows the messages), the second the item open in it. Both previews also
+ * take `width` (320–1600), `dark` (`media` or `invert`), `images=off`, and on a source tab
+ * (`source`, the rendered HTML; `liquid`, a template's own file) `line`.
  */
 
-export type Route =
-  | { view: 'messages'; id: string | null; params: URLSearchParams }
-  | { view: 'templates'; slug: string | null; params: URLSearchParams }
-  | { view: 'webhooks'; params: URLSearchParams }
-  | { view: 'suppressions'; params: URLSearchParams }
+export interface Route {
+  /** The view: `messages`, `templates`, … (views.tsx). */
+  view: string
+  /** The item open in it: a message id, a template slug; null for the list alone. */
+  name: string | null
+  params: URLSearchParams
+}
 
 function decode(segment: string | undefined): string | null {
   if (!segment) return null
@@ -30,34 +32,36 @@ function decode(segment: string | undefined): string | null {
   }
 }
 
+/**
+ * @example
+ * parseHash('#/templates/welcome?case=ada') // { view: 'templates', name: 'welcome', params: case=ada }
+ */
 export function parseHash(hash: string): Route {
   const raw = hash.replace(/^#/, '')
   const queryAt = raw.indexOf('?')
   const path = queryAt === -1 ? raw : raw.slice(0, queryAt)
   const params = new URLSearchParams(queryAt === -1 ? '' : raw.slice(queryAt + 1))
   const [, section, name] = path.split('/')
-  if (section === 'templates') return { view: 'templates', slug: decode(name), params }
-  if (section === 'webhooks' || section === 'suppressions') return { view: section, params }
-  if (section === 'messages') return { view: 'messages', id: decode(name), params }
-  return { view: 'messages', id: null, params }
+  return { view: section || 'messages', name: decode(name), params }
 }
 
+/**
+ * @example
+ * formatHash({ view: 'messages', name: null, params: new URLSearchParams('q=ada') }) // '#/?q=ada'
+ */
 export function formatHash(route: Route): string {
-  if (route.view === 'webhooks' || route.view === 'suppressions') {
-    const query = route.params.toString()
-    return `#/${route.view}${query ? `?${query}` : ''}`
-  }
-  const name = route.view === 'messages' ? route.id : route.slug
-  let path =
-    route.view === 'messages'
-      ? name
-        ? `#/messages/${encodeURIComponent(name)}`
-        : '#/'
-      : `#/templates${name ? `/${encodeURIComponent(name)}` : ''}`
+  const name = route.name ? `/${encodeURIComponent(route.name)}` : ''
+  const path = route.view === 'messages' && !name ? '#/' : `#/${route.view}${name}`
   const query = route.params.toString()
-  if (query) path += `?${query}`
-  return path
+  return query ? `${path}?${query}` : path
 }
+
+/** A link to a view: `href(‘templates’, 'welcome')`. */
+export const href = (
+  view: string,
+  name: string | null = null,
+  params: Record<string, string> | URLSearchParams = {},
+): string => formatHash({ view, name, params: new URLSearchParams(params) })
 
 /** A 1-based line number from the URL, or null. */
 export function parseLine(value: string | null): number | null {
@@ -69,7 +73,7 @@ export function currentRoute(): Route {
   return parseHash(window.location.hash)
 }
 
-/** Changes a parameter of the current view without adding a history entry. */
+/** Changes parameters of the current view without adding a history entry (null or '': removed). */
 export function replaceParams(update: Record<string, string | null>): void {
   const route = currentRoute()
   for (const [key, value] of Object.entries(update)) {
@@ -77,7 +81,11 @@ export function replaceParams(update: Record<string, string | null>): void {
     else route.params.set(key, value)
   }
   const next = formatHash(route)
-  if (next !== window.location.hash) history.replaceState(history.state, '', next)
+  if (next !== window.location.hash) {
+    history.replaceState(history.state, '', next)
+    // The page follows the URL: a replaced one is announced like a navigation.
+    window.dispatchEvent(new HashChangeEvent('hashchange'))
+  }
 }
 
 /** Goes to a view, as a new history entry (fires hashchange). */

@@ -1,0 +1,181 @@
+// npm run bench:ab -- --against DIR: this checkout against another built one (a worktree of an
+// older commit, after `npm ci` there), side by side, for the "before and after" figures an issue
+// asks for. In alternating rounds (A B A B …, so whatever else the machine does falls on both
+// alike), medians:
+//
+//   - sends/s under 32 connections (autocannon), without and with one `--webhook` URL (a receiver
+//     in a process of its own, bench/receiver.js), and their ratio per checkout;
+//   - sequential p50 (one send at a time) on an empty log;
+//   - start-up: `--version`, and `serve --memory` until it answers.
+//
+// Every server is the checkout's own `bin/sendbox.js`, on this checkout's templates and fixtures.
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+
+const { values: options } = parseArgs({
+  options: {
+    against: { type: 'string' },
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '6' },
+  },
+})
+if (!options.against) {
+  console.error('usage: node bench/ab.js --against DIR [--rounds N] [--seconds S]')
+  process.exit(2)
+}
+const root = fileURLToPath(new URL('..', import.meta.url))
+const checkouts = { after: root, before: resolve(options.against) }
+const ROUNDS = Number(options.rounds)
+const DURATION = Number(options.seconds)
+const SLUG = 'order-receipt'
+const TOKEN = 'sandbox_bench_ab_0123456789'
+const env = { ...process.env, CI: 'true' }
+const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
+const body = JSON.stringify({
+  template: SLUG,
+  from: 'Acme Shop <shop@acme.test>',
+  to: ['Ada Lovelace <ada@example.com>'],
+  subject: 'Your receipt',
+  templateVariables: variables,
+})
+const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** Starts a process and resolves once its stdout matches `ready` (group 1: a URL or a port). */
+function start(args, ready, cwd = root) {
+  const t0 = performance.now()
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      const m = ready.exec(out)
+      if (!m) return
+      const url = m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}`
+      resolve({ child, url, ms: performance.now() - t0 })
+    })
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${out}`)))
+  })
+}
+
+const stop = (child) =>
+  new Promise((resolve) => {
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })
+
+function serve(checkout, dir, ...more) {
+  const args = [join(checkout, 'bin/sendbox.js'), '--port', '0', '--no-open']
+  args.push('--templates', join(root, 'templates'), '--fixtures', join(root, 'fixtures'))
+  return start([...args, '--max-messages', '5000', ...more], /sendbox ready (\S+)/)
+}
+
+function load(url, connections = 32, duration = DURATION) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: `${url}/messages`, method: 'POST', headers, body, connections, duration },
+      (error, result) => {
+        if (error) return reject(error)
+        if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx from ${url}`))
+        resolve(result.requests.average)
+      },
+    )
+  })
+}
+
+async function sequentialP50(url, n = 300) {
+  const times = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    const res = await fetch(`${url}/messages`, { method: 'POST', headers, body })
+    await res.arrayBuffer()
+    if (res.status !== 201) throw new Error(`status ${res.status}`)
+    times.push(performance.now() - t0)
+  }
+  return median(times)
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-ab-'))
+const figures = {}
+for (const name of Object.keys(checkouts))
+  figures[name] = { plain: [], webhook: [], ratio: [], p50: [], version: [], ready: [] }
+try {
+  const receiver = await start(['bench/receiver.js'], /receiver ready (\d+)/)
+  const servers = {}
+  for (const [name, checkout] of Object.entries(checkouts)) {
+    servers[name] = {
+      plain: await serve(checkout, dir, '--db', join(dir, `${name}.jsonl`)),
+      webhook: await serve(
+        checkout,
+        dir,
+        '--db',
+        join(dir, `${name}-webhook.jsonl`),
+        '--webhook',
+        `${receiver.url}/hooks`,
+      ),
+    }
+    for (const { url } of Object.values(servers[name])) await load(url, 32, 2) // warm-up
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of Object.keys(checkouts)) {
+      const f = figures[name]
+      const plain = await load(servers[name].plain.url)
+      const webhook = await load(servers[name].webhook.url)
+      f.plain.push(plain)
+      f.webhook.push(webhook)
+      f.ratio.push(webhook / plain)
+    }
+  }
+  for (const name of Object.keys(checkouts))
+    for (const server of Object.values(servers[name])) await stop(server.child)
+  await stop(receiver.child)
+
+  // One send at a time, and start-up, on fresh processes, alternating.
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    for (const [name, checkout] of Object.entries(checkouts)) {
+      const t0 = performance.now()
+      execFileSync(process.execPath, [join(checkout, 'bin/sendbox.js'), '--version'], {
+        env,
+        stdio: 'ignore',
+      })
+      const version = performance.now() - t0
+      const fresh = await serve(checkout, dir, '--memory')
+      await sequentialP50(fresh.url, 100) // warm-up
+      await fetch(`${fresh.url}/_sandbox/api/messages`, { method: 'DELETE' })
+      const p50 = await sequentialP50(fresh.url)
+      await stop(fresh.child)
+      if (round === 0) continue // warm-up: file cache, compile cache
+      figures[name].version.push(version)
+      figures[name].ready.push(fresh.ms)
+      figures[name].p50.push(p50)
+    }
+  }
+
+  const show = (xs, digits = 0) =>
+    `${median(xs).toFixed(digits).padStart(8)}   (${xs.map((x) => x.toFixed(digits)).join(' ')})`
+  console.log(`\nsendbox A/B, ${ROUNDS} alternating rounds (${DURATION} s under load); medians`)
+  for (const [name, checkout] of Object.entries(checkouts)) {
+    const f = figures[name]
+    console.log(`\n${name}: ${checkout}`)
+    console.log(`  sends/s:                   ${show(f.plain)}`)
+    console.log(`  sends/s, one webhook URL:  ${show(f.webhook)}`)
+    console.log(`  webhook / none:            ${show(f.ratio, 2)}   target >= 0.85`)
+    console.log(`  sequential p50, ms:        ${show(f.p50, 2)}`)
+    console.log(`  --version, ms:             ${show(f.version)}   target <= 120`)
+    console.log(`  serve --memory ready, ms:  ${show(f.ready)}   target <= 250`)
+  }
+  const ratio = (key) =>
+    median(figures.after[key].map((x, i) => x / figures.before[key][i])).toFixed(2)
+  console.log('\nafter / before, per round then the median:')
+  console.log(`  sends/s ${ratio('plain')}, with a webhook ${ratio('webhook')}`)
+  console.log(
+    `  sequential p50 ${ratio('p50')}, --version ${ratio('version')}, ready ${ratio('ready')}`,
+  )
+} finally {
+  await rm(dir, { recursive: true, force: true })
+}

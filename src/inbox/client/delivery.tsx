@@ -1,0 +1,148 @@
+import { useState } from 'preact/hooks'
+import type { MessageRecord, Recipient } from './api.js'
+import { usePage } from './context.js'
+import {
+  clickableLinks,
+  EXPLAIN,
+  eventDetail,
+  LABELS,
+  simulateEvent,
+  simulations,
+} from './delivery-model.js'
+import { RelativeTime, StatusBadge } from './ui.js'
+
+/**
+ * The Delivery tab of a message: the overall status with what it means, then each recipient
+ * with its status, the simulate buttons that still make sense for it, and a timeline of its
+ * events. The server's SSE `status` events keep it live.
+ *
+ * @example
+ * <DeliveryTab record={record} />
+ */
+export function DeliveryTab({ record }: { record: MessageRecord }) {
+  const links = clickableLinks(record)
+  return (
+    <div class="details delivery" id="delivery">
+      <p class="delivery-summary">
+        <StatusBadge status={record.status} />{' '}
+        <span class="muted">{EXPLAIN[record.status] ?? ''}</span>
+      </p>
+      <p class="hint">
+        The outcome comes from each address: <code>+bounce</code>, <code>+softbounce</code>,{' '}
+        <code>+complaint</code> (or those words as the local part); anything else is delivered. The
+        buttons add an event by hand and fire its webhook.
+      </p>
+      {(record.recipients ?? []).map((recipient, index) => (
+        <RecipientSection
+          key={recipient.address}
+          record={record}
+          recipient={recipient}
+          index={index}
+          links={links}
+        />
+      ))}
+    </div>
+  )
+}
+
+function RecipientSection({
+  record,
+  recipient,
+  index,
+  links,
+}: {
+  record: MessageRecord
+  recipient: Recipient
+  index: number
+  links: string[]
+}) {
+  const page = usePage()
+  const labelId = `recipient-${index}`
+  const [url, setUrl] = useState(links[0] ?? '')
+  const actions = simulations(recipient)
+  const canClick = actions.some((a) => a.type === 'clicked')
+  return (
+    <section class="recipient" data-recipient={recipient.address} aria-labelledby={labelId}>
+      <header class="recipient-head">
+        <h3 id={labelId} class="recipient-address">
+          {recipient.address}
+        </h3>
+        <StatusBadge status={recipient.status} />
+      </header>
+      {actions.length ? (
+        <div
+          class="simulate"
+          role="group"
+          aria-label={`Simulate an event for ${recipient.address}`}
+        >
+          <span class="simulate-label">Simulate</span>
+          {actions.map(({ type, label }) => (
+            <button
+              key={type}
+              type="button"
+              class="btn btn-small"
+              data-simulate={type}
+              disabled={type === 'clicked' && links.length === 0}
+              aria-describedby={labelId}
+              onClick={() =>
+                void simulateEvent(page, record.id, {
+                  type,
+                  recipient: recipient.address,
+                  ...(type === 'clicked' ? { url } : {}),
+                })
+              }
+            >
+              {label}
+            </button>
+          ))}
+          {canClick ? (
+            <span class="field click-field">
+              <label for={`click-url-${index}`}>Link to click</label>
+              <select
+                id={`click-url-${index}`}
+                class="click-url"
+                disabled={links.length === 0}
+                value={url}
+                onChange={(event) => setUrl((event.target as HTMLSelectElement).value)}
+              >
+                {links.length ? (
+                  links.map((link) => (
+                    <option key={link} value={link}>
+                      {link}
+                    </option>
+                  ))
+                ) : (
+                  <option value="">The message has no links</option>
+                )}
+              </select>
+            </span>
+          ) : null}
+        </div>
+      ) : (
+        <p class="hint simulate-none">
+          {recipient.status === 'bounced'
+            ? 'Bounced: the mail never arrived, so there is nothing more to simulate for this address.'
+            : 'Suppressed: nothing was sent, so there is nothing to simulate for this address.'}
+        </p>
+      )}
+      <ol class="timeline" aria-label={`Events for ${recipient.address}`}>
+        {recipient.events.map((event, i) => (
+          <li key={`${event.type} ${event.at} ${i}`} class="timeline-event" data-type={event.type}>
+            <span class="timeline-dot" aria-hidden="true" />
+            <span class="timeline-type">{LABELS[event.type] ?? event.type}</span>
+            {eventDetail(event) ? <span class="timeline-detail">{eventDetail(event)}</span> : null}
+            {event.simulated ? (
+              <span
+                class="tag"
+                title="Made with a simulate button or POST /_sandbox/api/messages/:id/events"
+              >
+                simulated
+              </span>
+            ) : null}
+            <RelativeTime iso={event.at} class="timeline-time" />
+          </li>
+        ))}
+      </ol>
+    </section>
+  )
+}

@@ -1,0 +1,102 @@
+import { signal, type Signal } from '@preact/signals'
+import {
+  API,
+  api,
+  type MessageSummary,
+  type StatusChange,
+  type TemplateChange,
+  type WebhookDelivery,
+} from './api.js'
+import type { Rejection } from '../../core/rejections.js'
+import { connectLive } from './live.js'
+import { MessagesModel } from './messages-model.js'
+import type { Page } from './page.js'
+import { currentRoute, type Route } from './router.js'
+import { SuppressionsModel } from './suppressions-model.js'
+import { TemplatesModel } from './templates-model.js'
+import { WebhooksModel } from './webhooks-model.js'
+
+/**
+ * The inbox's state, whole: the page's services, the route, the log's health and one model per
+ * view, kept live by the inspector's event stream. Made once by app.tsx; the views (views.tsx)
+ * draw it.
+ */
+
+/** The `log` event's data, and what the health answer says (`log`, `logError`): docs/log-faults.md. */
+export interface LogState {
+  state: string
+  file?: string | null
+  reason?: string
+  message?: string
+}
+
+export interface Inbox {
+  readonly page: Page
+  readonly route: Signal<Route>
+  readonly log: Signal<LogState>
+  readonly messages: MessagesModel
+  readonly templates: TemplatesModel
+  readonly webhooks: WebhooksModel
+  readonly suppressions: SuppressionsModel
+}
+
+/**
+ * @example
+ * const inbox = createInbox(createPage(browserTiming()))
+ */
+export function createInbox(page: Page): Inbox {
+  return {
+    page,
+    route: signal(currentRoute()),
+    log: signal<LogState>({ state: 'ok' }),
+    messages: new MessagesModel(page),
+    templates: new TemplatesModel(page),
+    webhooks: new WebhooksModel(page),
+    suppressions: new SuppressionsModel(page),
+  }
+}
+
+/** Asks health for the log's state (at load, and when the event stream reopens). */
+async function refreshLogState(inbox: Inbox): Promise<void> {
+  try {
+    const health = await api.health()
+    inbox.log.value = { state: health.log ?? 'ok', ...health.logError }
+  } catch {
+    // sendbox is away: the stream's reconnect asks again.
+  }
+}
+
+/**
+ * Opens the event stream (summaries: the list needs no bodies, the open message is fetched
+ * whole) and hands each event to the model it is for.
+ */
+export function connectInbox(inbox: Inbox): void {
+  const { messages, templates, webhooks, suppressions, page } = inbox
+  connectLive(`${API}/events?fields=summary`, {
+    onState: (state) => {
+      page.live.value = state
+    },
+    onOpen(first) {
+      // Whatever happened before this stream was open (or while none was) is fetched once.
+      messages.resync()
+      void refreshLogState(inbox)
+      webhooks.resync()
+      suppressions.resync()
+      // At the first open the templates view has just loaded itself.
+      if (!first) templates.resync()
+    },
+    events: {
+      message: (data) => messages.onMessage(data as MessageSummary),
+      deleted: (data) => messages.onDeleted((data as { id: string }).id),
+      cleared: () => messages.onCleared(),
+      template: (data) => templates.onTemplateChange(data as TemplateChange),
+      rejected: (data) => messages.rejections.add(data as Rejection),
+      status: (data) => messages.onStatus(data as StatusChange),
+      webhook: (data) => webhooks.onDelivery(data as WebhookDelivery),
+      suppression: () => suppressions.onChange(),
+      log: (data) => {
+        inbox.log.value = data as LogState
+      },
+    },
+  })
+}

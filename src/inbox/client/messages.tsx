@@ -1,0 +1,573 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { messagePath, type Address, type MessageRecord, type MessageSummary } from './api.js'
+import { ChecksBadge, ChecksTab } from './checks.js'
+import { usePage } from './context.js'
+import { DeliveryTab } from './delivery.js'
+import { sourceLineParams } from './detail-route.js'
+import {
+  count,
+  fullAddress,
+  fullTime,
+  plural,
+  recipients,
+  shortAddress,
+  timeAgo,
+} from './format.js'
+import { PreviewControls, SandboxedFrame } from './frame.js'
+import { LinksTab } from './links.js'
+import { ListPane } from './list-pane.js'
+import type { MessageListModel } from './message-list-model.js'
+import { STATUSES } from './message-list-state.js'
+import { MESSAGE_TABS, type MessagesModel } from './messages-model.js'
+import { MESSAGE_WIDTHS } from './preview.js'
+import { Rejections } from './rejections.js'
+import { formatHash, href, replaceParams, type Route } from './router.js'
+import { describeFilter, isFiltered } from './search.js'
+import { sendExample } from './snippet.js'
+import {
+  JsonBlock,
+  Placeholder,
+  RelativeTime,
+  SourceView,
+  StatusBadge,
+  statusBadge,
+  Tabs,
+  WarningItems,
+} from './ui.js'
+
+/**
+ * The Messages view: the list (live, searchable) and the open message, side by side or one at a
+ * time (a phone). The list is keyed by id and renders once per draw of MessageListModel (at most
+ * once a frame): a row that came is one new element, one that went is one removed, a status
+ * change re-renders one row. The list holds summaries; the open message is fetched whole.
+ */
+export function MessagesView({ model, route }: { model: MessagesModel; route: Route }) {
+  const detail = useRef<HTMLElement>(null)
+  const open = !!route.name
+  // Back on the list's own route: the keyboard where the last key asked for it.
+  useLayoutEffect(() => {
+    if (!open) model.keys.restoreFocus(detail.current)
+  }, [open, route])
+  return (
+    <div class="split" id="view-messages" data-open={String(open)}>
+      <MessageListPane list={model.list} model={model} />
+      <section class="pane detail-pane" id="message-pane" aria-label="Message" ref={detail}>
+        <MessageDetail model={model} />
+      </section>
+    </div>
+  )
+}
+
+const LIST_IDS = {
+  pane: 'message-list-pane',
+  title: 'messages-title',
+  search: 'search',
+  count: 'message-count',
+  list: 'message-list',
+}
+
+/** How long typing settles before a search goes to the URL (and loads). */
+const SEARCH_SETTLE_MS = 150
+
+function MessageListPane({ list, model }: { list: MessageListModel; model: MessagesModel }) {
+  list.version.value // Renders at each draw: the state below changed.
+  const state = list.state
+  const query = list.query.value
+  const current = list.current.value
+  const [typed, setTyped] = useState(query)
+  const timer = useRef(0)
+  // The route's search, when it changed elsewhere (a link, Esc): the box follows.
+  useEffect(() => {
+    if (query !== typed.trim()) setTyped(query)
+  }, [query])
+  const onSearch = (value: string) => {
+    setTyped(value)
+    window.clearTimeout(timer.current)
+    timer.current = window.setTimeout(() => {
+      const q = value.trim()
+      if (q !== list.query.peek()) replaceParams({ q: q || null })
+    }, SEARCH_SETTLE_MS)
+  }
+
+  // The row that had the keyboard went (deleted, dropped): the keyboard stays at its place.
+  const listElement = useRef<HTMLUListElement | null>(null)
+  const focused = focusedRow(listElement.current)
+  useLayoutEffect(() => {
+    const element = listElement.current
+    if (!focused || !element || focused.link.isConnected) return
+    const links = element.querySelectorAll<HTMLElement>('a[data-id]')
+    ;(
+      element.querySelector<HTMLElement>(`a[data-id="${CSS.escape(focused.id)}"]`) ??
+      links[Math.min(focused.index, links.length - 1)]
+    )?.focus()
+  })
+
+  // Rows off screen are neither laid out nor painted (content-visibility: auto) and take the
+  // size of a drawn row meanwhile: measured once, so that the list does not shift when they are.
+  const [rowSize, setRowSize] = useState(0)
+  useLayoutEffect(() => {
+    if (rowSize) return
+    const size = listElement.current?.firstElementChild?.getBoundingClientRect().height
+    if (size) setRowSize(size)
+  })
+  // Set once, when measured: setting it at every draw (even to the same value) restyled every row.
+  useLayoutEffect(() => {
+    if (rowSize) listElement.current?.style.setProperty('--row-size', `${rowSize}px`)
+  }, [rowSize])
+
+  const filtered = isFiltered(state.filter)
+  const hidden = state.hidden
+  return (
+    <ListPane
+      nav={model.keys}
+      ids={LIST_IDS}
+      title="Messages"
+      count={
+        state.loaded
+          ? {
+              text: count(state.total),
+              label: plural(state.total, filtered ? 'matching message' : 'message'),
+            }
+          : null
+      }
+      searchLabel="Search messages"
+      search={typed}
+      onSearch={onSearch}
+      searchDescribedBy="search-help"
+      listRef={listElement}
+      onListPointerOver={fullDateOnHover}
+      titleExtras={
+        <>
+          <span class="spacer" />
+          <button
+            type="button"
+            class="btn btn-quiet btn-danger-text"
+            id="clear-all"
+            disabled={state.total === 0}
+            onClick={() => void list.clearAll()}
+          >
+            {filtered ? 'Delete matching' : 'Clear all'}
+          </button>
+        </>
+      }
+      headExtras={
+        <>
+          <p class="hint" id="search-help">
+            Words match the subject; also <code>to:</code> <code>from:</code> <code>template:</code>{' '}
+            <code>status:</code>
+          </p>
+          {list.dropped.value ? (
+            <p class="dropped" id="dropped">
+              {plural(list.dropped.value, 'older message')} dropped by --max-messages
+            </p>
+          ) : null}
+          <Rejections model={model.rejections} />
+        </>
+      }
+      empty={
+        !state.loaded || state.rows.length > 0 || hidden > 0 ? null : filtered ? (
+          <>
+            <p class="empty-title">No message matches</p>
+            <p>{describeFilter(state.filter)}</p>
+            {state.impossible ? <p class="hint">status: is one of {STATUSES.join(', ')}</p> : null}
+          </>
+        ) : (
+          <>
+            <p class="empty-title">No messages yet</p>
+            <p>Send one and it shows up here at once:</p>
+            <pre class="code" tabIndex={0}>
+              {sendExample(location.origin)}
+            </pre>
+          </>
+        )
+      }
+      footer={
+        state.loaded && hidden > 0 ? (
+          <div class="more-bar">
+            <p class="more-count" id="message-more-count">
+              Showing {count(state.rows.length)} of {count(state.total)}; {count(hidden)} not shown
+            </p>
+            <button
+              type="button"
+              class="btn"
+              id="message-more"
+              aria-describedby="message-more-count"
+              disabled={list.loadingMore.value}
+              onClick={() => void list.showMore()}
+            >
+              Show more
+            </button>
+          </div>
+        ) : null
+      }
+    >
+      {state.rows.map((m) => (
+        <MessageRow
+          key={m.id}
+          list={list}
+          m={m}
+          status={m.status}
+          current={m.id === current}
+          search={query}
+        />
+      ))}
+    </ListPane>
+  )
+}
+
+/**
+ * The full date as a row's time's tooltip, made when the row is pointed at rather than for
+ * every row drawn: formatting it was the page's own costliest function at 300 sends a second
+ * (22 ms of script in 4 s, CDP profile), for a tooltip few rows ever show.
+ */
+function fullDateOnHover(event: PointerEvent): void {
+  const time = (event.target as Element)
+    .closest?.('.item')
+    ?.querySelector<HTMLTimeElement>('time:not([title])')
+  if (time) time.title = fullTime(time.dateTime)
+}
+
+/** The row with the keyboard, if any: its id and place, to give the keyboard back after a draw. */
+function focusedRow(
+  list: HTMLElement | null,
+): { id: string; index: number; link: HTMLElement } | null {
+  const active = document.activeElement
+  if (!list || !(active instanceof HTMLElement) || !list.contains(active)) return null
+  const link = active.closest<HTMLElement>('a[data-id]')
+  const row = link?.closest('li')
+  if (!link || !row) return null
+  return { id: link.dataset.id!, index: [...list.children].indexOf(row), link }
+}
+
+interface RowProps {
+  list: MessageListModel
+  m: MessageSummary
+  /** The row's status, apart from `m`: the list's copy of a summary changes in place. */
+  status: string
+  current: boolean
+  /** The search, carried in the row's link. */
+  search: string
+}
+
+/**
+ * One message in the list: ten elements, made once, and rendered again only when one of its
+ * props changes (or the clock its time follows): a component that reads a signal is skipped by
+ * @preact/signals while its props are the same. So a row holds no hook state, and its badge and
+ * time are markup of its own rather than components of their own: at 300 sends a second a draw
+ * makes thirty rows, and every component instance is work.
+ */
+function MessageRow({ list, m, status, current, search }: RowProps) {
+  const now = usePage().clock.value
+  // Highlighted when it arrived alone (asked when the row is made, in the draw that brings it).
+  const fresh = list.isFresh(m.id)
+  return (
+    <li>
+      <a
+        class={fresh ? 'item msg is-new' : 'item msg'}
+        href={href('messages', m.id, search ? { q: search } : {})}
+        data-id={m.id}
+        aria-current={current ? 'true' : undefined}
+      >
+        <span class="item-from" title={fullAddress(m.from)}>
+          {shortAddress(m.from)}
+        </span>
+        <time class="item-time" dateTime={m.createdAt}>
+          {timeAgo(m.createdAt, now)}
+        </time>
+        <span class="item-subject">{m.subject}</span>
+        <span class="item-to" title={m.to.map(fullAddress).join(', ')}>
+          <span class="visually-hidden">to </span>
+          {recipients(m.to)}
+        </span>
+        {statusBadge(status)}
+        <span class="tag">
+          <span class="visually-hidden">template </span>
+          {m.template}
+        </span>
+      </a>
+    </li>
+  )
+}
+
+// ---- the open message --------------------------------------------------------------------
+
+function MessageDetail({ model }: { model: MessagesModel }) {
+  const open = model.open.value
+  const id = open.state === 'ready' ? open.record.id : null
+  const subject = open.state === 'ready' ? open.record.subject : null
+  useEffect(() => {
+    document.title = subject === null ? 'sendbox' : `${subject} · sendbox`
+  }, [subject])
+  // On a narrow screen the message replaces the list: the keyboard goes along.
+  useEffect(() => {
+    if (!id || model.keys.list?.getClientRects().length) return
+    document.getElementById('message-subject')?.focus({ preventScroll: true })
+  }, [id])
+  switch (open.state) {
+    case 'none':
+      return (
+        <Placeholder>
+          <p>Select a message to read it.</p>
+          <p class="hint">
+            <kbd>j</kbd> <kbd>k</kbd> move · <kbd>Enter</kbd> opens · <kbd>Esc</kbd> goes back ·{' '}
+            <kbd>/</kbd> searches
+          </p>
+        </Placeholder>
+      )
+    case 'loading':
+      return (
+        <Placeholder>
+          <p>Loading…</p>
+        </Placeholder>
+      )
+    case 'gone':
+      return (
+        <Placeholder>
+          <p>This message was deleted, or dropped by --max-messages.</p>
+          <p>
+            <a href={model.hrefFor(null)}>Back to the messages</a>
+          </p>
+        </Placeholder>
+      )
+    case 'error':
+      return (
+        <Placeholder>
+          <p>Could not load the message: {open.message}</p>
+        </Placeholder>
+      )
+    default:
+      return <OpenMessage model={model} record={open.record} />
+  }
+}
+
+function OpenMessage({ model, record: m }: { model: MessagesModel; record: MessageRecord }) {
+  const { tab, view, line } = model.detail.value
+  const checks = model.checks.value
+  const base = messagePath(m.id)
+  return (
+    <article class="message" aria-labelledby="message-subject">
+      <header class="message-head">
+        <a class="back" href={model.hrefFor(null)}>
+          <span aria-hidden="true">← </span>
+          Messages
+        </a>
+        <h2 id="message-subject" tabIndex={-1}>
+          {m.subject}
+        </h2>
+        <dl class="meta">
+          <div>
+            <dt>From</dt>
+            <dd>
+              <AddressView a={m.from} />
+            </dd>
+          </div>
+          <div>
+            <dt>To</dt>
+            <dd>
+              <RecipientList to={m.to} />
+            </dd>
+          </div>
+          <div>
+            <dt>Sent</dt>
+            <dd>
+              <RelativeTime iso={m.createdAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Status</dt>
+            <dd class="status-line">
+              <span id="message-status">
+                <StatusBadge status={m.status} />
+              </span>
+              <a href={href('messages', m.id, { tab: 'delivery' })} class="quiet-link">
+                Delivery timeline
+              </a>
+            </dd>
+          </div>
+          <div>
+            <dt>Template</dt>
+            <dd>
+              <a href={href('templates', m.template)}>{m.template}</a>
+            </dd>
+          </div>
+        </dl>
+        <div class="actions">
+          <a class="btn" href={`${base}/eml`} download={`${m.id}.eml`} id="download-eml">
+            Download .eml
+          </a>
+          <a class="btn" href={`${base}/html`} target="_blank" rel="noopener noreferrer">
+            Open HTML<span class="visually-hidden"> (new tab)</span>
+          </a>
+          <button
+            type="button"
+            class="btn btn-danger-text"
+            id="delete-message"
+            onClick={() => void model.deleteOpen()}
+          >
+            Delete
+          </button>
+        </div>
+        {m.warnings.length ? (
+          <div class="note note-warn" role="note">
+            <strong>{plural(m.warnings.length, 'warning')}</strong>
+            <ul>
+              <WarningItems warnings={m.warnings} />
+            </ul>
+          </div>
+        ) : null}
+      </header>
+      <div class="toolbar">
+        <Tabs
+          prefix="message"
+          label="Message views"
+          tabs={MESSAGE_TABS}
+          selected={tab}
+          onSelect={(next) => model.setTab(next)}
+          badges={{ checks: <ChecksBadge report={checks.report} /> }}
+        />
+      </div>
+      {tab === 'html' ? (
+        <PreviewControls
+          prefix="message"
+          presets={MESSAGE_WIDTHS}
+          view={view}
+          onChange={(next) => model.setView(next)}
+        />
+      ) : null}
+      <div class="panel" id="message-panel" role="tabpanel" aria-labelledby={`message-tab-${tab}`}>
+        {tab === 'html' ? (
+          <SandboxedFrame
+            src={`${base}/html`}
+            title={`The message as HTML: ${m.subject}`}
+            view={view}
+          />
+        ) : tab === 'text' ? (
+          <pre class="text-body" id="message-text" tabIndex={0}>
+            {m.text}
+          </pre>
+        ) : tab === 'source' ? (
+          <SourceView text={m.html} line={line} label="The HTML source" />
+        ) : tab === 'checks' ? (
+          <ChecksTab
+            prefix="message"
+            report={checks.report}
+            error={checks.error}
+            lineHref={(n) =>
+              formatHash({ view: 'messages', name: m.id, params: sourceLineParams(n) })
+            }
+          />
+        ) : tab === 'delivery' ? (
+          <DeliveryTab record={m} />
+        ) : tab === 'links' ? (
+          <LinksTab record={m} />
+        ) : (
+          <Details m={m} />
+        )}
+      </div>
+    </article>
+  )
+}
+
+/** The first few recipients, and a button for the rest (all of them are in Details too). */
+function RecipientList({ to, shown = 3 }: { to: Address[]; shown?: number }) {
+  const [all, setAll] = useState(false)
+  const list = all ? to : to.slice(0, shown)
+  return (
+    <span class="recipients">
+      {list.map((a, i) => (
+        <span key={`${a.address} ${i}`}>
+          {i ? ', ' : ''}
+          <AddressView a={a} />
+        </span>
+      ))}
+      {!all && to.length > shown ? (
+        <>
+          {' '}
+          <button type="button" class="link-button" onClick={() => setAll(true)}>
+            and {to.length - shown} more
+          </button>
+        </>
+      ) : null}
+    </span>
+  )
+}
+
+function AddressView({ a }: { a: Address }) {
+  return a.name ? (
+    <>
+      <span class="addr-name">{a.name}</span> <span class="addr">&lt;{a.address}&gt;</span>
+    </>
+  ) : (
+    <span class="addr-name">{a.address}</span>
+  )
+}
+
+function Details({ m }: { m: MessageRecord }) {
+  return (
+    <div class="details">
+      <dl class="facts">
+        <div>
+          <dt>ID</dt>
+          <dd>
+            <code>{m.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Sent</dt>
+          <dd>{fullTime(m.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>From</dt>
+          <dd>{fullAddress(m.from)}</dd>
+        </div>
+        <div>
+          <dt>To</dt>
+          <dd>
+            {m.to.map((a, i) => (
+              <span key={`${a.address} ${i}`}>
+                {i ? <br /> : null}
+                {fullAddress(a)}
+              </span>
+            ))}
+          </dd>
+        </div>
+        <div>
+          <dt>Subject</dt>
+          <dd>{m.subject}</dd>
+        </div>
+        <div>
+          <dt>Template</dt>
+          <dd>
+            <a href={href('templates', m.template)}>{m.template}</a>
+          </dd>
+        </div>
+        <div>
+          <dt>Project</dt>
+          <dd>
+            <code>{m.project}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Token</dt>
+          <dd>
+            <code>{m.tokenHint}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Warnings</dt>
+          <dd>
+            {m.warnings.length ? (
+              <ul class="plain">
+                <WarningItems warnings={m.warnings} />
+              </ul>
+            ) : (
+              'None'
+            )}
+          </dd>
+        </div>
+      </dl>
+      <h3>Variables</h3>
+      <JsonBlock value={m.templateVariables} />
+    </div>
+  )
+}

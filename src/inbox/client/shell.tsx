@@ -1,0 +1,141 @@
+import { useEffect, useRef } from 'preact/hooks'
+import { usePage } from './context.js'
+import type { LogState } from './inbox.js'
+import { href } from './router.js'
+
+/**
+ * What surrounds every view: the top bar (sections, the stream's state), the banner while the
+ * log cannot be written, the toast, and the confirmation dialog.
+ */
+
+export interface Section {
+  id: string
+  label: string
+  /** A count after the label (a view that wants one, e.g. changes to review); null: none. */
+  count: number | null
+}
+
+const STATUS_WORDS = { connecting: 'Connecting…', live: 'Live', offline: 'Reconnecting…' }
+
+export function TopBar({ sections, current }: { sections: Section[]; current: string }) {
+  const state = usePage().live.value
+  return (
+    <header class="topbar">
+      <p class="brand">
+        <a href="#/" aria-label="sendbox, messages">
+          <span class="brand-mark" aria-hidden="true" />
+          <span class="brand-name">sendbox</span>
+        </a>
+      </p>
+      <p
+        class="status"
+        id="status"
+        data-state={state}
+        title={
+          state === 'live'
+            ? 'New messages and template changes show up by themselves'
+            : 'Waiting for sendbox; the page catches up when it is back'
+        }
+      >
+        <span class="status-dot" aria-hidden="true" />
+        <span id="status-text">{STATUS_WORDS[state]}</span>
+      </p>
+      <nav class="sections" aria-label="Sections">
+        <ul>
+          {sections.map((s) => (
+            <li key={s.id}>
+              <a
+                href={href(s.id)}
+                id={`nav-${s.id}`}
+                aria-current={s.id === current ? 'page' : undefined}
+              >
+                {s.label}
+                {s.count ? (
+                  <span class="nav-count">
+                    <span class="visually-hidden">, </span>
+                    {s.count}
+                  </span>
+                ) : null}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </header>
+  )
+}
+
+/** The banner the inbox shows while the message log cannot be written (docs/log-faults.md). */
+export function LogBanner({ log }: { log: LogState }) {
+  if (log.state !== 'write_failed') return null
+  return (
+    <div id="log-banner" class="log-banner" role="alert">
+      The message log cannot be written ({log.reason ?? 'unknown'}): new sends are refused with 507
+      log_write_failed and nothing unwritten is acknowledged. {log.message ?? ''}
+    </div>
+  )
+}
+
+/** A visible, assertive notice for failures (a request that did not go through). */
+export function Toast() {
+  const text = usePage().toastText.value
+  return (
+    <div id="toast" class="toast" role="alert" hidden={text === null}>
+      {text}
+    </div>
+  )
+}
+
+/**
+ * The page's modal confirmation: Cancel has the focus, Escape (the dialog's own "cancel") counts
+ * as no, and the focus goes back where it was.
+ */
+export function ConfirmDialog() {
+  const request = usePage().confirmation.value
+  const dialog = useRef<HTMLDialogElement>(null)
+  const cancel = useRef<HTMLButtonElement>(null)
+  const opener = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    const element = dialog.current
+    if (!element) return
+    if (request && !element.open) {
+      opener.current = document.activeElement as HTMLElement | null
+      element.showModal()
+      cancel.current?.focus()
+    } else if (!request && element.open) {
+      element.close()
+      if (opener.current?.isConnected) opener.current.focus()
+    }
+  }, [request])
+  return (
+    <dialog
+      id="confirm"
+      ref={dialog}
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-text"
+      onClose={() => request?.answer(false)}
+    >
+      <h2 id="confirm-title">{request?.title ?? 'Delete?'}</h2>
+      <p id="confirm-text">{request?.text}</p>
+      <div class="dialog-actions">
+        <button
+          type="button"
+          class="btn"
+          id="confirm-cancel"
+          ref={cancel}
+          onClick={() => request?.answer(false)}
+        >
+          Cancel
+        </button>
+        <button
+          type="button"
+          class="btn btn-danger"
+          id="confirm-ok"
+          onClick={() => request?.answer(true)}
+        >
+          {request?.confirm ?? 'Delete'}
+        </button>
+      </div>
+    </dialog>
+  )
+}

@@ -1,0 +1,513 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import type { SourceProblem, TemplateDetail, TemplateListItem } from './api.js'
+import { ChecksBadge, ChecksTab } from './checks.js'
+import { sourceLineParams } from './detail-route.js'
+import { ErrorCard } from './error-card.js'
+import { plural } from './format.js'
+import { MeasuringFrame, PreviewControls, SandboxedFrame } from './frame.js'
+import { ListPane } from './list-pane.js'
+import { TEMPLATE_WIDTHS } from './preview.js'
+import { formatHash, type Route } from './router.js'
+import { Splitter, useStoredWidth } from './splitter.js'
+import { TemplateNotes } from './template-notes.js'
+import { TEMPLATE_TABS, type TemplatesModel } from './templates-model.js'
+import { JsonBlock, Placeholder, RelativeTime, SourceView, Tabs } from './ui.js'
+import { VariablesEditor } from './variables-editor.js'
+
+/**
+ * The Templates view: the list, and the open template rendered live in a sandboxed frame with
+ * variables to edit beside it (TemplatesModel holds the session; this draws it), re-rendered by
+ * itself when anything it depends on changes on disk.
+ */
+export function TemplatesView({ model, route }: { model: TemplatesModel; route: Route }) {
+  const detail = useRef<HTMLElement>(null)
+  const slug = route.name
+  useLayoutEffect(() => {
+    if (!slug) model.keys.restoreFocus(detail.current)
+  }, [slug, route])
+  useEffect(() => {
+    document.title = slug ? `${slug} · Templates · sendbox` : 'Templates · sendbox'
+  }, [slug])
+  return (
+    <div
+      class="split"
+      id="view-templates"
+      data-open={String(!!slug)}
+      data-list={model.listHidden.value ? 'hidden' : undefined}
+    >
+      <TemplateList model={model} />
+      <section
+        class="pane detail-pane"
+        id="template-pane"
+        aria-label="Template preview"
+        ref={detail}
+      >
+        <TemplateDetailView model={model} />
+      </section>
+    </div>
+  )
+}
+
+const LIST_IDS = {
+  pane: 'template-list-pane',
+  title: 'templates-title',
+  search: 'template-search',
+  count: 'template-count',
+  list: 'template-list',
+}
+
+function TemplateList({ model }: { model: TemplatesModel }) {
+  model.version.value // The session's state below (listed, open) is plain: its version says when it changed.
+  const templates = model.templates.value
+  const needle = model.filter.value.trim().toLowerCase()
+  const listed = model.session.isListed
+  const shown = templates.filter(
+    (t) =>
+      !needle ||
+      t.slug.toLowerCase().includes(needle) ||
+      (t.description ?? '').toLowerCase().includes(needle),
+  )
+  const current = model.session.slug
+  return (
+    <ListPane
+      nav={model.keys}
+      ids={LIST_IDS}
+      title="Templates"
+      count={
+        listed
+          ? { text: String(templates.length), label: plural(templates.length, 'template') }
+          : null
+      }
+      searchLabel="Filter templates"
+      search={model.filter.value}
+      onSearch={(value) => {
+        model.filter.value = value
+      }}
+      empty={
+        !listed || shown.length ? null : templates.length ? (
+          <p class="empty-title">No template matches</p>
+        ) : (
+          <>
+            <p class="empty-title">No templates yet</p>
+            <p>
+              Add a file such as <code>welcome.liquid</code> to the templates folder; it shows up
+              here at once.
+            </p>
+          </>
+        )
+      }
+    >
+      {shown.map((t) => (
+        <li key={t.slug}>
+          <a
+            class="item"
+            href={model.hrefFor(t.slug)}
+            data-slug={t.slug}
+            aria-current={t.slug === current ? 'true' : undefined}
+          >
+            <span class="item-top">
+              <span class="item-subject item-slug">{t.slug}</span>
+              {t.error ? (
+                <span class="badge badge-error">Does not parse</span>
+              ) : (
+                <span class="item-time">
+                  {t.fixtures.length ? plural(t.fixtures.length, 'fixture') : 'no fixture'}
+                </span>
+              )}
+            </span>
+            {t.description ? (
+              <span class="item-desc">{t.description}</span>
+            ) : (
+              <span class="item-desc muted">No description</span>
+            )}
+            {t.variables.length ? (
+              <span class="item-vars">
+                <span class="visually-hidden">Variables: </span>
+                {t.variables.map((v) => (
+                  <code class="chip" key={v}>
+                    {v}
+                  </code>
+                ))}
+              </span>
+            ) : null}
+          </a>
+        </li>
+      ))}
+    </ListPane>
+  )
+}
+
+function TemplateDetailView({ model }: { model: TemplatesModel }) {
+  model.version.value
+  const { session } = model
+  const slug = session.slug
+  if (!slug)
+    return (
+      <Placeholder>
+        <p>Select a template to preview it with its fixtures.</p>
+        <p class="hint">
+          Edit its variables live; the preview also re-renders by itself when the template, a
+          partial, a layout or a fixture changes on disk.
+        </p>
+      </Placeholder>
+    )
+  const summary = session.summary
+  if (!session.isListed)
+    return (
+      <Placeholder>
+        <p>Loading…</p>
+      </Placeholder>
+    )
+  if (!summary)
+    return (
+      <Placeholder>
+        <p>
+          There is no template <code>{slug}</code> (any more).
+        </p>
+        <p>
+          <a href={model.hrefFor(null)}>All templates</a>
+        </p>
+      </Placeholder>
+    )
+  return (
+    <article class="message template" aria-labelledby="template-title">
+      <TemplateHead model={model} t={summary} />
+      <TemplateBody model={model} slug={slug} />
+    </article>
+  )
+}
+
+/**
+ * An open template's head, compact (the preview gets the height): the way back (narrow
+ * screens), the slug with its description and the list toggle, what it expects and when it
+ * changed, then the tabs and the fixture case picker.
+ */
+function TemplateHead({ model, t }: { model: TemplatesModel; t: TemplateListItem }) {
+  model.version.value
+  const { tab } = model.detail.value
+  const outcome = model.session.outcome
+  const hidden = model.listHidden.value
+  const cases = t.fixtures
+  return (
+    <header class="message-head template-head">
+      <a class="back" href={model.hrefFor(null)}>
+        <span aria-hidden="true">← </span>
+        Templates
+      </a>
+      <div class="title-line">
+        <h2 id="template-title" tabIndex={-1}>
+          {t.slug}
+        </h2>
+        {t.description ? <p class="lede">{t.description}</p> : null}
+        <button
+          type="button"
+          class="btn btn-quiet list-toggle"
+          id="template-list-pane-toggle"
+          aria-controls="template-list-pane"
+          aria-expanded={hidden ? 'false' : 'true'}
+          title={
+            hidden
+              ? 'Show the list beside this one'
+              : 'Hide the list: this one takes the whole width'
+          }
+          onClick={() => model.setListHidden(!hidden)}
+        >
+          {hidden ? 'Show list' : 'Hide list'}
+        </button>
+      </div>
+      <dl class="meta meta-line">
+        <div>
+          <dt>Expects</dt>
+          <dd class="chips">
+            {t.variables.length
+              ? t.variables.map((v) => (
+                  <code class="chip" key={v}>
+                    {v}
+                  </code>
+                ))
+              : 'no variables'}
+          </dd>
+        </div>
+        <div class="meta-updated">
+          <dt>Updated</dt>
+          <dd>
+            <RelativeTime iso={t.updatedAt} />
+          </dd>
+        </div>
+      </dl>
+      <div class="toolbar">
+        <Tabs
+          prefix="template"
+          label="Template views"
+          tabs={TEMPLATE_TABS}
+          selected={tab}
+          onSelect={(next) => model.setTab(next)}
+          badges={{ checks: <ChecksBadge report={outcome?.ok ? outcome.preview.checks : null} /> }}
+          arrowsAnywhere
+        />
+        <div class="toolbar-end">
+          {cases.length ? (
+            <div class="field">
+              <label for="case-select">Fixture</label>
+              <select
+                id="case-select"
+                value={model.session.selectedCase}
+                onChange={(event) => model.setCase((event.target as HTMLSelectElement).value)}
+              >
+                {cases.map((c) => (
+                  <option key={c.name} value={c.name}>
+                    {c.error ? `${c.name} (invalid)` : c.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : (
+            <p class="field-static">No fixture case yet</p>
+          )}
+        </div>
+      </div>
+    </header>
+  )
+}
+
+/** The least the preview keeps beside the editor (a 600 px email and the canvas's padding). */
+const PREVIEW_MIN = 360
+
+function TemplateBody({ model, slug }: { model: TemplatesModel; slug: string }) {
+  model.version.value
+  const { session } = model
+  const { tab, view, line } = model.detail.value
+  const outcome = session.outcome
+  const body = useRef<HTMLDivElement>(null)
+  const max = () => Math.max(260, (body.current?.clientWidth ?? 0) - PREVIEW_MIN)
+  const [width, setWidth] = useStoredWidth('sendbox.editor.width', 360, 260, max)
+  // The preview's size: its frame's width (it reports it), the email's height (measured).
+  const [frameWidth, setFrameWidth] = useState(0)
+  const [emailHeight, setEmailHeight] = useState<number | null>(null)
+  // Nothing to edit in a template that does not parse.
+  const parses = !outcome || outcome.ok || outcome.error.code !== 'template_invalid'
+  const ok = outcome?.ok ? outcome.preview : null
+  const preview = tab === 'preview' && outcome?.ok ? outcome.frame : null
+  return (
+    <div
+      class="template-body"
+      ref={body}
+      data-editor={parses ? 'on' : 'off'}
+      style={{ '--editor-width': `${width}px` }}
+    >
+      {parses ? <VariablesEditor model={model} /> : null}
+      {parses ? (
+        <Splitter
+          controls="vars-editor"
+          label="Resize the variables editor"
+          width={width}
+          min={260}
+          max={max}
+          onWidth={setWidth}
+        />
+      ) : null}
+      <div class="template-main">
+        <TemplateNotes
+          missing={ok?.missing ?? []}
+          warnings={ok?.warnings ?? []}
+          noDarkRules={!!ok && view.dark === 'media' && !hasDarkRules(ok.html)}
+        />
+        {tab === 'preview' && outcome?.ok ? (
+          <PreviewControls
+            prefix="template"
+            presets={TEMPLATE_WIDTHS}
+            view={view}
+            onChange={(next) => model.setView(next)}
+          />
+        ) : null}
+        <div
+          class="panel"
+          id="template-panel"
+          role="tabpanel"
+          aria-labelledby={`template-tab-${tab}`}
+        >
+          <TemplatePanel
+            model={model}
+            slug={slug}
+            line={line}
+            fit={{ height: emailHeight, onWidth: setFrameWidth }}
+          />
+        </div>
+        {preview ? (
+          <MeasuringFrame src={preview} view={view} width={frameWidth} onHeight={setEmailHeight} />
+        ) : null}
+      </div>
+    </div>
+  )
+}
+
+/** Whether an email has rules for dark mode (what Apple Mail and Outlook for Mac apply). */
+export const hasDarkRules = (html: string): boolean => /prefers-color-scheme\s*:\s*dark/i.test(html)
+
+function TemplatePanel({
+  model,
+  slug,
+  line,
+  fit,
+}: {
+  model: TemplatesModel
+  slug: string
+  line: number | null
+  fit: { height: number | null; onWidth(width: number): void }
+}) {
+  model.version.value
+  const { outcome, detail } = model.session
+  const { tab, view } = model.detail.value
+  if (tab === 'liquid') {
+    if (detail)
+      return <SourceView text={detail.source} line={line} label={`The Liquid source of ${slug}`} />
+    return outcome && !outcome.ok ? <ErrorCard error={outcome.error} /> : <Loading />
+  }
+  if (tab === 'variables')
+    return (
+      <VariablesTable
+        detail={detail}
+        names={detail?.variables ?? model.session.summary?.variables ?? []}
+        values={outcome?.ok ? outcome.variables : null}
+        valuesTitle={
+          model.session.showsCase && model.session.caseName
+            ? `Values in this render (fixture ${model.session.caseName})`
+            : 'Values in this render'
+        }
+      />
+    )
+  if (!outcome) return <Loading />
+  if (!outcome.ok)
+    return (
+      <ErrorCard error={outcome.error} lineHref={(place) => liquidLineHref(model, slug, place)} />
+    )
+  const answer = outcome.preview
+  switch (tab) {
+    case 'text':
+      return (
+        <pre class="text-body" id="template-text" tabIndex={0}>
+          {answer.text}
+        </pre>
+      )
+    case 'source':
+      return <SourceView text={answer.html} line={line} label="The rendered HTML source" />
+    case 'checks':
+      return (
+        <ChecksTab
+          prefix="template"
+          report={answer.checks}
+          error={null}
+          lineHref={(n) =>
+            formatHash({ view: 'templates', name: slug, params: sourceLineParams(n) })
+          }
+        />
+      )
+    default:
+      return (
+        <SandboxedFrame
+          src={outcome.frame}
+          title={`Preview of the template ${slug}`}
+          view={view}
+          fit={fit}
+        />
+      )
+  }
+}
+
+function Loading() {
+  return (
+    <Placeholder>
+      <p>Loading…</p>
+    </Placeholder>
+  )
+}
+
+/** A place in the open template's own file (not a partial): a link to the Liquid tab at its line. */
+function liquidLineHref(
+  model: TemplatesModel,
+  slug: string,
+  { file, line }: SourceProblem,
+): string | null {
+  if (
+    !model.session.detail ||
+    line === undefined ||
+    (file !== `${slug}.liquid` && file !== `${slug}.html`)
+  )
+    return null
+  return formatHash({ view: 'templates', name: slug, params: sourceLineParams(line, 'liquid') })
+}
+
+/**
+ * The Variables tab: what the template expects (each name whole, whether a send must supply it
+ * and which fields under it, the description from front matter), then the values of the render
+ * on screen.
+ */
+function VariablesTable({
+  detail,
+  names,
+  values,
+  valuesTitle,
+}: {
+  detail: TemplateDetail | null
+  names: string[]
+  values: Record<string, unknown> | null
+  valuesTitle: string
+}) {
+  const declared = detail?.declared ?? {}
+  const required = detail?.required ?? []
+  return (
+    <div class="details">
+      <h3>Expected variables</h3>
+      {names.length ? (
+        <table class="vars vars-expected">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Required</th>
+              <th scope="col">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {names.map((name) => (
+              <tr key={name}>
+                <th scope="row">
+                  <code class="var-name">{name}</code>
+                </th>
+                <td>
+                  <Requirement name={name} required={required} />
+                </td>
+                <td>{declared[name]?.description ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p>This template reads no variables.</p>
+      )}
+      {values ? (
+        <>
+          <h3>{valuesTitle}</h3>
+          <JsonBlock value={values} />
+        </>
+      ) : null}
+    </div>
+  )
+}
+
+/** "required", "optional", or the required fields under the name: `.id`, `.items` (not the name again). */
+function Requirement({ name, required }: { name: string; required: string[] }) {
+  if (required.includes(name)) return <>required</>
+  const fields = required.filter((p) => p.startsWith(`${name}.`)).map((p) => p.slice(name.length))
+  if (!fields.length) return <span class="muted">optional</span>
+  return (
+    <>
+      required:{' '}
+      {fields.map((f, i) => (
+        <span key={f}>
+          {i ? ' ' : ''}
+          <code class="chip">{f}</code>
+        </span>
+      ))}
+    </>
+  )
+}

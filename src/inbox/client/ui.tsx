@@ -1,0 +1,253 @@
+import type { ComponentChildren } from 'preact'
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
+import type { MessageStatus, Warning } from './api.js'
+import { usePage } from './context.js'
+import { EXPLAIN, LABELS } from './delivery-model.js'
+import type { TabSpec } from './detail-route.js'
+import { fullTime, timeAgo } from './format.js'
+
+/**
+ * Small pieces every view uses: status badges, relative times, JSON and source blocks, the
+ * ARIA tab list. Every string is rendered as text (Preact never parses it as markup): a
+ * subject, a name or a variable can only ever show up as text.
+ */
+
+/**
+ * A status as a coloured pill with words (never colour alone).
+ *
+ * @example
+ * <StatusBadge status="bounced" /> // <span class="status-badge" data-status="bounced">Bounced</span>
+ */
+export function StatusBadge({ status, label }: { status: MessageStatus | string; label?: string }) {
+  return statusBadge(status, label)
+}
+
+/** The badge's markup, for a component that draws it without a component of its own (a list row). */
+export function statusBadge(status: string, label?: string) {
+  return (
+    <span class="status-badge" data-status={status} title={EXPLAIN[status] ?? ''}>
+      {label ?? LABELS[status] ?? status}
+    </span>
+  )
+}
+
+/**
+ * A time as people say it ("3 min. ago"), the full date as its tooltip; it follows the page's
+ * clock, so it ages without a reload.
+ *
+ * @example
+ * <RelativeTime iso={message.createdAt} class="item-time" />
+ */
+export function RelativeTime({ iso, class: className }: { iso: string; class?: string }) {
+  const now = usePage().clock.value
+  return (
+    <time class={className} dateTime={iso} title={fullTime(iso)}>
+      {timeAgo(iso, now)}
+    </time>
+  )
+}
+
+/** A JSON value, pretty-printed, as text. */
+export function JsonBlock({ value }: { value: unknown }) {
+  return (
+    <pre class="code" tabIndex={0}>
+      {JSON.stringify(value, null, 2) ?? 'undefined'}
+    </pre>
+  )
+}
+
+/** Render warnings, as list items: the code, then the message. */
+export function WarningItems({ warnings }: { warnings: Warning[] }) {
+  return (
+    <>
+      {warnings.map((w) => (
+        <li key={`${w.code} ${w.message}`}>
+          <code>{w.code}</code> {w.message}
+        </li>
+      ))}
+    </>
+  )
+}
+
+/** A centred message where content will be (loading, nothing selected, gone). */
+export function Placeholder({ children }: { children: ComponentChildren }) {
+  return <div class="placeholder">{children}</div>
+}
+
+/** Where ←/→ already mean something: text fields, sliders, splitters, other tab lists. */
+const OWN_ARROWS =
+  '[role="separator"], [role="slider"], [role="tablist"], [role="listbox"], [role="radiogroup"], [role="menu"], input[type="range"]'
+
+/**
+ * Where a key was pressed: inside a shadow root (the code editor) the document sees the host,
+ * the composed path has the element itself.
+ */
+export const keyTarget = (event: Event): EventTarget | null =>
+  event.composedPath()[0] ?? event.target
+
+/** True when a key comes from a field the user types in (an input, a select, the code editor). */
+export function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false
+  return (
+    target.isContentEditable ||
+    target instanceof HTMLInputElement ||
+    target instanceof HTMLTextAreaElement ||
+    target instanceof HTMLSelectElement
+  )
+}
+
+export interface TabsProps {
+  /** Id prefix: `message` gives `message-tab-text` and the panel `message-panel`. */
+  prefix: string
+  label: string
+  tabs: readonly TabSpec[]
+  selected: string
+  onSelect(tab: string): void
+  /** A small count after a tab's label (the checks' errors and warnings). */
+  badges?: Readonly<Record<string, ComponentChildren>>
+  /** ←/→ switch tabs from anywhere in the page, not only on the tab list (but in fields, sliders, splitters). */
+  arrowsAnywhere?: boolean
+}
+
+/**
+ * An ARIA tab list: one tab in the Tab order, ←/→/Home/End move between tabs and select them.
+ * The single panel (`<prefix>-panel`) is labelled by the selected tab.
+ *
+ * @example
+ * <Tabs prefix="message" label="Message views" tabs={TABS} selected={tab} onSelect={setTab} />
+ */
+export function Tabs({
+  prefix,
+  label,
+  tabs,
+  selected,
+  onSelect,
+  badges,
+  arrowsAnywhere,
+}: TabsProps) {
+  const list = useRef<HTMLDivElement>(null)
+  const step = (from: number, to: number) => {
+    const next = tabs[(to + tabs.length) % tabs.length]
+    if (!next || from === to) return
+    list.current?.querySelector<HTMLElement>(`[data-tab="${next.id}"]`)?.focus()
+    onSelect(next.id)
+  }
+  const onKeyDown = (event: KeyboardEvent) => {
+    const at = tabs.findIndex((t) => t.id === (event.target as HTMLElement).dataset.tab)
+    if (at === -1) return
+    const to = {
+      ArrowRight: at + 1,
+      ArrowLeft: at - 1,
+      Home: 0,
+      End: tabs.length - 1,
+    }[event.key]
+    if (to === undefined) return
+    event.preventDefault()
+    step(at, to)
+  }
+  // ←/→ from anywhere while these tabs are on screen (their view is open, with an item).
+  const current = useRef({ selected, onSelect, tabs })
+  current.current = { selected, onSelect, tabs }
+  useEffect(() => {
+    if (!arrowsAnywhere) return
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return
+      if (
+        event.defaultPrevented ||
+        event.ctrlKey ||
+        event.metaKey ||
+        event.altKey ||
+        event.shiftKey
+      )
+        return
+      const element = list.current
+      if (!element?.isConnected || element.getClientRects().length === 0) return
+      if (document.querySelector('dialog[open]')) return
+      const origin = keyTarget(event)
+      const target = origin instanceof Element ? origin : null
+      if (isTyping(target) || target?.closest(OWN_ARROWS)) return
+      event.preventDefault()
+      const { selected, onSelect, tabs } = current.current
+      const at = tabs.findIndex((t) => t.id === selected)
+      const next = tabs[(at + (event.key === 'ArrowRight' ? 1 : -1) + tabs.length) % tabs.length]
+      if (next) onSelect(next.id)
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [arrowsAnywhere])
+  return (
+    <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
+      {tabs.map((tab) => (
+        <button
+          key={tab.id}
+          type="button"
+          role="tab"
+          id={`${prefix}-tab-${tab.id}`}
+          aria-controls={`${prefix}-panel`}
+          aria-selected={tab.id === selected ? 'true' : 'false'}
+          tabIndex={tab.id === selected ? 0 : -1}
+          data-tab={tab.id}
+          onClick={() => onSelect(tab.id)}
+        >
+          {tab.label}
+          {badges?.[tab.id]}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+/** A small count on a tab, with words for screen readers. */
+export function TabBadge({
+  count,
+  severity,
+  words,
+}: {
+  count: number
+  severity: 'error' | 'warning' | 'ok'
+  words: string
+}) {
+  return (
+    <span class="tab-badge" data-severity={severity}>
+      <span aria-hidden="true">{count}</span>
+      <span class="visually-hidden">, {words}</span>
+    </span>
+  )
+}
+
+/**
+ * Source text, one element per line so a line can be pointed at (`line`, 1-based; the checks
+ * link to it), the marked line brought into sight with the keyboard on the source. The
+ * numbers are CSS counters: copying the source copies no numbers.
+ *
+ * @example
+ * <SourceView text={record.html} line={4} label="The HTML source" />
+ */
+export function SourceView({
+  text,
+  line,
+  label,
+}: {
+  text: string
+  line: number | null
+  label: string
+}) {
+  const pre = useRef<HTMLPreElement>(null)
+  const lines = text.split('\n')
+  useLayoutEffect(() => {
+    const target = line ? pre.current?.querySelector<HTMLElement>(`[data-line="${line}"]`) : null
+    if (!target) return
+    pre.current?.focus({ preventScroll: true })
+    target.scrollIntoView({ block: 'center' })
+  }, [line, text])
+  return (
+    <pre class="code source source-lines" tabIndex={0} role="region" aria-label={label} ref={pre}>
+      {lines.map((content, i) => (
+        <span key={i} class={i + 1 === line ? 'line is-target' : 'line'} data-line={i + 1}>
+          {content}
+          {i < lines.length - 1 ? '\n' : ''}
+        </span>
+      ))}
+    </pre>
+  )
+}

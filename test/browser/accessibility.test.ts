@@ -1,0 +1,225 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startReceiver, type Receiver } from '../helpers/receiver.js'
+import { startTestSandbox, writeFiles } from '../helpers/sandbox.js'
+import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
+
+/**
+ * Every view of the inbox through axe-core (WCAG 2.1 A and AA, and axe's best practices), in
+ * light and dark colours, at 1280×800 and 390×844: a `serious` or `critical` violation fails
+ * the test, named with its rule, its elements and what axe says to do. Each view is also
+ * photographed (screenshots/view-<name>-<width>-<scheme>.png), to be looked at.
+ *
+ * axe runs in the page itself (its source evaluated there: the page's CSP allows no injected
+ * script tag, and evaluating bypasses it as a debugger does); the emails' own frames are left
+ * out (they are the user's HTML, not the inbox).
+ */
+
+const require = createRequire(import.meta.url)
+const AXE = require.resolve('axe-core/axe.min.js')
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[]; failureSummary?: string }[]
+}
+
+/** What each view is, and what shows it is ready. */
+interface ViewCase {
+  name: string
+  hash: (ids: Ids) => string
+  ready: (page: Page) => Promise<unknown>
+}
+
+interface Ids {
+  message: string
+  bounced: string
+  delivery: string
+}
+
+const VIEWS: ViewCase[] = [
+  {
+    name: 'messages',
+    hash: () => '#/',
+    ready: (page) => page.locator('#message-list a[data-id]').first().waitFor(),
+  },
+  ...['html', 'text', 'links', 'source', 'details', 'delivery', 'checks'].map((tab) => ({
+    name: `message-${tab}`,
+    hash: (ids: Ids) => `#/messages/${ids.message}${tab === 'html' ? '' : `?tab=${tab}`}`,
+    ready: (page: Page) =>
+      tab === 'checks'
+        ? page.locator('#message-checks').waitFor()
+        : tab === 'html'
+          ? page.frameLocator('#message-panel iframe').locator('h1').waitFor()
+          : page.locator(`#message-tab-${tab}[aria-selected="true"]`).waitFor(),
+  })),
+  {
+    name: 'message-bounced-delivery',
+    hash: (ids) => `#/messages/${ids.bounced}?tab=delivery`,
+    ready: (page) => page.locator('.recipient .status-badge', { hasText: 'Bounced' }).waitFor(),
+  },
+  {
+    name: 'rejections',
+    hash: () => '#/',
+    ready: async (page) => {
+      await page.locator('#rejections summary').click()
+      await page.locator('#rejections .rejection').first().waitFor()
+    },
+  },
+  {
+    name: 'templates',
+    hash: () => '#/templates',
+    ready: (page) => page.locator('#template-list a[data-slug]').first().waitFor(),
+  },
+  {
+    name: 'template-preview',
+    hash: () => '#/templates/order-receipt',
+    ready: async (page) => {
+      await page.frameLocator('#template-panel iframe').locator('h1').waitFor()
+      await page.locator('#vars-json').waitFor()
+    },
+  },
+  {
+    name: 'template-checks',
+    hash: () => '#/templates/order-receipt?tab=checks',
+    ready: (page) => page.locator('#template-checks').waitFor(),
+  },
+  {
+    name: 'template-variables',
+    hash: () => '#/templates/order-receipt?tab=variables',
+    ready: (page) => page.locator('#template-panel .vars-expected').waitFor(),
+  },
+  {
+    name: 'template-liquid',
+    hash: () => '#/templates/order-receipt?tab=liquid',
+    ready: (page) => page.locator('#template-panel .source-lines').waitFor(),
+  },
+  {
+    name: 'webhooks',
+    hash: (ids) => `#/webhooks?open=${ids.delivery}`,
+    ready: (page) => page.locator('#webhook-detail .attempts').waitFor(),
+  },
+  {
+    name: 'suppressions',
+    hash: () => '#/suppressions',
+    ready: (page) => page.locator('#suppression-table tbody tr').first().waitFor(),
+  },
+]
+
+describe.skipIf(!hasChromium)(
+  'accessibility of every view (axe-core)',
+  { timeout: 240_000 },
+  () => {
+    let receiver: Receiver
+    beforeAll(async () => {
+      receiver = await startReceiver()
+    })
+    afterAll(() => receiver?.close())
+
+    const suite = inboxSuite(async (fixturesDir) => {
+      await writeFiles(fixturesDir, await readTree('fixtures'))
+      return startTestSandbox(await readTree('templates'), {
+        fixtures: fixturesDir,
+        webhook: receiver.url,
+        webhookRetries: 0,
+      })
+    })
+
+    async function seed(): Promise<Ids> {
+      const send = async (to: string, subject: string) => {
+        const response = await suite.sandbox.send({
+          template: 'order-receipt',
+          from: 'Acme Shop <shop@acme.test>',
+          to,
+          subject,
+          templateVariables: JSON.parse(
+            await readFile('fixtures/order-receipt/default.json', 'utf8'),
+          ) as Record<string, unknown>,
+        })
+        expect(response.status).toBe(201)
+        return ((await response.json()) as { id: string }).id
+      }
+      // The other test's bounce put the address on the list: this one bounces anew.
+      await fetch(`${suite.sandbox.url}/_sandbox/api/suppressions`, { method: 'DELETE' })
+      receiver.respond = (request) => (request.body.data.recipient.includes('bounce') ? 500 : 200)
+      const message = await send('Grace Hopper <grace@example.com>', 'Your receipt for order #1042')
+      const bounced = await send('bob+bounce@example.com', 'A receipt that bounces')
+      // A rejected send, for the panel above the list.
+      expect(
+        (
+          await suite.sandbox.send({
+            template: 'welcome',
+            from: 'a@acme.test',
+            to: 'ada@example.com',
+            subject: 'No variables',
+          })
+        ).status,
+      ).toBe(422)
+      await suite.sandbox.waitForMessage({ status: 'bounced', timeout: 5000 })
+      const { deliveries } = (await (
+        await fetch(`${suite.sandbox.url}/_sandbox/api/webhooks?status=failed`)
+      ).json()) as { deliveries: { id: string }[] }
+      return { message, bounced, delivery: deliveries[0]!.id }
+    }
+
+    async function audit(page: Page): Promise<string[]> {
+      if (!(await page.evaluate(() => 'axe' in window)))
+        await page.evaluate(await readFile(AXE, 'utf8'))
+      const violations = (await page.evaluate(() =>
+        (
+          window as unknown as {
+            axe: { run(c: unknown, o: unknown): Promise<{ violations: unknown }> }
+          }
+        ).axe
+          .run(document, {
+            iframes: false,
+            runOnly: {
+              type: 'tag',
+              values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
+            },
+          })
+          .then((r) => r.violations),
+      )) as AxeViolation[]
+      return violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map(
+          (v) =>
+            `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+              .slice(0, 4)
+              .map(
+                (n) =>
+                  `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join(' ').trim()}`,
+              )
+              .join('; ')}`,
+        )
+    }
+
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ] as const)
+      it(`finds no serious or critical violation in any view at ${width} px, light and dark`, async () => {
+        const ids = await seed()
+        const found: string[] = []
+        for (const colorScheme of ['light', 'dark'] as const) {
+          const page = await suite.visit('', {
+            viewport: { width, height },
+            colorScheme,
+            ...(width < 500 ? { isMobile: true, hasTouch: true } : {}),
+          })
+          for (const view of VIEWS) {
+            await page.goto(`${suite.sandbox.url}/_sandbox/${view.hash(ids)}`)
+            await page.locator('#status[data-state="live"]').waitFor()
+            await view.ready(page)
+            for (const problem of await audit(page))
+              found.push(`${view.name}, ${colorScheme}: ${problem}`)
+            await screenshot(page, `view-${view.name}-${width}-${colorScheme}`)
+          }
+        }
+        expect(found).toEqual([])
+      })
+  },
+)
