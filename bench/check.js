@@ -1,5 +1,8 @@
-// `sendbox check` on 300 generated templates (layout, 3 partials, a fixture each), with the
-// email checks and without, in alternating rounds; medians. Target: with <= 1.3 x without.
+// `sendbox check` on 300 generated templates (layout, 3 partials, a fixture each), in alternating
+// rounds; medians. Two comparisons: with the email checks and without (target: <= 1.3 x), and,
+// both without the email checks, against committed snapshots (every case compared with its HTML
+// and text snapshot, all the same) and without a snapshot folder (target: <= 1.3 x: comparing
+// should cost little next to rendering).
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -14,6 +17,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-check-'))
 try {
   const { templates, fixtures } = await generateTemplates(dir, 300)
+  const snapshots = join(dir, 'snapshots')
   const run = (extra) => {
     const t0 = performance.now()
     execFileSync(
@@ -27,27 +31,39 @@ try {
         fixtures,
         ...extra,
       ],
-      { stdio: 'ignore' },
+      // In the temporary folder: no ./snapshots there, so only --snapshots compares.
+      { stdio: 'ignore', cwd: dir, env: { ...process.env, CI: 'true' } },
     )
     return performance.now() - t0
   }
   run([]) // warm the file cache
+  run(['--no-email-checks', '--snapshots', snapshots, '-u']) // write the snapshots once
   const withChecks = []
   const without = []
+  const withSnapshots = []
   for (let round = 0; round < ROUNDS; round++) {
     withChecks.push(run([]))
     without.push(run(['--no-email-checks']))
+    withSnapshots.push(run(['--no-email-checks', '--snapshots', snapshots]))
   }
   const ratios = withChecks.map((t, i) => t / without[i])
+  const snapshotRatios = withSnapshots.map((t, i) => t / without[i])
+  const times = (xs) => xs.map((t) => t.toFixed(0)).join(' ')
   console.log(`\nsendbox check, 300 templates, ${ROUNDS} alternating rounds; medians`)
   console.log(
-    `  with email checks:    ${median(withChecks).toFixed(0)} ms   (${withChecks.map((t) => t.toFixed(0)).join(' ')})`,
+    `  with email checks:               ${median(withChecks).toFixed(0)} ms   (${times(withChecks)})`,
   )
   console.log(
-    `  --no-email-checks:    ${median(without).toFixed(0)} ms   (${without.map((t) => t.toFixed(0)).join(' ')})`,
+    `  --no-email-checks:               ${median(without).toFixed(0)} ms   (${times(without)})`,
   )
   console.log(
-    `  ratio:                ${median(ratios).toFixed(2)}   (target <= 1.3; per round ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+    `  ratio:                           ${median(ratios).toFixed(2)}   (target <= 1.3; per round ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+  )
+  console.log(
+    `  --no-email-checks, 300 snapshots: ${median(withSnapshots).toFixed(0)} ms   (${times(withSnapshots)})`,
+  )
+  console.log(
+    `  snapshots ratio:                 ${median(snapshotRatios).toFixed(2)}   (target <= 1.3; per round ${snapshotRatios.map((r) => r.toFixed(2)).join(' ')})`,
   )
 } finally {
   await rm(dir, { recursive: true, force: true })

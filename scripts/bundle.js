@@ -34,6 +34,11 @@ const EXTERNAL = [
   'undici',
   'listhen',
   'node-forge',
+  // sendbox check --visual alone: playwright-core is the user's (an optional peer dependency),
+  // pngjs and pixelmatch load with it.
+  'playwright-core',
+  'pngjs',
+  'pixelmatch',
 ]
 
 /**

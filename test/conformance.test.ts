@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { cp, rm } from 'node:fs/promises'
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import fc from 'fast-check'
@@ -107,6 +107,8 @@ beforeAll(async () => {
     memory: true,
     templates: join(dir, 'templates'),
     fixtures: join(dir, 'fixtures'),
+    // Accepting writes snapshots: here, never into the repository.
+    snapshots: join(dir, 'snapshots'),
     webhook,
   })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json
@@ -118,6 +120,15 @@ beforeAll(async () => {
     body: JSON.stringify({ template: 'welcome' }),
   })
   previewIds.push(((await preview.json()) as { id: string }).id)
+  // Snapshots of every case, and every image of welcome's, for the snapshot routes to serve.
+  await fetch(`${sandbox.url}/_sandbox/api/snapshots/accept`, { method: 'POST' })
+  const png = Buffer.from('89504e470d0a1a0a', 'hex')
+  await mkdir(join(dir, 'snapshots/.diff/welcome'), { recursive: true })
+  for (const variant of ['375-light', '375-dark', '600-light', '600-dark']) {
+    await writeFile(join(dir, `snapshots/welcome/default.${variant}.png`), png)
+    for (const kind of ['current', 'diff'])
+      await writeFile(join(dir, `snapshots/.diff/welcome/default.${variant}.${kind}.png`), png)
+  }
   // Once a seeded message is delivered, its message.sent and message.delivered deliveries exist.
   await sandbox.waitForMessage({ template: 'welcome', status: 'delivered' })
   deliveryIds.push(...(await sandbox.webhooks()).map((d) => d.id))
@@ -159,6 +170,17 @@ const asString = (value: unknown) => (typeof value === 'string' ? value : JSON.s
 /** Values that exist in the sandbox, mostly, so that valid requests get past the lookups. */
 function pathArbitrary(name: string, path: string, schema: Json): fc.Arbitrary<string> {
   const generated = arbitraryOf(doc, schema).map(asString)
+  if (name === 'template')
+    return fc.oneof(
+      { arbitrary: fc.constant('welcome'), weight: 4 },
+      { arbitrary: fc.constantFrom(...SLUGS), weight: 2 },
+      { arbitrary: generated, weight: 1 },
+    )
+  if (name === 'case')
+    return fc.oneof(
+      { arbitrary: fc.constant('default'), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    )
   if (name === 'slug')
     return fc.oneof(
       { arbitrary: fc.constantFrom(...SLUGS), weight: 4 },

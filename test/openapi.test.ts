@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -457,12 +457,27 @@ describe('the document and the validation cannot drift', () => {
         body: JSON.stringify({ template: 'welcome' }),
       })
     ).json()) as { id: string }
+    // A snapshot of welcome, and each image of one variant, for the snapshot routes to serve.
+    await fetch(`${sandbox.url}/_sandbox/api/snapshots/welcome/default/accept`, { method: 'POST' })
+    const png = Buffer.from('89504e470d0a1a0a', 'hex')
+    await writeFile(join(sandbox.dir, 'snapshots/welcome/default.375-light.png'), png)
+    await mkdir(join(sandbox.dir, 'snapshots/.diff/welcome'), { recursive: true })
+    for (const kind of ['current', 'diff'])
+      await writeFile(
+        join(sandbox.dir, `snapshots/.diff/welcome/default.375-light.${kind}.png`),
+        png,
+      )
     for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
       const op = item.get
       for (const param of op?.parameters ?? []) {
         if (param.in !== 'query' || !param.schema.enum) continue
         const id = path.startsWith('/_sandbox/api/previews') ? preview.id : sent.id
-        const url = `${sandbox.url}${path.replace('{slug}', 'welcome').replace('{id}', id)}`
+        const url = `${sandbox.url}${path
+          .replace('{slug}', 'welcome')
+          .replace('{id}', id)
+          .replace('{template}', 'welcome')
+          .replace('{case}', 'default')
+          .replace('{variant}', '375-light')}`
         for (const value of param.schema.enum) {
           // after=now takes only mail that arrives later: accepted, it times out (404), never 400.
           if (param.name === 'after')

@@ -89,12 +89,16 @@ const dirs: string[] = []
 beforeAll(async () => {
   docs = await readDocs()
   blocks = docs.flatMap(({ file, text }) => fencedBlocks(text, file))
-  // The README's port; tests run in parallel, so it becomes this server's.
+  // The README's port; tests run in parallel, so it becomes this server's. Snapshots the
+  // examples accept are written in a folder of the test's, never into the repository.
+  const snapshots = await tempDir('sendbox-readme-snapshots-')
+  dirs.push(snapshots)
   sandbox = await startSendbox({
     port: 0,
     memory: true,
     templates: join(ROOT, 'templates'),
     fixtures: join(ROOT, 'fixtures'),
+    snapshots: join(snapshots, 'snapshots'),
   })
 })
 afterAll(async () => {

@@ -4,11 +4,20 @@ import path from 'node:path'
 import { shownPath } from '../lib/paths.js'
 import { checkEmail } from '../checks/index.js'
 import { ConfigError, resolveConfig } from '../core/config.js'
-import { createTemplateCatalog, exampleVariables, renderMessage } from '../templates/index.js'
+import {
+  createTemplateCatalog,
+  exampleVariables,
+  renderMessage,
+  snapshotClock,
+} from '../templates/index.js'
 import { lineColumn } from '../lib/json.js'
-import type { Template, TemplateCatalog } from '../templates/types.js'
+import type { RenderClock, Template, TemplateCatalog } from '../templates/types.js'
+import type { Problem, RenderRule } from './check-types.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'
+import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
+import { shortDiff } from '../core/snapshot-diff.js'
+import { findBrowser, visualCheck, visualThreshold } from './visual.js'
 
 /**
  * `sendbox check`: parse every template and render it with each fixture case (or check its
@@ -19,18 +28,7 @@ import { usage } from './usage.js'
  * (of the rendered HTML, say) plug in as `RenderRule`s and add to the same list.
  */
 
-export type Severity = 'error' | 'warning'
-
-export interface Problem {
-  /** Relative to the working folder (absolute while the check runs). */
-  file: string
-  line: number
-  column: number
-  /** snake_case, like the API's error codes: template_invalid, missing_variables, … */
-  code: string
-  message: string
-  severity: Severity
-}
+export type { Problem, RenderedCase, RenderRule, Severity } from './check-types.js'
 
 export interface CheckReport {
   problems: Problem[]
@@ -42,24 +40,11 @@ export interface CheckReport {
   failing: string[]
 }
 
-/** One successful render, for rules that look at the output. */
-export interface RenderedCase {
-  template: Template
-  /** The fixture case, or null for a render with front-matter examples. */
-  caseName: string | null
-  /** Absolute path of the fixture file, or of the template for examples. */
-  source: string
-  variables: Record<string, unknown>
-  html: string
-  text: string
-}
-
-/** An extra check of every rendered case; returns problems with absolute `file`s. */
-export type RenderRule = (rendered: RenderedCase) => Problem[] | Promise<Problem[]>
-
 export interface CheckOptions {
   /** Rules run on every successful render (none by default). */
   rules?: RenderRule[]
+  /** Render on this clock (snapshots: a fixed one) instead of the real one. */
+  clock?: RenderClock
 }
 
 /** Where a JSON error is: from "(line 2 column 5)" or "at position 17" in Node's message. */
@@ -145,7 +130,10 @@ export async function checkCatalog(
     const source =
       caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
     const sets = caseName === null ? 'do not set' : 'does not set'
-    const outcome = renderMessage(catalog, template.slug, variables, { lenient: false })
+    const outcome = renderMessage(catalog, template.slug, variables, {
+      lenient: false,
+      clock: options.clock,
+    })
     if (!outcome.ok) {
       const { failure } = outcome
       if (failure.code === 'missing_variables') {
@@ -251,9 +239,18 @@ export async function checkCatalog(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-/** `file:line:column  code  message` (warnings say so before the message). */
+/** Lines of a diff the console shows under a problem; the rest is counted (--json has it all). */
+const DIFF_LINES = 30
+
+/**
+ * `file:line:column  code  message` (warnings say so before the message), and a diff under it
+ * indented by four spaces, cut at 30 lines, when the problem has one.
+ */
 export function formatProblem(problem: Problem): string {
-  return `${problem.file}:${problem.line}:${problem.column}  ${problem.code}  ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`
+  const line = `${problem.file}:${problem.line}:${problem.column}  ${problem.code}  ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`
+  if (!problem.diff) return line
+  const diff = shortDiff(problem.diff, DIFF_LINES)
+  return [line, ...diff.split('\n').map((l) => `    ${l}`)].join('\n')
 }
 
 /** `✔ 3 templates, 4 fixture cases: no problems` or `✖ 2 problems in 1 template`. */
@@ -269,6 +266,39 @@ export function summarize(report: CheckReport): string {
 const checkFlags = {
   templates: serveFlags.templates,
   fixtures: serveFlags.fixtures,
+  snapshots: {
+    ...serveFlags.snapshots,
+    description:
+      'Compare every render with its snapshot here when the folder exists (or is named); write missing ones, except under CI',
+  },
+  'snapshot-now': serveFlags['snapshot-now'],
+  update: {
+    type: 'boolean',
+    env: '',
+    short: 'u',
+    description: 'Write every snapshot anew and remove obsolete ones (after review)',
+  },
+  visual: {
+    type: 'boolean',
+    env: '',
+    description:
+      'Screenshot each case in Chromium (375 and 600 px, light and dark) and compare with PNG snapshots',
+  },
+  browser: {
+    type: 'string',
+    env: 'SENDBOX_BROWSER',
+    valueHint: 'path',
+    description:
+      'The Chromium of --visual (default: chromium, chromium-browser, google-chrome on the PATH)',
+  },
+  'visual-threshold': {
+    type: 'string',
+    env: '',
+    default: '0',
+    valueHint: 'share',
+    description:
+      'Share of the pixels that may differ before a screenshot is visual_changed (0.001 = 0.1%)',
+  },
   json: {
     type: 'boolean',
     env: '',
@@ -342,7 +372,7 @@ export async function check(
 ): Promise<number> {
   if (help) {
     process.stdout.write(
-      `${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none). Exit 1 when there is a problem.', checkFlags)}\n`,
+      `${usage('sendbox check', 'Parse every template and render it with each fixture case (or check its declared variables when it has none), and compare each render with its snapshot when there is a snapshot folder. Exit 1 when there is a problem.', checkFlags)}\n`,
     )
     return 0
   }
@@ -353,17 +383,39 @@ export async function check(
       'unexpected argument; sendbox check takes only flags (see sendbox check --help).',
     )
   const { templatesDir, fixturesDir } = folderOptions(values, env)
+  const visual = values.visual === true
+  // Before any render: no browser is bad usage, said at once.
+  const browser = visual ? findBrowser(values.browser as string | undefined, env) : null
+  const threshold = visualThreshold(values['visual-threshold'] as string | undefined)
+  const snapshotOptions = snapshotFolder(values, env, visual)
   const catalog = await createTemplateCatalog({
     templatesDir,
     fixturesDir,
     watch: false,
     warn: () => {},
   })
+  const snapshots = snapshotOptions && snapshotRun({ ...snapshotOptions, ci: isCi(env) })
   let report: CheckReport
   try {
     report = await checkCatalog(catalog, {
-      rules: values['no-email-checks'] ? [] : [emailChecks()],
+      rules: [
+        ...(values['no-email-checks'] ? [] : [emailChecks()]),
+        ...(snapshots ? [snapshots.rule] : []),
+      ],
+      ...(snapshotOptions ? { clock: snapshotOptions.clock } : {}),
     })
+    if (snapshots) report.problems.push(...(await snapshots.finish(catalog)))
+    if (snapshots && browser)
+      report.problems.push(
+        ...(await visualCheck(snapshots.rendered.values(), {
+          dir: snapshots.dir,
+          browser,
+          update: snapshotOptions.update,
+          ci: isCi(env),
+          threshold,
+          writes: snapshots.writes,
+        })),
+      )
   } finally {
     await catalog.close()
   }
@@ -386,11 +438,36 @@ export async function check(
     // The form the inbox and the console show a place in too (src/lib/paths.ts).
     file: shownPath(p.file, cwd),
   }))
+  const writes = snapshots?.writes
   if (values.json)
     process.stdout.write(
-      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases }, null, 2)}\n`,
+      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases, ...(writes ? { snapshots: writes } : {}) }, null, 2)}\n`,
     )
   else for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`)
+  const written = writes ? writeLines(writes) : []
+  if (written.length) process.stderr.write(`Snapshots:\n${written.join('\n')}\n`)
   process.stderr.write(`${summarize({ ...report, problems })}\n`)
   return problems.some((p) => p.severity === 'error') ? 1 : 0
+}
+
+/**
+ * The snapshot folder of a check, or null when there is none to compare with: the folder is
+ * compared with when it exists, when it is named (`--snapshots`, `SENDBOX_SNAPSHOTS`: a CI
+ * checkout that lost it then fails instead of passing), and written with `--update` or `--visual`.
+ */
+function snapshotFolder(
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  visual: boolean,
+): { dir: string; update: boolean; clock: RenderClock } | null {
+  const named = (values.snapshots as string | undefined) ?? env[serveFlags.snapshots.env]
+  const now = (values['snapshot-now'] as string | undefined) ?? env[serveFlags['snapshot-now'].env]
+  const config = resolveConfig({
+    memory: true,
+    ...(named !== undefined ? { snapshots: named } : {}),
+    ...(now !== undefined ? { snapshotNow: now } : {}),
+  })
+  const update = values.update === true
+  if (!update && !visual && named === undefined && !existsSync(config.snapshotsDir)) return null
+  return { dir: config.snapshotsDir, update, clock: snapshotClock(config.snapshotNow) }
 }

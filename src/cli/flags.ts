@@ -14,6 +14,8 @@ export interface FlagSpec {
   default?: string
   multiple?: boolean
   valueHint?: string
+  /** A one-letter alias (`-u`). */
+  short?: string
 }
 
 export const serveFlags = {
@@ -44,6 +46,21 @@ export const serveFlags = {
     default: DEFAULTS.fixtures,
     valueHint: 'dir',
     description: 'Sample variables: <slug>.json or <slug>/<case>.json',
+  },
+  snapshots: {
+    type: 'string',
+    env: 'SENDBOX_SNAPSHOTS',
+    default: DEFAULTS.snapshots,
+    valueHint: 'dir',
+    description:
+      'Snapshots of every render, to commit: <slug>/<case>.html and .txt (sendbox check compares)',
+  },
+  'snapshot-now': {
+    type: 'string',
+    env: 'SENDBOX_SNAPSHOT_NOW',
+    default: DEFAULTS.snapshotNow,
+    valueHint: 'time',
+    description: 'What "now" is in snapshot renders (RFC 3339; they also run in UTC, en-US)',
   },
   db: {
     type: 'string',
@@ -207,9 +224,16 @@ export function parseFlags<T extends Record<string, FlagSpec>>(
   specs: T,
   extra: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {},
 ) {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { ...extra }
+  const options: Record<
+    string,
+    { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
+  > = { ...extra }
   for (const [name, spec] of Object.entries(specs)) {
-    options[name] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }
+    options[name] = {
+      type: spec.type,
+      ...(spec.multiple ? { multiple: true } : {}),
+      ...(spec.short ? { short: spec.short } : {}),
+    }
     if (spec.type === 'boolean') options[`no-${name}`] = { type: 'boolean' }
   }
   try {
@@ -262,6 +286,8 @@ export function serveOptionsFrom(
     host: pick('host') as string | undefined,
     templates: pick('templates') as string | undefined,
     fixtures: pick('fixtures') as string | undefined,
+    snapshots: pick('snapshots') as string | undefined,
+    snapshotNow: pick('snapshot-now') as string | undefined,
     db: pick('db') as string | undefined,
     memory: pick('memory') as boolean | undefined,
     maxMessages: num('max-messages'),

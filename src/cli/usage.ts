@@ -26,7 +26,8 @@ export function usage(
     ...args.map(([arg, spec]) => (spec.required ? `<${arg}>` : `[${arg}]`)),
   ].join(' ')
   const rows = Object.entries(flags).map(([flag, spec]) => {
-    const left = spec.type === 'boolean' ? `--${flag}` : `--${flag} <${spec.valueHint ?? 'value'}>`
+    const long = spec.type === 'boolean' ? `--${flag}` : `--${flag} <${spec.valueHint ?? 'value'}>`
+    const left = spec.short ? `-${spec.short}, ${long}` : long
     const dflt = spec.default !== undefined ? ` (default: ${spec.default})` : ''
     const env = spec.env ? ` [env ${spec.env}]` : ''
     return [left, `${spec.description}${dflt}${env}`] as const

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import bytes from 'bytes'
+import { isTimeText, TIME_HINT } from '../lib/time.js'
 
 /**
  * Options of `startSendbox` — they mirror the command-line flags, camelCased. The CLI turns
@@ -17,6 +18,10 @@ export interface SendboxOptions {
   templates?: string
   /** Fixtures folder (sample variables for previews and `check`). Default `./fixtures`. */
   fixtures?: string
+  /** Snapshot folder: a render of every template and case, to commit and review. Default `./snapshots`. */
+  snapshots?: string
+  /** The instant `"now"` stands for in snapshot renders (RFC 3339). Default 2026-01-01T12:00:00Z. */
+  snapshotNow?: string
   /** Log file. Default `.sendbox/messages.jsonl`. */
   db?: string
   /** Keep messages in memory only (no file, no lock). Default false. */
@@ -85,6 +90,9 @@ export interface SendboxConfig {
   host: string
   templatesDir: string
   fixturesDir: string
+  snapshotsDir: string
+  /** RFC 3339: what `"now"` is in snapshot renders. */
+  snapshotNow: string
   /** null with `memory`. */
   dbFile: string | null
   maxMessages: number
@@ -129,6 +137,9 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   templates: './templates',
   fixtures: './fixtures',
+  snapshots: './snapshots',
+  // Noon UTC: no time zone a template names moves it to another day.
+  snapshotNow: '2026-01-01T12:00:00Z',
   db: '.sendbox/messages.jsonl',
   maxMessages: 5000,
   tokenPrefix: 'sandbox_',
@@ -231,6 +242,14 @@ function folder(flag: string, value: string | undefined, fallback: string, cwd: 
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new ConfigError(flag, `${dir} is not a folder`)
   return dir
+}
+
+/** `--snapshot-now`: an instant, as RFC 3339. */
+function snapshotNow(value: string | undefined): string {
+  if (value === undefined) return DEFAULTS.snapshotNow
+  if (typeof value !== 'string' || !isTimeText(value.trim()))
+    throw new ConfigError('--snapshot-now', `expected ${TIME_HINT}, got ${JSON.stringify(value)}`)
+  return value.trim()
 }
 
 /** `localhost:3000` is not an origin; `http://localhost:3000/` is, once normalised. */
@@ -354,6 +373,8 @@ export function resolveConfig(
     host,
     templatesDir: folder('--templates', options.templates, DEFAULTS.templates, cwd),
     fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd),
+    snapshotsDir: folder('--snapshots', options.snapshots, DEFAULTS.snapshots, cwd),
+    snapshotNow: snapshotNow(options.snapshotNow),
     dbFile: options.memory ? null : resolve(cwd, options.db ?? DEFAULTS.db),
     maxMessages: integer(
       '--max-messages',

@@ -10,6 +10,7 @@ import type { Logger } from './logger.js'
 import type { PreviewStore } from './previews.js'
 import type { FrameBatches } from './frame-batch.js'
 import type { MessageReader } from './reading.js'
+import type { SnapshotBook } from './snapshots.js'
 
 export type { Logger } from './logger.js'
 
@@ -38,6 +39,8 @@ export interface AppContext {
   frames: FrameBatches
   /** Links and codes of records as they leave sendbox (CONTRACT §9), each computed once. */
   reader: MessageReader
+  /** Every case's snapshot status, live, and accepting renders (CONTRACT §10). */
+  snapshots: SnapshotBook
   /**
    * The OpenAPI document last written, as text, and what it was written for (the templates'
    * version and the address): the same document is not written again until either changes.

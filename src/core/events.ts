@@ -1,6 +1,7 @@
 import type { LogHealth, MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
 import type { Rejection } from './rejection-types.js'
+import type { SnapshotChange } from './snapshot-types.js'
 import type { WebhookDelivery } from './webhook-types.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
@@ -17,6 +18,8 @@ export type SandboxEvent =
   | { type: 'suppression'; change: 'added' | 'removed'; suppressions: Suppression[] }
   /** The log's health changed: a write failed, or writes work again (docs/log-faults.md). */
   | { type: 'log'; health: LogHealth }
+  /** A case's snapshot status changed (CONTRACT §10): a save, a snapshot written or removed. */
+  | { type: 'snapshot'; change: SnapshotChange }
 
 export interface EventBus {
   emit(event: SandboxEvent): void

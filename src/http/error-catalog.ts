@@ -109,6 +109,17 @@ export const ERROR_CODES = {
   fixture_exists: {
     description: 'A fixture case of that name exists; send "overwrite": true to replace it.',
   },
+  snapshot_not_found: {
+    description:
+      'The template has no such case, and there is no snapshot of it (GET /_sandbox/api/snapshots lists the cases).',
+  },
+  snapshot_outside: {
+    description:
+      'A folder of the snapshot folder leads outside it (a symlink); sendbox writes only inside it.',
+  },
+  image_not_found: {
+    description: 'The case has no such screenshot; `sendbox check --visual` makes them.',
+  },
   wait_timeout: { description: 'No matching message arrived before the timeout.' },
   method_not_allowed: {
     description: 'The route does not take this method; Allow lists those it does.',

@@ -13,6 +13,7 @@ import { deliveryOperations } from './delivery-routes.js'
 import { suppressionOperations } from './suppression-routes.js'
 import { webhookOperations } from './webhook-routes.js'
 import { templatePreviewOperations } from './templates.js'
+import { snapshotOperations } from './snapshots.js'
 
 const healthOperation = defineOperation({
   method: 'GET',
@@ -100,6 +101,7 @@ export const inspectorOperations: Operation[] = [
   ...webhookOperations,
   ...suppressionOperations,
   ...templatePreviewOperations,
+  ...snapshotOperations,
 ]
 
 export function registerInspectorRoutes(

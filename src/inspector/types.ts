@@ -4,6 +4,12 @@
  * type-only modules: the page's own compiler (tsconfig.inbox.json) takes this file in.
  */
 import type { CheckReport } from '../checks/types.js'
+import type {
+  SnapshotCounts,
+  SnapshotDetail,
+  SnapshotImage,
+  SnapshotSummary,
+} from '../core/snapshot-types.js'
 import type { MessageRecord, Warning } from '../store/types.js'
 import type {
   DeclaredVariable,
@@ -100,4 +106,19 @@ export interface MessageSummaryPage {
   messages: MessageSummary[]
   /** Matches before `limit` and `offset`. */
   total: number
+}
+
+/** GET /_sandbox/api/snapshots: every case's snapshot status (CONTRACT §10). */
+export interface SnapshotList {
+  snapshots: SnapshotSummary[]
+  counts: SnapshotCounts
+  /** The snapshot folder, from the working folder. */
+  folder: string
+}
+
+/** GET /_sandbox/api/snapshots/:template/:case: the case in full, with where each part is served. */
+export interface SnapshotCase extends Omit<SnapshotDetail, 'images'> {
+  /** Either side as sandboxed HTML for a frame (`?scheme=`, `?images=` apply). */
+  html: { snapshot: string; current: string }
+  images: Array<SnapshotImage & { urls: Partial<Record<'snapshot' | 'current' | 'diff', string>> }>
 }

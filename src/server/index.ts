@@ -11,7 +11,8 @@ import { createWebhookDispatcher } from '../core/webhooks.js'
 import { createPreviewStore } from '../core/previews.js'
 import { createFrameBatches } from '../inspector/events.js'
 import { openMessageLog, type LogFs } from '../store/index.js'
-import { createTemplateCatalog, warmPlainText } from '../templates/index.js'
+import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
+import { createSnapshotBook } from '../core/snapshots.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
@@ -100,6 +101,13 @@ export async function startServer(
   const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
   // A missing folder is always worth a word; an empty one only on the console of `serve`.
   if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
+  const snapshots = await createSnapshotBook({
+    catalog,
+    dir: config.snapshotsDir,
+    clock: snapshotClock(config.snapshotNow),
+    events,
+    warn: logger.warn,
+  })
   let log: Awaited<ReturnType<typeof openMessageLog>>
   try {
     log = await openMessageLog({
@@ -111,7 +119,7 @@ export async function startServer(
       ...(seams.logFs ? { fs: seams.logFs } : {}),
     })
   } catch (error) {
-    await catalog.close()
+    await Promise.all([snapshots.close(), catalog.close()])
     throw error
   }
   const closers = new Set<() => void>()
@@ -141,6 +149,7 @@ export async function startServer(
     previews: createPreviewStore(),
     frames: createFrameBatches(reader),
     reader,
+    snapshots,
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
       if (closing !== undefined) {
@@ -175,7 +184,7 @@ export async function startServer(
     stopTemplateEvents()
     ctx.delivery.close()
     webhooks.close()
-    await Promise.all([catalog.close(), log.close(), tls?.close()])
+    await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
     throw error
   }
   const port = listener.port
@@ -194,11 +203,15 @@ export async function startServer(
       ctx.delivery.close()
       webhooks.close()
       await listener.close()
-      await Promise.all([catalog.close(), log.close(), tls?.close()])
+      await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
     })())
 
-  // After the caller has heard "ready": the first send then finds the text converter loaded.
-  setTimeout(warmPlainText, 0).unref()
+  // After the caller has heard "ready": the first send then finds the text converter loaded,
+  // and the snapshot statuses are computed (a template at a time) for the first save to compare.
+  setTimeout(() => {
+    warmPlainText()
+    snapshots.prime()
+  }, 0).unref()
   return {
     ctx,
     url,

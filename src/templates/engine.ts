@@ -11,6 +11,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { Liquid, type FS, type Template as LiquidTemplate } from 'liquidjs'
+import { type ClockHolder, useRenderClock } from './clock.js'
 import { TEMPLATE_EXTENSIONS, hasTemplateExtension } from './slug.js'
 
 /**
@@ -76,6 +77,8 @@ export interface Engine {
   readonly liquid: Liquid
   readonly fs: SandboxFs
   readonly cache: PartialCache
+  /** The clock of the render under way, when it has one (snapshots: see ./clock.ts). */
+  readonly clock: ClockHolder
 }
 
 /**
@@ -100,7 +103,9 @@ export function createEngine(templatesDir: string, options: { escape?: boolean }
     dynamicPartials: true,
     ...LIMITS,
   })
-  return { root, liquid, fs: sandboxFs, cache }
+  const clock: ClockHolder = { clock: undefined }
+  useRenderClock(liquid, clock)
+  return { root, liquid, fs: sandboxFs, cache, clock }
 }
 
 /** True when `file` is strictly inside `dir` (both absolute, compared lexically). */

@@ -4,6 +4,9 @@
  */
 export type * from './types.js'
 export { createTemplateCatalog } from './catalog.js'
+export { snapshotClock, SNAPSHOT_NOW } from './clock.js'
+export { watchFolders, isEditorArtifact, type FolderWatcher } from './watcher.js'
+export { isInside } from './engine.js'
 export { isValidSlug, SLUG_HINT, SLUG_PATTERN } from './slug.js'
 export { missingVariables, unusedVariables } from './analyze.js'
 export {

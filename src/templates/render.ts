@@ -1,7 +1,13 @@
 import { createRequire } from 'node:module'
 import type { DomNode, FormatCallback, HtmlToTextOptions } from 'html-to-text'
 import type { Warning } from '../lib/problems.js'
-import type { SourcePosition, Template, TemplateCatalog, TemplateLookup } from './types.js'
+import type {
+  RenderClock,
+  SourcePosition,
+  Template,
+  TemplateCatalog,
+  TemplateLookup,
+} from './types.js'
 import { missingVariables, unusedVariables } from './analyze.js'
 
 /**
@@ -145,7 +151,7 @@ export function renderMessage(
   catalog: TemplateCatalog,
   slug: string,
   variables: Record<string, unknown>,
-  options: { lenient: boolean },
+  options: { lenient: boolean; clock?: RenderClock | undefined },
 ): RenderOutcome {
   const lookup = catalog.lookup(slug)
   if (!lookup.ok) return { ok: false, failure: lookupFailure(slug, lookup) }
@@ -169,7 +175,7 @@ export function renderMessage(
       message: `templateVariables.${variable} was supplied but the template "${slug}" never uses it.`,
     })
   }
-  const result = lookup.render(variables)
+  const result = lookup.render(variables, options.clock ? { clock: options.clock } : {})
   if (!result.ok)
     return { ok: false, failure: { code: 'render_failed', slug, error: result.error } }
   // A hand-written text version wins over the text derived from the HTML.

@@ -2,6 +2,9 @@
  * The public shape of the template layer. The API, inspector, CLI and inbox consume only these
  * types and `createTemplateCatalog`; everything else in src/templates is private to it.
  */
+import type { RenderClock } from './clock.js'
+
+export type { RenderClock }
 
 /** Where a problem sits in a file under the templates folder (path relative to that folder). */
 export interface SourcePosition {
@@ -67,8 +70,17 @@ export interface Template {
   textFile?: string
 }
 
+/** How to render: on a fixed clock (snapshots), or on the real one (absent). */
+export interface RenderOptions {
+  clock?: RenderClock
+}
+
 export type TemplateLookup =
-  | { ok: true; template: Template; render(variables: Record<string, unknown>): RenderResult }
+  | {
+      ok: true
+      template: Template
+      render(variables: Record<string, unknown>, options?: RenderOptions): RenderResult
+    }
   | { ok: false; reason: 'not_found'; suggestions: string[] }
   | { ok: false; reason: 'invalid'; error: TemplateParseError }
 

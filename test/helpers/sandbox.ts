@@ -45,6 +45,8 @@ export async function startTestSandbox(
     memory: true,
     templates: templatesDir,
     fixtures: join(dir, 'fixtures'),
+    // Snapshots an accept writes stay in the test's folder (the default is ./snapshots).
+    snapshots: join(dir, 'snapshots'),
     ...options,
   })
   const api: TestSandbox['api'] = (path, init = {}) => {

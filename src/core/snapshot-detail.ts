@@ -1,0 +1,86 @@
+/**
+ * One case in full (CONTRACT §10): its snapshot, its render now as a snapshot stores it, the
+ * unified diffs between them, and which screenshots of `sendbox check --visual` it has. What
+ * `GET /_sandbox/api/snapshots/:template/:case` answers; a function of the files and the catalog.
+ */
+import { access } from 'node:fs/promises'
+import { shownPath } from '../lib/paths.js'
+import type { RenderClock, TemplateCatalog } from '../templates/index.js'
+import { caseNames, renderCase, statusOf } from './snapshot-cases.js'
+import {
+  imageFile,
+  isSnapshotName,
+  readSnapshot,
+  snapshotFiles,
+  VISUAL_VARIANTS,
+} from './snapshot-files.js'
+import type { SnapshotDetail, SnapshotImage } from './snapshot-types.js'
+
+export type { SnapshotDetail, SnapshotImage }
+
+export interface DetailSource {
+  catalog: TemplateCatalog
+  dir: string
+  clock: RenderClock
+  /** Where paths are shown from. */
+  cwd: string
+}
+
+/**
+ * A case in full, or null when it is neither a case nor has a snapshot.
+ *
+ * @example const detail = await caseDetail({ catalog, dir, clock, cwd }, 'welcome', 'default')
+ */
+export async function caseDetail(
+  { catalog, dir, clock, cwd }: DetailSource,
+  template: string,
+  caseName: string,
+): Promise<SnapshotDetail | null> {
+  if (!isSnapshotName(template) || !isSnapshotName(caseName)) return null
+  const isCase =
+    catalog.list().some((t) => t.slug === template) &&
+    caseNames(catalog, template).includes(caseName)
+  const stored = await readSnapshot(dir, template, caseName)
+  if (!isCase && stored.html === null && stored.text === null) return null
+  const render = isCase ? renderCase(catalog, template, caseName, clock) : null
+  const current = render?.ok ? render.snapshot : null
+  const files = snapshotFiles(dir, template, caseName)
+  const shown = { html: shownPath(files.html, cwd), text: shownPath(files.text, cwd) }
+  const label = `${template} (${caseName}), rendered now`
+  // jsdiff loads with the first detail asked for, not with every server.
+  const { unifiedDiff } = await import('./snapshot-diff.js')
+  const diff = (part: 'html' | 'text') =>
+    unifiedDiff(shown[part], label, stored[part] ?? '', current?.[part] ?? '')
+  return {
+    template,
+    case: caseName,
+    status: isCase ? statusOf(current, stored) : 'obsolete',
+    ...(render && !render.ok ? { error: render.error } : {}),
+    snapshot: stored,
+    current,
+    // A case that does not render has no diff (its error says why); an obsolete one diffs to nothing.
+    diff:
+      isCase && !current ? { html: null, text: null } : { html: diff('html'), text: diff('text') },
+    files: shown,
+    images: await imagesOf(dir, template, caseName),
+  }
+}
+
+/** Which images a case has, variant by variant. */
+async function imagesOf(dir: string, slug: string, caseName: string): Promise<SnapshotImage[]> {
+  const there = (file: string) =>
+    access(file).then(
+      () => true,
+      () => false,
+    )
+  return Promise.all(
+    VISUAL_VARIANTS.map(async ({ name, width, scheme }) => ({
+      variant: name,
+      width,
+      scheme,
+      snapshot: await there(imageFile(dir, slug, caseName, name, 'snapshot')),
+      current: await there(imageFile(dir, slug, caseName, name, 'current')),
+      diff: await there(imageFile(dir, slug, caseName, name, 'diff')),
+    })),
+  )
+}
