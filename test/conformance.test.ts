@@ -17,6 +17,11 @@ import { tempDir } from './helpers/sandbox.js'
  * invalid ones, asserting that every answer's status is documented for that operation and that
  * its body matches the documented schema (with every object closed: a property the document
  * does not name fails). Seeded and bounded in cases and time.
+ *
+ * Both ways, as Schemathesis checks them: a request the document allows is never refused for
+ * its shape (no `validation_failed`, `invalid_parameter` or `invalid_slug`), and a request it
+ * does not allow (a value outside a parameter's schema, the empty string included, a parameter
+ * the operation does not take, fields it says are exclusive) is refused with a 4xx.
  */
 
 const SEED = 14
@@ -24,6 +29,8 @@ const VALID_RUNS = 80
 const INVALID_RUNS = 40
 /** Per operation and kind; a slow machine runs fewer cases rather than time out. */
 const TIME_LIMIT_MS = 3000
+/** What a refusal of the request's shape is answered with: never for a request the document allows. */
+const SHAPE_CODES = new Set(['validation_failed', 'invalid_parameter', 'invalid_slug'])
 
 let sandbox: Sendbox
 let dir: string
@@ -350,6 +357,26 @@ function invalidRequest(op: Operation): fc.Arbitrary<Request> {
         })),
       )
     }
+    // Fields the document says go one without the other (`not: { required: [a, b] }`), together.
+    const exclusive = (bodySchema.not?.required ?? []) as string[]
+    if (exclusive.length)
+      mutations.push(
+        fc
+          .tuple(
+            ...exclusive.map((key) =>
+              arbitraryOf(doc, (bodySchema.properties as Record<string, Json>)[key]!),
+            ),
+          )
+          .map((values) => (r: Request) => ({
+            ...r,
+            body: {
+              json: {
+                ...(r.body as { json: Json }).json,
+                ...Object.fromEntries(exclusive.map((key, i) => [key, values[i]])),
+              },
+            },
+          })),
+      )
     for (const key of bodySchema.required ?? []) {
       mutations.push(
         fc.constant((r: Request) => {
@@ -359,10 +386,11 @@ function invalidRequest(op: Operation): fc.Arbitrary<Request> {
       )
     }
   }
-  for (const param of params.filter((p) => p.in === 'query')) {
+  params.forEach((param, index) => {
+    if (param.in !== 'query') return
     const s = param.schema
     const bad = s.enum
-      ? ['nope', '']
+      ? ['nope']
       : s.type === 'integer'
         ? ['abc', String((s.maximum ?? 0) + 1), '1.5', '-1']
         : s.anyOf
@@ -370,13 +398,22 @@ function invalidRequest(op: Operation): fc.Arbitrary<Request> {
           : s.pattern
             ? ['a b/c']
             : []
+    // A parameter given with no value is a value too: refused wherever the schema refuses "".
+    const accepts = check(['paths', op.path, op.method, 'parameters', String(index), 'schema'])
+    if (!accepts('')) bad.push('')
     if (bad.length)
       mutations.push(
         fc
           .constantFrom(...bad)
           .map((value) => (r: Request) => ({ ...r, query: { ...r.query, [param.name]: value } })),
       )
-  }
+  })
+  // A parameter the operation does not take is refused, not ignored: one rule for every route.
+  mutations.push(
+    fc
+      .constantFrom('x-unknown', 'limits', 'templte')
+      .map((name) => (r: Request) => ({ ...r, query: { ...r.query, [name]: '42' } })),
+  )
   for (const param of params.filter((p) => p.in === 'path')) {
     // Not `..`: clients resolve dot segments before sending (RFC 3986 §5.2.4), and so does the server.
     mutations.push(
@@ -441,6 +478,11 @@ async function sendAndCheck(
   const where = `${kind} ${op.method.toUpperCase()} ${url} ${body ?? ''} → ${response.status} ${text.slice(0, 300)}`
   const documented = op.op.responses[String(response.status)]
   expect(documented, `undocumented status: ${where}`).toBeDefined()
+  // The document allowed this request: its shape is not what is refused.
+  if (kind === 'valid' && response.status >= 400 && type.startsWith('application/json'))
+    expect(SHAPE_CODES.has(JSON.parse(text).error?.code), `refused a valid request: ${where}`).toBe(
+      false,
+    )
   // With ?soft=1 a template that cannot render is a 200 { ok: false } by design.
   if (kind === 'invalid' && request.query.soft !== '1')
     expect(response.status, where).toBeGreaterThanOrEqual(400)
@@ -557,4 +599,30 @@ describe('conformance to the served OpenAPI document', () => {
         op.label,
       )
   }, 180_000)
+
+  it('every send the document allows is accepted: sends generated from its per-template schemas are each a 201', async () => {
+    await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
+    const schema = doc.paths['/messages'].post.requestBody.content['application/json'].schema
+    let sent = 0
+    await fc.assert(
+      fc.asyncProperty(arbitraryOf(doc, schema), async (body) => {
+        const response = await fetch(`${sandbox.url}/messages`, {
+          method: 'POST',
+          headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        const text = await response.text()
+        expect(response.status, `${JSON.stringify(body)} → ${text.slice(0, 300)}`).toBe(201)
+        sent++
+      }),
+      {
+        seed: SEED,
+        numRuns: 60,
+        interruptAfterTimeLimit: 15_000,
+        markInterruptAsFailure: false,
+        endOnFailure: true,
+      },
+    )
+    expect(sent).toBeGreaterThanOrEqual(20)
+  }, 60_000)
 })

@@ -13,7 +13,9 @@ import { tempDir } from './helpers/sandbox.js'
  * The generated-client check: openapi-typescript turns the served document into types, a
  * small client written with openapi-fetch (test/client/client.ts) type-checks against them
  * with tsc --noEmit, and then runs against the sandbox: it sends, reads a template, lists and
- * waits.
+ * waits. The document describes the templates loaded (CONTRACT §12), so the compiler refuses a
+ * send that lacks a variable its template needs and one that names no template (`@ts-expect-error`
+ * in the client: an error that no longer comes fails the check).
  */
 
 let sandbox: Sendbox
@@ -90,5 +92,7 @@ describe('a client generated from the document', () => {
       expect.objectContaining({ code: 'unused_variable', variable: 'extra' }),
     ])
     expect(result.missing).toEqual(['dashboardUrl'])
+    // What the compiler refuses, the server refuses too.
+    expect(result.refusedAtRuntime).toEqual(['missing_variables', 'template_not_found'])
   })
 })

@@ -1,7 +1,9 @@
 import { cp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openApiPath } from '../src/http/openapi.js'
 import { startSendbox, type Sendbox } from '../src/index.js'
+import { ALL_OPERATIONS } from '../src/server/openapi.js'
 import { ROOT } from './helpers/cli.js'
 import { readDocs } from './helpers/docs.js'
 import { answerValidator, matchesExample, resolve, type Json } from './helpers/openapi.js'
@@ -11,7 +13,9 @@ import { tempDir } from './helpers/sandbox.js'
  * The examples are real: every request example in the served document, and the curl of the
  * README and every docs/*.md,
  * sent to a sandbox serving the shipped example templates, gets the documented status, and its
- * answer matches the documented answer example and the schema.
+ * answer matches the documented answer example and the schema. A request example is a request
+ * that succeeds (CONTRACT §12); a failure is shown as its answer only, and the request that gets
+ * it (in the operation's definition) is sent too.
  */
 
 let sandbox: Sendbox
@@ -69,6 +73,15 @@ function examples(): Example[] {
   return out
 }
 
+/** The failing examples of the definitions: what the document shows as answers only. */
+function failures() {
+  return ALL_OPERATIONS.flatMap((op) =>
+    Object.entries(op.examples ?? {})
+      .filter(([, example]) => (example.status ?? op.success.status) >= 400)
+      .map(([name, example]) => ({ op, name, example })),
+  )
+}
+
 async function send(example: Example): Promise<Response> {
   const { op, name } = example
   let path = example.path
@@ -94,7 +107,7 @@ async function send(example: Example): Promise<Response> {
 describe("the document's examples, sent to the example templates", () => {
   it('there are examples of sends, templates, renders, previews and faults', () => {
     const labels = examples().map((e) => e.label)
-    expect(labels.length).toBeGreaterThanOrEqual(10)
+    expect(labels.length + failures().length).toBeGreaterThanOrEqual(10)
     for (const op of [
       'POST /messages',
       'GET /templates/{slug}',
@@ -118,6 +131,11 @@ describe("the document's examples, sent to the example templates", () => {
       const expected = documented
         ? Number(documented[0])
         : Number(Object.keys(op.responses).find((s) => s.startsWith('2')))
+      // A request shown in the document is one that succeeds (CONTRACT §12): a failure is shown
+      // as an answer only, never as a request a tool would send expecting success.
+      expect(expected, `${label}: a request example must be a request that succeeds`).toBeLessThan(
+        300,
+      )
       const response = await send(example)
       const text = await response.text()
       expect(response.status, `${label}: ${text.slice(0, 300)}`).toBe(expected)
@@ -149,7 +167,43 @@ describe("the document's examples, sent to the example templates", () => {
       checked.push(label)
       await fetch(`${sandbox.url}/_sandbox/api/faults`, { method: 'DELETE' })
     }
-    expect(checked.length).toBeGreaterThanOrEqual(10)
+    expect(checked.length).toBeGreaterThanOrEqual(9)
+  })
+
+  it('a failure is shown as its answer, never as a request; sent, it gets that answer', async () => {
+    expect(failures().length).toBeGreaterThanOrEqual(4)
+    for (const { op, name, example } of failures()) {
+      const label = `${op.method} ${op.path} (${name})`
+      const shown = doc.paths[openApiPath(op.path)][op.method.toLowerCase()]
+      expect(
+        shown.requestBody?.content['application/json'].examples?.[name],
+        `${label} is shown as a request`,
+      ).toBeUndefined()
+      for (const param of shown.parameters ?? [])
+        expect(param.examples?.[name], `${label} is shown as a request`).toBeUndefined()
+      expect(
+        shown.responses[String(example.status)].content['application/json'].examples[name].value,
+        label,
+      ).toEqual(example.response)
+      let path = op.path
+      for (const [key, value] of Object.entries(example.params ?? {}))
+        path = path.replace(`:${key}`, encodeURIComponent(value))
+      const query = new URLSearchParams(example.query ?? {})
+      const response = await fetch(`${sandbox.url}${path}${query.size ? `?${query}` : ''}`, {
+        method: op.method,
+        headers: {
+          ...(op.security ? { authorization: `token ${sandbox.token}` } : {}),
+          ...(example.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(example.body !== undefined ? { body: JSON.stringify(example.body) } : {}),
+      })
+      const text = await response.text()
+      expect(response.status, `${label}: ${text.slice(0, 300)}`).toBe(example.status)
+      expect(
+        matchesExample(example.response, JSON.parse(text)),
+        `${label}\nexample: ${JSON.stringify(example.response)}\nactual:  ${text.slice(0, 600)}`,
+      ).toBe(true)
+    }
   })
 
   it('the schema examples of the send request make a send that goes through', async () => {

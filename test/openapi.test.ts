@@ -157,6 +157,21 @@ describe('GET /_sandbox/api/openapi.json', () => {
     }
   })
 
+  it('says in each operation that it refuses query parameters it does not list (OpenAPI has no additionalProperties for them)', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+        const names = (op.parameters ?? [])
+          .filter((p: Json) => p.in === 'query')
+          .map((p: Json) => `\`${p.name}\``)
+        const rule = names.length
+          ? `Query parameters other than ${names.join(', ')} are refused (400 invalid_parameter, naming the nearest).`
+          : 'It takes no query parameters: any is refused (400 invalid_parameter).'
+        expect(op.description, `${method} ${path}`).toContain(rule)
+        expect(Object.keys(op.responses), `${method} ${path}`).toContain('400')
+      }
+    }
+  })
+
   it('describes every webhook payload under the top-level webhooks (OpenAPI 3.1), and the status filter', () => {
     const types = [
       'message.sent',

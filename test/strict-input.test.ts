@@ -179,3 +179,48 @@ describe('query parameters with a fixed set of values', () => {
       expect((await fetch(`${sandbox.url}${location}/html?${query}`)).status, query).toBe(200)
   })
 })
+
+describe('a query parameter an operation does not take', () => {
+  it.each([
+    ['/_sandbox/api/messages?templte=welcome', 'templte', 'did you mean "template"?'],
+    ['/_sandbox/api/events?field=summary', 'field', 'did you mean "fields"?'],
+    ['/_sandbox/api/webhooks?x-unknown=42', 'x-unknown', 'known: message, type, status, limit'],
+    ['/_sandbox/api/health?verbose=1', 'verbose', 'it takes none'],
+    ['/templates?limit=5', 'limit', 'it takes none'],
+  ])('%s is 400 invalid_parameter naming %s', async (path, parameter, hint) => {
+    const response = await fetch(`${sandbox.url}${path}`, {
+      headers: { authorization: 'token sandbox_test' },
+    })
+    const error = await errorOf(response)
+    expect([response.status, error.code]).toEqual([400, 'invalid_parameter'])
+    expect(error.details).toEqual([expect.objectContaining({ parameter })])
+    expect(error.message).toContain(`The parameter "${parameter}" is not one this operation knows`)
+    expect(error.message).toContain(hint)
+  })
+
+  it('every problem of the query is listed, the first one told', async () => {
+    const response = await fetch(`${sandbox.url}/_sandbox/api/messages?limit=0&statuz=sent`)
+    const error = await errorOf(response)
+    expect(error.details).toEqual([
+      expect.objectContaining({ parameter: 'limit' }),
+      expect.objectContaining({ parameter: 'statuz' }),
+    ])
+    expect(error.message).toMatch(/^The parameter "limit" must be a whole number/)
+  })
+
+  it('a parameter given with no value is refused where empty is no value it takes', async () => {
+    for (const path of [
+      '/_sandbox/api/templates/welcome/render?case=',
+      '/_sandbox/api/messages?since=',
+      '/_sandbox/api/messages?status=',
+    ]) {
+      const response = await fetch(`${sandbox.url}${path}`)
+      expect([response.status, (await errorOf(response)).code], path).toEqual([
+        400,
+        'invalid_parameter',
+      ])
+    }
+    // Free text: empty filters nothing, as documented.
+    expect((await fetch(`${sandbox.url}/_sandbox/api/messages?to=`)).status).toBe(200)
+  })
+})

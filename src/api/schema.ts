@@ -1,135 +1,131 @@
-import type { JsonSchema } from '../lib/schema.js'
-import { SLUG_PATTERN } from '../templates/index.js'
-import { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN } from './address.js'
+import * as v from 'valibot'
+import { typeName } from '../lib/json.js'
+import {
+  convert,
+  described,
+  FIELD,
+  jsonObject,
+  looseObject,
+  object,
+  optional,
+  rule,
+  shown,
+} from '../lib/schema.js'
+import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
+import { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN, parseAddress } from './address.js'
 
 /**
- * The one definition of the emulated API's request shape. `validate.ts` reads its field list,
- * kinds, limits and examples from here, and the OpenAPI document (`GET /_sandbox/api/openapi.json`)
- * is generated from the same objects, so the two cannot drift: every string the document's
- * patterns and limits allow is accepted by the validation, and nothing else.
+ * The one definition of the emulated API's request (CONTRACT §1): step 4 of the send checks,
+ * the handler's input type, and the document's `SendRequest` all come from SEND_ENTRIES, so
+ * every string the document's patterns and limits allow is accepted by the validation, and
+ * nothing else. What each template needs of `templateVariables` the document says per template
+ * (./send-document.ts); the server checks it at step 6 (`missing_variables`).
  */
 
-/** How a send-request field is checked (validate.ts) and described (OpenAPI). */
-export type SendFieldKind =
-  /** A template slug (SLUG_PATTERN). */
-  | 'slug'
-  /** One `Display Name <address>` or bare address (ADDRESS_PATTERN). */
-  | 'address'
-  /** One address, or an array of `minItems` to `maxItems` of them. */
-  | 'addresses'
-  /** One line of `minLength` to `maxLength` characters (UTF-16 code units, like JavaScript's `length`). */
-  | 'line'
-  /** A JSON object; absent means `{}`. */
-  | 'object'
+export const MAX_RECIPIENTS = 50
 
-export interface SendFieldDefinition {
-  kind: SendFieldKind
-  required: boolean
-  description: string
-  example: unknown
-  minLength?: number
-  maxLength?: number
-  minItems?: number
-  maxItems?: number
+const ADDRESS_HINT = '"Ada Lovelace <ada@example.com>" or "ada@example.com"'
+const notA = (expected: string) => (issue: v.BaseIssue<unknown>) =>
+  `${FIELD} must be ${expected}, not ${typeName(issue.input)}.`
+
+/** One `Display Name <address>` or bare address, read into its parts (parsed once). */
+const ADDRESS = v.pipe(
+  v.string(notA('a string')),
+  v.maxLength(
+    ADDRESS_MAX_LENGTH,
+    (issue) => `${FIELD} has ${issue.input.length} characters; the limit is ${ADDRESS_MAX_LENGTH}.`,
+  ),
+  // The document's pattern: parseAddress holds every value to it (and to the full parser).
+  v.metadata({ pattern: ADDRESS_PATTERN.source }),
+  convert(
+    'invalid_address',
+    parseAddress,
+    (raw: string) => `${FIELD} must be an address like ${ADDRESS_HINT}; got ${shown(raw, 998)}.`,
+  ),
+)
+
+/** The fields every send has, in the order they are checked and reported. */
+export const SEND_ENTRIES = {
+  template: described(
+    v.pipe(
+      v.string(notA('a string')),
+      rule(
+        'required',
+        (slug: string) => slug.trim() !== '',
+        `${FIELD} must name a template slug, e.g. "welcome".`,
+      ),
+      v.regex(SLUG_PATTERN, (issue) => `${FIELD} must be ${SLUG_HINT}; got ${shown(issue.input)}.`),
+    ),
+    'Slug of an existing template: the file name of templates/<slug>.liquid (or .html) without the extension.',
+    ['welcome'],
+  ),
+  from: described(
+    ADDRESS,
+    'The sender: "Display Name <sender@example.com>", or a bare address (RFC 5322, without comments; UTF-8 allowed).',
+    ['Acme <hello@acme.test>'],
+  ),
+  to: described(
+    v.union(
+      [
+        v.pipe(
+          v.array(ADDRESS, notA('a string or an array of strings')),
+          v.minLength(1, `${FIELD} needs at least one recipient.`),
+          v.maxLength(
+            MAX_RECIPIENTS,
+            (issue) =>
+              `${FIELD} has ${issue.input.length} recipients; the limit is ${MAX_RECIPIENTS}.`,
+          ),
+        ),
+        ADDRESS,
+      ],
+      notA('a string or an array of strings'),
+    ),
+    'One recipient, or an array of them, each like "from".',
+    ['Ada Lovelace <ada@example.com>'],
+  ),
+  subject: described(
+    v.pipe(
+      v.string(notA('a string')),
+      v.minLength(1, `${FIELD} must not be empty.`),
+      v.maxLength(
+        998,
+        (issue) => `${FIELD} has ${issue.input.length} characters; the limit is 998.`,
+      ),
+      rule(
+        'invalid_characters',
+        (line: string) => !/[\r\n]/.test(line),
+        `${FIELD} must be one line: no CR or LF characters.`,
+      ),
+      v.metadata({ pattern: '^[^\\r\\n]*$' }),
+    ),
+    'The subject, used as given (not rendered): one line, no CR or LF.',
+    ['Welcome to Acme'],
+  ),
+  templateVariables: optional(
+    described(
+      jsonObject({ expected: 'an object of variable names to values' }),
+      "Values for the template's variables; any JSON. Defaults to {}.",
+      [{ name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' }],
+    ),
+    {},
+  ),
 }
 
-/** POST /messages body fields, in the order validation checks and reports them. */
-export const SEND_REQUEST_FIELDS = {
-  template: {
-    kind: 'slug',
-    required: true,
-    description:
-      'Slug of an existing template: the file name of templates/<slug>.liquid (or .html) without the extension.',
-    example: 'welcome',
-  },
-  from: {
-    kind: 'address',
-    required: true,
-    description:
-      'The sender: "Display Name <sender@example.com>", or a bare address (RFC 5322, without comments; UTF-8 allowed).',
-    example: 'Acme <hello@acme.test>',
-    maxLength: ADDRESS_MAX_LENGTH,
-  },
-  to: {
-    kind: 'addresses',
-    required: true,
-    description: 'One recipient, or an array of them, each like "from".',
-    example: 'Ada Lovelace <ada@example.com>',
-    maxLength: ADDRESS_MAX_LENGTH,
-    minItems: 1,
-    maxItems: 50,
-  },
-  subject: {
-    kind: 'line',
-    required: true,
-    description: 'The subject, used as given (not rendered): one line, no CR or LF.',
-    example: 'Welcome to Acme',
-    minLength: 1,
-    maxLength: 998,
-  },
-  templateVariables: {
-    kind: 'object',
-    required: false,
-    description: "Values for the template's variables; any JSON. Defaults to {}.",
-    example: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
-  },
-} as const satisfies Record<string, SendFieldDefinition>
-
-export type SendField = keyof typeof SEND_REQUEST_FIELDS
-
-/** Every allowed top-level field, in check order. */
-export const SEND_FIELDS = Object.keys(SEND_REQUEST_FIELDS) as SendField[]
-export const REQUIRED_SEND_FIELDS = SEND_FIELDS.filter((f) => SEND_REQUEST_FIELDS[f].required)
-export const MAX_RECIPIENTS = SEND_REQUEST_FIELDS.to.maxItems
-
-function fieldSchema(definition: SendFieldDefinition): JsonSchema {
-  const base = { description: definition.description, examples: [definition.example] }
-  const address = {
-    type: 'string',
-    maxLength: definition.maxLength,
-    pattern: ADDRESS_PATTERN.source,
-  }
-  switch (definition.kind) {
-    case 'slug':
-      return { type: 'string', pattern: SLUG_PATTERN.source, ...base }
-    case 'address':
-      return { ...address, ...base }
-    case 'addresses':
-      return {
-        oneOf: [
-          address,
-          {
-            type: 'array',
-            items: address,
-            minItems: definition.minItems,
-            maxItems: definition.maxItems,
-          },
-        ],
-        ...base,
-      }
-    case 'line':
-      return {
-        type: 'string',
-        minLength: definition.minLength,
-        maxLength: definition.maxLength,
-        pattern: '^[^\\r\\n]*$',
-        ...base,
-      }
-    case 'object':
-      return { type: 'object', additionalProperties: true, default: {}, ...base }
-  }
+const SEND_OPTIONS = {
+  requiredHints: { to: `: one address, or an array of 1 to ${MAX_RECIPIENTS}` },
+  description:
+    'A message to send. Unknown top-level fields are 422 validation_failed (with a "did you mean" hint), unless the server runs with --lenient.',
 }
 
-/** JSON Schema (2020-12) of the POST /messages body, from SEND_REQUEST_FIELDS. */
-export function sendRequestSchema(): JsonSchema {
-  const properties: Record<string, JsonSchema> = {}
-  for (const field of SEND_FIELDS) properties[field] = fieldSchema(SEND_REQUEST_FIELDS[field])
-  return {
-    type: 'object',
-    description:
-      'A message to send. Unknown top-level fields are 422 validation_failed (with a "did you mean" hint), unless the server runs with --lenient.',
-    required: [...REQUIRED_SEND_FIELDS],
-    properties,
-    additionalProperties: false,
-  }
+/** POST /messages: the body, every problem listed at once, unknown fields refused. */
+export const SEND_REQUEST = object(SEND_ENTRIES, SEND_OPTIONS)
+
+/** The same under --lenient: unknown top-level fields pass (the send warns of each). */
+export const LENIENT_SEND_REQUEST = looseObject(SEND_ENTRIES, SEND_OPTIONS)
+
+export type SendRequest = v.InferOutput<typeof SEND_REQUEST>
+
+/** The fields of a body that no send has: what --lenient lets through, with a warning each. */
+export function unknownFields(body: object): string[] {
+  return Object.keys(body).filter((key) => !Object.hasOwn(SEND_ENTRIES, key))
 }

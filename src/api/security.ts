@@ -1,9 +1,10 @@
 import type { H3Event } from 'h3'
+import * as v from 'valibot'
 import type { AppContext } from '../core/context.js'
 import { FAULT_STATUSES, faultFromToken, isFaultStatus, type FaultStatus } from '../core/faults.js'
 import type { ErrorRef, Security } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { badParameter, type Param } from '../http/params.js'
+import { readParam, type Param } from '../http/params.js'
 import { authenticate, type Caller } from './auth.js'
 
 /**
@@ -50,19 +51,22 @@ const PREFER_HINT = `code=${FAULT_STATUSES.join(', code=')}`
  */
 export const PREFER: Param<FaultStatus | undefined> = {
   description: `\`code=<status>\` makes this one request fail with a simulated fault of that status (${FAULT_STATUSES.join(', ')}), right after authentication, as armed faults do; any other code is 400 invalid_parameter. Other preferences are ignored.`,
-  json: { type: 'string', examples: ['code=503'] },
-  required: false,
-  parse(raw, name) {
-    const code = raw === null ? undefined : preferredCode(raw)
-    if (code === undefined) return undefined
-    const status = /^[0-9]{3}$/.test(code) ? Number(code) : NaN
-    if (!isFaultStatus(status))
-      throw badParameter(
-        name,
-        `takes ${PREFER_HINT} (got ${JSON.stringify(`code=${code}`.slice(0, 100))})`,
-      )
-    return status
-  },
+  schema: v.optional(
+    v.pipe(
+      v.string(),
+      v.examples(['code=503']),
+      v.rawTransform<string, FaultStatus | undefined>(({ dataset, addIssue, NEVER }) => {
+        const code = preferredCode(dataset.value)
+        if (code === undefined) return undefined
+        const status = /^[0-9]{3}$/.test(code) ? Number(code) : NaN
+        if (isFaultStatus(status)) return status
+        addIssue({
+          message: `takes ${PREFER_HINT} (got ${JSON.stringify(`code=${code}`.slice(0, 100))})`,
+        })
+        return NEVER
+      }),
+    ),
+  ),
 }
 
 const FAULT_ERRORS: ErrorRef[] = FAULT_STATUSES.map(
@@ -73,7 +77,7 @@ function authenticated(event: H3Event, ctx: AppContext, tokenFaults: boolean): C
   const caller = authenticate(event.req.headers.get('authorization'), ctx.config)
   const tokenFault = tokenFaults ? faultFromToken(caller.token) : undefined
   if (tokenFault) throw simulatedFault(tokenFault)
-  const preferred = PREFER.parse(event.req.headers.get('prefer'), 'Prefer', event)
+  const preferred = readParam(PREFER, 'Prefer', event.req.headers.get('prefer') ?? undefined)
   if (preferred) throw simulatedFault(preferred)
   return caller
 }

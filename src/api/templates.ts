@@ -1,23 +1,15 @@
 import type { H3, H3Event } from 'h3'
+import * as v from 'valibot'
 import type { AppContext } from '../core/context.js'
-import { TEMPLATE_SUMMARY, TEMPLATE_SUMMARY_PROPERTIES } from '../http/components.js'
+import { TEMPLATE_SUMMARY, TEMPLATE_SUMMARY_ENTRIES } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
-import { apiError } from '../http/errors.js'
-import { component } from '../http/openapi.js'
 import { pathParam } from '../http/params.js'
 import { templateError } from '../http/template-errors.js'
+import { component, described, rule, shown } from '../lib/schema.js'
 import { isValidSlug, lookupFailure, SLUG_PATTERN } from '../templates/index.js'
 import { TOKEN } from './security.js'
 
 const PREFIX = '/templates/'
-
-function invalidSlug(shown: string) {
-  return apiError(
-    400,
-    'invalid_slug',
-    `${JSON.stringify(shown.slice(0, 140))} is not a template slug: use letters, digits, "-", "_" and "." (at most 128 characters, no "/" or "..").`,
-  )
-}
 
 /** The slug exactly as the client wrote it: URL parsing would already have resolved `..`. */
 function rawSlug(event: H3Event): string {
@@ -25,45 +17,42 @@ function rawSlug(event: H3Event): string {
   return raw.split('?')[0]!.slice(PREFIX.length)
 }
 
-function decodeSlug(raw: string): string | null {
-  if (/%2f|%5c/i.test(raw)) return null
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return null
-  }
-}
-
-/** `:slug`, read from the raw request line (so `..`, `%2F` and `a/b` are refused, not resolved). */
+/**
+ * `:slug`, read from the raw request line (so `..`, `%2F` and `a/b` are refused, not resolved):
+ * one that is not a slug is `400 invalid_slug`.
+ */
 const SLUG = pathParam(
   'A template slug: letters, digits, "-", "_" and "."; 1 to 128 characters; not "." or "..".',
-  { type: 'string', pattern: SLUG_PATTERN.source, examples: ['welcome'] },
-  (_decoded, event) => {
-    const raw = rawSlug(event)
-    const slug = decodeSlug(raw)
-    if (slug === null || !isValidSlug(slug)) throw invalidSlug(slug ?? raw)
-    return slug
-  },
-  [[400, 'invalid_slug']],
+  v.pipe(
+    v.string(),
+    rule(
+      'invalid_value',
+      isValidSlug,
+      (issue) =>
+        `${shown(issue.input)} is not a template slug: use letters, digits, "-", "_" and "." (at most 128 characters, no "/" or "..").`,
+    ),
+    v.metadata({ pattern: SLUG_PATTERN.source }),
+    v.examples(['welcome']),
+  ),
+  { errors: [[400, 'invalid_slug']], read: rawSlug },
 )
 
-const TEMPLATE = component('Template', {
-  type: 'object',
-  description: 'A template and the variables it expects.',
-  required: ['slug', 'body', 'variables', 'description', 'updatedAt'],
-  properties: {
-    slug: TEMPLATE_SUMMARY_PROPERTIES.slug,
-    body: { type: 'string', description: 'The template source, front matter excluded.' },
-    variables: {
-      type: 'array',
-      items: { type: 'string' },
-      description:
+const TEMPLATE = component(
+  'Template',
+  v.pipe(
+    v.object({
+      slug: TEMPLATE_SUMMARY_ENTRIES.slug,
+      body: described(v.string(), 'The template source, front matter excluded.'),
+      variables: described(
+        v.array(v.string()),
         'Top-level names the template expects (assigned and loop variables excluded; what partials and the layout read from the caller included), sorted.',
-    },
-    description: TEMPLATE_SUMMARY_PROPERTIES.description,
-    updatedAt: TEMPLATE_SUMMARY_PROPERTIES.updatedAt,
-  },
-})
+      ),
+      description: TEMPLATE_SUMMARY_ENTRIES.description,
+      updatedAt: TEMPLATE_SUMMARY_ENTRIES.updatedAt,
+    }),
+    v.description('A template and the variables it expects.'),
+  ),
+)
 
 export const templateOperations = [
   defineOperation({
@@ -78,11 +67,7 @@ export const templateOperations = [
     success: {
       status: 200,
       description: 'The templates.',
-      schema: {
-        type: 'object',
-        required: ['templates'],
-        properties: { templates: { type: 'array', items: TEMPLATE_SUMMARY } },
-      },
+      schema: v.object({ templates: v.array(TEMPLATE_SUMMARY) }),
     },
     examples: { all: { summary: 'The example templates' } },
     handler: ({ ctx }) => ({ templates: ctx.catalog.list() }),

@@ -142,7 +142,14 @@ export function connectSendbox(
   const source: InboxSource = {
     messages,
     async waitForMessage(options) {
-      const { timeout = WAIT_DEFAULT_MS, signal, ...filter } = options
+      // A wait answers one message: paging means nothing to it, and /wait takes only what it reads.
+      const {
+        timeout = WAIT_DEFAULT_MS,
+        signal,
+        limit: _limit,
+        offset: _offset,
+        ...filter
+      } = options
       try {
         const query: Query = { ...(filter as Query), timeout }
         return (
@@ -153,7 +160,7 @@ export function connectSendbox(
         ).body
       } catch (error) {
         if (error instanceof SendboxRequestError && error.code === 'wait_timeout') {
-          const { after: _after, limit: _limit, offset: _offset, ...shown } = filter
+          const { after: _after, ...shown } = filter
           // The server's sentences after its first (earlier matches, rejected sends), without its advice on ?timeout=.
           const hints = error.message
             .replace(/^No message matching .*? arrived within \d+ ms\.\s*/, '')

@@ -41,6 +41,11 @@ export interface AppContext {
   reader: MessageReader
   /** Every case's snapshot status, live, and accepting renders (CONTRACT §10). */
   snapshots: SnapshotBook
+  /**
+   * The OpenAPI document last written, as text, and what it was written for (the templates'
+   * version and the address): the same document is not written again until either changes.
+   */
+  openApi?: { key: string; text: string }
   /** Registers cleanup to run when the server closes (open SSE streams, pending waits). */
   onClose(fn: () => void): () => void
 }

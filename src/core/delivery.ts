@@ -1,6 +1,6 @@
-import { isPlainObject } from '../lib/json.js'
-import type { FieldProblem, Parsed } from '../lib/problems.js'
-import { nearest } from '../lib/suggest.js'
+import * as v from 'valibot'
+import type { Parsed } from '../lib/problems.js'
+import { component, enumOf, FIELD, object, optional, parse, relation, rule } from '../lib/schema.js'
 import { isLogWriteError } from '../store/index.js'
 import type {
   MessageLog,
@@ -43,7 +43,72 @@ export interface SimulatedEvent {
   url?: string
 }
 
-const SIMULATE_FIELDS = ['type', 'recipient', 'url']
+const KNOWN = `one of ${SIMULATED_EVENT_TYPES.join(', ')}`
+const RECIPIENT_HINT = `${FIELD} must be the address of one of the message's recipients.`
+const URL_HINT = `${FIELD} must be the href (a string) of one of the message's links.`
+const nonBlank = (text: string) => text.trim() !== ''
+
+/** What POST /_sandbox/api/messages/:id/events and `sandbox.simulate` take, checked the same way. */
+export const SIMULATED_EVENT = component(
+  'SimulatedEvent',
+  v.pipe(
+    object(
+      {
+        type: enumOf(SIMULATED_EVENT_TYPES, { description: 'What the recipient did.' }),
+        recipient: optional(
+          v.pipe(
+            v.string(RECIPIENT_HINT),
+            rule('invalid_type', nonBlank, RECIPIENT_HINT),
+            v.trim(),
+            // Something other than spaces (a blank one is refused).
+            v.metadata({ pattern: '\\S' }),
+            v.description("A recipient's address; default: the first recipient."),
+            v.examples(['ada@example.com']),
+          ),
+        ),
+        url: optional(
+          v.pipe(
+            v.string(URL_HINT),
+            rule('invalid_type', nonBlank, URL_HINT),
+            v.metadata({ pattern: '\\S' }),
+            v.description(
+              "`clicked` only, and required there: the `href` of one of the message's `links`.",
+            ),
+          ),
+        ),
+      },
+      {
+        requiredHints: { type: `: ${KNOWN}` },
+        unknownField: (near) =>
+          `Unknown field "${FIELD}"${near ? `; did you mean "${near}"?` : ''}. An event takes type, recipient and url.`,
+      },
+    ),
+    relation<SimulatedEvent>(
+      'required',
+      ['type', 'url'],
+      'url',
+      (event) => event.type !== 'clicked' || event.url !== undefined,
+      "A clicked event needs the url of a link in the message's HTML.",
+    ),
+    relation<SimulatedEvent>(
+      'invalid_value',
+      ['type', 'url'],
+      'url',
+      (event) => event.url === undefined || event.type === 'clicked',
+      (event) => `url goes with clicked only, not with ${event.type}.`,
+    ),
+    // The two rules above, for the document: a `clicked` has a `url`, nothing else has one.
+    v.metadata({
+      oneOf: [
+        { properties: { type: { const: 'clicked' } }, required: ['url'] },
+        {
+          properties: { type: { enum: SIMULATED_EVENT_TYPES.filter((t) => t !== 'clicked') } },
+          not: { required: ['url'] },
+        },
+      ],
+    }),
+  ),
+)
 
 /**
  * Validates a simulated event, listing every problem at once.
@@ -53,74 +118,7 @@ const SIMULATE_FIELDS = ['type', 'recipient', 'url']
  * parseSimulatedEvent({ type: 'clicked' })        // { ok: false, problems: [{ field: 'url', code: 'required', … }] }
  */
 export function parseSimulatedEvent(body: unknown): Parsed<SimulatedEvent> {
-  const problems: FieldProblem[] = []
-  if (!isPlainObject(body))
-    return {
-      ok: false,
-      problems: [
-        {
-          field: '',
-          code: 'invalid_type',
-          message: 'The body must be a JSON object such as {"type": "opened"}.',
-        },
-      ],
-    }
-  const { type, recipient, url } = body
-  const known = `one of ${SIMULATED_EVENT_TYPES.join(', ')}`
-  if (type === undefined)
-    problems.push({ field: 'type', code: 'required', message: `type is required: ${known}.` })
-  else if (!SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType))
-    problems.push({
-      field: 'type',
-      code: 'invalid_value',
-      message: `type must be ${known}, not ${JSON.stringify(type)}.`,
-    })
-  if (recipient !== undefined && (typeof recipient !== 'string' || recipient.trim() === ''))
-    problems.push({
-      field: 'recipient',
-      code: 'invalid_type',
-      message: "recipient must be the address of one of the message's recipients.",
-    })
-  if (url !== undefined && (typeof url !== 'string' || url.trim() === ''))
-    problems.push({
-      field: 'url',
-      code: 'invalid_type',
-      message: "url must be the href (a string) of one of the message's links.",
-    })
-  else if (type === 'clicked' && url === undefined)
-    problems.push({
-      field: 'url',
-      code: 'required',
-      message: "A clicked event needs the url of a link in the message's HTML.",
-    })
-  else if (
-    url !== undefined &&
-    type !== 'clicked' &&
-    SIMULATED_EVENT_TYPES.includes(type as SimulatedEventType)
-  )
-    problems.push({
-      field: 'url',
-      code: 'invalid_value',
-      message: `url goes with clicked only, not with ${String(type)}.`,
-    })
-  for (const key of Object.keys(body)) {
-    if (SIMULATE_FIELDS.includes(key)) continue
-    const [near] = nearest(key, SIMULATE_FIELDS, 1)
-    problems.push({
-      field: key,
-      code: 'unknown_field',
-      message: `Unknown field "${key}"${near ? `; did you mean "${near}"?` : ''}. An event takes type, recipient and url.`,
-    })
-  }
-  if (problems.length) return { ok: false, problems }
-  return {
-    ok: true,
-    value: {
-      type: type as SimulatedEventType,
-      ...(recipient !== undefined ? { recipient: (recipient as string).trim() } : {}),
-      ...(url !== undefined ? { url: url as string } : {}),
-    },
-  }
+  return parse(SIMULATED_EVENT, body)
 }
 
 /** There is no message with this id. */

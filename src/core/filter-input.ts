@@ -1,4 +1,15 @@
-import { enumOf, integer, object, optional, parse, type Schema, string } from '../lib/schema.js'
+import * as v from 'valibot'
+import {
+  enumOf,
+  FIELD,
+  integer,
+  object,
+  optional,
+  parse,
+  rule,
+  shown,
+  string,
+} from '../lib/schema.js'
 import { isTimeText, TIME_HINT } from '../lib/time.js'
 import { MESSAGE_STATUSES } from '../store/index.js'
 import type { MessageFilter } from '../store/types.js'
@@ -11,22 +22,15 @@ import type { MessageFilter } from '../store/types.js'
  */
 
 /** A time `since` can hold: what the inspector's `since` parameter accepts. */
-function time(): Schema<string> {
-  const text = string()
-  return {
-    json: { type: 'string', format: 'date-time' },
-    check(value, field, report) {
-      const parsed = text.check(value, field, report)
-      if (parsed === undefined || isTimeText(parsed)) return parsed
-      report({
-        field,
-        code: 'invalid_value',
-        message: `${field} must be ${TIME_HINT}; got ${JSON.stringify(parsed.slice(0, 100))}.`,
-      })
-      return undefined
-    },
-  }
-}
+const time = () =>
+  v.pipe(
+    string(),
+    rule(
+      'invalid_value',
+      isTimeText,
+      (issue) => `${FIELD} must be ${TIME_HINT}; got ${shown(issue.input, 100)}.`,
+    ),
+  )
 
 const text = () => optional(string())
 

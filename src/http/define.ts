@@ -1,18 +1,20 @@
 import { HTTPResponse, type H3, type H3Event } from 'h3'
+import * as v from 'valibot'
 import type { AppContext } from '../core/context.js'
-import { parse, type JsonSchema, type Schema } from '../lib/schema.js'
+import { object, parse, problemsOf, type JsonSchema, type Schema } from '../lib/schema.js'
 import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
 import type { ErrorRef } from './error-catalog.js'
 import { apiError, asLogWriteFailure } from './errors.js'
-import { badParameter, type Param, type ParamValues } from './params.js'
-import { nearest } from '../lib/suggest.js'
+import { badParameter, readParam, type Param, type ParamValues } from './params.js'
 import { asJson, route, type RouteHandler } from './route.js'
 
 /**
- * One definition per operation: its method, path, parameters, body, answers and error codes,
- * and its handler. `registerOperations` wires the handlers from it (checking parameters and
- * body before the handler runs) and `openApiDocument` (./openapi.ts) describes the same objects,
- * so the document cannot list a parameter the route ignores, or miss one it reads.
+ * One definition per operation: its method, path, parameters, body and answer, each a schema
+ * of the kit (src/lib/schema.ts, Valibot), its error codes, and its handler. From the same
+ * objects `registerOperations` validates every request before the handler runs (the handler
+ * gets typed values, and the compiler holds what it returns to the success schema), and
+ * `openApiDocument` (./openapi.ts) writes the document: it cannot list a parameter the route
+ * ignores, or promise an answer the handler does not give.
  *
  * A route module exports its operations as an array; adding a route is adding an entry:
  *
@@ -29,7 +31,7 @@ import { asJson, route, type RouteHandler } from './route.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
 export type { ErrorRef }
-type Params = Record<string, Param<unknown>>
+type Params = Record<string, Param>
 
 /** Who may call, checked before anything else (CONTRACT §1: auth is step 1). */
 export interface Security<C> {
@@ -43,34 +45,49 @@ export interface Security<C> {
   headers?: Params
 }
 
-export interface BodySpec<B> {
+/** What the document says of a body at the time it is asked for (CONTRACT §12). */
+export interface BodyDocument {
+  schema: JsonSchema
+  /** Named schemas the body's schema refers to (`#/components/schemas/<name>`). */
+  components?: Record<string, JsonSchema>
+  /** Request examples, by name: each one a request that succeeds. */
+  examples?: Record<string, { summary: string; value: unknown }>
+}
+
+export interface BodySpec<S extends Schema> {
   description: string
-  json: JsonSchema
-  /** The parsed body, or throws `422 validation_failed` listing every problem. */
-  parse(value: unknown, ctx: AppContext): B
+  /** The JSON body: every problem at once, as `422 validation_failed`. */
+  schema: S
+  /** Read instead of `schema` under --lenient (the same output: unknown fields pass). */
+  lenient?: Schema<v.InferOutput<S>>
+  /** What the 422's message calls the body: "The message is not valid: check to[1]." */
+  noun?: string
   /** Bytes accepted; default `--max-body`. */
   limit?: (ctx: AppContext) => number
-  /** Refuse a body not sent as `application/json` (415). */
-  checkMediaType?: boolean
+  /** The body as the document shows it now (default: `schema` as it is). */
+  document?: (ctx: AppContext, schema: JsonSchema) => BodyDocument
 }
 
-export interface Success {
+export interface Success<S extends Schema | undefined> {
   status: 200 | 201 | 204
   description: string
-  /** JSON Schema of a JSON answer. */
-  schema?: JsonSchema
+  /** The JSON answer; the handler must return what it describes. */
+  schema?: S
   /** The media type of an answer that is not JSON (the handler returns a Response). */
   contentType?: string
-  headers?: Record<string, { description: string; schema: JsonSchema }>
+  headers?: Record<string, { description: string; schema: Schema }>
 }
 
-/** A request the document shows, and the answer it gets (the examples test sends each one). */
+/** A request the document shows, and the answer it gets (the examples tests send each one). */
 export interface OperationExample {
   summary: string
   params?: Record<string, string>
   query?: Record<string, string>
   body?: unknown
-  /** The status it gets; default the success status. */
+  /**
+   * The status it gets; default the success status. A request that fails is shown in the
+   * document as its answer only (CONTRACT §12: request examples are requests that succeed).
+   */
   status?: number
   /** The answer (strings ending in "…" stand for any text starting so). */
   response?: unknown
@@ -85,7 +102,23 @@ export interface HandlerInput<P extends Params, Q extends Params, B, C> {
   caller: C
 }
 
-export interface OperationSpec<P extends Params, Q extends Params, B, C> {
+type MaybePromise<T> = T | Promise<T>
+/** What a handler returns: the success schema's value (or a Response); nothing for a 204. */
+export type Answer<S extends Schema | undefined> = MaybePromise<
+  | (S extends Schema ? v.InferOutput<S> : undefined)
+  | Response
+  | HTTPResponse
+  // biome-ignore lint/suspicious/noConfusingVoidType: a 204's handler returns nothing
+  | void
+>
+
+export interface OperationSpec<
+  P extends Params,
+  Q extends Params,
+  B extends Schema,
+  S extends Schema | undefined,
+  C,
+> {
   method: Method
   /** An h3 route pattern: `/_sandbox/api/messages/:id`. */
   path: string
@@ -95,14 +128,15 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
   description: string
   security?: Security<C>
   params?: P
+  /** Query parameters; any other is refused (400 invalid_parameter, with a did-you-mean). */
   query?: Q
   body?: BodySpec<B>
-  success: Success
+  success: Success<S>
   /** Errors the handler itself raises (parameters, body and security add their own). */
   errors?: readonly ErrorRef[]
   examples?: Record<string, OperationExample>
-  /** A JSON-serialisable value (sent with `success.status`), a Response or HTTPResponse (a Node stream body), or nothing for a 204. */
-  handler(input: HandlerInput<P, Q, B, C>): unknown
+  /** The success schema's value (sent with `success.status`), a Response or HTTPResponse (a Node stream body), or nothing for a 204. */
+  handler(input: HandlerInput<P, Q, v.InferOutput<B>, C>): Answer<S>
   /**
    * Told of any failure of this operation (auth, body, handler) before it answers, with what
    * was read by then: the caller once authenticated, the JSON body once parsed (unvalidated).
@@ -118,47 +152,22 @@ export interface OperationSpec<P extends Params, Q extends Params, B, C> {
 
 // Handlers are contravariant in their input; the list of operations holds any of them.
 // biome-ignore lint/suspicious/noExplicitAny: contravariance, as said above
-export type Operation = OperationSpec<any, any, any, any>
+export type Operation = OperationSpec<any, any, any, any, any>
 
-/** Types an operation from its parameters, body and security (returns it unchanged). */
+/**
+ * Types an operation from its schemas and security (returns it unchanged): the handler's input
+ * is what they read, and what it returns must be what the success schema describes.
+ */
 export function defineOperation<
   // biome-ignore lint/complexity/noBannedTypes: {} is "no parameters", the default
   P extends Params = {},
   // biome-ignore lint/complexity/noBannedTypes: as above
   Q extends Params = {},
-  B = undefined,
+  B extends Schema = Schema<undefined>,
+  S extends Schema | undefined = undefined,
   C = undefined,
->(spec: OperationSpec<P, Q, B, C>): OperationSpec<P, Q, B, C> {
+>(spec: OperationSpec<P, Q, B, S, C>): OperationSpec<P, Q, B, S, C> {
   return spec
-}
-
-/**
- * A JSON body checked by a schema of the kit: every problem at once, as `422 validation_failed`.
- *
- * @example
- * body: jsonBody(object({ variables: optional(jsonObject()) }), 'Variables to render with.')
- */
-export function jsonBody<T>(
-  schema: Schema<T>,
-  description: string,
-  options: Pick<BodySpec<T>, 'limit'> = {},
-): BodySpec<T> {
-  return {
-    description,
-    json: schema.json,
-    parse(value) {
-      const parsed = parse(schema, value)
-      if (parsed.ok) return parsed.value
-      const fields = [...new Set(parsed.problems.map((p) => p.field || 'the body'))].join(', ')
-      throw apiError(422, 'validation_failed', `The body is not valid: check ${fields}.`, {
-        details: parsed.problems,
-      })
-    },
-    // Every JSON body, not only a send's: a form or a no-cors fetch from a web page cannot send
-    // application/json without a preflight, so this is part of the cross-site protection.
-    checkMediaType: true,
-    ...options,
-  }
 }
 
 /** The errors an operation can answer with, by status: its own, and those its parts bring. */
@@ -172,11 +181,15 @@ export function operationErrors(op: Operation): ErrorRef[] {
     ...(op.security?.errors ?? []),
   ]
   for (const param of Object.values((op.params ?? {}) as Params)) refs.push(...(param.errors ?? []))
-  if (Object.keys(op.query ?? {}).length > 0) refs.push([400, 'invalid_parameter'])
-  if (op.body) {
-    refs.push([400, 'invalid_json'], [413, 'payload_too_large'], [422, 'validation_failed'])
-    if (op.body.checkMediaType) refs.push([415, 'unsupported_media_type'])
-  }
+  // Every operation refuses a query parameter it does not take, and a bad value of one it does.
+  refs.push([400, 'invalid_parameter'])
+  if (op.body)
+    refs.push(
+      [415, 'unsupported_media_type'],
+      [400, 'invalid_json'],
+      [413, 'payload_too_large'],
+      [422, 'validation_failed'],
+    )
   refs.push(...(op.errors ?? []), [405, 'method_not_allowed'], [500, 'internal_error'])
   const seen = new Set<string>()
   return refs.filter(([status, code]) => {
@@ -185,56 +198,85 @@ export function operationErrors(op: Operation): ErrorRef[] {
   })
 }
 
-function readParams(
-  params: Params | undefined,
-  read: (name: string) => string | null,
-  event: H3Event,
-): Record<string, unknown> {
+/** The route's path parameters, each read by its schema (percent-decoded first). */
+function readPathParams(params: Params | undefined, event: H3Event): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [name, param] of Object.entries(params ?? {}))
-    out[name] = param.parse(read(name), name, event)
+  for (const [name, param] of Object.entries(params ?? {})) {
+    let raw = param.read?.(event) ?? event.context.params?.[name] ?? ''
+    try {
+      raw = decodeURIComponent(raw)
+    } catch {
+      // Malformed escapes stay as sent; the schema refuses them.
+    }
+    out[name] = readParam(param, name, raw)
+  }
   return out
 }
 
-/**
- * A DELETE with a query parameter it does not know is refused: ignored, a misspelt filter
- * (`?templte=welcome`) would widen the delete to every message.
- */
-function refuseUnknownParams(params: Params | undefined, search: URLSearchParams): void {
-  const known = Object.keys(params ?? {})
-  for (const name of search.keys()) {
-    if (known.includes(name)) continue
-    const [best] = nearest(name, known, 1)
-    const hint = best
-      ? ` (did you mean "${best}"?)`
-      : known.length
-        ? ` (known: ${known.join(', ')})`
-        : ''
-    throw badParameter(
-      name.slice(0, 100),
-      `is not one this operation knows${hint}; nothing was deleted`,
-    )
-  }
+/** One schema for an operation's query: its parameters, and no others. */
+function querySchema(query: Params | undefined, method: Method) {
+  const entries = Object.fromEntries(
+    Object.entries(query ?? {}).map(([name, param]) => [name, param.schema]),
+  )
+  return object(entries, {
+    unknownField: (near, known) => {
+      const hint = near
+        ? ` (did you mean "${near}"?)`
+        : known.length
+          ? ` (known: ${known.join(', ')})`
+          : ' (it takes none)'
+      // Ignored, a misspelt filter (`?templte=welcome`) would widen a delete to every message.
+      return `is not one this operation knows${hint}${method === 'DELETE' ? '; nothing was deleted' : ''}`
+    },
+  })
+}
+
+/** The query's values: the first of each name, every problem at once, the first one told. */
+function readQuery(schema: Schema, search: URLSearchParams): Record<string, unknown> {
+  const raw: Record<string, string> = {}
+  for (const [name, value] of search) if (!Object.hasOwn(raw, name)) raw[name] = value
+  const result = v.safeParse(schema, raw, { abortPipeEarly: true })
+  if (result.success) return result.output as Record<string, unknown>
+  const problems = problemsOf(result.issues).map(({ field, message }) => ({
+    parameter: field.slice(0, 100),
+    message,
+  }))
+  const [first, ...more] = problems
+  throw badParameter(first!.parameter, first!.message, more)
+}
+
+/** The body read by its schema, or `422 validation_failed` listing every problem. */
+function readBody(spec: BodySpec<Schema>, raw: unknown, ctx: AppContext): unknown {
+  const parsed = parse(ctx.config.lenient && spec.lenient ? spec.lenient : spec.schema, raw)
+  if (parsed.ok) return parsed.value
+  const fields = [...new Set(parsed.problems.map((p) => p.field || 'the body'))].join(', ')
+  throw apiError(
+    422,
+    'validation_failed',
+    `The ${spec.noun ?? 'body'} is not valid: check ${fields}.`,
+    { details: parsed.problems },
+  )
 }
 
 /** The handler h3 runs: security, path and query parameters, body, then the operation's own. */
 function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
+  const query = querySchema(op.query, op.method)
   return async (event) => {
     // What was read before a failure, for an operation's onError (the raw body, the caller).
     const read: { caller?: unknown; raw?: unknown } = {}
     try {
       const caller = (read.caller = op.security?.check(event, ctx))
-      const params = readParams(op.params, (name) => event.context.params?.[name] ?? null, event)
-      const search = event.url.searchParams
-      if (op.method === 'DELETE') refuseUnknownParams(op.query, search)
-      const query = readParams(op.query, (name) => search.get(name), event)
+      const params = readPathParams(op.params, event)
+      const values = readQuery(query, event.url.searchParams)
       let body: unknown
       if (op.body) {
-        if (op.body.checkMediaType) assertJsonContentType(event)
+        // Every JSON body, not only a send's: a form or a no-cors fetch from a web page cannot
+        // send application/json without a preflight, so this is part of the cross-site protection.
+        assertJsonContentType(event)
         const text = await readBodyText(event, op.body.limit?.(ctx) ?? ctx.config.maxBody)
-        body = op.body.parse((read.raw = parseJsonBody(text)), ctx)
+        body = readBody(op.body, (read.raw = parseJsonBody(text)), ctx)
       }
-      const answer = await op.handler({ ctx, event, params, query, body, caller })
+      const answer = await op.handler({ ctx, event, params, query: values, body, caller })
       if (answer instanceof Response || answer instanceof HTTPResponse) return answer
       if (answer === undefined && op.success.status === 204)
         return new Response(null, { status: 204 })

@@ -1,4 +1,6 @@
-import type { JsonSchema } from '../lib/schema.js'
+import * as v from 'valibot'
+import { FIELD_PROBLEM_CODES } from '../lib/problems.js'
+import { component, described, type Schema } from '../lib/schema.js'
 
 /**
  * Every error code sendbox answers with: what it means and the shape of one item of its
@@ -10,61 +12,43 @@ import type { JsonSchema } from '../lib/schema.js'
 
 export interface ErrorCodeInfo {
   description: string
-  /** JSON Schema of one `details` item; absent: `details` is always empty. */
-  detail?: JsonSchema
+  /** Schema of one `details` item; absent: `details` is always empty. */
+  detail?: Schema
 }
 
-const integer = (description: string): JsonSchema => ({ type: 'integer', minimum: 1, description })
+export { FIELD_PROBLEM_CODES }
 
-/** `validation_failed` detail codes. */
-export const FIELD_PROBLEM_CODES = [
-  'required',
-  'invalid_type',
-  'invalid_address',
-  'too_few',
-  'too_many',
-  'too_short',
-  'too_long',
-  'invalid_characters',
-  'unknown_field',
-  'invalid_value',
-] as const
+const integer = (description: string) =>
+  v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description))
+const text = (description?: string, examples?: string[]) =>
+  description ? described(v.string(), description, examples) : v.string()
 
-const sourcePosition: JsonSchema = {
-  type: 'object',
-  required: ['file', 'line', 'column', 'message'],
-  properties: {
-    file: {
-      type: 'string',
-      description:
-        'The file, relative to the templates folder (the template, or a partial or layout it uses).',
-      examples: ['order-receipt.liquid'],
-    },
-    line: integer('Line in the file, front matter included.'),
-    column: integer('Column in the line.'),
-    message: { type: 'string', description: 'What is wrong there.' },
-  },
-}
+const sourcePosition = v.object({
+  file: text(
+    'The file, relative to the templates folder (the template, or a partial or layout it uses).',
+    ['order-receipt.liquid'],
+  ),
+  line: integer('Line in the file, front matter included.'),
+  column: integer('Column in the line.'),
+  message: text('What is wrong there.'),
+})
 
 export const ERROR_CODES = {
   bad_request: { description: 'The request could not be parsed as HTTP.' },
   invalid_json: {
     description:
       'The body is not valid JSON, or nests arrays and objects more than 64 levels deep; the message and details give line, column and position (and `limit` for depth).',
-    detail: {
-      type: 'object',
-      required: ['position', 'line', 'column'],
-      properties: {
-        position: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Offset of the first bad character (UTF-16 code units).',
-        },
-        line: integer('Line of the first bad character.'),
-        column: integer('Column of the first bad character.'),
-        limit: integer('For a body nested too deep: the most levels sendbox takes.'),
-      },
-    },
+    detail: v.object({
+      position: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.description('Offset of the first bad character (UTF-16 code units).'),
+      ),
+      line: integer('Line of the first bad character.'),
+      column: integer('Column of the first bad character.'),
+      limit: v.optional(integer('For a body nested too deep: the most levels sendbox takes.')),
+    }),
   },
   invalid_slug: {
     description:
@@ -72,14 +56,10 @@ export const ERROR_CODES = {
   },
   invalid_parameter: {
     description: 'A query parameter or header has a value it does not take; details name it.',
-    detail: {
-      type: 'object',
-      required: ['parameter', 'message'],
-      properties: {
-        parameter: { type: 'string', description: "The parameter's name.", examples: ['limit'] },
-        message: { type: 'string' },
-      },
-    },
+    detail: v.object({
+      parameter: text("The parameter's name.", ['limit']),
+      message: text('What it must be, and what was sent.'),
+    }),
   },
   unauthorized: {
     description:
@@ -97,17 +77,9 @@ export const ERROR_CODES = {
   not_found: { description: 'No such route.' },
   template_not_found: {
     description: 'No such template; details suggest the nearest slugs.',
-    detail: {
-      type: 'object',
-      required: ['suggestion'],
-      properties: {
-        suggestion: {
-          type: 'string',
-          description: 'A template slug near the one asked for.',
-          examples: ['welcome'],
-        },
-      },
-    },
+    detail: v.object({
+      suggestion: text('A template slug near the one asked for.', ['welcome']),
+    }),
   },
   message_not_found: { description: 'No such message (deleted, or dropped by --max-messages).' },
   fixture_not_found: { description: 'The template has no fixture case of that name.' },
@@ -115,23 +87,12 @@ export const ERROR_CODES = {
   recipient_not_found: {
     description:
       "A simulated event names an address that is not one of the message's recipients; details list them.",
-    detail: {
-      type: 'object',
-      required: ['field', 'recipients'],
-      properties: {
-        field: { const: 'recipient' },
-        recipients: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    detail: v.object({ field: v.literal('recipient'), recipients: v.array(v.string()) }),
   },
   url_not_in_message: {
     description:
       "A simulated click names a url that is none of the message's links; details list their hrefs.",
-    detail: {
-      type: 'object',
-      required: ['field', 'links'],
-      properties: { field: { const: 'url' }, links: { type: 'array', items: { type: 'string' } } },
-    },
+    detail: v.object({ field: v.literal('url'), links: v.array(v.string()) }),
   },
   webhook_delivery_not_found: {
     description: 'No such webhook delivery (only the newest 1000 attempts are kept).',
@@ -169,19 +130,13 @@ export const ERROR_CODES = {
   },
   validation_failed: {
     description: 'The body has the wrong shape; details list every problem at once.',
-    detail: {
-      type: 'object',
-      required: ['field', 'code', 'message'],
-      properties: {
-        field: {
-          type: 'string',
-          description: 'Path of the field: "to[1]", "match.template"; "" for the body itself.',
-          examples: ['to[1]'],
-        },
-        code: { type: 'string', enum: [...FIELD_PROBLEM_CODES] },
-        message: { type: 'string' },
-      },
-    },
+    detail: v.object({
+      field: text('Path of the field: "to[1]", "match.template"; "" for the body itself.', [
+        'to[1]',
+      ]),
+      code: v.picklist(FIELD_PROBLEM_CODES),
+      message: text(),
+    }),
   },
   template_invalid: {
     description:
@@ -190,18 +145,10 @@ export const ERROR_CODES = {
   },
   missing_variables: {
     description: 'The variables lack some the template needs; details list each one.',
-    detail: {
-      type: 'object',
-      required: ['variable', 'message'],
-      properties: {
-        variable: {
-          type: 'string',
-          description: 'Dotted path of the variable.',
-          examples: ['order.id'],
-        },
-        message: { type: 'string' },
-      },
-    },
+    detail: v.object({
+      variable: text('Dotted path of the variable.', ['order.id']),
+      message: text(),
+    }),
   },
   render_failed: {
     description:
@@ -221,22 +168,15 @@ export const ERROR_CODES = {
   log_write_failed: {
     description:
       'The message log could not be written (a full disk, lost permissions, an I/O error): nothing was stored and nothing acknowledged. Reads keep working; the next write tries again (docs/log-faults.md).',
-    detail: {
-      type: 'object',
-      required: ['file', 'reason'],
-      properties: {
-        file: {
-          type: 'string',
-          description: 'The log file.',
-          examples: ['/repo/.sendbox/messages.jsonl'],
-        },
-        reason: {
-          type: 'string',
-          description: 'The errno code of the failed write, or `unknown`.',
-          examples: ['ENOSPC', 'EACCES', 'EIO', 'EROFS'],
-        },
-      },
-    },
+    detail: v.object({
+      file: text('The log file.', ['/repo/.sendbox/messages.jsonl']),
+      reason: text('The errno code of the failed write, or `unknown`.', [
+        'ENOSPC',
+        'EACCES',
+        'EIO',
+        'EROFS',
+      ]),
+    }),
   },
   internal_error: {
     description:
@@ -248,3 +188,41 @@ export type ErrorCode = keyof typeof ERROR_CODES
 
 /** A status and the code answered with it. */
 export type ErrorRef = readonly [status: number, code: ErrorCode]
+
+/** `validation_failed` → `ValidationFailedError`; `internal_error` → `InternalError`. */
+export function errorSchemaName(code: string): string {
+  return `${code.replace(/_error$/, '').replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Error`
+}
+
+/** The `error` member of a code's answer: `{ code, message, details }`. */
+function errorObject(code: ErrorCode) {
+  const info: ErrorCodeInfo = ERROR_CODES[code]
+  return v.object({
+    code: v.literal(code),
+    message: text('A sentence a person can act on.'),
+    details: info.detail
+      ? v.array(info.detail)
+      : v.pipe(v.array(v.unknown()), v.maxLength(0), v.description('Always empty for this code.')),
+  })
+}
+
+const CODES = Object.keys(ERROR_CODES) as ErrorCode[]
+
+/** Each code's `error` member, built once (the document and the soft answers share them). */
+export const ERROR_OBJECTS: ReadonlyMap<ErrorCode, ReturnType<typeof errorObject>> = new Map(
+  CODES.map((code) => [code, errorObject(code)]),
+)
+
+/** Each code's answer, `{ error }`, named `<Code>Error` in the document. */
+export const ERROR_ANSWERS: ReadonlyMap<ErrorCode, Schema> = new Map(
+  CODES.map((code) => [
+    code,
+    component(
+      errorSchemaName(code),
+      v.pipe(
+        v.object({ error: ERROR_OBJECTS.get(code)! }),
+        v.description(ERROR_CODES[code].description),
+      ),
+    ),
+  ]),
+)

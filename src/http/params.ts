@@ -1,28 +1,32 @@
 import type { H3Event } from 'h3'
-import type { JsonSchema } from '../lib/schema.js'
+import * as v from 'valibot'
+import { pipeOf, problemsOf, rule, type Schema } from '../lib/schema.js'
 import { isTimeText, TIME_HINT } from '../lib/time.js'
 import type { ErrorRef } from './error-catalog.js'
 import { apiError } from './errors.js'
 
 /**
- * Query, path and header parameters: each knows its JSON Schema and description (for the
- * OpenAPI document) and how to read its raw string (for the route). A value the parameter does
- * not take is `400 invalid_parameter` naming it, never served as if it were absent.
+ * Query, path and header parameters: each is a Valibot schema of the raw string (`undefined`
+ * when absent) with a description, so the route's value, its type and the document's parameter
+ * come from one definition. A value the parameter does not take is `400 invalid_parameter`
+ * naming it, never served as if it were absent; a parameter's messages say what it must be
+ * ("must be a whole number from 1 to 1000 (got "0")"), and the route names it.
  */
 
-export interface Param<T> {
+export interface Param<T = unknown> {
+  /** Reads the raw value (`undefined`: absent); its failures' messages are "must be …" phrases. */
+  readonly schema: Schema<T>
   readonly description: string
-  /** JSON Schema of the value. */
-  readonly json: JsonSchema
-  /** Path parameters are; query parameters never are here. */
-  readonly required: boolean
-  /** Errors other than `400 invalid_parameter` that a bad value gets. */
+  /**
+   * The error a bad value answers when it is not `400 invalid_parameter` (a slug that is not
+   * one: `400 invalid_slug`); its message is then the whole sentence.
+   */
   readonly errors?: readonly ErrorRef[]
-  /** The value, from the raw string (`null`: absent); throws a 400 naming `name`. */
-  parse(raw: string | null, name: string, event: H3Event): T
+  /** The raw value, when it is not the router's (percent-decoded) or the query's. */
+  read?(event: H3Event): string | undefined
 }
 
-export type ParamValues<P extends Record<string, Param<unknown>>> = {
+export type ParamValues<P extends Record<string, Param>> = {
   [K in keyof P]: P[K] extends Param<infer T> ? T : never
 }
 
@@ -32,102 +36,145 @@ export type ParamValues<P extends Record<string, Param<unknown>>> = {
  * @example
  * throw badParameter('limit', 'must be a whole number from 1 to 1000 (got "0")')
  */
-export function badParameter(name: string, message: string) {
+export function badParameter(name: string, message: string, more: unknown[] = []) {
   return apiError(400, 'invalid_parameter', `The parameter "${name}" ${message}.`, {
-    details: [{ parameter: name, message }],
+    details: [{ parameter: name, message }, ...more],
   })
 }
 
-const withExamples = (schema: JsonSchema, examples?: unknown[]) =>
-  examples ? { ...schema, examples } : schema
+/**
+ * A parameter's value read from its raw string (`undefined`: absent), or the error a bad one
+ * answers: its own (`400 invalid_slug`) when it names one, else `400 invalid_parameter`.
+ *
+ * @example const status = readParam(PREFER, 'Prefer', event.req.headers.get('prefer') ?? undefined)
+ */
+export function readParam<T>(param: Param<T>, name: string, raw: string | undefined): T {
+  const result = v.safeParse(param.schema, raw, { abortPipeEarly: true })
+  if (result.success) return result.output
+  const [problem] = problemsOf(result.issues)
+  const [own] = param.errors ?? []
+  if (own) throw apiError(own[0], own[1], problem!.message)
+  throw badParameter(name, problem!.message)
+}
 
-/** Free text; empty means absent (`?to=` filters nothing). */
+/** What was sent, for a message: `(got "1e1")`. */
+const got = (raw: unknown) =>
+  `(got ${JSON.stringify(typeof raw === 'string' ? raw.slice(0, 100) : raw) ?? 'nothing'})`
+
+const described = (description: string, examples?: string[]) => [
+  v.description(description),
+  ...(examples ? [v.examples(examples)] : []),
+]
+
+/**
+ * Free text; empty means absent (`?to=` filters nothing).
+ *
+ * @example to: textParam('Only messages with a recipient containing this.', { examples: ['ada@'] })
+ */
 export function textParam(
   description: string,
   options: { examples?: string[] } = {},
 ): Param<string | undefined> {
   return {
     description,
-    json: withExamples({ type: 'string' }, options.examples),
-    required: false,
-    parse: (raw) => (raw === null || raw === '' ? undefined : raw),
+    schema: v.optional(
+      pipeOf<string, string | undefined>(v.string(), [
+        ...described(description, options.examples),
+        v.transform((raw: string) => (raw === '' ? undefined : raw)),
+      ]),
+    ),
   }
 }
 
-/** One of a fixed set of words; anything else (the empty string included) is refused. */
-export function enumParam<const T extends string>(
+/**
+ * One of a fixed set of words; anything else (the empty string included) is refused.
+ *
+ * @example images: enumParam(['on', 'off'], '`off` blocks images.', 'on')
+ */
+export function enumParam<const T extends string, const D extends T | undefined = undefined>(
   values: readonly T[],
   description: string,
-  defaultValue?: T,
-): Param<T | undefined> {
+  defaultValue?: D,
+): Param<D extends T ? T : T | undefined> {
+  const words = values.map((word) => `"${word}"`).join(' or ')
+  const schema = pipeOf(
+    v.picklist(values as T[], (issue) => `must be ${words} ${got(issue.input)}`),
+    described(description),
+  )
   return {
     description,
-    json: {
-      type: 'string',
-      enum: [...values],
-      ...(defaultValue !== undefined ? { default: defaultValue } : {}),
-    },
-    required: false,
-    parse(raw, name) {
-      if (raw === null) return defaultValue
-      if ((values as readonly string[]).includes(raw)) return raw as T
-      throw badParameter(
-        name,
-        `must be ${values.map((v) => `"${v}"`).join(' or ')} (got ${JSON.stringify(raw.slice(0, 100))})`,
-      )
-    },
+    schema: (defaultValue === undefined
+      ? v.optional(schema)
+      : v.optional(schema, defaultValue as T)) as unknown as Schema<
+      D extends T ? T : T | undefined
+    >,
   }
 }
 
 const INTEGER = /^-?[0-9]{1,16}$/
 
-/** A whole number in decimal digits, within bounds; `default` when absent. */
+/**
+ * A whole number in decimal digits, within bounds; `default` when absent.
+ *
+ * @example limit: intParam({ minimum: 1, maximum: 1000, default: 50 }, 'How many messages.')
+ */
 export function intParam(
   options: { minimum: number; maximum: number; default: number },
   description: string,
 ): Param<number> {
   const { minimum, maximum } = options
+  const fits = (raw: string) =>
+    INTEGER.test(raw) && Number(raw) >= minimum && Number(raw) <= maximum
   return {
     description,
-    json: { type: 'integer', minimum, maximum, default: options.default },
-    required: false,
-    parse(raw, name) {
-      if (raw === null) return options.default
-      const n = Number(raw)
-      if (!INTEGER.test(raw) || n < minimum || n > maximum)
-        throw badParameter(
-          name,
-          `must be a whole number from ${minimum} to ${maximum} (got ${JSON.stringify(raw.slice(0, 100))})`,
-        )
-      return n
-    },
+    schema: v.optional(
+      pipeOf<string, number>(v.string(), [
+        rule(
+          'invalid_value',
+          fits,
+          (issue) => `must be a whole number from ${minimum} to ${maximum} ${got(issue.input)}`,
+        ),
+        v.transform(Number),
+        // What the document says of the value (the rule above has held it to this already).
+        v.number(),
+        v.integer(),
+        v.minValue(minimum),
+        v.maxValue(maximum),
+        ...described(description),
+      ]),
+      String(options.default),
+    ),
   }
 }
 
-/** RFC 3339: a date (`2026-11-21`) or a date and time with a zone (`2026-11-21T10:00:00Z`). */
-
-/** An instant, as an RFC 3339 date-time or a date (midnight UTC); empty means absent. */
+/**
+ * An instant, as an RFC 3339 date-time or a date (midnight UTC).
+ *
+ * @example since: timeParam('Only messages created at or after this time.')
+ */
 export function timeParam(description: string): Param<string | undefined> {
   return {
     description,
-    json: {
-      anyOf: [
-        { type: 'string', format: 'date-time' },
-        { type: 'string', format: 'date' },
-      ],
-      examples: ['2026-11-21T10:00:00Z'],
-    },
-    required: false,
-    parse(raw, name) {
-      if (raw === null || raw === '') return undefined
-      if (!isTimeText(raw))
-        throw badParameter(name, `must be ${TIME_HINT} (got ${JSON.stringify(raw.slice(0, 100))})`)
-      return raw
-    },
+    schema: v.optional(
+      pipeOf(v.string(), [
+        rule('invalid_value', isTimeText, (issue) => `must be ${TIME_HINT} ${got(issue.input)}`),
+        v.metadata({
+          anyOf: [
+            { type: 'string', format: 'date-time' },
+            { type: 'string', format: 'date' },
+          ],
+        }),
+        ...described(description, ['2026-11-21T10:00:00Z']),
+      ]),
+    ),
   }
 }
 
-/** A string matching `pattern` (whose source goes into the document); empty means absent. */
+/**
+ * A string matching `pattern` (whose source goes into the document); empty is no match.
+ *
+ * @example case: patternParam(SLUG_PATTERN, 'a fixture case name', 'A fixture case.')
+ */
 export function patternParam(
   pattern: RegExp,
   hint: string,
@@ -136,40 +183,36 @@ export function patternParam(
 ): Param<string | undefined> {
   return {
     description,
-    json: withExamples({ type: 'string', pattern: pattern.source }, options.examples),
-    required: false,
-    parse(raw, name) {
-      if (raw === null || raw === '') return undefined
-      if (!pattern.test(raw))
-        throw badParameter(name, `must be ${hint} (got ${JSON.stringify(raw.slice(0, 100))})`)
-      return raw
-    },
+    schema: v.optional(
+      pipeOf(v.string(), [
+        v.regex(pattern, (issue) => `must be ${hint} ${got(issue.input)}`),
+        ...described(description, options.examples),
+      ]),
+    ),
   }
 }
 
 /**
- * A path segment, percent-decoded, then read by `parse`, which refuses a malformed one with its
- * own error (a slug that is not one is `400 invalid_slug`), listed in `errors`.
+ * A path segment, percent-decoded, read by `schema`. One that refuses a value with an error of
+ * its own (a slug: `400 invalid_slug`) lists it in `errors` and words its messages in full.
+ *
+ * @example id: pathParam('A message id.', described(v.string(), '…', ['msg_01…']))
  */
-export function pathParam<T = string>(
+export function pathParam<T>(
   description: string,
-  json: JsonSchema,
-  parse: (value: string, event: H3Event) => T,
-  errors: readonly ErrorRef[] = [],
+  schema: Schema<T>,
+  options: Pick<Param<T>, 'errors' | 'read'> = {},
 ): Param<T> {
-  return {
-    description,
-    json,
-    required: true,
-    errors,
-    parse(raw, _name, event) {
-      let value = raw ?? ''
-      try {
-        value = decodeURIComponent(value)
-      } catch {
-        // Malformed escapes stay as sent; `parse` refuses them.
-      }
-      return parse(value, event)
-    },
-  }
+  return { description, schema: pipeOf(schema, described(description)), ...options }
+}
+
+/**
+ * The `?v=` of an HTML answer a page loads in a frame: any value, ignored. A new one makes the
+ * frame load again after a change on disk (the URL of a fixture's preview never changes).
+ */
+export const CACHE_QUERY = {
+  v: textParam(
+    'Ignored: any value. A page changes it to make a frame load the answer again (`?v=2`).',
+    { examples: ['2'] },
+  ),
 }

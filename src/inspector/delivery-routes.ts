@@ -1,53 +1,15 @@
 import {
   MessageNotFoundError,
-  parseSimulatedEvent,
   RecipientNotFoundError,
-  SIMULATED_EVENT_TYPES,
+  SIMULATED_EVENT,
   UrlNotInMessageError,
-  type SimulatedEvent,
 } from '../core/delivery.js'
-import { MESSAGE_ID, MESSAGE_RECORD } from '../http/components.js'
-import { defineOperation, type BodySpec } from '../http/define.js'
+import { MESSAGE_RECORD } from '../http/components.js'
+import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { component } from '../http/openapi.js'
-import { pathParam } from '../http/params.js'
+import { ID } from './messages.js'
 
 const EVENT_BODY_LIMIT = 64 * 1024
-
-const SIMULATED_EVENT: BodySpec<SimulatedEvent> = {
-  description: 'The event to simulate.',
-  json: component('SimulatedEvent', {
-    type: 'object',
-    required: ['type'],
-    additionalProperties: false,
-    properties: {
-      type: { type: 'string', enum: [...SIMULATED_EVENT_TYPES] },
-      recipient: {
-        type: 'string',
-        description: "A recipient's address; default: the first recipient.",
-        examples: ['ada@example.com'],
-      },
-      url: {
-        type: 'string',
-        description:
-          "`clicked` only, and required there: the `href` of one of the message's `links`.",
-      },
-    },
-  }),
-  parse(value) {
-    const parsed = parseSimulatedEvent(value)
-    if (!parsed.ok)
-      throw apiError(
-        422,
-        'validation_failed',
-        'The event is not valid; details list each problem.',
-        { details: parsed.problems },
-      )
-    return parsed.value
-  },
-  limit: () => EVENT_BODY_LIMIT,
-  checkMediaType: true,
-}
 
 /**
  * POST /_sandbox/api/messages/:id/events: simulated engagement (CONTRACT §7). After the body's
@@ -63,18 +25,13 @@ export const deliveryOperations = [
     summary: 'Simulate what a recipient did: opened, clicked, bounced, complained, delivered.',
     description:
       "Appends the event to the recipient (the first when none is named), updates the states, and fires its webhook. A `clicked` needs a `url`: the `href` of one of the message's `links`. Answers the record after it. A simulated event takes the recipient over: its remaining automatic steps are dropped.",
-    params: {
-      id: pathParam(
-        'A message id, as POST /messages answered it.',
-        {
-          type: 'string',
-          pattern: MESSAGE_ID.source,
-          examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'],
-        },
-        (id) => id,
-      ),
+    params: { id: ID },
+    body: {
+      description: 'The event to simulate.',
+      schema: SIMULATED_EVENT,
+      noun: 'event',
+      limit: () => EVENT_BODY_LIMIT,
     },
-    body: SIMULATED_EVENT,
     success: {
       status: 201,
       description: 'The message record after the event.',

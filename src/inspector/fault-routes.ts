@@ -1,27 +1,31 @@
 import { FAULT_INPUT, FAULT_STATUSES, FaultLimitError } from '../core/faults.js'
 import { apiError } from '../http/errors.js'
-import { defineOperation, jsonBody } from '../http/define.js'
-import { component } from '../http/openapi.js'
+import * as v from 'valibot'
+import { defineOperation } from '../http/define.js'
+import { component, described } from '../lib/schema.js'
 
 const FAULT_BODY_LIMIT = 64 * 1024
 
-const FAULT = component('Fault', {
-  type: 'object',
-  description: 'An armed fault.',
-  required: ['id', 'status', 'remaining', 'match', 'retryAfter', 'createdAt'],
-  properties: {
-    id: { type: 'string', pattern: '^fault_[0-9]+$', examples: ['fault_1'] },
-    status: { type: 'integer', enum: [...FAULT_STATUSES] },
-    remaining: { type: 'integer', minimum: 1, description: 'Matching sends still to fail.' },
-    match: {
-      type: 'object',
-      properties: { template: { type: 'string' }, to: { type: 'string' } },
-      description: 'Which sends it fails; {} for all.',
-    },
-    retryAfter: { type: 'integer', minimum: 0 },
-    createdAt: { type: 'string', format: 'date-time' },
-  },
-})
+const FAULT = component(
+  'Fault',
+  v.pipe(
+    v.object({
+      id: v.pipe(v.string(), v.regex(/^fault_[0-9]+$/), v.examples(['fault_1'])),
+      status: v.pipe(v.picklist(FAULT_STATUSES), v.metadata({ type: 'integer' })),
+      remaining: described(
+        v.pipe(v.number(), v.integer(), v.minValue(1)),
+        'Matching sends still to fail.',
+      ),
+      match: described(
+        v.object({ template: v.optional(v.string()), to: v.optional(v.string()) }),
+        'Which sends it fails; {} for all.',
+      ),
+      retryAfter: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      createdAt: v.pipe(v.string(), v.isoTimestamp()),
+    }),
+    v.description('An armed fault.'),
+  ),
+)
 
 /** POST/GET/DELETE /_sandbox/api/faults (CONTRACT §6). */
 export const faultOperations = [
@@ -33,7 +37,7 @@ export const faultOperations = [
     summary: 'Make the next `count` matching sends fail with `status`.',
     description:
       'A faulted send answers `simulated_fault` with that status (a 429 with Retry-After) and is not stored. An armed fault answers after the shape check, so an invalid send is still reported as invalid and does not use it up. For one request, `Prefer: code=<status>` on the emulated API does the same without arming anything.',
-    body: { ...jsonBody(FAULT_INPUT, 'The fault.'), limit: () => FAULT_BODY_LIMIT },
+    body: { schema: FAULT_INPUT, description: 'The fault.', limit: () => FAULT_BODY_LIMIT },
     success: { status: 201, description: 'Armed.', schema: FAULT },
     examples: {
       twice503: {
@@ -69,11 +73,7 @@ export const faultOperations = [
     success: {
       status: 200,
       description: 'Armed faults.',
-      schema: {
-        type: 'object',
-        required: ['faults'],
-        properties: { faults: { type: 'array', items: FAULT } },
-      },
+      schema: v.object({ faults: v.array(FAULT) }),
     },
     handler: ({ ctx }) => ({ faults: ctx.faults.list() }),
   }),

@@ -1,4 +1,7 @@
 import type { H3 } from 'h3'
+import * as v from 'valibot'
+import { count } from '../http/components.js'
+import { described } from '../lib/schema.js'
 import type { AppContext } from '../core/context.js'
 import type { LogHealth } from '../store/types.js'
 import { defineOperation, registerOperations, type Operation } from '../http/define.js'
@@ -23,82 +26,40 @@ const healthOperation = defineOperation({
   success: {
     status: 200,
     description: 'Up.',
-    schema: {
-      type: 'object',
-      required: [
-        'status',
-        'version',
-        'templates',
-        'messages',
-        'dropped',
-        'bytes',
-        'subscribers',
-        'auth',
-        'log',
-      ],
-      properties: {
-        status: { type: 'string', enum: ['ok'] },
-        version: { type: 'string', description: "sendbox's version." },
-        templates: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Templates in the templates folder.',
-        },
-        messages: { type: 'integer', minimum: 0, description: 'Messages stored.' },
-        dropped: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Old messages dropped by --max-messages or --max-log-bytes since the start.',
-        },
-        bytes: {
-          type: 'integer',
-          minimum: 0,
-          description: 'What the stored messages weigh, against --max-log-bytes.',
-        },
-        subscribers: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Open event streams and pending waits.',
-        },
-        log: {
-          type: 'string',
-          enum: ['ok', 'write_failed', 'memory'],
-          description:
-            'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file). The event stream says each change as a `log` event. See docs/log-faults.md.',
-        },
-        logError: {
-          type: 'object',
-          description: 'With `log: "write_failed"`: the file, why, and since when.',
-          required: ['file', 'reason', 'message', 'since'],
-          properties: {
-            file: { type: 'string' },
-            reason: { type: 'string', examples: ['ENOSPC'] },
-            message: { type: 'string', description: 'What the console said.' },
-            since: { type: 'string', format: 'date-time' },
-          },
-        },
-        auth: {
-          type: 'object',
-          required: ['tokenPrefixes', 'exactTokens'],
-          properties: {
-            tokenPrefixes: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'Accepted token prefixes.',
-              examples: [['sandbox_']],
-            },
-            exactTokens: {
-              type: 'boolean',
-              description:
-                'Whether only exact tokens (--token) are accepted; they are never shown.',
-            },
-          },
-        },
-      },
-    },
+    schema: v.object({
+      status: v.literal('ok'),
+      version: described(v.string(), "sendbox's version."),
+      templates: count('Templates in the templates folder.'),
+      messages: count('Messages stored.'),
+      dropped: count('Old messages dropped by --max-messages or --max-log-bytes since the start.'),
+      bytes: count('What the stored messages weigh, against --max-log-bytes.'),
+      subscribers: count('Open event streams and pending waits.'),
+      log: described(
+        v.picklist(['ok', 'write_failed', 'memory']),
+        'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file). The event stream says each change as a `log` event. See docs/log-faults.md.',
+      ),
+      logError: v.optional(
+        v.pipe(
+          v.object({
+            file: v.string(),
+            reason: described(v.string(), 'The errno code, or `unknown`.', ['ENOSPC']),
+            message: described(v.string(), 'What the console said.'),
+            since: v.pipe(v.string(), v.isoTimestamp()),
+          }),
+          v.description('With `log: "write_failed"`: the file, why, and since when.'),
+        ),
+      ),
+      auth: v.object({
+        tokenPrefixes: described(v.array(v.string()), 'Accepted token prefixes.', [['sandbox_']]),
+        exactTokens: described(
+          v.boolean(),
+          'Whether only exact tokens (--token) are accepted; they are never shown.',
+        ),
+      }),
+    }),
   },
   handler: ({ ctx }) => ({
-    status: 'ok',
+    status: 'ok' as const,
     version: ctx.version,
     templates: ctx.catalog.count(),
     messages: ctx.log.count(),
@@ -115,8 +76,17 @@ const healthOperation = defineOperation({
 
 /** The log's health as the health answer says it: `log`, and `logError` while writes fail. */
 function logHealth({ state, file, reason, message, since }: LogHealth) {
+  // A failed write always has them (store/log-health.ts); the fallbacks satisfy the types only.
   return state === 'write_failed'
-    ? { log: state, logError: { file, reason, message, since } }
+    ? {
+        log: state,
+        logError: {
+          file: file ?? '',
+          reason: reason ?? 'unknown',
+          message: message ?? '',
+          since: since ?? new Date(0).toISOString(),
+        },
+      }
     : { log: state }
 }
 

@@ -5,7 +5,14 @@ import { recordSize } from '../store/index.js'
 import { streamJsonList } from './stream.js'
 import { clearMessages, deleteMessage } from '../core/messages.js'
 import { ShuttingDownError, waitForMessage, WaitTimeoutError } from '../core/wait.js'
-import { EMAIL_CHECKS, MESSAGE_ID, MESSAGE_RECORD, MESSAGE_SUMMARY } from '../http/components.js'
+import * as v from 'valibot'
+import {
+  count,
+  EMAIL_CHECKS,
+  MESSAGE_ID,
+  MESSAGE_RECORD,
+  MESSAGE_SUMMARY,
+} from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
@@ -21,10 +28,14 @@ import {
   TIMEOUT_QUERY,
 } from './query.js'
 
-const ID = pathParam(
+/** Any text is looked up (one that is no id is simply not found); the document gives the form ids have. */
+export const ID = pathParam(
   'A message id, as POST /messages answered it.',
-  { type: 'string', pattern: MESSAGE_ID.source, examples: ['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] },
-  (id) => id,
+  v.pipe(
+    v.string(),
+    v.metadata({ pattern: MESSAGE_ID.source }),
+    v.examples(['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D']),
+  ),
 )
 
 function findMessage(ctx: AppContext, id: string): MessageRecord {
@@ -62,18 +73,13 @@ export const messageOperations = [
     success: {
       status: 200,
       description: 'A page of messages.',
-      schema: {
-        type: 'object',
-        required: ['messages', 'total'],
-        properties: {
-          messages: {
-            type: 'array',
-            items: { anyOf: [MESSAGE_RECORD, MESSAGE_SUMMARY] },
-            description: 'Whole records, or summaries with `?fields=summary`.',
-          },
-          total: { type: 'integer', minimum: 0, description: 'Matches before limit and offset.' },
-        },
-      },
+      schema: v.object({
+        messages: v.pipe(
+          v.array(v.union([MESSAGE_RECORD, MESSAGE_SUMMARY])),
+          v.description('Whole records, or summaries with `?fields=summary`.'),
+        ),
+        total: count('Matches before limit and offset.'),
+      }),
     },
     examples: {
       recent: {

@@ -1,43 +1,35 @@
+import * as v from 'valibot'
+import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
-import { component } from '../http/openapi.js'
+import { component, described } from '../lib/schema.js'
 import { filterOf, FILTER_QUERY, PAGING_QUERY } from './query.js'
 
-const nullableString = { type: ['string', 'null'] }
+const nullableString = (description?: string) =>
+  description ? described(v.nullable(v.string()), description) : v.nullable(v.string())
 
 /** A rejected send, as src/core/rejections.ts keeps it: never the token, the variables or the body. */
-const REJECTION = component('Rejection', {
-  type: 'object',
-  description:
-    'A send sendbox refused, kept in memory (the newest 100) so a test can see why its app got no message.',
-  required: [
-    'id',
-    'at',
-    'status',
-    'code',
-    'message',
-    'details',
-    'template',
-    'from',
-    'to',
-    'subject',
-    'project',
-    'tokenHint',
-  ],
-  properties: {
-    id: { type: 'string', examples: ['rej_01KAPXVZ5Q3K8T1V7W9Y2B4C6D'] },
-    at: { type: 'string', format: 'date-time' },
-    status: { type: 'integer', description: 'The status the send was answered with.' },
-    code: { type: 'string', examples: ['missing_variables'] },
-    message: { type: 'string' },
-    details: { type: 'array', items: {}, description: "The error's details, cut down." },
-    template: { ...nullableString, description: 'What the body named, if it could be read.' },
-    from: nullableString,
-    to: { type: ['array', 'null'], items: { type: 'string' } },
-    subject: nullableString,
-    project: { ...nullableString, description: 'Once the token was accepted.' },
-    tokenHint: nullableString,
-  },
-})
+const REJECTION = component(
+  'Rejection',
+  v.pipe(
+    v.object({
+      id: described(v.string(), 'The rejection id.', ['rej_01KAPXVZ5Q3K8T1V7W9Y2B4C6D']),
+      at: v.pipe(v.string(), v.isoTimestamp()),
+      status: described(v.pipe(v.number(), v.integer()), 'The status the send was answered with.'),
+      code: described(v.string(), "The error's code.", ['missing_variables']),
+      message: v.string(),
+      details: described(v.array(v.unknown()), "The error's details, cut down."),
+      template: nullableString('What the body named, if it could be read.'),
+      from: nullableString(),
+      to: v.nullable(v.array(v.string())),
+      subject: nullableString(),
+      project: nullableString('Once the token was accepted.'),
+      tokenHint: nullableString(),
+    }),
+    v.description(
+      'A send sendbox refused, kept in memory (the newest 100) so a test can see why its app got no message.',
+    ),
+  ),
+)
 
 /** GET and DELETE /_sandbox/api/rejections: the recent refused sends, newest first. */
 export const rejectionOperations = [
@@ -53,14 +45,7 @@ export const rejectionOperations = [
     success: {
       status: 200,
       description: 'A page of rejections.',
-      schema: {
-        type: 'object',
-        required: ['rejections', 'total'],
-        properties: {
-          rejections: { type: 'array', items: REJECTION },
-          total: { type: 'integer', minimum: 0 },
-        },
-      },
+      schema: v.object({ rejections: v.array(REJECTION), total: count() }),
     },
     handler({ ctx, query }) {
       const { limit, offset, ...filter } = filterOf(query)

@@ -1,11 +1,12 @@
+import * as v from 'valibot'
 import type { CaseError } from '../core/snapshot-types.js'
 import { SNAPSHOT_NAME_PATTERN, VISUAL_VARIANTS } from '../core/snapshot-files.js'
+import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { component } from '../http/openapi.js'
-import { badParameter, enumParam, pathParam } from '../http/params.js'
-import type { JsonSchema } from '../lib/schema.js'
+import { enumParam, pathParam } from '../http/params.js'
 import { shownPath } from '../lib/paths.js'
+import { component, described, rule, shown } from '../lib/schema.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
 import type { SnapshotAccepted, SnapshotCase, SnapshotList, SnapshotsAccepted } from './types.js'
 
@@ -17,186 +18,166 @@ import type { SnapshotAccepted, SnapshotCase, SnapshotList, SnapshotsAccepted } 
  */
 
 const NAME_HINT = 'letters, digits, "-", "_" and "." (not first), 1 to 128 characters'
+const isName = (name: string) => SNAPSHOT_NAME_PATTERN.test(name)
 
 const TEMPLATE = pathParam(
   "A template's slug.",
-  { type: 'string', pattern: SNAPSHOT_NAME_PATTERN.source, examples: ['welcome'] },
-  (slug) => {
-    if (!SNAPSHOT_NAME_PATTERN.test(slug))
-      throw apiError(
-        400,
-        'invalid_slug',
-        `${JSON.stringify(slug.slice(0, 140))} is not a template slug: use ${NAME_HINT}.`,
-      )
-    return slug
-  },
-  [[400, 'invalid_slug']],
+  v.pipe(
+    v.string(),
+    rule(
+      'invalid_value',
+      isName,
+      (issue) => `${shown(issue.input)} is not a template slug: use ${NAME_HINT}.`,
+    ),
+    v.metadata({ pattern: SNAPSHOT_NAME_PATTERN.source }),
+    v.examples(['welcome']),
+  ),
+  { errors: [[400, 'invalid_slug']] },
 )
 
 const CASE = pathParam(
   'A fixture case of the template (`default` for fixtures/<slug>.json or the front-matter examples).',
-  { type: 'string', pattern: SNAPSHOT_NAME_PATTERN.source, examples: ['default'] },
-  (name) => {
-    if (!SNAPSHOT_NAME_PATTERN.test(name))
-      throw badParameter(
-        'case',
-        `must be a case name: ${NAME_HINT} (got ${JSON.stringify(name.slice(0, 100))})`,
-      )
-    return name
-  },
-  [[400, 'invalid_parameter']],
+  v.pipe(
+    v.string(),
+    rule(
+      'invalid_value',
+      isName,
+      (issue) => `must be a case name: ${NAME_HINT} (got ${shown(issue.input, 100)})`,
+    ),
+    v.metadata({ pattern: SNAPSHOT_NAME_PATTERN.source }),
+    v.examples(['default']),
+  ),
 )
 
 const ONE = { template: TEMPLATE, case: CASE }
 
-const STATUS: JsonSchema = {
-  type: 'string',
-  enum: ['same', 'changed', 'new', 'obsolete'],
-  description:
-    '`same`: the render is the snapshot; `changed`: it differs (or no longer renders: see `error`); `new`: there is no snapshot yet; `obsolete`: a snapshot whose template or case is gone.',
-}
+const STATUSES = ['same', 'changed', 'new', 'obsolete'] as const
+const STATUS = described(
+  v.picklist(STATUSES),
+  '`same`: the render is the snapshot; `changed`: it differs (or no longer renders: see `error`); `new`: there is no snapshot yet; `obsolete`: a snapshot whose template or case is gone.',
+)
 
-const CASE_ERROR = component('SnapshotCaseError', {
-  type: 'object',
-  description: 'Why the case does not render now, as `sendbox check` names it.',
-  required: ['code', 'message'],
-  properties: {
-    code: {
-      type: 'string',
-      enum: [
+const CASE_ERROR = component(
+  'SnapshotCaseError',
+  v.pipe(
+    v.object({
+      code: v.picklist([
         'template_not_found',
         'template_invalid',
         'missing_variables',
         'render_failed',
         'fixture_invalid',
-      ],
-    },
-    message: { type: 'string' },
-  },
-})
-
-const COUNTS = component('SnapshotCounts', {
-  type: 'object',
-  description: 'How many cases have each status.',
-  required: ['same', 'changed', 'new', 'obsolete'],
-  properties: Object.fromEntries(
-    ['same', 'changed', 'new', 'obsolete'].map((s) => [s, { type: 'integer', minimum: 0 }]),
+      ]),
+      message: v.string(),
+    }),
+    v.description('Why the case does not render now, as `sendbox check` names it.'),
   ),
-})
+)
 
-const SUMMARY = component('SnapshotSummary', {
-  type: 'object',
-  description: 'A case and the status of its snapshot.',
-  required: ['template', 'case', 'status'],
-  properties: {
-    template: { type: 'string', examples: ['welcome'] },
-    case: { type: 'string', examples: ['default'] },
-    status: STATUS,
-    error: CASE_ERROR,
-  },
-})
+const COUNTS = component(
+  'SnapshotCounts',
+  v.pipe(
+    v.object({ same: count(), changed: count(), new: count(), obsolete: count() }),
+    v.description('How many cases have each status.'),
+  ),
+)
 
-const PAIR = (description: string, nullable: boolean): JsonSchema => ({
-  type: 'object',
-  description,
-  required: ['html', 'text'],
-  properties: {
-    html: { type: nullable ? ['string', 'null'] : 'string' },
-    text: { type: nullable ? ['string', 'null'] : 'string' },
-  },
-})
+const SUMMARY = component(
+  'SnapshotSummary',
+  v.pipe(
+    v.object({
+      template: v.pipe(v.string(), v.examples(['welcome'])),
+      case: v.pipe(v.string(), v.examples(['default'])),
+      status: STATUS,
+      error: v.optional(CASE_ERROR),
+    }),
+    v.description('A case and the status of its snapshot.'),
+  ),
+)
 
-const IMAGE = component('SnapshotImage', {
-  type: 'object',
-  description:
-    'A screenshot of `sendbox check --visual`: which of its images exist, and where each is served.',
-  required: ['variant', 'width', 'scheme', 'snapshot', 'current', 'diff', 'urls'],
-  properties: {
-    variant: { type: 'string', enum: VISUAL_VARIANTS.map((v) => v.name) },
-    width: { type: 'integer', enum: [...new Set(VISUAL_VARIANTS.map((v) => v.width))] },
-    scheme: { type: 'string', enum: ['light', 'dark'] },
-    snapshot: { type: 'boolean', description: 'The committed PNG exists.' },
-    current: {
-      type: 'boolean',
-      description: 'The last `--visual` run found a change and kept its screenshot.',
-    },
-    diff: { type: 'boolean', description: 'The diff image of that change exists.' },
-    urls: {
-      type: 'object',
-      description: 'Where each image that exists is served (PNG).',
-      properties: {
-        snapshot: { type: 'string' },
-        current: { type: 'string' },
-        diff: { type: 'string' },
-      },
-    },
-  },
-})
+const pair = <S extends v.GenericSchema>(side: S, description: string) =>
+  v.pipe(v.object({ html: side, text: side }), v.description(description))
 
-const DETAIL = component('SnapshotDetail', {
-  type: 'object',
-  description: 'A case in full: its snapshot, its render now, the diffs, its images.',
-  required: [
-    'template',
-    'case',
-    'status',
-    'snapshot',
-    'current',
-    'diff',
-    'files',
-    'html',
-    'images',
-  ],
-  properties: {
-    template: { type: 'string' },
-    case: { type: 'string' },
-    status: STATUS,
-    error: CASE_ERROR,
-    snapshot: PAIR('The snapshot files (null: missing).', true),
-    current: {
-      oneOf: [PAIR('The render now, as a snapshot stores it.', false), { type: 'null' }],
-      description:
+const VARIANTS = VISUAL_VARIANTS.map((variant) => variant.name)
+const kinds = ['snapshot', 'current', 'diff'] as const
+
+const IMAGE = component(
+  'SnapshotImage',
+  v.pipe(
+    v.object({
+      variant: v.picklist(VARIANTS),
+      width: v.pipe(
+        v.number(),
+        v.integer(),
+        v.metadata({ enum: [...new Set(VISUAL_VARIANTS.map((variant) => variant.width))] }),
+      ),
+      scheme: v.picklist(['light', 'dark']),
+      snapshot: described(v.boolean(), 'The committed PNG exists.'),
+      current: described(
+        v.boolean(),
+        'The last `--visual` run found a change and kept its screenshot.',
+      ),
+      diff: described(v.boolean(), 'The diff image of that change exists.'),
+      urls: described(
+        v.object(Object.fromEntries(kinds.map((kind) => [kind, v.optional(v.string())]))),
+        'Where each image that exists is served (PNG).',
+      ),
+    }),
+    v.description(
+      'A screenshot of `sendbox check --visual`: which of its images exist, and where each is served.',
+    ),
+  ),
+)
+
+const DETAIL = component(
+  'SnapshotDetail',
+  v.pipe(
+    v.object({
+      template: v.string(),
+      case: v.string(),
+      status: STATUS,
+      error: v.optional(CASE_ERROR),
+      snapshot: pair(v.nullable(v.string()), 'The snapshot files (null: missing).'),
+      current: described(
+        v.nullable(pair(v.string(), 'The render now, as a snapshot stores it.')),
         'The render now, as a snapshot stores it; null when it does not render or the case is gone.',
-    },
-    diff: {
-      ...PAIR('Unified diffs from the snapshot to the render now (null: no difference).', true),
-    },
-    files: {
-      type: 'object',
-      description: 'The snapshot files, from the working folder.',
-      required: ['html', 'text'],
-      properties: { html: { type: 'string' }, text: { type: 'string' } },
-    },
-    html: {
-      type: 'object',
-      description:
+      ),
+      diff: pair(
+        v.nullable(v.string()),
+        'Unified diffs from the snapshot to the render now (null: no difference).',
+      ),
+      files: pair(v.string(), 'The snapshot files, from the working folder.'),
+      html: described(
+        v.object({ snapshot: v.string(), current: v.string() }),
         'Where either side is served as sandboxed HTML for a frame (`?scheme=`, `?images=` apply).',
-      required: ['snapshot', 'current'],
-      properties: { snapshot: { type: 'string' }, current: { type: 'string' } },
-    },
-    images: { type: 'array', items: IMAGE },
-  },
-})
+      ),
+      images: v.array(IMAGE),
+    }),
+    v.description('A case in full: its snapshot, its render now, the diffs, its images.'),
+  ),
+)
 
-const ACCEPTED = component('SnapshotAccepted', {
-  type: 'object',
-  description: 'What accepting wrote or removed.',
-  required: ['template', 'case', 'status', 'files', 'counts'],
-  properties: {
-    template: { type: 'string' },
-    case: { type: 'string' },
-    status: {
-      oneOf: [STATUS, { type: 'null' }],
-      description: '`same` once written; null for an obsolete snapshot, removed.',
-    },
-    files: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'The files written (or removed), from the working folder.',
-    },
-    counts: COUNTS,
-  },
-})
+const ACCEPTED = component(
+  'SnapshotAccepted',
+  v.pipe(
+    v.object({
+      template: v.string(),
+      case: v.string(),
+      status: described(
+        v.nullable(v.picklist(STATUSES)),
+        '`same` once written; null for an obsolete snapshot, removed.',
+      ),
+      files: described(
+        v.array(v.string()),
+        'The files written (or removed), from the working folder.',
+      ),
+      counts: COUNTS,
+    }),
+    v.description('What accepting wrote or removed.'),
+  ),
+)
+
+const CASE_REF = v.object({ template: v.string(), case: v.string() })
 
 const base = (template: string, name: string) =>
   `/_sandbox/api/snapshots/${encodeURIComponent(template)}/${encodeURIComponent(name)}`
@@ -238,15 +219,11 @@ export const snapshotOperations = [
     success: {
       status: 200,
       description: 'The cases.',
-      schema: {
-        type: 'object',
-        required: ['snapshots', 'counts', 'folder'],
-        properties: {
-          snapshots: { type: 'array', items: SUMMARY },
-          counts: COUNTS,
-          folder: { type: 'string', description: 'The snapshot folder, from the working folder.' },
-        },
-      },
+      schema: v.object({
+        snapshots: v.array(SUMMARY),
+        counts: COUNTS,
+        folder: described(v.string(), 'The snapshot folder, from the working folder.'),
+      }),
     },
     async handler({ ctx }): Promise<SnapshotList> {
       const { snapshots, counts } = await ctx.snapshots.list()
@@ -264,33 +241,11 @@ export const snapshotOperations = [
     success: {
       status: 200,
       description: 'Accepted.',
-      schema: {
-        type: 'object',
-        required: ['accepted', 'skipped', 'counts'],
-        properties: {
-          accepted: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['template', 'case'],
-              properties: { template: { type: 'string' }, case: { type: 'string' } },
-            },
-          },
-          skipped: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['template', 'case', 'error'],
-              properties: {
-                template: { type: 'string' },
-                case: { type: 'string' },
-                error: CASE_ERROR,
-              },
-            },
-          },
-          counts: COUNTS,
-        },
-      },
+      schema: v.object({
+        accepted: v.array(CASE_REF),
+        skipped: v.array(v.object({ ...CASE_REF.entries, error: CASE_ERROR })),
+        counts: COUNTS,
+      }),
     },
     errors: [[403, 'snapshot_outside']],
     async handler({ ctx }): Promise<SnapshotsAccepted> {
@@ -371,16 +326,10 @@ export const snapshotOperations = [
       ...ONE,
       variant: pathParam(
         'The width and colour scheme.',
-        { type: 'string', enum: VISUAL_VARIANTS.map((v) => v.name) },
-        (variant) => {
-          if (!VISUAL_VARIANTS.some((v) => v.name === variant))
-            throw badParameter(
-              'variant',
-              `must be one of ${VISUAL_VARIANTS.map((v) => v.name).join(', ')} (got ${JSON.stringify(variant.slice(0, 100))})`,
-            )
-          return variant
-        },
-        [[400, 'invalid_parameter']],
+        v.picklist(
+          VARIANTS,
+          (issue) => `must be one of ${VARIANTS.join(', ')} (got ${shown(issue.input, 100)})`,
+        ),
       ),
     },
     query: {

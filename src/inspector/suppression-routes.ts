@@ -2,6 +2,7 @@ import type { AppContext } from '../core/context.js'
 import { listSuppressions, removeSuppressions } from '../core/suppressions.js'
 import type { Suppression } from '../store/types.js'
 import { SUPPRESSION_LIST } from '../http/delivery-components.js'
+import * as v from 'valibot'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { pathParam, textParam } from '../http/params.js'
@@ -15,18 +16,12 @@ const PROJECT = {
 /** `?project=` as a filter: one project, or all when absent. */
 const projectFilter = (project: string | undefined) => (project ? { project } : {})
 
-const decoded = (value: string): string => {
-  try {
-    return decodeURIComponent(value).trim().toLowerCase()
-  } catch {
-    return value.trim().toLowerCase()
-  }
-}
+/** Addresses are kept trimmed and lower-cased (the segment is percent-decoded already). */
+const normal = (value: string): string => value.trim().toLowerCase()
 const ADDRESS = {
   address: pathParam(
     'An address (case-insensitive); `@` and `+` may be percent-encoded or not.',
-    { type: 'string', minLength: 1, examples: ['ada@example.com'] },
-    decoded,
+    v.pipe(v.string(), v.minLength(1), v.transform(normal), v.examples(['ada@example.com'])),
   ),
 }
 

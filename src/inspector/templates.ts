@@ -2,13 +2,31 @@ import { readFile } from 'node:fs/promises'
 import { relative } from 'node:path'
 import { checkEmail } from '../checks/index.js'
 import type { AppContext } from '../core/context.js'
-import { EMAIL_CHECKS, TEMPLATE_SUMMARY_PROPERTIES, WARNING } from '../http/components.js'
-import { defineOperation, jsonBody } from '../http/define.js'
+import * as v from 'valibot'
+import {
+  EMAIL_CHECKS,
+  freeObject,
+  list,
+  TEMPLATE_SUMMARY_ENTRIES,
+  WARNING,
+} from '../http/components.js'
+import { defineOperation } from '../http/define.js'
+import { ERROR_OBJECTS } from '../http/error-catalog.js'
 import { apiError } from '../http/errors.js'
-import { component, errorSchemaName } from '../http/openapi.js'
-import { enumParam, pathParam, patternParam } from '../http/params.js'
+import { CACHE_QUERY, enumParam, pathParam, patternParam } from '../http/params.js'
 import { templateError } from '../http/template-errors.js'
-import { boolean, jsonObject, object, optional, string } from '../lib/schema.js'
+import {
+  boolean,
+  component,
+  described,
+  jsonObject,
+  object,
+  optional,
+  relation,
+  rule,
+  shown,
+  string,
+} from '../lib/schema.js'
 import {
   exampleVariables,
   FIXTURE_CASE_PATTERN,
@@ -24,7 +42,7 @@ import {
 import type { FixtureCase, Template } from '../templates/types.js'
 import { withExcerpts } from './excerpt.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
-import type { LivePreview, RenderPreview, Soft, TemplateDetail } from './types.js'
+import type { LivePreview, RenderPreview, SoftError, TemplateDetail } from './types.js'
 
 /**
  * Template previews for the inbox (and anyone styling templates): the catalog with fixture
@@ -34,17 +52,17 @@ import type { LivePreview, RenderPreview, Soft, TemplateDetail } from './types.j
 
 const SLUG = pathParam(
   'A template slug: letters, digits, "-", "_" and "."; 1 to 128 characters; not "." or "..".',
-  { type: 'string', pattern: SLUG_PATTERN.source, examples: ['welcome'] },
-  (slug) => {
-    if (!isValidSlug(slug))
-      throw apiError(
-        400,
-        'invalid_slug',
-        `${JSON.stringify(slug.slice(0, 140))} is not a template slug: use ${SLUG_HINT}.`,
-      )
-    return slug
-  },
-  [[400, 'invalid_slug']],
+  v.pipe(
+    v.string(),
+    rule(
+      'invalid_value',
+      isValidSlug,
+      (issue) => `${shown(issue.input)} is not a template slug: use ${SLUG_HINT}.`,
+    ),
+    v.metadata({ pattern: SLUG_PATTERN.source }),
+    v.examples(['welcome']),
+  ),
+  { errors: [[400, 'invalid_slug']] },
 )
 
 const CASE_QUERY = {
@@ -107,13 +125,14 @@ async function soft<T extends object>(
   ctx: AppContext,
   isSoft: boolean,
   render: () => T | Promise<T>,
-): Promise<Soft<T>> {
+): Promise<({ ok: true } & T) | { ok: false; error: SoftFailure }> {
   if (!isSoft) return { ok: true, ...(await render()) }
   try {
     return { ok: true, ...(await render()) }
   } catch (error) {
     const data = (error as { data?: { code?: string; details?: unknown[] } }).data
-    if (!data?.code) throw error
+    // What the template or its case did is answered softly; anything else stays an error.
+    if (!isRenderFailure(data?.code)) throw error
     return {
       ok: false,
       error: {
@@ -186,52 +205,50 @@ const VARIABLES = jsonObject({
   description: "Values for the template's variables; any JSON.",
   examples: [{ name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' }],
 })
-const VARIABLES_BODY = jsonBody(
-  object(
+const VARIABLES_BODY = {
+  description: 'Variables to render with.',
+  schema: object(
     { variables: optional(VARIABLES, {}) },
     {
       description:
         'Variables to render with; absent: none (each missing one is listed in `missing`).',
     },
   ),
-  'Variables to render with.',
+}
+
+const FIXTURE_CASE = component(
+  'FixtureCase',
+  v.pipe(
+    v.object({
+      name: described(
+        v.string(),
+        '`default` for fixtures/<slug>.json, else the file name in fixtures/<slug>/.',
+      ),
+      error: v.optional(described(v.string(), 'Present when the file is not a JSON object.')),
+    }),
+    v.description('A fixture case of a template.'),
+  ),
 )
 
-const FIXTURE_CASE = component('FixtureCase', {
-  type: 'object',
-  description: 'A fixture case of a template.',
-  required: ['name'],
-  properties: {
-    name: {
-      type: 'string',
-      description: '`default` for fixtures/<slug>.json, else the file name in fixtures/<slug>/.',
-    },
-    error: { type: 'string', description: 'Present when the file is not a JSON object.' },
-  },
-})
+const RENDER_ENTRIES = {
+  html: v.string(),
+  text: v.string(),
+  warnings: v.array(WARNING),
+  missing: list(v.string(), 'Dotted paths the template needs that the variables lack.'),
+}
 
-const PREVIEW = component('Preview', {
-  type: 'object',
-  description: 'A render for a preview: missing variables render empty and are listed.',
-  required: ['ok', 'slug', 'html', 'text', 'warnings', 'missing', 'variables'],
-  properties: {
-    ok: { type: 'boolean', enum: [true] },
-    slug: TEMPLATE_SUMMARY_PROPERTIES.slug,
-    html: { type: 'string' },
-    text: { type: 'string' },
-    warnings: { type: 'array', items: WARNING },
-    missing: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'Dotted paths the template needs that the variables lack.',
-    },
-    variables: {
-      type: 'object',
-      additionalProperties: true,
-      description: 'The variables it rendered with.',
-    },
-  },
-})
+const PREVIEW = component(
+  'Preview',
+  v.pipe(
+    v.object({
+      ok: v.literal(true),
+      slug: TEMPLATE_SUMMARY_ENTRIES.slug,
+      ...RENDER_ENTRIES,
+      variables: freeObject('The variables it rendered with.'),
+    }),
+    v.description('A render for a preview: missing variables render empty and are listed.'),
+  ),
+)
 
 const RENDER_FAILURES = [
   'template_not_found',
@@ -240,20 +257,24 @@ const RENDER_FAILURES = [
   'fixture_invalid',
   'render_failed',
 ] as const
-const SOFT_FAILURE = component('PreviewFailure', {
-  type: 'object',
-  description: 'With `?soft=1`: why the template did not render, as the error would have said it.',
-  required: ['ok', 'error'],
-  properties: {
-    ok: { type: 'boolean', enum: [false] },
-    error: {
-      oneOf: RENDER_FAILURES.map((code) => ({
-        $ref: `#/components/schemas/${errorSchemaName(code)}/properties/error`,
-      })),
-    },
-  },
-})
-const RENDERED = { oneOf: [PREVIEW, SOFT_FAILURE] }
+type RenderFailureCode = (typeof RENDER_FAILURES)[number]
+/** A soft answer's error: the contract's error body, without the wrapper. */
+type SoftFailure = SoftError & { code: RenderFailureCode }
+const isRenderFailure = (code: unknown): code is RenderFailureCode =>
+  RENDER_FAILURES.includes(code as RenderFailureCode)
+const SOFT_FAILURE = component(
+  'PreviewFailure',
+  v.pipe(
+    v.object({
+      ok: v.literal(false),
+      error: v.union(RENDER_FAILURES.map((code) => ERROR_OBJECTS.get(code)!)),
+    }),
+    v.description(
+      'With `?soft=1`: why the template did not render, as the error would have said it.',
+    ),
+  ),
+)
+const RENDERED = v.union([PREVIEW, SOFT_FAILURE])
 
 const TEMPLATE_ERRORS = [
   [404, 'template_not_found'],
@@ -286,7 +307,7 @@ const fixtureBody = object(
   { description: 'A fixture case to save.' },
 )
 
-const previewBody = object(
+const previewFields = object(
   {
     template: string({
       pattern: SLUG_PATTERN,
@@ -306,8 +327,61 @@ const previewBody = object(
   },
   {
     description:
-      'What to render: the template with `variables` (absent: none), or with a fixture `case`.',
+      'What to render: the template with `variables` (absent: none), or with a fixture `case`; not both.',
   },
+)
+const previewBody = v.pipe(
+  previewFields,
+  relation<v.InferOutput<typeof previewFields>>(
+    'invalid_value',
+    ['variables', 'case'],
+    'case',
+    (body) => body.variables === undefined || body.case === undefined,
+    'Send variables or a fixture case, not both.',
+  ),
+  // The rule above, for the document.
+  v.metadata({ not: { required: ['variables', 'case'] } }),
+)
+
+const LIVE_PREVIEW = component(
+  'LivePreview',
+  v.object({
+    ok: v.literal(true),
+    id: v.pipe(v.string(), v.regex(/^pv_[0-9a-z]+_[0-9a-z]+$/)),
+    url: described(v.string(), 'Where the HTML is served: `/_sandbox/api/previews/<id>`.'),
+    ...RENDER_ENTRIES,
+    variables: freeObject("The variables it rendered with (the case's, when one was named)."),
+    checks: EMAIL_CHECKS,
+  }),
+)
+
+const TEMPLATE_DETAIL = component(
+  'TemplateDetail',
+  v.object({
+    slug: TEMPLATE_SUMMARY_ENTRIES.slug,
+    description: TEMPLATE_SUMMARY_ENTRIES.description,
+    body: described(v.string(), 'The source, front matter excluded.'),
+    source: described(
+      v.string(),
+      'The whole file as it is on disk, front matter included: its line numbers are those errors give.',
+    ),
+    variables: TEMPLATE_SUMMARY_ENTRIES.variables,
+    required: list(v.string(), 'Dotted paths a send must supply.'),
+    declared: described(
+      v.record(
+        v.string(),
+        v.object({
+          description: v.optional(v.string()),
+          example: v.optional(described(v.unknown(), 'Any JSON.')),
+          required: v.optional(v.boolean()),
+        }),
+      ),
+      "The front matter's `variables`, by name.",
+    ),
+    updatedAt: TEMPLATE_SUMMARY_ENTRIES.updatedAt,
+    fixtures: v.array(FIXTURE_CASE),
+    skeleton: freeObject('Starting values for a variables editor.'),
+  }),
 )
 
 export const templatePreviewOperations = [
@@ -321,23 +395,11 @@ export const templatePreviewOperations = [
     success: {
       status: 200,
       description: 'The templates, by slug.',
-      schema: {
-        type: 'object',
-        required: ['templates'],
-        properties: {
-          templates: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['slug', 'description', 'variables', 'updatedAt', 'fixtures'],
-              properties: {
-                ...TEMPLATE_SUMMARY_PROPERTIES,
-                fixtures: { type: 'array', items: FIXTURE_CASE },
-              },
-            },
-          },
-        },
-      },
+      schema: v.object({
+        templates: v.array(
+          v.object({ ...TEMPLATE_SUMMARY_ENTRIES, fixtures: v.array(FIXTURE_CASE) }),
+        ),
+      }),
     },
     handler: ({ ctx }) => ({
       templates: ctx.catalog
@@ -358,56 +420,7 @@ export const templatePreviewOperations = [
     success: {
       status: 200,
       description: 'The template.',
-      schema: component('TemplateDetail', {
-        type: 'object',
-        required: [
-          'slug',
-          'description',
-          'body',
-          'source',
-          'variables',
-          'required',
-          'declared',
-          'updatedAt',
-          'fixtures',
-          'skeleton',
-        ],
-        properties: {
-          slug: TEMPLATE_SUMMARY_PROPERTIES.slug,
-          description: TEMPLATE_SUMMARY_PROPERTIES.description,
-          body: { type: 'string', description: 'The source, front matter excluded.' },
-          source: {
-            type: 'string',
-            description:
-              'The whole file as it is on disk, front matter included: its line numbers are those errors give.',
-          },
-          variables: TEMPLATE_SUMMARY_PROPERTIES.variables,
-          required: {
-            type: 'array',
-            items: { type: 'string' },
-            description: 'Dotted paths a send must supply.',
-          },
-          declared: {
-            type: 'object',
-            description: "The front matter's `variables`, by name.",
-            additionalProperties: {
-              type: 'object',
-              properties: {
-                description: { type: 'string' },
-                example: { description: 'Any JSON.' },
-                required: { type: 'boolean' },
-              },
-            },
-          },
-          updatedAt: TEMPLATE_SUMMARY_PROPERTIES.updatedAt,
-          fixtures: { type: 'array', items: FIXTURE_CASE },
-          skeleton: {
-            type: 'object',
-            additionalProperties: true,
-            description: 'Starting values for a variables editor.',
-          },
-        },
-      }),
+      schema: TEMPLATE_DETAIL,
     },
     errors: TEMPLATE_ERRORS,
     async handler({ ctx, params }): Promise<TemplateDetail> {
@@ -540,7 +553,7 @@ export const templatePreviewOperations = [
     summary: 'The template rendered with a fixture case, as sandboxed HTML for an iframe.',
     description: "Served like a message's HTML (sandboxing CSP, `?images=`, `?scheme=`).",
     params: one,
-    query: { ...CASE_QUERY, ...HTML_QUERY },
+    query: { ...CASE_QUERY, ...HTML_QUERY, ...CACHE_QUERY },
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: [...RENDER_ERRORS, ...CASE_ERRORS],
     handler({ ctx, params, query }) {
@@ -561,51 +574,11 @@ export const templatePreviewOperations = [
     description:
       'The newest 50 are kept in memory; `GET url` serves one. The answer carries the HTML, the text, warnings, missing variables and the email checks too, so a variables editor needs one request per edit (the inbox uses this; the page never needs inline HTML). With `?soft=1`, a template that cannot render answers `{ ok: false, error }` (its error, with an `excerpt` of the lines around each place and its `path` from the working directory, as `sendbox check` prints it) in the same 201 instead of its 4xx.',
     query: { soft: SOFT_QUERY.soft },
-    body: jsonBody(previewBody, 'What to render.'),
+    body: { schema: previewBody, description: 'What to render.' },
     success: {
       status: 201,
       description: 'Rendered and kept (with `?soft=1`, or why it failed).',
-      schema: {
-        oneOf: [
-          component('LivePreview', {
-            type: 'object',
-            required: [
-              'ok',
-              'id',
-              'url',
-              'html',
-              'text',
-              'warnings',
-              'missing',
-              'variables',
-              'checks',
-            ],
-            properties: {
-              ok: { type: 'boolean', enum: [true] },
-              id: { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' },
-              url: {
-                type: 'string',
-                description: 'Where the HTML is served: `/_sandbox/api/previews/<id>`.',
-              },
-              html: { type: 'string' },
-              text: { type: 'string' },
-              warnings: { type: 'array', items: WARNING },
-              missing: {
-                type: 'array',
-                items: { type: 'string' },
-                description: 'Dotted paths the template needs that the variables lack.',
-              },
-              variables: {
-                type: 'object',
-                additionalProperties: true,
-                description: "The variables it rendered with (the case's, when one was named).",
-              },
-              checks: EMAIL_CHECKS,
-            },
-          }),
-          SOFT_FAILURE,
-        ],
-      },
+      schema: v.union([LIVE_PREVIEW, SOFT_FAILURE]),
     },
     errors: [...RENDER_ERRORS, ...CASE_ERRORS],
     examples: {
@@ -618,17 +591,6 @@ export const templatePreviewOperations = [
       },
     },
     handler({ ctx, body, query }) {
-      if (body.case !== undefined && body.variables !== undefined) {
-        throw apiError(422, 'validation_failed', 'Send variables or a fixture case, not both.', {
-          details: [
-            {
-              field: 'case',
-              code: 'invalid_value',
-              message: 'Send variables or a fixture case, not both.',
-            },
-          ],
-        })
-      }
       return soft(ctx, query.soft === '1', async (): Promise<LivePreview> => {
         const template = templateOf(ctx, body.template)
         const chosen =
@@ -660,8 +622,7 @@ export const templatePreviewOperations = [
     params: {
       id: pathParam(
         'A preview id, as POST /_sandbox/api/previews answered it.',
-        { type: 'string', pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' },
-        (id) => id,
+        v.pipe(v.string(), v.metadata({ pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' })),
       ),
     },
     query: HTML_QUERY,
@@ -687,18 +648,11 @@ export const templatePreviewOperations = [
     description:
       'The catalog picks the new case up as soon as it sees the file. A name that is taken is 409 fixture_exists unless `overwrite` is true.',
     params: one,
-    body: jsonBody(fixtureBody, 'The case.'),
+    body: { schema: fixtureBody, description: 'The case.' },
     success: {
       status: 201,
       description: 'Saved.',
-      schema: {
-        type: 'object',
-        required: ['name', 'file'],
-        properties: {
-          name: { type: 'string' },
-          file: { type: 'string', description: 'The file written.' },
-        },
-      },
+      schema: v.object({ name: v.string(), file: described(v.string(), 'The file written.') }),
     },
     errors: [
       ...TEMPLATE_ERRORS,

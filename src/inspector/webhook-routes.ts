@@ -2,7 +2,10 @@ import type { AppContext } from '../core/context.js'
 import { WEBHOOK_EVENT_TYPES } from '../core/webhook-events.js'
 import { HISTORY_ATTEMPTS, type WebhookDelivery, type WebhookFilter } from '../core/webhooks.js'
 import { WEBHOOK_DELIVERY } from '../http/delivery-components.js'
+import * as v from 'valibot'
+import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
+import { described } from '../lib/schema.js'
 import { apiError } from '../http/errors.js'
 import { enumParam, intParam, pathParam, textParam } from '../http/params.js'
 
@@ -12,8 +15,7 @@ export const WEBHOOK_LIST_MAX_LIMIT = 1000
 const ONE = {
   id: pathParam(
     'A webhook delivery id, as GET /_sandbox/api/webhooks lists it.',
-    { type: 'string', pattern: '^whd_', examples: ['whd_1'] },
-    (id) => id,
+    v.pipe(v.string(), v.metadata({ pattern: '^whd_' }), v.examples(['whd_1'])),
   ),
 }
 
@@ -52,24 +54,12 @@ export const webhookOperations = [
     success: {
       status: 200,
       description: 'The deliveries.',
-      schema: {
-        type: 'object',
-        required: ['endpoints', 'deliveries', 'total', 'pending'],
-        properties: {
-          endpoints: {
-            type: 'array',
-            items: { type: 'string' },
-            description: 'The --webhook URLs.',
-          },
-          deliveries: { type: 'array', items: WEBHOOK_DELIVERY },
-          total: { type: 'integer', minimum: 0 },
-          pending: {
-            type: 'integer',
-            minimum: 0,
-            description: 'Deliveries queued or waiting for a retry.',
-          },
-        },
-      },
+      schema: v.object({
+        endpoints: described(v.array(v.string()), 'The --webhook URLs.'),
+        deliveries: v.array(WEBHOOK_DELIVERY),
+        total: count(),
+        pending: count('Deliveries queued or waiting for a retry.'),
+      }),
     },
     handler({ ctx, query }) {
       const filter: WebhookFilter = {
@@ -80,7 +70,7 @@ export const webhookOperations = [
       }
       const { deliveries, total } = ctx.webhooks.list(filter)
       return {
-        endpoints: ctx.webhooks.endpoints,
+        endpoints: [...ctx.webhooks.endpoints],
         deliveries,
         total,
         pending: ctx.webhooks.pending(),

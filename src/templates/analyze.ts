@@ -313,6 +313,20 @@ export function resolveVariables(
 }
 
 /**
+ * `Template.paths`: every dotted path the template reads (analysed, or declared in front
+ * matter), required or not, sorted.
+ *
+ * @example readPaths({ paths: new Map([['a.b', true]]) }, { c: {} }, ['c']) // ['a.b', 'c']
+ */
+export function readPaths(
+  analysis: Pick<TemplateAnalysis, 'paths'>,
+  declared: Record<string, DeclaredVariable>,
+  requiredPaths: readonly string[],
+): string[] {
+  return [...new Set([...analysis.paths.keys(), ...Object.keys(declared), ...requiredPaths])].sort()
+}
+
+/**
  * The required paths of `template` that `variables` does not supply: each dotted segment must
  * lead through objects to a value that is neither undefined nor null. Sorted, unique.
  */

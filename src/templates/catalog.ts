@@ -47,6 +47,8 @@ export async function createTemplateCatalog(
   let state: State = { entries: new Map(), summaries: [] }
   let fixtures = new Map<string, FixtureCase[]>()
   let closed = false
+  /** Counts the batches of changes taken in: what was derived from an older one is stale. */
+  let version = 0
 
   const commit = (entries: Map<string, Entry>) => {
     const summaries = [...entries.values()]
@@ -270,6 +272,7 @@ export async function createTemplateCatalog(
         const changes: TemplateChange[] = []
         if (templatePaths.length > 0) changes.push(...(await refreshTemplates(templatePaths)))
         if (fixturePaths.length > 0) changes.push(...(await refreshFixtures(fixturePaths)))
+        version += 1
         emit(changes)
       } catch (err) {
         warn(`Could not reload templates: ${(err as Error).message}`)
@@ -335,6 +338,7 @@ export async function createTemplateCatalog(
       }
     },
     fixtures: (slug: string) => [...(fixtures.get(slug) ?? [])],
+    version: () => version,
     onChange(listener) {
       listeners.add(listener)
       return () => void listeners.delete(listener)

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Template as LiquidTemplate } from 'liquidjs'
-import { analyzeTemplate, resolveVariables, type TemplateAnalysis } from './analyze.js'
+import { analyzeTemplate, readPaths, resolveVariables, type TemplateAnalysis } from './analyze.js'
 import { isInside, type Engine } from './engine.js'
 import { locateError, relativeFile } from './errors.js'
 import { parseFrontMatter } from './frontmatter.js'
@@ -190,6 +190,7 @@ function analyzeOne(
     }
   }
   const { variables, requiredPaths } = resolveVariables(analysis, compiled.declared)
+  const paths = readPaths(analysis, compiled.declared, requiredPaths)
   let newest = Math.max(compiled.mtimeMs, text?.compiled.mtimeMs ?? 0)
   for (const dep of analysis.deps) newest = Math.max(newest, mtimeOf(dep) ?? 0)
   const updatedAt = new Date(newest).toISOString()
@@ -200,6 +201,7 @@ function analyzeOne(
     description: compiled.description,
     variables: Object.freeze(variables) as string[],
     requiredPaths: Object.freeze(requiredPaths) as string[],
+    paths: Object.freeze(paths) as string[],
     itemPaths: Object.freeze(analysis.items) as string[],
     declared: compiled.declared,
     updatedAt,

@@ -49,6 +49,11 @@ export interface Template {
    */
   requiredPaths: string[]
   /**
+   * Every dotted path the template reads from the caller, required or not (a use through
+   * `default`, a front-matter `required: false`), sorted: `requiredPaths` and the rest.
+   */
+  paths: string[]
+  /**
    * What loops read through their loop variable, `[]` standing for an item, sorted:
    * `{% for story in stories %}{{ story.title }}` gives `stories[].title`.
    */
@@ -128,6 +133,11 @@ export interface TemplateCatalog {
    * them first, see `renderMessage`).
    */
   lookup(slug: string): TemplateLookup
+  /**
+   * Changes with every batch of changes taken in (templates, partials, fixtures): what was
+   * derived from the catalog at one version (the OpenAPI document) is stale at another.
+   */
+  version(): number
   /** The fixture cases of a template, sorted by name (`default` first). */
   fixtures(slug: string): FixtureCase[]
   /** Called for each change on disk once the catalog has taken it in. Returns an unsubscribe. */

@@ -43,6 +43,32 @@ export async function runClient(baseUrl: string, token: string) {
   })
   const refusedCode: string | undefined = refused.error?.error.code
 
+  // The document knows the templates (CONTRACT §12): a send that lacks a variable its template
+  // needs, or names a template that is not there, does not compile.
+  const lacking = await client.POST('/messages', {
+    headers,
+    body: {
+      template: 'welcome',
+      from: 'Acme <hello@acme.test>',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      // @ts-expect-error welcome needs dashboardUrl too
+      templateVariables: { name: 'Ada' },
+    },
+  })
+  const unknownSlug = await client.POST('/messages', {
+    headers,
+    body: {
+      // @ts-expect-error there is no template "welcom"
+      template: 'welcom',
+      from: 'Acme <hello@acme.test>',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' },
+    },
+  })
+  const refusedAtRuntime = [lacking.error?.error.code, unknownSlug.error?.error.code]
+
   // Read a template.
   const template = await client.GET('/templates/{slug}', {
     params: { path: { slug: 'welcome' } },
@@ -84,5 +110,6 @@ export async function runClient(baseUrl: string, token: string) {
     fromName,
     sentVariables,
     missing,
+    refusedAtRuntime,
   }
 }

@@ -64,15 +64,47 @@ export function answerValidator(doc: Json) {
 const generatorPattern = (pattern: string) =>
   new RegExp(pattern.replaceAll('[^\\x00-\\x7F]', '[éß߿ࠀ￿😀]'), 'u')
 
+/** Two schemas that both apply, as one (for generation): properties merged, required joined. */
+function merged(doc: Json, a: Json, b: Json): Json {
+  const out: Json = { ...a, ...b }
+  if (a.properties || b.properties) {
+    const keys = new Set([...Object.keys(a.properties ?? {}), ...Object.keys(b.properties ?? {})])
+    out.properties = Object.fromEntries(
+      [...keys].map((key) => {
+        const [left, right] = [a.properties?.[key], b.properties?.[key]]
+        return [
+          key,
+          left && right ? merged(doc, resolve(doc, left), resolve(doc, right)) : (left ?? right),
+        ]
+      }),
+    )
+  }
+  if (a.required || b.required)
+    out.required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])]
+  // A constant or a list of values says it all: the other side's pattern and type are moot.
+  if (b.const !== undefined || b.enum) {
+    delete out.pattern
+    if (b.const !== undefined) delete out.enum
+  }
+  return out
+}
+
 /** A fast-check arbitrary of the values a JSON Schema (of the document) allows. */
 export function arbitraryOf(doc: Json, schema: Json, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(doc, schema)
   if (s.const !== undefined) return fc.constant(s.const)
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]))
-  if (s.oneOf || s.anyOf)
+  if (s.oneOf || s.anyOf) {
+    const { oneOf, anyOf, discriminator: _discriminator, ...base } = s
+    const options = (oneOf ?? anyOf) as Json[]
+    // Properties beside a oneOf apply with each option (SendRequest: every send, and one template).
+    const shared = base.properties !== undefined
     return fc.oneof(
-      ...((s.oneOf ?? s.anyOf) as Json[]).map((item) => arbitraryOf(doc, item, depth)),
+      ...options.map((item) =>
+        arbitraryOf(doc, shared ? merged(doc, base, resolve(doc, item)) : item, depth),
+      ),
     )
+  }
   const types = Array.isArray(s.type)
     ? (s.type as string[])
     : s.type
@@ -135,7 +167,11 @@ export function arbitraryOf(doc: Json, schema: Json, depth = 0): fc.Arbitrary<un
           arbitraryOf(doc, value, depth + 1),
         ]),
       )
-      return fc.record(record, { requiredKeys: [...required] })
+      const exclusive = (s.not?.required ?? []) as string[]
+      // `not: { required: [a, b] }`: never all of them together.
+      return fc
+        .record(record, { requiredKeys: [...required] })
+        .filter((value) => exclusive.length === 0 || !exclusive.every((key) => key in value))
     }
   }
 }

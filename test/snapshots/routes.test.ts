@@ -316,6 +316,8 @@ describe('a write of the snapshot routes stays in the snapshot folder and on thi
 
   it('an accept from another site is refused (403 cross_origin_forbidden) and writes nothing', async () => {
     await rm(join(snapshots, 'welcome'), { recursive: true, force: true })
+    // The folder's watcher tells the book of the removal: the case is new before anyone accepts.
+    await expect.poll(async () => (await statuses())['welcome/default']).toBe('new')
     for (const headers of [
       { origin: 'http://127.0.0.2:8000' },
       { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
