@@ -183,8 +183,9 @@ export function diffStat(lines: readonly DiffLine[]): { added: number; removed: 
 }
 
 /**
- * A short fingerprint of a text (FNV-1a, 32 bits): a frame's URL carries it, so a frame loads
- * again when what it shows changed, and only then (the route serves the render of the moment).
+ * A short fingerprint of a text (FNV-1a, 32 bits): a frame is keyed by it, so a frame is made
+ * anew, and loads again, when what it shows changed, and only then (its URL stays the same: the
+ * route serves the render of the moment, uncached, and takes no parameter it does not know).
  *
  * @example contentKey('<p>Hi</p>') // 'b2c5f0ea' (8 hex digits)
  */

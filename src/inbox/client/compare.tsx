@@ -21,8 +21,13 @@ export interface Side {
   /** `snapshot` or `current`. */
   id: 'snapshot' | 'current'
   label: string
-  /** The frame's URL: the HTML route, with a fingerprint of the HTML (it loads again when that changes). */
+  /** The frame's URL: the HTML route (it serves the side as it is at the moment, never cached). */
   src: string
+  /**
+   * A fingerprint of its HTML: the frame's key, so a frame is made anew (and loads again) when
+   * what it shows changed, and only then. The route takes no parameter it does not know.
+   */
+  rev: string
 }
 
 /** The sides a case has: the snapshot when there is one, the render now when it renders. */
@@ -33,13 +38,15 @@ export function sidesOf(detail: SnapshotCase): Side[] {
     sides.push({
       id: 'snapshot',
       label: `The snapshot of ${name}`,
-      src: `${detail.html.snapshot}&rev=${contentKey(detail.snapshot.html)}`,
+      src: detail.html.snapshot,
+      rev: `snapshot-${contentKey(detail.snapshot.html)}`,
     })
   if (detail.current)
     sides.push({
       id: 'current',
       label: `The render now of ${name}`,
-      src: `${detail.html.current}&rev=${contentKey(detail.current.html)}`,
+      src: detail.html.current,
+      rev: `current-${contentKey(detail.current.html)}`,
     })
   return sides
 }
@@ -88,7 +95,7 @@ function Stage({
     observer.observe(element)
     return () => observer.disconnect()
   }, [])
-  const measured = sides.map((s) => heights[s.src]).filter((h): h is number => !!h)
+  const measured = sides.map((s) => heights[s.rev]).filter((h): h is number => !!h)
   const height = measured.length ? Math.max(...measured) : INITIAL_HEIGHT
   const mode = sides.length < 2 ? 'single' : options.mode === 'overlay' ? 'overlay' : 'swipe'
   const look = frameLook(view)
@@ -131,7 +138,7 @@ function Stage({
         >
           {sides.map((side) => (
             <iframe
-              key={side.id}
+              key={side.rev}
               sandbox={FRAME_SANDBOX}
               referrerpolicy="no-referrer"
               class={`${look.class} stage-frame`}
@@ -158,12 +165,12 @@ function Stage({
         </div>
         {sides.map((side) => (
           <MeasuringFrame
-            key={side.id}
+            key={side.rev}
             src={side.src}
             view={view}
             width={width}
             onHeight={(h) =>
-              setHeights((all) => (all[side.src] === h ? all : { ...all, [side.src]: h }))
+              setHeights((all) => (all[side.rev] === h ? all : { ...all, [side.rev]: h }))
             }
           />
         ))}
