@@ -12,6 +12,7 @@ import {
   parseCaseId,
   readCompare,
 } from '../../src/inbox/client/changes-route.js'
+import { upperStyle } from '../../src/inbox/client/compare.js'
 import { createPage } from '../../src/inbox/client/page.js'
 import { parseHash } from '../../src/inbox/client/router.js'
 import { fakeTiming } from './fake-timing.js'
@@ -72,6 +73,17 @@ describe('the Changes view in the URL', () => {
     expect(imageVariant({ width: '375', dark: '', imagesOff: false })).toBe('375-light')
     expect(imageVariant({ width: '', dark: 'media', imagesOff: false })).toBe('600-dark')
     expect(imageVariant({ width: '1024', dark: '', imagesOff: false })).toBe('600-light')
+  })
+})
+
+describe('the render now over the snapshot', () => {
+  it('is cut at the divider in a swipe, see-through or blended in an overlay, as it is alone', () => {
+    expect(upperStyle('swipe', DEFAULT_COMPARE, 30, 50)).toEqual({ clipPath: 'inset(0 0 0 30%)' })
+    expect(upperStyle('overlay', DEFAULT_COMPARE, 30, 40)).toEqual({ opacity: '0.4' })
+    expect(upperStyle('overlay', { ...DEFAULT_COMPARE, difference: true }, 30, 40)).toEqual({
+      mixBlendMode: 'difference',
+    })
+    expect(upperStyle('single', DEFAULT_COMPARE, 30, 40)).toEqual({})
   })
 })
 

@@ -70,6 +70,58 @@ export function Compare({ model, detail }: { model: ChangesModel; detail: Snapsh
   return <Stage model={model} sides={sides} options={options} />
 }
 
+type StageMode = 'swipe' | 'overlay' | 'single'
+
+/**
+ * How the upper frame (the render now) is drawn. The snapshot is below it, the render now above,
+ * in this order in every mode (an iframe moved in the document loads again). Swipe: the render
+ * now cut at the divider, so the snapshot shows on its left. Overlay: the render now
+ * see-through, or blended by difference.
+ *
+ * @example upperStyle('swipe', DEFAULT_COMPARE, 30, 50) // { clipPath: 'inset(0 0 0 30%)' }
+ */
+export function upperStyle(
+  mode: StageMode,
+  options: CompareOptions,
+  split: number,
+  opacity: number,
+): Record<string, string> {
+  if (mode === 'swipe') return { clipPath: `inset(0 0 0 ${split}%)` }
+  if (mode !== 'overlay') return {}
+  return options.difference ? { mixBlendMode: 'difference' } : { opacity: String(opacity / 100) }
+}
+
+/**
+ * The stage's size: its width as laid out (the measuring frames lay out the same), and the
+ * taller email's height once measured.
+ */
+function useStageSize(sides: Side[]) {
+  const stage = useRef<HTMLDivElement>(null)
+  const [width, setWidth] = useState(0)
+  const [heights, setHeights] = useState<Record<string, number>>({})
+  useLayoutEffect(() => {
+    const element = stage.current
+    if (!element) return
+    const observer = new ResizeObserver(() => setWidth(element.clientWidth))
+    observer.observe(element)
+    return () => observer.disconnect()
+  }, [])
+  const measured = sides.map((s) => heights[s.rev]).filter((h): h is number => !!h)
+  return {
+    stage,
+    width,
+    height: measured.length ? Math.max(...measured) : INITIAL_HEIGHT,
+    measured: (rev: string, h: number) =>
+      setHeights((all) => (all[rev] === h ? all : { ...all, [rev]: h })),
+  }
+}
+
+const STAGE_NAMES: Record<StageMode, string | null> = {
+  swipe: 'The snapshot and the render now, swiped',
+  overlay: 'The render now over the snapshot',
+  single: null,
+}
+
 /**
  * The frames, one over the other, in a box as wide as the view asks and as tall as the taller
  * email (each is measured by its own hidden twin, as a template preview is).
@@ -85,33 +137,12 @@ function Stage({
 }) {
   const systemDark = usePage().systemDark.value
   const { view } = options
-  const stage = useRef<HTMLDivElement>(null)
-  const [width, setWidth] = useState(0)
-  const [heights, setHeights] = useState<Record<string, number>>({})
-  useLayoutEffect(() => {
-    const element = stage.current
-    if (!element) return
-    const observer = new ResizeObserver(() => setWidth(element.clientWidth))
-    observer.observe(element)
-    return () => observer.disconnect()
-  }, [])
-  const measured = sides.map((s) => heights[s.rev]).filter((h): h is number => !!h)
-  const height = measured.length ? Math.max(...measured) : INITIAL_HEIGHT
-  const mode = sides.length < 2 ? 'single' : options.mode === 'overlay' ? 'overlay' : 'swipe'
+  const { stage, width, height, measured } = useStageSize(sides)
+  const mode: StageMode =
+    sides.length < 2 ? 'single' : options.mode === 'overlay' ? 'overlay' : 'swipe'
   const look = frameLook(view)
   const split = model.split.value
-  const opacity = model.opacity.value
-  // The snapshot below, the render now above it, in this order in every mode (an iframe moved
-  // in the document loads again). Swipe: the render now cut at the divider, the snapshot shows
-  // on its left. Overlay: the render now see-through, or blended by difference.
-  const above: Record<string, string> =
-    mode === 'swipe'
-      ? { clipPath: `inset(0 0 0 ${split}%)` }
-      : mode === 'overlay'
-        ? options.difference
-          ? { mixBlendMode: 'difference' }
-          : { opacity: String(opacity / 100) }
-        : {}
+  const above = upperStyle(mode, options, split, model.opacity.value)
   return (
     <>
       {mode === 'overlay' ? (
@@ -121,13 +152,7 @@ function Stage({
         class="canvas compare-canvas"
         tabIndex={0}
         role="region"
-        aria-label={
-          mode === 'swipe'
-            ? 'The snapshot and the render now, swiped'
-            : mode === 'overlay'
-              ? 'The render now over the snapshot'
-              : sides[0]!.label
-        }
+        aria-label={STAGE_NAMES[mode] ?? sides[0]!.label}
       >
         <div
           class="stage"
@@ -169,9 +194,7 @@ function Stage({
             src={side.src}
             view={view}
             width={width}
-            onHeight={(h) =>
-              setHeights((all) => (all[side.rev] === h ? all : { ...all, [side.rev]: h }))
-            }
+            onHeight={(h) => measured(side.rev, h)}
           />
         ))}
       </div>
