@@ -1,4 +1,5 @@
-// npm run bench:ab -- --against DIR: this checkout against another built one (a worktree of an
+// npm run bench:ab -- --against DIR [--after DIR]: this checkout (or the one --after names, for two
+// older commits that have no copy of this script) against another built one (a worktree of an
 // older commit, after `npm ci` there), side by side, for the "before and after" figures an issue
 // asks for. In alternating rounds (A B A B …, so whatever else the machine does falls on both
 // alike), medians:
@@ -20,16 +21,17 @@ import autocannon from 'autocannon'
 const { values: options } = parseArgs({
   options: {
     against: { type: 'string' },
+    after: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '6' },
   },
 })
 if (!options.against) {
-  console.error('usage: node bench/ab.js --against DIR [--rounds N] [--seconds S]')
+  console.error('usage: node bench/ab.js --against DIR [--after DIR] [--rounds N] [--seconds S]')
   process.exit(2)
 }
 const root = fileURLToPath(new URL('..', import.meta.url))
-const checkouts = { after: root, before: resolve(options.against) }
+const checkouts = { after: resolve(options.after ?? root), before: resolve(options.against) }
 const ROUNDS = Number(options.rounds)
 const DURATION = Number(options.seconds)
 const SLUG = 'order-receipt'
@@ -46,10 +48,14 @@ const body = JSON.stringify({
 const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
+/** Every process started, so that a run that fails leaves none behind (a receiver did). */
+const started = []
+
 /** Starts a process and resolves once its stdout matches `ready` (group 1: a URL or a port). */
 function start(args, ready, cwd = root) {
   const t0 = performance.now()
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] })
+  started.push(child)
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout.on('data', (d) => {
@@ -177,5 +183,6 @@ try {
     `  sequential p50 ${ratio('p50')}, --version ${ratio('version')}, ready ${ratio('ready')}`,
   )
 } finally {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
   await rm(dir, { recursive: true, force: true })
 }
