@@ -187,13 +187,19 @@ describe.skipIf(!hasChromium)(
       expect((await fetch(`${api}/accept`, { method: 'POST' })).status).toBe(200)
       const file = join(suite.sandbox.dir, 'snapshots', 'welcome', 'default.html')
       await writeFile(file, (await readFile(file, 'utf8')).replace('Welcome', 'Hello'))
+      // The server learns of the edit from its watcher: at the first accept the folder is new,
+      // so the watch starts at the next poll (500 ms), then every case is rendered again. A
+      // loaded CI machine took more than poll's default second (both tests failed there).
       await expect
-        .poll(async () => {
-          const { snapshots } = (await (await fetch(api)).json()) as {
-            snapshots: { template: string; status: string }[]
-          }
-          return snapshots.find((s) => s.template === 'welcome')?.status
-        })
+        .poll(
+          async () => {
+            const { snapshots } = (await (await fetch(api)).json()) as {
+              snapshots: { template: string; status: string }[]
+            }
+            return snapshots.find((s) => s.template === 'welcome')?.status
+          },
+          { timeout: 10_000 },
+        )
         .toBe('changed')
     }
 
