@@ -11,12 +11,12 @@
 //
 // Every server is the checkout's own `bin/sendbox.js`, on this checkout's templates and fixtures.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { median, ROOT as root, receiptSend } from './common.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -30,23 +30,12 @@ if (!options.against) {
   console.error('usage: node bench/ab.js --against DIR [--after DIR] [--rounds N] [--seconds S]')
   process.exit(2)
 }
-const root = fileURLToPath(new URL('..', import.meta.url))
 const checkouts = { after: resolve(options.after ?? root), before: resolve(options.against) }
 const ROUNDS = Number(options.rounds)
 const DURATION = Number(options.seconds)
-const SLUG = 'order-receipt'
 const TOKEN = 'sandbox_bench_ab_0123456789'
 const env = { ...process.env, CI: 'true' }
-const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
-const body = JSON.stringify({
-  template: SLUG,
-  from: 'Acme Shop <shop@acme.test>',
-  to: ['Ada Lovelace <ada@example.com>'],
-  subject: 'Your receipt',
-  templateVariables: variables,
-})
-const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const { body, headers } = receiptSend(TOKEN)
 
 /** Every process started, so that a run that fails leaves none behind (a receiver did). */
 const started = []

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateTemplates } from './generate-templates.js'
+import { median } from './common.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-check-'))
 try {

@@ -17,23 +17,12 @@
 // with 1000 stored. Medians of the rounds, with every round's figure after them.
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { ROOT as root, receiptSend, SLUG } from './common.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const SLUG = 'order-receipt'
-const TOKEN = 'sandbox_bench_inbox_0123'
-const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
-const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
-const body = JSON.stringify({
-  template: SLUG,
-  from: 'Acme Shop <shop@acme.test>',
-  to: ['Ada Lovelace <ada@example.com>'],
-  subject: 'Your receipt',
-  templateVariables: variables,
-})
+const { body, headers } = receiptSend('sandbox_bench_inbox_0123')
 
 // ---- the sender: `node bench/inbox.js send URL RATE SECONDS`, a process of its own -------------
 

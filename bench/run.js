@@ -4,25 +4,15 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { median, ROOT as root, receiptSend, SLUG } from './common.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 const templates = join(root, 'templates')
-const SLUG = 'order-receipt'
 const DURATION = Number(process.env.BENCH_DURATION ?? 6)
 const CONNECTIONS = 32
 const TOKEN = 'sandbox_bench_0123456789'
 
-const variables = JSON.parse(await readFile(join(root, 'fixtures', SLUG, 'default.json'), 'utf8'))
-const body = JSON.stringify({
-  template: SLUG,
-  from: 'Acme Shop <shop@acme.test>',
-  to: ['Ada Lovelace <ada@example.com>'],
-  subject: 'Your receipt',
-  templateVariables: variables,
-})
-const headers = { 'content-type': 'application/json', authorization: `token ${TOKEN}` }
+const { body, headers } = receiptSend(TOKEN)
 
 function startChild(args, readyPattern) {
   const child = spawn(process.execPath, args, {
@@ -89,7 +79,6 @@ async function sequential(url, n) {
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-'))
 const results = {}
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 try {
   const sendboxArgs = (db, ...more) => [
     'bin/sendbox.js',

@@ -8,11 +8,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { median } from './common.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/sendbox.js')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const env = { ...process.env, CI: 'true' }
 
 /** Spawns `serve`, resolves when it prints its ready line, with the elapsed ms and the child. */
