@@ -12,9 +12,8 @@ import {
 import type { TabSpec } from './detail-route.js'
 import { Compare, hasImages } from './compare.js'
 import { DiffView } from './diff-view.js'
-import { plural } from './format.js'
 import { PreviewControls } from './frame.js'
-import { ListPane } from './list-pane.js'
+import { countOf, ListPane } from './list-pane.js'
 import { href, type Route } from './router.js'
 import { Placeholder, Tabs } from './ui.js'
 
@@ -78,14 +77,7 @@ function ChangeList({ model }: { model: ChangesModel }) {
       nav={model.keys}
       ids={LIST_IDS}
       title="Changes"
-      count={
-        items
-          ? {
-              text: String(items.length),
-              label: plural(items.length, 'case to review', 'cases to review'),
-            }
-          : null
-      }
+      count={items ? countOf(items.length, 'case to review', 'cases to review') : null}
       searchLabel="Filter changes"
       search={model.filter.value}
       onSearch={(value) => {

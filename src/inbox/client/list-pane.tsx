@@ -1,4 +1,5 @@
 import type { ComponentChildren, Ref } from 'preact'
+import { plural } from './format.js'
 import type { ListNav } from './list-nav.js'
 
 /**
@@ -14,7 +15,7 @@ export interface ListPaneProps {
   ids: { pane: string; title: string; search: string; count: string; list: string }
   title: string
   /** The count by the title, and in words for screen readers; null while unknown. */
-  count: { text: string; label: string } | null
+  count: CountFigure | null
   /** The search box's label (visually hidden) and placeholder. */
   searchLabel: string
   search: string
@@ -94,6 +95,23 @@ export function ListPane(props: ListPaneProps) {
   )
 }
 
+/** What a count badge shows: the figure, and the same in words for screen readers. */
+export interface CountFigure {
+  text: string
+  label: string
+}
+
+/**
+ * A count badge's figure for `n` things, in words too.
+ *
+ * @example
+ * countOf(2, 'address', 'addresses') // { text: '2', label: '2 addresses' }
+ */
+export const countOf = (n: number, one: string, many?: string): CountFigure => ({
+  text: String(n),
+  label: plural(n, one, many),
+})
+
 /**
  * The count badge of a list or a page (Messages, Templates, Suppressions all have it), with
  * words for screen readers.
@@ -101,13 +119,7 @@ export function ListPane(props: ListPaneProps) {
  * @example
  * <Count id="suppression-count" count={{ text: '2', label: '2 addresses' }} />
  */
-export function Count({
-  id,
-  count,
-}: {
-  id: string
-  count: { text: string; label: string } | null
-}) {
+export function Count({ id, count }: { id: string; count: CountFigure | null }) {
   return (
     <span class="count" id={id} role="img" aria-label={count?.label} title={count?.label}>
       {count?.text ?? ''}

@@ -1,7 +1,6 @@
 // biome-ignore-all lint/a11y/noRedundantRoles: the stylesheet lays the rows out as cards on a phone (display: block), which strips a table's implicit roles in some browsers; the explicit ones keep it a table for screen readers
 import { useEffect } from 'preact/hooks'
-import { plural } from './format.js'
-import { Count } from './list-pane.js'
+import { Count, countOf } from './list-pane.js'
 import { href } from './router.js'
 import type { SuppressionsModel } from './suppressions-model.js'
 import { RelativeTime, StatusBadge } from './ui.js'
@@ -25,9 +24,7 @@ export function SuppressionsView({ model }: { model: SuppressionsModel }) {
           <h2 id="suppressions-title">Suppressions</h2>
           <Count
             id="suppression-count"
-            count={
-              items ? { text: String(total), label: plural(total, 'address', 'addresses') } : null
-            }
+            count={items ? countOf(total, 'address', 'addresses') : null}
           />
           <span class="spacer" />
           <button

@@ -5,7 +5,7 @@ import { sourceLineParams } from './detail-route.js'
 import { ErrorCard } from './error-card.js'
 import { plural } from './format.js'
 import { MeasuringFrame, PreviewControls, SandboxedFrame } from './frame.js'
-import { ListPane } from './list-pane.js'
+import { countOf, ListPane } from './list-pane.js'
 import { TEMPLATE_WIDTHS } from './preview.js'
 import { formatHash, type Route } from './router.js'
 import { Splitter, useStoredWidth } from './splitter.js'
@@ -73,11 +73,7 @@ function TemplateList({ model }: { model: TemplatesModel }) {
       nav={model.keys}
       ids={LIST_IDS}
       title="Templates"
-      count={
-        listed
-          ? { text: String(templates.length), label: plural(templates.length, 'template') }
-          : null
-      }
+      count={listed ? countOf(templates.length, 'template') : null}
       searchLabel="Filter templates"
       search={model.filter.value}
       onSearch={(value) => {

@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks'
 import type { WebhookAttempt, WebhookDelivery } from './api.js'
 import { fullTime, plural } from './format.js'
-import { Count } from './list-pane.js'
+import { Count, countOf } from './list-pane.js'
 import { href, type Route } from './router.js'
 import { Placeholder, RelativeTime, StatusBadge } from './ui.js'
 import {
@@ -47,14 +47,7 @@ export function WebhooksView({ model, route }: { model: WebhooksModel; route: Ro
           <h2 id="webhooks-title">Webhooks</h2>
           <Count
             id="webhook-count"
-            count={
-              data
-                ? {
-                    text: String(data.total),
-                    label: plural(data.total, 'delivery', 'deliveries'),
-                  }
-                : null
-            }
+            count={data ? countOf(data.total, 'delivery', 'deliveries') : null}
           />
         </div>
         <p class="hint" id="webhooks-summary">
