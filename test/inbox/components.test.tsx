@@ -141,6 +141,47 @@ describe('the message list', () => {
     expect(again!.querySelector('.status-badge')?.textContent).toBe('Bounced')
     expect(container.querySelector('#message-count')?.getAttribute('aria-label')).toBe('2 messages')
   })
+
+  it('a draw touches only the rows that changed: the others are not filled again', async () => {
+    const model = new MessagesModel(page)
+    listOf(model)
+    await show(<MessagesView model={model} route={parseHash('#/')} />)
+    for (const n of [1, 2, 3]) model.list.onMessage(summary(n))
+    await act(() => timing.frame())
+    const list = container.querySelector('#message-list')!
+    const records: MutationRecord[] = []
+    const observer = new MutationObserver((found) => records.push(...found))
+    observer.observe(list, { subtree: true, childList: true, attributes: true, characterData: true })
+    timing.advance(DRAW_EVERY_MS)
+    model.list.onMessage(summary(4))
+    await act(() => timing.frame())
+    await act(() => Promise.resolve())
+    const touched = new Set(
+      [...records, ...observer.takeRecords()].map((record) => {
+        const node = record.target === list ? record.addedNodes[0]! : record.target
+        return (node instanceof Element ? node : node.parentElement)!.closest('li')
+      }),
+    )
+    observer.disconnect()
+    expect([...touched].map((li) => li?.querySelector('a')?.dataset.id)).toEqual(['msg_0004'])
+  })
+
+  it('the open message is marked, and the times follow the page clock', async () => {
+    const model = new MessagesModel(page)
+    const rows = listOf(model)
+    await show(<MessagesView model={model} route={parseHash('#/')} />)
+    for (const n of [1, 2]) model.list.onMessage(summary(n))
+    await act(() => timing.frame())
+    const time = () => rows()[0]!.querySelector('time')!.textContent
+    expect(time()).not.toBe('5 min. ago')
+    await act(() => {
+      model.list.current.value = 'msg_0001'
+      page.clock.value = Date.parse('2026-11-21T10:05:00.000Z')
+    })
+    expect(rows().map((r) => r.getAttribute('aria-current'))).toEqual([null, 'true'])
+    expect(time()).toBe('5 min. ago')
+    expect(rows()[0]!.getAttribute('href')).toBe('#/messages/msg_0002')
+  })
 })
 
 describe('the tab list', () => {

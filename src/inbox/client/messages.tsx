@@ -1,23 +1,17 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import type { VNode } from 'preact'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { messagePath, type Address, type MessageRecord, type MessageSummary } from './api.js'
 import { ChecksBadge, ChecksTab } from './checks.js'
 import { usePage } from './context.js'
 import { DeliveryTab } from './delivery.js'
 import { sourceLineParams } from './detail-route.js'
-import {
-  count,
-  fullAddress,
-  fullTime,
-  plural,
-  recipients,
-  shortAddress,
-  timeAgo,
-} from './format.js'
+import { count, fullAddress, fullTime, plural, timeAgo } from './format.js'
 import { PreviewControls, SandboxedFrame } from './frame.js'
 import { LinksTab } from './links.js'
 import { ListPane } from './list-pane.js'
 import type { MessageListModel } from './message-list-model.js'
 import { STATUSES } from './message-list-state.js'
+import { fillRow, type RowContent, rowTemplate, sameRow } from './message-row.js'
 import { MESSAGE_TABS, type MessagesModel } from './messages-model.js'
 import { MESSAGE_WIDTHS } from './preview.js'
 import { Rejections } from './rejections.js'
@@ -30,7 +24,6 @@ import {
   RelativeTime,
   SourceView,
   StatusBadge,
-  statusBadge,
   Tabs,
   WarningItems,
 } from './ui.js'
@@ -115,6 +108,7 @@ function MessageListPane({ list, model }: { list: MessageListModel; model: Messa
     if (rowSize) listElement.current?.style.setProperty('--row-size', `${rowSize}px`)
   }, [rowSize])
 
+  const rows = useDrawnRows(list, state.rows, current, query)
   const filtered = isFiltered(state.filter)
   const hidden = state.hidden
   return (
@@ -201,16 +195,7 @@ function MessageListPane({ list, model }: { list: MessageListModel; model: Messa
         ) : null
       }
     >
-      {state.rows.map((m) => (
-        <MessageRow
-          key={m.id}
-          list={list}
-          m={m}
-          status={m.status}
-          current={m.id === current}
-          search={query}
-        />
-      ))}
+      {rows}
     </ListPane>
   )
 }
@@ -239,53 +224,67 @@ function focusedRow(
   return { id: link.dataset.id!, index: [...list.children].indexOf(row), link }
 }
 
-interface RowProps {
-  list: MessageListModel
-  m: MessageSummary
-  /** The row's status, apart from `m`: the list's copy of a summary changes in place. */
-  status: string
-  current: boolean
-  /** The search, carried in the row's link. */
-  search: string
+/** A drawn row: what it shows, and its vnode (the same object while that is the same). */
+interface DrawnRow {
+  row: RowContent
+  vnode: VNode
 }
 
 /**
- * One message in the list: ten elements, made once, and rendered again only when one of its
- * props changes (or the clock its time follows): a component that reads a signal is skipped by
- * @preact/signals while its props are the same. So a row holds no hook state, and its badge and
- * time are markup of its own rather than components of their own: at 300 sends a second a draw
- * makes thirty rows, and every component instance is work.
+ * The rows of a draw. A row whose content is the same as last time is the vnode drawn last
+ * time, and Preact 11 passes over a component vnode it has already rendered without calling it
+ * (an element vnode it would diff again, prop by prop and child by child: 248 ms of script in
+ * 8 s at 30 sends a second, against 145 so). A row's time and link are worked out again only
+ * when the page's clock or the search moved: at every draw for every row they were most of
+ * what is left.
  */
-function MessageRow({ list, m, status, current, search }: RowProps) {
+function useDrawnRows(
+  list: MessageListModel,
+  rows: readonly MessageSummary[],
+  current: string | null,
+  search: string,
+): VNode[] {
   const now = usePage().clock.value
-  // Highlighted when it arrived alone (asked when the row is made, in the draw that brings it).
-  const fresh = list.isFresh(m.id)
+  const template = useMemo(() => rowTemplate(document), [])
+  const drawn = useRef({ rows: new Map<string, DrawnRow>(), now, search })
+  const last = drawn.current
+  const next = new Map<string, DrawnRow>()
+  const vnodes = rows.map((m) => {
+    const before = last.rows.get(m.id)
+    const row: RowContent = {
+      m,
+      status: m.status,
+      current: m.id === current,
+      fresh: list.isFresh(m.id),
+      href:
+        before && last.search === search
+          ? before.row.href
+          : href('messages', m.id, search ? { q: search } : {}),
+      time: before && last.now === now ? before.row.time : timeAgo(m.createdAt, now),
+    }
+    const kept =
+      before && sameRow(before.row, row)
+        ? before
+        : { row, vnode: <MessageRow key={m.id} row={row} template={template} /> }
+    next.set(m.id, kept)
+    return kept.vnode
+  })
+  drawn.current = { rows: next, now, search }
+  return vnodes
+}
+
+/**
+ * One message in the list: a keyed `<li>` whose inside (ten elements) `fillRow` clones and fills
+ * (message-row.ts says why). The ref is new at each render, so Preact hands it the element
+ * again: that is the fill.
+ */
+function MessageRow({ row, template }: { row: RowContent; template: HTMLAnchorElement }) {
   return (
-    <li>
-      <a
-        class={fresh ? 'item msg is-new' : 'item msg'}
-        href={href('messages', m.id, search ? { q: search } : {})}
-        data-id={m.id}
-        aria-current={current ? 'true' : undefined}
-      >
-        <span class="item-from" title={fullAddress(m.from)}>
-          {shortAddress(m.from)}
-        </span>
-        <time class="item-time" dateTime={m.createdAt}>
-          {timeAgo(m.createdAt, now)}
-        </time>
-        <span class="item-subject">{m.subject}</span>
-        <span class="item-to" title={m.to.map(fullAddress).join(', ')}>
-          <span class="visually-hidden">to </span>
-          {recipients(m.to)}
-        </span>
-        {statusBadge(status)}
-        <span class="tag">
-          <span class="visually-hidden">template </span>
-          {m.template}
-        </span>
-      </a>
-    </li>
+    <li
+      ref={(item) => {
+        if (item) fillRow(item, template, row)
+      }}
+    />
   )
 }
 
