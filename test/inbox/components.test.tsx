@@ -151,7 +151,12 @@ describe('the message list', () => {
     const list = container.querySelector('#message-list')!
     const records: MutationRecord[] = []
     const observer = new MutationObserver((found) => records.push(...found))
-    observer.observe(list, { subtree: true, childList: true, attributes: true, characterData: true })
+    observer.observe(list, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+    })
     timing.advance(DRAW_EVERY_MS)
     model.list.onMessage(summary(4))
     await act(() => timing.frame())
