@@ -110,6 +110,8 @@ export const LIFECYCLE_CSS = String.raw`
 .attempts tr[data-ok="true"] .attempt-result { color: var(--ok-text); font-weight: 600; }
 .attempts tr[data-ok="false"] .attempt-result { color: var(--danger); font-weight: 600; }
 .response-start { font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+/* The response's start has a column of its own, or (narrow) a line under the result. */
+.response-under { display: none; }
 @media (max-width: 760px) {
   .page { padding: 14px 16px 24px; }
   /* The open delivery first, where the thumb is. */
@@ -117,6 +119,10 @@ export const LIFECYCLE_CSS = String.raw`
   .filters .field { flex: 1 1 100%; }
   .filters .field label { flex: none; width: 4.2em; }
   .filters select, .filters .text-input { flex: 1 1 auto; width: auto; min-width: 0; }
+  /* Five columns do not fit 390 px (the table was cut at "Response"): the response's start goes
+     under the result, in the text's own colour and weight. */
+  .attempts .attempt-response { display: none; }
+  .attempts .response-under { display: block; margin-top: 2px; color: var(--text); font-weight: 400; }
   /* A table of cards: each suppression a block, its cells labelled (the roles keep it a table). */
   table.cards, .cards tbody, .cards tr, .cards th, .cards td { display: block; }
   .cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }

@@ -289,6 +289,21 @@ describe.skipIf(!hasChromium)('the delivery lifecycle in the inbox', { timeout: 
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
       390,
     )
+    // The attempts read whole: the response's start under the result, not in a fifth column
+    // past the edge of its box (a 390 px table of five columns was cut at "Response").
+    const attempts = phone.locator('#webhook-detail .attempts')
+    expect(
+      await attempts.evaluate((table) => table.scrollWidth - table.parentElement!.clientWidth),
+    ).toBeLessThanOrEqual(0)
+    const response = attempts.locator('tbody tr').first().locator('.response-start:visible')
+    expect(await response.textContent()).toMatch(/\S/)
+    expect(
+      await response.evaluate((el) => {
+        const box = el.getBoundingClientRect()
+        const region = el.closest('.table-scroll')!.getBoundingClientRect()
+        return box.left >= region.left && box.right <= region.right + 0.5
+      }),
+    ).toBe(true)
     await screenshot(phone, 'webhooks-390')
   })
 

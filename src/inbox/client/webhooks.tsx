@@ -307,7 +307,9 @@ function AttemptsTable({ attempts }: { attempts: WebhookAttempt[] }) {
             <th scope="col">When</th>
             <th scope="col">Result</th>
             <th scope="col">Duration</th>
-            <th scope="col">Response body (start)</th>
+            <th scope="col" class="attempt-response">
+              Response body (start)
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -322,9 +324,14 @@ function AttemptsTable({ attempts }: { attempts: WebhookAttempt[] }) {
                   {new Date(a.at).toLocaleTimeString()}
                 </time>
               </td>
-              <td class="attempt-result">{attemptResult(a)}</td>
+              <td class="attempt-result">
+                {attemptResult(a)}
+                {a.responseBody ? (
+                  <code class="response-start response-under">{a.responseBody}</code>
+                ) : null}
+              </td>
               <td>{a.durationMs} ms</td>
-              <td>
+              <td class="attempt-response">
                 {a.responseBody ? (
                   <code class="response-start">{a.responseBody}</code>
                 ) : (
