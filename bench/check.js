@@ -7,11 +7,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { generateTemplates } from './generate-templates.js'
-import { median } from './common.js'
+import { median, ROOT as root } from './common.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-check-'))

@@ -7,10 +7,8 @@ import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { median } from './common.js'
+import { median, ROOT as root, receiptSend } from './common.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/sendbox.js')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const env = { ...process.env, CI: 'true' }
@@ -56,22 +54,13 @@ try {
   // A 5000-message log of ordinary receipts, written through the API.
   const db = join(dir, 'messages.jsonl')
   const filler = await serve(['--db', db])
-  const variables = JSON.parse(
-    await readFile(join(root, 'fixtures/order-receipt/default.json'), 'utf8'),
-  )
-  const body = JSON.stringify({
-    template: 'order-receipt',
-    from: 'Shop <shop@acme.test>',
-    to: 'ada@example.com',
-    subject: 'Receipt',
-    templateVariables: variables,
-  })
+  const { body, headers } = receiptSend('sandbox_bench')
   for (let sent = 0; sent < 5000; sent += 50) {
     await Promise.all(
       Array.from({ length: 50 }, () =>
         fetch(`${filler.url}/messages`, {
           method: 'POST',
-          headers: { authorization: 'token sandbox_bench', 'content-type': 'application/json' },
+          headers,
           body,
         }).then((r) => r.arrayBuffer()),
       ),

@@ -39,6 +39,18 @@ export const EXPLAIN: Readonly<Record<string, string>> = {
   clicked: 'The recipient clicked a link.',
 }
 
+/**
+ * A status badge's words: its label, and what it means as its tooltip. The badge component and
+ * the message list's hand-filled rows both say a status so.
+ *
+ * @example
+ * statusWords('bounced') // { label: 'Bounced', title: 'A hard bounce: the address is now on the suppression list.' }
+ */
+export const statusWords = (status: string): { label: string; title: string } => ({
+  label: LABELS[status] ?? status,
+  title: EXPLAIN[status] ?? '',
+})
+
 /** The record after a `status` event, as a new object (the event says all that changed). */
 export function applyStatus(record: MessageRecord, change: StatusChange): MessageRecord {
   const recipients = (record.recipients ?? []).map((r, i) =>

@@ -1,5 +1,5 @@
 import type { MessageSummary } from './api.js'
-import { EXPLAIN, LABELS } from './delivery-model.js'
+import { statusWords } from './delivery-model.js'
 import { fullAddress, recipients, shortAddress } from './format.js'
 
 /**
@@ -40,7 +40,7 @@ export const sameRow = (a: RowContent, b: RowContent): boolean =>
 
 /**
  * A row's link and its parts, empty: made once per list, cloned for each row. The markup the rest
- * of the page renders for a message (the status badge as `statusBadge` makes it), so the
+ * of the page renders for a message (the status badge as `StatusBadge` makes it), so the
  * keyboard, the tests and the styles see no difference.
  *
  * @example
@@ -95,8 +95,9 @@ export function fillRow(item: HTMLElement, template: HTMLAnchorElement, row: Row
   subject.textContent = m.subject
   to.title = m.to.map(fullAddress).join(', ')
   ;(to.lastChild as Text).data = recipients(m.to)
+  const words = statusWords(status)
   badge.setAttribute('data-status', status)
-  badge.title = EXPLAIN[status] ?? ''
-  badge.textContent = LABELS[status] ?? status
+  badge.title = words.title
+  badge.textContent = words.label
   ;(tag.lastChild as Text).data = m.template
 }

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import type { MessageStatus, Warning } from './api.js'
 import { usePage } from './context.js'
-import { EXPLAIN, LABELS } from './delivery-model.js'
+import { statusWords } from './delivery-model.js'
 import type { TabSpec } from './detail-route.js'
 import { fullTime, timeAgo } from './format.js'
 
@@ -19,14 +19,10 @@ import { fullTime, timeAgo } from './format.js'
  * <StatusBadge status="bounced" /> // <span class="status-badge" data-status="bounced">Bounced</span>
  */
 export function StatusBadge({ status, label }: { status: MessageStatus | string; label?: string }) {
-  return statusBadge(status, label)
-}
-
-/** The badge's markup, for a component that draws it without a component of its own (a list row). */
-export function statusBadge(status: string, label?: string) {
+  const words = statusWords(status)
   return (
-    <span class="status-badge" data-status={status} title={EXPLAIN[status] ?? ''}>
-      {label ?? LABELS[status] ?? status}
+    <span class="status-badge" data-status={status} title={words.title}>
+      {label ?? words.label}
     </span>
   )
 }
