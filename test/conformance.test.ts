@@ -257,7 +257,7 @@ function validRequest(op: Operation): fc.Arbitrary<Request> {
   const rare = params.filter((p) => p.in === 'query' && p.name === 'after')
   const query = fc
     .tuple(
-      fc.record(
+      fc.record<Record<string, unknown>>(
         Object.fromEntries(
           params
             .filter((p) => p.in === 'query' && !rare.includes(p))

@@ -6,6 +6,8 @@ import { resolveConfig } from '../src/core/config.js'
 import { createEventBus } from '../src/core/events.js'
 import { createFaultRegistry } from '../src/core/faults.js'
 import { createRejectionLog } from '../src/core/rejections.js'
+import { createPreviewStore } from '../src/core/previews.js'
+import { createFrameBatches } from '../src/inspector/events.js'
 import { createApp } from '../src/server/app.js'
 import type { AppContext } from '../src/core/context.js'
 import { openMessageLog } from '../src/store/index.js'
@@ -32,6 +34,7 @@ let server: ReturnType<typeof createServer>
 const reported = vi.fn()
 
 beforeAll(async () => {
+  const reader = createMessageReader()
   const ctx: AppContext = {
     config: resolveConfig({ memory: true }),
     version: '0.0.0',
@@ -41,7 +44,13 @@ beforeAll(async () => {
     faults: createFaultRegistry(),
     rejections: createRejectionLog(),
     logger: { info: () => {}, warn: () => {}, error: reported },
-    reader: createMessageReader(),
+    reader,
+    previews: createPreviewStore(),
+    frames: createFrameBatches(reader),
+    // What no request of this test reaches (a send fails at the catalog, before delivery).
+    delivery: {} as AppContext['delivery'],
+    webhooks: {} as AppContext['webhooks'],
+    snapshots: {} as AppContext['snapshots'],
     onClose: () => () => {},
   }
   server = createServer(toNodeHandler(createApp(ctx)))

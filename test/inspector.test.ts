@@ -1,6 +1,7 @@
 import { request } from 'node:http'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
+import { jsonOf } from './helpers/http.js'
 
 let sandbox: TestSandbox
 const send = (to: string, extra: Record<string, unknown> = {}, token?: string) =>
@@ -90,7 +91,7 @@ describe('GET /_sandbox/api/messages', () => {
 describe('one message', () => {
   it('GET the record, its html (sandboxed), text and eml; 404 message_not_found', async () => {
     const location = (await send('Ada <ada@example.com>')).headers.get('location')!
-    const record = await (await fetch(`${sandbox.url}${location}`)).json()
+    const record = await jsonOf(fetch(`${sandbox.url}${location}`))
     expect(record.to).toEqual([{ name: 'Ada', address: 'ada@example.com' }])
 
     const html = await fetch(`${sandbox.url}${location}/html`)
@@ -151,7 +152,7 @@ describe('GET /_sandbox/api/messages/wait', () => {
     await send('ada@example.com')
     const response = await fetch(`${sandbox.url}/_sandbox/api/messages/wait?to=ada&timeout=100`)
     expect(response.status).toBe(200)
-    expect((await response.json()).to[0].address).toBe('ada@example.com')
+    expect((await jsonOf(response)).to[0].address).toBe('ada@example.com')
   })
 
   it('waits for a message to arrive', async () => {
@@ -163,7 +164,7 @@ describe('GET /_sandbox/api/messages/wait', () => {
     await send('late@example.com')
     const response = await waiting
     expect(response.status).toBe(200)
-    expect((await response.json()).to[0].address).toBe('late@example.com')
+    expect((await jsonOf(response)).to[0].address).toBe('late@example.com')
   })
 
   it('404 wait_timeout when none came', async () => {

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
+import { jsonOf } from './helpers/http.js'
 
 let sandbox: TestSandbox
 beforeAll(async () => {
@@ -28,7 +29,7 @@ const get = async (path: string) => fetch(`${sandbox.url}/_sandbox/api${path}`)
 
 describe('template previews (inspector)', () => {
   it('lists templates with their fixture cases', async () => {
-    const body = await (await get('/templates')).json()
+    const body = await jsonOf(get('/templates'))
     const welcome = body.templates.find((t: { slug: string }) => t.slug === 'welcome')
     expect(welcome.fixtures.map((f: { name: string }) => f.name).sort()).toEqual([
       'ada',
@@ -41,16 +42,14 @@ describe('template previews (inspector)', () => {
   })
 
   it('renders with a named case, the first usable case, or posted variables', async () => {
-    expect((await (await get('/templates/welcome/render?case=bob')).json()).html).toContain(
-      'Hi Bob',
-    )
-    expect((await (await get('/templates/welcome/render')).json()).html).toContain('Hi Ada')
+    expect((await jsonOf(get('/templates/welcome/render?case=bob'))).html).toContain('Hi Bob')
+    expect((await jsonOf(get('/templates/welcome/render'))).html).toContain('Hi Ada')
     const posted = await fetch(`${sandbox.url}/_sandbox/api/templates/welcome/render`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ variables: {} }),
     })
-    const body = await posted.json()
+    const body = await jsonOf(posted)
     expect(body.missing).toEqual(['name'])
     expect(body.html).toContain('<p>Hi </p>')
   })
@@ -76,7 +75,7 @@ describe('template previews (inspector)', () => {
   })
 
   it('checks a template preview and a stored message', async () => {
-    const report = await (await get('/templates/welcome/checks?case=ada')).json()
+    const report = await jsonOf(get('/templates/welcome/checks?case=ada'))
     expect(report.findings.map((f: { code: string }) => f.code)).toContain('localhost_link')
     const sent = await sandbox.send({
       template: 'welcome',
@@ -85,9 +84,7 @@ describe('template previews (inspector)', () => {
       subject: 's',
       templateVariables: { name: 'Ada' },
     })
-    const checks = await (
-      await fetch(`${sandbox.url}${sent.headers.get('location')}/checks`)
-    ).json()
+    const checks = await jsonOf(fetch(`${sandbox.url}${sent.headers.get('location')}/checks`))
     expect(
       checks.findings.find((f: { code: string }) => f.code === 'localhost_link'),
     ).toMatchObject({ severity: 'error', line: 1, fix: expect.any(String) })
@@ -99,7 +96,7 @@ describe('template previews (inspector)', () => {
     const deadline = Date.now() + 5000
     let html = ''
     while (!html.includes('Robert') && Date.now() < deadline) {
-      html = (await (await get('/templates/welcome/render?case=bob')).json()).html
+      html = (await jsonOf(get('/templates/welcome/render?case=bob'))).html
       await new Promise((r) => setTimeout(r, 25))
     }
     expect(html).toContain('Hi Robert')
@@ -117,12 +114,12 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   it('renders posted variables into a sandboxed preview by id, reporting what is missing', async () => {
     const created = await post('/previews', { template: 'welcome', variables: { name: 'Live' } })
     expect(created.status).toBe(201)
-    const body = await created.json()
+    const body = await jsonOf(created)
     expect(body.missing).toEqual([])
     const page = await fetch(`${sandbox.url}${body.url}`)
     expect(page.headers.get('content-security-policy')).toMatch(/(^|; )sandbox/)
     expect(await page.text()).toContain('Hi Live')
-    const empty = await (await post('/previews', { template: 'welcome', variables: {} })).json()
+    const empty = await jsonOf(post('/previews', { template: 'welcome', variables: {} }))
     expect(empty.missing).toEqual(['name'])
     expect((await errorOf(await post('/previews', { variables: {} }))).code).toBe(
       'validation_failed',
@@ -151,15 +148,13 @@ describe('live previews and fixture cases (for the variables editor)', () => {
     const deadline = Date.now() + 5000
     let cases: string[] = []
     while (!cases.includes('carol') && Date.now() < deadline) {
-      cases = (await (await get('/templates/welcome')).json()).fixtures.map(
+      cases = (await jsonOf(get('/templates/welcome'))).fixtures.map(
         (f: { name: string }) => f.name,
       )
       await new Promise((r) => setTimeout(r, 25))
     }
     expect(cases).toContain('carol')
-    expect((await (await get('/templates/welcome/render?case=carol')).json()).html).toContain(
-      'Hi Carol',
-    )
+    expect((await jsonOf(get('/templates/welcome/render?case=carol'))).html).toContain('Hi Carol')
     expect(
       (await post('/templates/welcome/fixtures', { name: 'carol', variables: {} })).status,
     ).toBe(409)
@@ -179,16 +174,16 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   })
 
   it('offers a skeleton of the variables from examples and the analysis', async () => {
-    const body = await (await get('/templates/welcome')).json()
+    const body = await jsonOf(get('/templates/welcome'))
     expect(body.skeleton).toEqual({ name: 'Example' })
   })
 
   it('gives a loop an array of objects in the skeleton, so the loop renders once with placeholders', async () => {
-    const { skeleton } = await (await get('/templates/digest')).json()
+    const { skeleton } = await jsonOf(get('/templates/digest'))
     expect(skeleton).toEqual({
       stories: [{ tags: ['<stories[].tags[]>'], title: '<stories[].title>' }],
     })
-    const rendered = await (await post('/templates/digest/render', { variables: skeleton })).json()
+    const rendered = await jsonOf(post('/templates/digest/render', { variables: skeleton }))
     expect(rendered.html).toBe('<h2>&lt;stories[].title&gt;</h2><i>&lt;stories[].tags[]&gt;</i>')
   })
 })
@@ -207,7 +202,7 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
       variables: { name: 'Live', extra: 1 },
     })
     expect(created.status).toBe(201)
-    const body = await created.json()
+    const body = await jsonOf(created)
     expect(body).toMatchObject({
       ok: true,
       id: expect.stringMatching(/^pv_/),
@@ -224,12 +219,12 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
   })
 
   it('renders a fixture case by name (its variables come back); neither variables nor a case is none', async () => {
-    const bob = await (await post('/previews', { template: 'welcome', case: 'bob' })).json()
+    const bob = await jsonOf(post('/previews', { template: 'welcome', case: 'bob' }))
     expect(bob).toMatchObject({
       ok: true,
       variables: { name: expect.stringMatching(/^(Bob|Robert)$/) },
     })
-    const none = await (await post('/previews', { template: 'welcome' })).json()
+    const none = await jsonOf(post('/previews', { template: 'welcome' }))
     expect(none).toMatchObject({ variables: {}, missing: ['name'] })
     const problem = await errorOf(
       await post('/previews', { template: 'welcome', case: 'bob', variables: {} }),
@@ -244,7 +239,7 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
     const broken = await post('/previews?soft=1', { template: 'broken' })
     // One status per operation (its definition documents it): a soft failure keeps the 201.
     expect(broken.status).toBe(201)
-    const body = await broken.json()
+    const body = await jsonOf(broken)
     expect(body).toMatchObject({
       ok: false,
       error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] },
@@ -253,9 +248,7 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
       { line: 1, text: 'ok' },
       { line: 2, text: '{% for %}' },
     ])
-    const runaway = await (
-      await post('/previews?soft=1', { template: 'runaway', variables: {} })
-    ).json()
+    const runaway = await jsonOf(post('/previews?soft=1', { template: 'runaway', variables: {} }))
     expect(runaway).toMatchObject({
       ok: false,
       error: {
@@ -264,8 +257,7 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
       },
     })
     expect(
-      (await (await post('/previews?soft=1', { template: 'welcome', case: 'zed' })).json()).error
-        .code,
+      (await jsonOf(post('/previews?soft=1', { template: 'welcome', case: 'zed' }))).error.code,
     ).toBe('fixture_not_found')
     expect((await errorOf(await post('/previews', { template: 'broken' }))).code).toBe(
       'template_invalid',
@@ -273,7 +265,7 @@ describe('one preview per edit: POST /previews answers everything the inbox tabs
   })
 
   it("gives the template's own source (front matter too) in its detail", async () => {
-    const body = await (await get('/templates/welcome')).json()
+    const body = await jsonOf(get('/templates/welcome'))
     expect(body.source.startsWith('---\nvariables:')).toBe(true)
     expect(body.source).toContain('<p>Hi {{ name }}</p>')
   })
@@ -283,14 +275,14 @@ describe('?soft=1', () => {
   it('answers 200 with ok:false and the error instead of a 4xx', async () => {
     const broken = await get('/templates/broken/render?soft=1')
     expect(broken.status).toBe(200)
-    const body = await broken.json()
+    const body = await jsonOf(broken)
     expect(body).toMatchObject({
       ok: false,
       error: { code: 'template_invalid', details: [{ file: 'broken.liquid', line: 2 }] },
     })
-    const runaway = await (await get('/templates/runaway/render?soft=1')).json()
+    const runaway = await jsonOf(get('/templates/runaway/render?soft=1'))
     expect(runaway).toMatchObject({ ok: false, error: { code: 'render_failed' } })
-    const fine = await (await get('/templates/welcome/render?soft=1&case=ada')).json()
+    const fine = await jsonOf(get('/templates/welcome/render?soft=1&case=ada'))
     expect(fine).toMatchObject({ ok: true, html: expect.stringContaining('Hi Ada') })
   })
 })

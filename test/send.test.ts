@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, TOKEN, type TestSandbox } from './helpers/sandbox.js'
+import { jsonOf } from './helpers/http.js'
 
 const templates = {
   'welcome.liquid':
@@ -47,7 +48,7 @@ describe('POST /messages: success', () => {
     expect(body.id).toMatch(/^msg_[0-9A-Z]{26}$/)
     expect(new Date(body.createdAt as string).toISOString()).toBe(body.createdAt)
     expect(response.headers.get('location')).toBe(`/_sandbox/api/messages/${body.id}`)
-    const record = await (await fetch(`${sandbox.url}${response.headers.get('location')}`)).json()
+    const record = await jsonOf(fetch(`${sandbox.url}${response.headers.get('location')}`))
     expect(record).toMatchObject({
       id: body.id,
       // The 201 says sent; by the time the record is read it may have been delivered (§7).
@@ -111,7 +112,7 @@ describe('POST /messages: success', () => {
       template: 'raw',
       templateVariables: { snippet: '<b>x</b>' },
     })
-    const record = await (await fetch(`${sandbox.url}${response.headers.get('location')}`)).json()
+    const record = await jsonOf(fetch(`${sandbox.url}${response.headers.get('location')}`))
     expect(record.html).toBe('<div>&lt;b&gt;x&lt;/b&gt;</div><div><b>x</b></div>')
   })
 
@@ -310,10 +311,10 @@ describe('POST /messages: each check, in order', () => {
   })
 
   it('failed sends are not stored', async () => {
-    const before = (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()).messages
+    const before = (await jsonOf(fetch(`${sandbox.url}/_sandbox/api/health`))).messages
     await sandbox.send({ ...valid, template: 'nope' })
     await sandbox.send({ ...valid, templateVariables: {} })
-    const after = (await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()).messages
+    const after = (await jsonOf(fetch(`${sandbox.url}/_sandbox/api/health`))).messages
     expect(after).toBe(before)
   })
 })

@@ -3,6 +3,7 @@ import { rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
+import { jsonOf } from './helpers/http.js'
 
 let sandbox: TestSandbox
 beforeAll(async () => {
@@ -43,7 +44,7 @@ describe('GET /templates/:slug', () => {
   it('gives the body without front matter, sorted variables (partials and layout included), description and updatedAt', async () => {
     const response = await get('/templates/welcome')
     expect(response.status).toBe(200)
-    const body = await response.json()
+    const body = await jsonOf(response)
     expect(body).toEqual({
       slug: 'welcome',
       body: '{% layout "layouts/base" %}{% block content %}Hi {{ name }} {% include "partials/sig" %}{% endblock %}',
@@ -55,7 +56,7 @@ describe('GET /templates/:slug', () => {
   })
 
   it("excludes loop variables, assigned names and a render partial's own parameters", async () => {
-    const body = await (await get('/templates/order')).json()
+    const body = await jsonOf(get('/templates/order'))
     expect(body.variables).toEqual(['link', 'order'])
   })
 
@@ -107,7 +108,7 @@ describe('GET /templates and health', () => {
   it('lists templates only, sorted; health counts templates only', async () => {
     const body = (await (await get('/templates')).json()) as { templates: Array<{ slug: string }> }
     expect(body.templates.map((t) => t.slug)).toEqual(['broken', 'order', 'welcome'])
-    const health = await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()
+    const health = await jsonOf(fetch(`${sandbox.url}/_sandbox/api/health`))
     expect(health.templates).toBe(3)
   })
 })
@@ -122,7 +123,7 @@ describe('hot reload over HTTP', () => {
       templateVariables,
     })
   const htmlOf = async (response: Response) =>
-    (await (await fetch(`${sandbox.url}${response.headers.get('location')}`)).json()).html as string
+    (await jsonOf(fetch(`${sandbox.url}${response.headers.get('location')}`))).html as string
 
   async function until(check: () => Promise<boolean>) {
     const deadline = Date.now() + 5000

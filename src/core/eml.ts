@@ -164,7 +164,7 @@ function textPart(type: string, content: string): string {
  * const eml = toEml(record)
  * eml.toString('latin1').includes('\r\n\r\n') // true: headers, a blank line, the body
  */
-export function toEml(record: MessageRecord): Buffer {
+export function toEml(record: MessageRecord): Buffer<ArrayBuffer> {
   const boundary = `=_sendbox_${record.id}`
   const lines = [
     header('From', mailboxTokens(record.from)),

@@ -148,7 +148,9 @@ export const eventOperation = defineOperation({
     }
     // `retry` tells EventSource how soon to reconnect; the comment flushes the headers.
     stream.push(encoder.encode('retry: 1000\n: connected\n\n'))
-    return new HTTPResponse(stream, {
+    // Node's Response takes any async iterable of bytes; the DOM's BodyInit, which the tests
+    // that drive a page are type-checked with (tsconfig.test-dom.json), names only its own streams.
+    return new HTTPResponse(stream as unknown as ConstructorParameters<typeof HTTPResponse>[0], {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',

@@ -54,7 +54,7 @@ function findMessage(ctx: AppContext, id: string): MessageRecord {
 /** A list page whose records add up to more than this is streamed. */
 export const STREAM_ABOVE = 1024 * 1024
 
-const textResponse = (body: string | Buffer, headers: Record<string, string>) =>
+const textResponse = (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>) =>
   new Response(body, { headers: { 'x-content-type-options': 'nosniff', ...headers } })
 
 const NOT_FOUND = [[404, 'message_not_found']] as const

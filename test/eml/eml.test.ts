@@ -185,22 +185,22 @@ describe('toEml, for any subject, names and bodies', () => {
   const record = fc
     .record({ subject: line, fromName: name, toName: name, text: body, html: body })
     .map(
-      ({ subject, fromName, toName, text, html }): MessageRecord =>
-        ({
-          id: 'msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D',
-          status: 'sent',
-          createdAt: '2026-11-21T10:00:00.000Z',
-          project: '1f2e3d4c',
-          tokenHint: 'sandbox_…',
-          template: 'welcome',
-          from: { name: fromName, address: 'hello@acme.test' },
-          to: [{ name: toName, address: 'ada@example.com' }],
-          subject,
-          templateVariables: {},
-          html,
-          text,
-          warnings: [],
-        }) as MessageRecord,
+      ({ subject, fromName, toName, text, html }): MessageRecord => ({
+        id: 'msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D',
+        status: 'sent',
+        createdAt: '2026-11-21T10:00:00.000Z',
+        project: '1f2e3d4c',
+        tokenHint: 'sandbox_…',
+        template: 'welcome',
+        from: { name: fromName, address: 'hello@acme.test' },
+        to: [{ name: toName, address: 'ada@example.com' }],
+        subject,
+        templateVariables: {},
+        html,
+        text,
+        warnings: [],
+        recipients: [],
+      }),
     )
 
   it('mailparser reads back the same subject, names and bodies (line breaks canonical), and every line break is CRLF', async () => {

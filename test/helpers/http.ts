@@ -51,3 +51,16 @@ export function raw(
 /** The error code of a contract-shaped JSON error answer. */
 export const codeOf = (response: RawResponse) =>
   (response.json as { error?: { code?: string } } | undefined)?.error?.code
+
+/**
+ * A response's JSON body, loosely typed: a test reads the few fields it asserts on and `expect`
+ * checks them at run time, so a declared shape would only repeat the assertion (the routes'
+ * answers are typed where they are built). `response.json()` is `unknown` under Node's types.
+ *
+ * @example
+ * const body = await jsonOf(fetch(`${url}/_sandbox/api/health`))
+ * expect(body.messages).toBe(0)
+ */
+export async function jsonOf(response: Response | Promise<Response>): Promise<any> {
+  return (await response).json()
+}

@@ -20,7 +20,7 @@ afterAll(async () => {
   await receiver?.close()
 })
 
-type Record = {
+type Stored = {
   id: string
   status: string
   recipients: Array<{
@@ -33,7 +33,7 @@ type Record = {
 let n = 0
 async function sent(
   to: string[] = [`ada${++n}@example.com`, `bob${n}@example.com`],
-): Promise<Record> {
+): Promise<Stored> {
   const response = await sandbox.send({
     template: 'welcome',
     from: 'hello@acme.test',
@@ -44,7 +44,7 @@ async function sent(
   const { id } = (await response.json()) as { id: string }
   // Settled first, so that the simulated events come after the automatic ones.
   await receiver.until(() => receiver.typesFor(id).length === 1 + to.length)
-  return (await (await fetch(`${sandbox.url}/_sandbox/api/messages/${id}`)).json()) as Record
+  return (await (await fetch(`${sandbox.url}/_sandbox/api/messages/${id}`)).json()) as Stored
 }
 
 const post = (
@@ -58,9 +58,9 @@ const post = (
     body: typeof payload === 'string' ? payload : JSON.stringify(payload),
   })
 
-async function simulate(id: string, payload: unknown): Promise<Record> {
+async function simulate(id: string, payload: unknown): Promise<Stored> {
   const response = await post(id, payload)
-  const body = (await response.json()) as Record
+  const body = (await response.json()) as Stored
   expect(response.status, JSON.stringify(body)).toBe(201)
   return body
 }
@@ -176,7 +176,7 @@ describe('simulated events', () => {
       expect(settled.recipients[1]!.events.map((e) => e.type)).toEqual(['sent', 'delivered'])
       // The y step was the last one scheduled: nothing else is pending.
       expect(
-        ((await (await fetch(`${slow.url}/_sandbox/api/messages/${id}`)).json()) as Record)
+        ((await (await fetch(`${slow.url}/_sandbox/api/messages/${id}`)).json()) as Stored)
           .recipients[0]!.events,
       ).toHaveLength(2)
     } finally {
@@ -302,7 +302,7 @@ describe('error paths, in the order they are checked', () => {
     // Nothing was recorded by any refused request.
     const record = (await (
       await fetch(`${sandbox.url}/_sandbox/api/messages/${message.id}`)
-    ).json()) as Record
+    ).json()) as Stored
     expect(record.recipients.flatMap((r) => r.events).filter((e) => e.simulated)).toEqual([])
   })
 

@@ -32,7 +32,7 @@ beforeEach(async () => {
 })
 
 /** What another site's page makes the browser send: a beacon, a no-cors fetch, a form. */
-const FROM_ANOTHER_SITE = [
+const FROM_ANOTHER_SITE: Array<{ name: string; headers: Record<string, string> }> = [
   { name: 'Origin', headers: { origin: EVIL } },
   {
     name: 'Sec-Fetch-Site: cross-site',

@@ -319,7 +319,7 @@ describe('a write of the snapshot routes stays in the snapshot folder and on thi
     // The folder's watcher tells the book of the removal: the case is new before anyone accepts.
     await expect.poll(async () => (await statuses())['welcome/default']).toBe('new')
     for (const headers of [
-      { origin: 'http://127.0.0.2:8000' },
+      { origin: 'http://127.0.0.2:8000' } as Record<string, string>,
       { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
       { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' },
     ]) {

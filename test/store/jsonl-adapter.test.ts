@@ -96,7 +96,7 @@ describe('compaction (write)', () => {
     await adapter.read()
     const [a, b, c, d] = [makeRecord(), makeRecord(), makeRecord(), makeRecord()]
     const appendedBefore = adapter.append([a]) // lands in the old file; the snapshot has it too
-    const compaction = adapter.write({ records: [a, b] })
+    const compaction = adapter.write({ records: [a, b], suppressions: [] })
     const appendedDuring = adapter.append([c, { op: 'delete', id: b.id }, d])
     await Promise.all([appendedBefore, compaction, appendedDuring])
     expect(adapter.lines()).toBe(5)
@@ -117,7 +117,7 @@ describe('compaction (write)', () => {
     const file = path.join(await tempDir(), 'messages.jsonl')
     const adapter = createJsonlAdapter(file, { warn: () => {} })
     await adapter.read()
-    await adapter.write({ records: [] })
+    await adapter.write({ records: [], suppressions: [] })
     await adapter.close()
     await adapter.close()
     expect(() => adapter.append([makeRecord()])).toThrow(/closed/)

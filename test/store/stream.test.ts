@@ -49,7 +49,7 @@ describe('reading the log at start', () => {
     expect(log.list().messages.map((m) => m.html)).toEqual(records.map((r) => r.html).reverse())
     expect(readFileSpy).not.toHaveBeenCalled()
     // 3.6 MB of lines, read in pieces of at most a chunk (after the 4 KB look at the header).
-    const lengths = read.mock.calls.map((call) => call[2] as number)
+    const lengths = read.mock.calls.map((call) => (call as unknown[])[2] as number)
     expect(lengths.length).toBeGreaterThan(3)
     expect(Math.max(...lengths)).toBeLessThanOrEqual(READ_CHUNK)
     await log.close()
