@@ -275,8 +275,9 @@ export function createDeliveryEngine(
         }),
       )
     const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
-    const record = await updating
-    await Promise.all(suppressing)
+    // One await over all of them: they share one write, so when it fails they all reject at
+    // once, and one awaited alone would leave the others unobserved (Node ends the process).
+    const [record] = await Promise.all([updating, ...suppressing])
     if (!record || closed) return record
     for (const { recipient, ...event } of entries) {
       ctx.events.emit({ type: 'status', record, recipient, event })

@@ -82,7 +82,10 @@ export function createEndpointQueue(url: string, hooks: LaneHooks): EndpointQueu
       }
       lane.busy = true
       inFlight++
-      void hooks.attempt(head).then(() => {
+      // An attempt records its network failures itself; one that throws all the same (a bug)
+      // must end like a failed one, not leave its lane busy for good and its rejection unheard.
+      const attempted = hooks.attempt(head).catch(() => undefined)
+      void attempted.then(() => {
         inFlight--
         lane.busy = false
         if (closed) return

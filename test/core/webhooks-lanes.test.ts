@@ -77,6 +77,32 @@ function harness(options: Partial<LaneHooks> = {}) {
 }
 
 describe('the lanes of one webhook URL', () => {
+  it('an attempt that throws ends like a failed one: the lane goes on, nothing left unobserved', async () => {
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const started: string[] = []
+      const queue = createEndpointQueue(URL, {
+        maxInFlight: 64,
+        attempt: async (d) => {
+          started.push(d.id)
+          if (d.id === 'a1') throw new Error('the poster broke')
+        },
+        decide: () => 'settled',
+        settled: () => {},
+      })
+      queue.push(delivery('a1', 'A'))
+      queue.push(delivery('a2', 'A'))
+      queue.pump()
+      await expect.poll(() => started).toEqual(['a1', 'a2'])
+      await settle()
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
   it("one message's events go one after the other; different messages' side by side", async () => {
     const h = harness()
     const [a1, a2, b1] = [delivery('a1', 'A'), delivery('a2', 'A'), delivery('b1', 'B')]
