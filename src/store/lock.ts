@@ -19,6 +19,10 @@ export interface LogLock {
 interface Holder {
   pid: number
   startedAt?: string
+  /** The holder's start time, field 22 of /proc/<pid>/stat (clock ticks since boot). */
+  pidStart?: string
+  /** /proc/sys/kernel/random/boot_id when the lock was taken. */
+  boot?: string
 }
 
 /** Locks held by this process, path → token; the exit hook removes them if close() never ran. */
@@ -77,13 +81,21 @@ async function take(
   fs: LogFs,
 ): Promise<string> {
   const token = randomBytes(8).toString('hex')
-  const body = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), token })}\n`
+  const pidStart = processStart(process.pid)
+  const boot = bootId()
+  const body = `${JSON.stringify({
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    token,
+    ...(pidStart ? { pidStart } : {}),
+    ...(boot ? { boot } : {}),
+  })}\n`
   for (let attempt = 0; ; attempt++) {
     if (await createLock(file, lockPath, body, fs)) return token
     const seen = await readHolder(lockPath, fs)
     if (seen === 'gone') continue // released between our attempt and the read: try again
     const { holder, text } = seen
-    if (holder && isAlive(holder.pid)) throw lockedError(file, lockPath, holder)
+    if (holder && holds(holder)) throw lockedError(file, lockPath, holder)
     if (attempt >= 3) {
       // Someone keeps re-creating it, or holds the takeover: another sendbox is racing us for this log.
       throw lockedError(file, lockPath, holder)
@@ -91,7 +103,7 @@ async function take(
     const took = await takeOver(file, lockPath, text, body, fs, () =>
       warn(
         holder
-          ? `${lockPath}: taking over a stale lock left by sendbox pid ${holder.pid} (that process is gone).`
+          ? `${lockPath}: taking over a stale lock left by sendbox pid ${holder.pid} (that process is gone${holder.pidStart || holder.boot ? ', or the pid is now another process' : ''}).`
           : `${lockPath}: taking over an unreadable lock file.`,
       ),
     )
@@ -133,7 +145,7 @@ async function takeOver(
   const marker = `${lockPath}.takeover`
   if (!(await createLock(file, marker, body, fs))) {
     const other = await readHolder(marker, fs)
-    if (other === 'gone' || (other.holder && isAlive(other.holder.pid))) return false
+    if (other === 'gone' || (other.holder && holds(other.holder))) return false
     // A start died in the middle of a takeover (a window of microseconds): say what to do.
     throw new LogOpenError(
       'log_locked',
@@ -168,6 +180,45 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether the process that wrote a lock still runs. Its pid alone cannot say: a pid is reused
+ * (a server that was PID 1 in its container leaves pid 1, which is always alive), so the lock
+ * also names the boot it was taken in and the process's start time, and a holder whose boot is
+ * over, or whose pid now belongs to a process started at another time, is gone. Where /proc is
+ * not there (macOS, Windows), the pid is all there is.
+ */
+function holds(holder: Holder): boolean {
+  const boot = bootId()
+  if (holder.boot && boot && holder.boot !== boot) return false
+  if (!isAlive(holder.pid)) return false
+  if (!holder.pidStart) return true
+  const start = processStart(holder.pid)
+  return start === undefined || start === holder.pidStart
+}
+
+/**
+ * Field 22 of /proc/<pid>/stat, the process's start time in clock ticks since boot; undefined
+ * without /proc. The command name (field 2) may hold spaces and parentheses: fields are counted
+ * after its closing one.
+ */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
+  }
+}
+
+/** This boot's id (Linux); undefined elsewhere. */
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The lock's holder; null when the content is unparseable, 'gone' when the file vanished. */
 async function readHolder(
   lockPath: string,
@@ -192,11 +243,15 @@ async function readHolder(
 
 function parseHolder(text: string): Holder | null {
   try {
-    const value = JSON.parse(text) as { pid?: unknown; startedAt?: unknown }
+    const value = JSON.parse(text) as Record<string, unknown>
     if (!Number.isSafeInteger(value.pid) || (value.pid as number) <= 0) return null
+    const field = (name: string) =>
+      typeof value[name] === 'string' ? { [name]: value[name] as string } : {}
     return {
       pid: value.pid as number,
-      ...(typeof value.startedAt === 'string' ? { startedAt: value.startedAt } : {}),
+      ...field('startedAt'),
+      ...field('pidStart'),
+      ...field('boot'),
     }
   } catch {
     return null
