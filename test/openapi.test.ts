@@ -256,6 +256,38 @@ describe('GET /_sandbox/api/openapi.json', () => {
     expect(doc.components.schemas.SendRequest.properties.template.pattern).toBeDefined()
   })
 
+  it('every id path parameter has its whole pattern, which its examples and the ids sendbox makes match', async () => {
+    const sent = (await (await sandbox.send(valid)).json()) as { id: string }
+    const preview = (await (
+      await fetch(`${sandbox.url}/_sandbox/api/previews`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ template: 'welcome', variables: {} }),
+      })
+    ).json()) as { id: string }
+    const made: Record<string, string> = {
+      '/_sandbox/api/messages': sent.id,
+      '/_sandbox/api/previews': preview.id,
+      // A webhook delivery id is made as a message id is (newId), with its own prefix.
+      '/_sandbox/api/webhooks': sent.id.replace(/^msg_/, 'whd_'),
+    }
+    const ids: string[] = []
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
+      for (const op of Object.values(item as Record<string, Json>))
+        for (const param of (op.parameters ?? []) as Json[]) {
+          if (param.in !== 'path' || param.name !== 'id') continue
+          ids.push(path)
+          const { pattern, examples = [] } = param.schema
+          expect(pattern, path).toMatch(/^\^.*\$$/)
+          const re = new RegExp(pattern, 'u')
+          expect(examples.length, path).toBeGreaterThan(0)
+          for (const example of examples) expect(re.test(example), `${path}: ${example}`).toBe(true)
+          const kind = Object.keys(made).find((prefix) => path.startsWith(prefix))!
+          expect(re.test(made[kind]!), `${path}: ${made[kind]}`).toBe(true)
+        }
+    expect(ids.length).toBe(10)
+  })
+
   it('every error a route raises is documented on some operation with that status', async () => {
     const files = await sourceFiles()
     const raised = new Set<string>()

@@ -109,7 +109,7 @@ export const WEBHOOK_DELIVERY = component(
   'WebhookDelivery',
   v.pipe(
     v.object({
-      id: v.pipe(v.string(), v.regex(/^whd_/)),
+      id: v.pipe(v.string(), v.regex(/^whd_[0-9A-HJKMNP-TV-Z]{26}$/)),
       webhookId: described(
         v.pipe(v.string(), v.regex(/^evt_/)),
         'The `webhook-id` header: the same for every attempt and URL of one event.',

@@ -622,7 +622,11 @@ export const templatePreviewOperations = [
     params: {
       id: pathParam(
         'A preview id, as POST /_sandbox/api/previews answered it.',
-        v.pipe(v.string(), v.metadata({ pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' })),
+        v.pipe(
+          v.string(),
+          v.metadata({ pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' }),
+          v.examples(['pv_1_mifq2x3k']),
+        ),
       ),
     },
     query: HTML_QUERY,

@@ -15,7 +15,11 @@ export const WEBHOOK_LIST_MAX_LIMIT = 1000
 const ONE = {
   id: pathParam(
     'A webhook delivery id, as GET /_sandbox/api/webhooks lists it.',
-    v.pipe(v.string(), v.metadata({ pattern: '^whd_' }), v.examples(['whd_1'])),
+    v.pipe(
+      v.string(),
+      v.metadata({ pattern: '^whd_[0-9A-HJKMNP-TV-Z]{26}$' }),
+      v.examples(['whd_01KAPXVZ5Q3K8T1V7W9Y2B4C6D']),
+    ),
   ),
 }
 
