@@ -128,6 +128,16 @@ export interface Sendbox {
    */
   waitForMessage(filter?: WaitOptions): Promise<MessageRecord>
   /**
+   * Where the log stands: a wait or a list with `after: cursor` counts only messages stored
+   * since. In this process `after: 'now'` is the same, read at the call.
+   *
+   * @example
+   * const from = await sandbox.cursor()
+   * await app.requestPasswordReset('ada@example.com')
+   * const reset = await sandbox.waitForMessage({ to: 'ada@example.com', after: from })
+   */
+  cursor(): Promise<string>
+  /**
    * Recent sends that were refused (the newest 100, in memory), newest first: status, error
    * code and message, and what was read of the request (template, recipients, subject). Never
    * the token or the body.
@@ -243,6 +253,7 @@ export async function startSendbox(
         )
       return ctx.reader.read(copyJson(await waitForMessage(ctx, options)))
     },
+    cursor: async () => ctx.log.cursor(),
     rejections: async (filter) =>
       ctx.rejections.list(parseMessageFilter(filter, 'sandbox.rejections()')),
     clear: async (filter) => {
@@ -268,7 +279,20 @@ export async function startSendbox(
     webhooks: async (filter = {}) => copyJson(ctx.webhooks.list(filter).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
-    inbox: (inboxOptions) => createInbox(sandbox, inboxOptions),
+    inbox: (inboxOptions) =>
+      createInbox(
+        {
+          ...sandbox,
+          page: async (filter) => {
+            const page = ctx.log.list(parseMessageFilter(filter, 'inbox'))
+            const messages = page.messages.map((record) => ctx.reader.read(copyJson(record)))
+            return { messages, cursor: page.cursor }
+          },
+          // In this process the log's cursor is read synchronously: exactly the call's moment.
+          now: () => ({ after: ctx.log.cursor() }),
+        },
+        inboxOptions,
+      ),
     close: server.close,
   }
   return sandbox

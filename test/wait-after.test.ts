@@ -63,10 +63,10 @@ describe("waitForMessage({ after: 'now' })", () => {
     expect(message.id > oldId).toBe(true)
   })
 
-  it('after must be "now"', async () => {
+  it('after must be "now" or a cursor', async () => {
     await expect(
       sandbox.waitForMessage({ to: 'ada@example.com', after: 'later' as 'now' }),
-    ).rejects.toThrow('after must be "now"')
+    ).rejects.toThrow('after must be "now" or a cursor')
   })
 })
 

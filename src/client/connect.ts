@@ -139,8 +139,26 @@ export function connectSendbox(
     }
   }
 
+  const page = async (filter: MessageFilter) => {
+    const { body } = await request<{ messages: ReadRecord[]; cursor: string }>(
+      'GET',
+      `${api}/messages`,
+      { query: filter },
+    )
+    return { messages: body.messages, cursor: body.cursor }
+  }
+  /**
+   * `after: 'now'` over HTTP: the call's moment on this machine's clock, sent as `since`. The
+   * server's `after=now` would count from the moment the wait's request arrives, which a send
+   * made after the call but on a faster path (the app's kept-alive connection) beats. A sandbox
+   * on another machine needs the clocks in step; `after: await sandbox.cursor()` needs none.
+   */
+  const now = () => ({ since: new Date().toISOString() })
+
   const source: InboxSource = {
     messages,
+    page,
+    now,
     async waitForMessage(options) {
       // A wait answers one message: paging means nothing to it, and /wait takes only what it reads.
       const {
@@ -148,8 +166,10 @@ export function connectSendbox(
         signal,
         limit: _limit,
         offset: _offset,
-        ...filter
+        after,
+        ...rest
       } = options
+      const filter = after === 'now' ? { ...rest, ...now() } : after ? { ...rest, after } : rest
       try {
         const query: Query = { ...(filter as Query), timeout }
         return (
@@ -160,12 +180,11 @@ export function connectSendbox(
         ).body
       } catch (error) {
         if (error instanceof SendboxRequestError && error.code === 'wait_timeout') {
-          const { after: _after, ...shown } = filter
           // The server's sentences after its first (earlier matches, rejected sends), without its advice on ?timeout=.
           const hints = error.message
             .replace(/^No message matching .*? arrived within \d+ ms\.\s*/, '')
             .replace(/\s*Send one, or wait longer with \?timeout=.*$/, '')
-          throw new WaitTimeoutError(shown, timeout, { hints: hints ? [hints] : [] })
+          throw new WaitTimeoutError(rest, timeout, { hints: hints ? [hints] : [] })
         }
         if (error instanceof SendboxRequestError && error.code === 'shutting_down')
           throw new ShuttingDownError()
@@ -183,6 +202,7 @@ export function connectSendbox(
     token: process.env.SENDBOX_TOKEN || 'sandbox_connected',
     messages,
     waitForMessage: (filter = {}) => source.waitForMessage(filter),
+    cursor: async () => (await page({ limit: 1, fields: 'summary' } as MessageFilter)).cursor,
     async rejections(filter = {}) {
       const { body } = await request<{ rejections: [] }>('GET', `${api}/rejections`, {
         query: filter,

@@ -10,8 +10,16 @@ import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
 /** What an inbox needs of a sandbox: its messages, its wait, its clear. */
 export interface InboxSource {
   messages(filter: MessageFilter): Promise<ReadRecord[]>
+  /** A page of messages, and the log's cursor when it was read. */
+  page(filter: MessageFilter): Promise<{ messages: ReadRecord[]; cursor: string }>
   waitForMessage(filter: WaitOptions): Promise<ReadRecord>
   clear(filter: MessageFilter): Promise<void>
+  /**
+   * What `after: 'now'` means at this instant, read synchronously: the log's cursor in this
+   * process; over HTTP, the time on this machine's clock (a cursor would take a round trip,
+   * which the action it comes before can overtake).
+   */
+  now(): Pick<MessageFilter, 'after' | 'since'>
 }
 
 export interface InboxOptions {
@@ -120,8 +128,8 @@ export function createInbox(source: InboxSource, options: InboxOptions = {}): In
 
   /**
    * The newest message (stored, or arriving before the timeout) that `pick` finds something in.
-   * Between looks it waits for the next message to the address stored after the last one seen
-   * (`since` its time + 1 ms), so none arriving in between is missed.
+   * Between looks it waits for the next message to the address stored after the cursor the last
+   * look was read at, so none arriving in between is missed, even in the same millisecond.
    */
   async function waitFor<T>(
     filter: InboxFilter,
@@ -130,22 +138,22 @@ export function createInbox(source: InboxSource, options: InboxOptions = {}): In
   ): Promise<T> {
     const { timeout = WAIT_DEFAULT_MS, signal, after, ...rest } = filter
     const deadline = Date.now() + timeout
-    let since = after === 'now' ? new Date().toISOString() : rest.since
+    // Read at the call, before the first await: the moment the wait counts from.
+    let from: Pick<MessageFilter, 'after' | 'since'> =
+      after === 'now' ? source.now() : after !== undefined ? { after } : {}
     for (;;) {
-      const batch = await source.messages(
-        scoped({ ...rest, ...(since ? { since } : {}), limit: 100 }),
-      )
-      for (const record of batch) {
+      const page = await source.page(scoped({ ...rest, ...from, limit: 100 }))
+      for (const record of page.messages) {
         const found = pick(record)
         if (found !== undefined) return found
       }
-      const newest = batch[0]
-      if (newest) since = new Date(Date.parse(newest.createdAt) + 1).toISOString()
+      // A `since` the moment was read as stays: the cursor only narrows it.
+      from = { ...from, after: page.cursor }
       try {
         await source.waitForMessage(
           scoped({
             ...rest,
-            ...(since ? { since } : {}),
+            ...from,
             timeout: Math.max(0, deadline - Date.now()),
             ...(signal ? { signal } : {}),
           }),

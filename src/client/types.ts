@@ -21,6 +21,16 @@ export interface SendboxClient {
   messages(filter?: MessageFilter): Promise<ReadRecord[]>
   /** The newest message matching, or the first to arrive before `timeout`; `WaitTimeoutError` else. */
   waitForMessage(filter?: WaitOptions): Promise<ReadRecord>
+  /**
+   * Where the sandbox's log stands, as the sandbox hands it out: a wait (or a list) with
+   * `after: cursor` counts only messages stored since, whenever the wait itself is sent.
+   *
+   * @example
+   * const from = await sandbox.cursor()
+   * await app.requestPasswordReset('ada@example.com')
+   * const reset = await sandbox.waitForMessage({ to: 'ada@example.com', after: from })
+   */
+  cursor(): Promise<string>
   /** Recent refused sends, newest first. */
   rejections(filter?: MessageFilter): Promise<Rejection[]>
   /** Clears the log, or only the messages matching the filter. */

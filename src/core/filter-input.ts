@@ -43,6 +43,7 @@ export const MESSAGE_FILTER = object({
   project: text(),
   since: optional(time()),
   status: optional(enumOf(MESSAGE_STATUSES)),
+  after: text(),
   limit: optional(integer({ minimum: 0 })),
   offset: optional(integer({ minimum: 0 })),
 })

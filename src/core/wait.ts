@@ -1,18 +1,19 @@
-import { matchesFilter } from '../store/index.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import type { AppContext } from './context.js'
 import { rejectionHint } from './rejections.js'
 
-export interface WaitOptions extends MessageFilter {
+export interface WaitOptions extends Omit<MessageFilter, 'after'> {
   /** Milliseconds to wait for a match (default 5000, max 60000). */
   timeout?: number
   /**
-   * `'now'`: only a message stored after the wait began counts, never one already in the log (a
-   * match from an earlier test cannot satisfy it). Start the wait before the action:
+   * `'now'`: only a message stored after the call counts, never one already in the log (a
+   * match from an earlier test cannot satisfy it, nor can its delivery settling later). Start
+   * the wait before the action:
    * `const next = sandbox.waitForMessage({ to, after: 'now' }); await signUp(); await next`.
-   * Without it, the newest stored match answers at once.
+   * A cursor (`await sandbox.cursor()`, a list's `cursor`): only a message stored after it
+   * counts, the newest such at once. Without it, the newest stored match answers at once.
    */
-  after?: 'now'
+  after?: 'now' | (string & {})
   signal?: AbortSignal
 }
 
@@ -71,18 +72,24 @@ export function waitForMessage(
     offset: _offset,
     ...filter
   } = options
-  if (after !== undefined && after !== 'now')
+  if (after !== undefined && (typeof after !== 'string' || !/^(?:now|\d{1,15})$/.test(after)))
     return Promise.reject(
-      new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`),
+      new TypeError(
+        `waitForMessage: after must be "now" or a cursor (from sandbox.cursor()), got ${JSON.stringify(after)}.`,
+      ),
     )
-  // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new ones.
-  const existing = after === 'now' ? undefined : ctx.log.latest(filter)
+  // The moment the wait counts from is the call's (synchronous): a cursor taken now.
+  const from = after === 'now' ? ctx.log.cursor() : after
+  const counted: MessageFilter = from === undefined ? filter : { ...filter, after: from }
+  // Without `after`, the newest match already stored answers (CONTRACT §3); with it, the newest
+  // stored after the cursor (none, for `now`).
+  const existing = ctx.log.latest(counted)
   if (existing) return Promise.resolve(existing)
   const began = new Date().toISOString()
   // What the wait really lasts, and so what its error reports: at most WAIT_MAX_MS.
   const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
   const timedOut = () => {
-    const earlier = after === 'now' ? ctx.log.list({ ...filter, limit: 1 }).total : 0
+    const earlier = from === undefined ? 0 : ctx.log.list({ ...filter, limit: 1 }).total
     // Rejected sends that may be the one waited for; with after=now, only those since it began.
     const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
     const hints = rejectionHint(
@@ -99,10 +106,11 @@ export function waitForMessage(
     }
     cleanups.push(
       ctx.events.subscribe((event) => {
-        // A message matches when it arrives, or later when its status changes (?status=bounced).
+        // A message matches when it arrives, or later when its status changes (?status=bounced);
+        // with `after`, only one stored after the cursor: an older one's delivery settling is not it.
         if (
           (event.type === 'message' || event.type === 'status') &&
-          matchesFilter(event.record, filter)
+          ctx.log.matches(event.record, counted)
         )
           finish(() => resolve(event.record))
       }),

@@ -16,10 +16,12 @@ import {
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
+import { described } from '../lib/schema.js'
 import type { MessageRecord } from '../store/types.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
 import {
   AFTER_QUERY,
+  CURSOR_QUERY,
   FIELDS_QUERY,
   FILTER_QUERY,
   filterOf,
@@ -69,7 +71,7 @@ export const messageOperations = [
     summary: 'Stored messages, newest first.',
     description:
       'Every filter narrows the list (they are ANDed); `total` counts the matches before `limit` and `offset`.',
-    query: { ...FILTER_QUERY, ...PAGING_QUERY, ...FIELDS_QUERY },
+    query: { ...FILTER_QUERY, ...CURSOR_QUERY, ...PAGING_QUERY, ...FIELDS_QUERY },
     success: {
       status: 200,
       description: 'A page of messages.',
@@ -79,6 +81,11 @@ export const messageOperations = [
           v.description('Whole records, or summaries with `?fields=summary`.'),
         ),
         total: count('Matches before limit and offset.'),
+        cursor: described(
+          v.string(),
+          'Where the log stood when listed: give it as `after` (here, or to a wait) and only messages stored since count. Opaque: compare none, keep the latest.',
+          ['42'],
+        ),
       }),
     },
     examples: {
@@ -88,7 +95,10 @@ export const messageOperations = [
       },
     },
     handler({ ctx, query }) {
-      const page = ctx.log.list(filterOf(query))
+      const page = ctx.log.list({
+        ...filterOf(query),
+        ...(query.after ? { after: query.after } : {}),
+      })
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
       const messages =
         query.fields === 'summary'
@@ -97,8 +107,9 @@ export const messageOperations = [
       // Sizes are known (measured when stored): a large page streams instead of becoming one string.
       let bytes = 0
       for (const record of page.messages) bytes += recordSize(record)
-      if (bytes > STREAM_ABOVE) return streamJsonList('messages', messages, { total: page.total })
-      return { messages, total: page.total }
+      const tail = { total: page.total, cursor: page.cursor }
+      if (bytes > STREAM_ABOVE) return streamJsonList('messages', messages, tail)
+      return { messages, ...tail }
     },
   }),
   defineOperation({

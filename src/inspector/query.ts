@@ -1,4 +1,4 @@
-import { enumParam, intParam, textParam, timeParam } from '../http/params.js'
+import { intParam, patternParam, textParam, timeParam, enumParam } from '../http/params.js'
 import type { MessageFilter, MessageRecord } from '../store/types.js'
 import type { MessageSummary } from './types.js'
 import { WAIT_DEFAULT_MS, WAIT_MAX_MS } from '../core/wait.js'
@@ -79,11 +79,26 @@ export function filterOf(
   return filter as MessageFilter
 }
 
-/** `after=now` on a wait: only messages that arrive after it began (absent: stored ones count). */
+/** A cursor: a position in the log, as a list's `cursor` hands it out (digits; opaque to clients). */
+const CURSOR_PATTERN = /^\d{1,15}$/
+
+/** `after=<cursor>` on a list: only messages stored after the log stood there. */
+export const CURSOR_QUERY = {
+  after: patternParam(
+    CURSOR_PATTERN,
+    'a cursor (the `cursor` of an earlier list)',
+    'Only messages stored after this cursor: the `cursor` an earlier list answered with.',
+    { examples: ['42'] },
+  ),
+}
+
+/** `after=now|<cursor>` on a wait: only messages stored after it began, or after the cursor. */
 export const AFTER_QUERY = {
-  after: enumParam(
-    ['now'],
-    '`now`: only a message that arrives after the wait began counts (none already stored). Without it, the newest stored match answers at once.',
+  after: patternParam(
+    /^(?:now|\d{1,15})$/,
+    '`now` or a cursor (the `cursor` of a list)',
+    '`now`: only a message stored after the wait began counts (none already stored). A cursor (the `cursor` of a list, taken before the action): only a message stored after it counts, the newest such at once, so a wait sent after the action still finds its message. Without it, the newest stored match answers at once.',
+    { examples: ['now', '42'] },
   ),
 }
 

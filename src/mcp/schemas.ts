@@ -125,10 +125,11 @@ export const INPUT = {
         `How long to wait for a match to arrive, in milliseconds (default 5000, at most ${WAIT_MAX_MS}).`,
       ),
     after: z
-      .enum(['now'])
+      .string()
+      .regex(/^(?:now|\d{1,15})$/)
       .optional()
       .describe(
-        '"now": only a message that arrives after the call counts. Without it, the newest stored match answers at once.',
+        'A `cursor` from list_messages, taken before making the application send: only a message stored after it counts, the newest such at once (so the wait may come after the send). "now": only a message stored after this call. Without it, the newest stored match answers at once.',
       ),
   }),
   list_templates: z.strictObject({}),
@@ -193,6 +194,12 @@ export const OUTPUT = {
   list_messages: z.looseObject({
     messages: z.array(RECORD).describe('Newest first.'),
     total: z.number().describe('How many match, before limit and offset.'),
+    cursor: z
+      .string()
+      .optional()
+      .describe(
+        "Where the log stood: wait_for_message's `after` counts only messages stored after it.",
+      ),
   }),
   record: RECORD,
   list_templates: z.looseObject({

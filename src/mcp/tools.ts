@@ -122,7 +122,7 @@ export function registerTools(
     {
       title: 'Wait for a message',
       description:
-        'The newest message matching the filters, or the first to arrive within `timeout` milliseconds (default 5000, at most 60000): use it right after making the application send. Returns the whole record, with `links` and `codes`. Error wait_timeout when none came; with `after: "now"` only a message arriving after the call counts.',
+        'The newest message matching the filters, or the first to arrive within `timeout` milliseconds (default 5000, at most 60000): use it right after making the application send. Returns the whole record, with `links` and `codes`. Error wait_timeout when none came. To wait for what an action sends, take `cursor` from list_messages first, act, then wait with `after` set to that cursor.',
       inputSchema: INPUT.wait_for_message,
       outputSchema: OUTPUT.record,
       annotations: READ_ONLY,

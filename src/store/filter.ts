@@ -48,8 +48,10 @@ export function matchesFilter(record: MessageRecord, filter: MessageFilter): boo
 /** True when the filter selects every record (no criteria, or only empty ones). */
 export function isEmptyFilter(filter: MessageFilter | undefined): boolean {
   if (!filter) return true
-  const { to, recipient, from, template, subject, project, since, status } = filter
-  return !to && !recipient && !from && !template && !subject && !project && !status && !since
+  const { to, recipient, from, template, subject, project, since, status, after } = filter
+  return (
+    !to && !recipient && !from && !template && !subject && !project && !status && !since && !after
+  )
 }
 
 /**

@@ -163,6 +163,8 @@ function createLog(
     list: (filter) => index.list(filter),
     get: (id) => index.get(id),
     latest: (filter) => index.latest(filter),
+    cursor: index.cursor,
+    matches: index.matches,
     ...createSuppressionChanges({ adapter, suppressions, writes, assertOpen }),
     suppression: suppressions.get,
     suppressions: suppressions.list,

@@ -39,6 +39,16 @@ export function createRecordIndex(initial: MessageRecord[], limits: RecordLimits
   }
 
   const live = () => records.length - head
+  /**
+   * The first arrival number after a cursor (the count of records stored when it was handed
+   * out). One that is not a count, or is past the count now, is after every record stored so
+   * far: a cursor never makes an older message count.
+   */
+  const firstAfter = (cursor: string | undefined): number => {
+    if (cursor === undefined) return 0
+    const n = /^\d{1,15}$/.test(cursor) ? Number(cursor) : Number.POSITIVE_INFINITY
+    return Math.min(n, nextOrder)
+  }
 
   function normalise(): MessageRecord[] {
     if (head > 0) {
@@ -156,6 +166,7 @@ export function createRecordIndex(initial: MessageRecord[], limits: RecordLimits
     /** Newest first; `total` counts every match before limit/offset. A plain loop: 5000 records a list. */
     list(filter: MessageFilter = {}): MessagePage {
       const match = compileFilter(filter)
+      const first = firstAfter(filter.after)
       const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
       const limit =
         filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
@@ -163,16 +174,25 @@ export function createRecordIndex(initial: MessageRecord[], limits: RecordLimits
       let total = 0
       for (let i = records.length - 1; i >= head; i--) {
         const record = records[i]!
+        // Arrival order: past the first record at or before the cursor, none is after it.
+        if (order.get(record)! < first) break
         if (!match(record)) continue
         if (total >= offset && messages.length < limit) messages.push(record)
         total++
       }
-      return { messages, total }
+      return { messages, total, cursor: String(nextOrder) }
     },
     latest(filter: MessageFilter = {}): MessageRecord | undefined {
       const match = compileFilter(filter)
-      for (let i = records.length - 1; i >= head; i--) if (match(records[i]!)) return records[i]
+      const first = firstAfter(filter.after)
+      for (let i = records.length - 1; i >= head && order.get(records[i]!)! >= first; i--)
+        if (match(records[i]!)) return records[i]
       return undefined
+    },
+    /** How many records were ever stored in this log: each takes the next position. */
+    cursor: (): string => String(nextOrder),
+    matches(record: MessageRecord, filter: MessageFilter): boolean {
+      return (order.get(record) ?? -1) >= firstAfter(filter.after) && compileFilter(filter)(record)
     },
     /** The live records in order, oldest first. */
     *all(): Generator<MessageRecord> {

@@ -135,6 +135,12 @@ export interface MessageFilter {
   since?: string
   /** Exactly this overall status. */
   status?: MessageStatus
+  /**
+   * Only messages stored after this cursor: a position in the log that the log hands out
+   * (`cursor()`, a list's `cursor`), opaque to its readers. Unlike `since`, it needs no clock and
+   * tells apart two messages of the same millisecond.
+   */
+  after?: string
   limit?: number
   offset?: number
 }
@@ -142,6 +148,8 @@ export interface MessageFilter {
 export interface MessagePage {
   messages: MessageRecord[]
   total: number
+  /** The log's cursor when the page was read: `after` it, only messages stored since count. */
+  cursor: string
 }
 
 export interface MessageLog {
@@ -154,6 +162,13 @@ export interface MessageLog {
   get(id: string): MessageRecord | undefined
   /** Newest record matching the filter (limit/offset ignored). */
   latest(filter?: MessageFilter): MessageRecord | undefined
+  /**
+   * Where the log stands: a message stored from now on is `after` this cursor, none stored
+   * before is. Opaque (a store hands out its own: here, a count of the records stored).
+   */
+  cursor(): string
+  /** Whether a record this log handed out passes the filter, `after` included. */
+  matches(record: MessageRecord, filter: MessageFilter): boolean
   /** false when there was no such message. */
   delete(id: string): Promise<boolean>
   /** Clears all, or only the messages matching the filter. Returns how many went. Suppressions stay. */

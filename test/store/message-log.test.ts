@@ -63,8 +63,8 @@ describe('queries', () => {
     const page = log.list({ template: 'welcome', offset: 1, limit: 1 })
     expect(ids(page)).toEqual(['c'])
     expect(page.total).toBe(3)
-    expect(log.list({ limit: 0 })).toEqual({ messages: [], total: 4 })
-    expect(log.list({ offset: 10 })).toEqual({ messages: [], total: 4 })
+    expect(log.list({ limit: 0 })).toEqual({ messages: [], total: 4, cursor: '4' })
+    expect(log.list({ offset: 10 })).toEqual({ messages: [], total: 4, cursor: '4' })
   })
 
   it('get, latest, count', async () => {
