@@ -156,10 +156,12 @@ describe('GET /_sandbox/api/messages/wait', () => {
   })
 
   it('waits for a message to arrive', async () => {
+    const before = (await health()).subscribers
     const waiting = fetch(
       `${sandbox.url}/_sandbox/api/messages/wait?to=late@example.com&timeout=5000`,
     )
-    await new Promise((r) => setTimeout(r, 200))
+    // The wait is registered once it subscribes to the bus: then a send can only come after it.
+    await expect.poll(async () => (await health()).subscribers).toBe(before + 1)
     await send('other@example.com')
     await send('late@example.com')
     const response = await waiting
@@ -298,8 +300,12 @@ describe('shutting down', () => {
   it('a wait pending at close gets a 503 shutting_down, not a 500', async () => {
     const { startTestSandbox: start } = await import('./helpers/sandbox.js')
     const other = await start({ 'welcome.liquid': 'x' })
+    const subscribers = async () =>
+      ((await (await fetch(`${other.url}/_sandbox/api/health`)).json()) as { subscribers: number })
+        .subscribers
+    const before = await subscribers()
     const waiting = fetch(`${other.url}/_sandbox/api/messages/wait?to=nobody&timeout=10000`)
-    await new Promise((r) => setTimeout(r, 200))
+    await expect.poll(subscribers).toBe(before + 1)
     const closing = other.close()
     const response = await waiting
     expect(response.status).toBe(503)

@@ -117,8 +117,9 @@ describe('the log file (CONTRACT §5)', () => {
     await appendFile(db, '{"id":"msg_torn","status":"se')
     const second = await start(args)
     expect(await ids(second.url)).toEqual(new Set([id]))
-    await new Promise((r) => setTimeout(r, 50))
-    expect(second.output().stderr + second.output().stdout).toMatch(/torn|incomplete|dropped/i)
+    await expect
+      .poll(() => second.output().stderr + second.output().stdout)
+      .toMatch(/torn|incomplete|dropped/i)
   })
 
   it('--max-messages drops the oldest, and health says how many', async () => {

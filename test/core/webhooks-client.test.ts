@@ -320,10 +320,12 @@ describe('the webhook client', () => {
   })
 
   it('close() ends what is in flight at once', async () => {
-    const url = await rawServer(() => {})
+    let arrived!: () => void
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve))
+    const url = await rawServer(() => arrived())
     const poster = createPoster()
     const pending = poster.post(`${url}/`, '{}', opts(60_000)).done
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await inFlight // the server has the request, and does not answer
     poster.close()
     expect(await pending).toMatchObject({ status: null, error: expect.stringContaining('closing') })
     expect(await poster.post(`${url}/`, '{}', opts()).done).toMatchObject({

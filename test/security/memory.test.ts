@@ -95,7 +95,9 @@ describe('a large list page', () => {
     expect(response.headers['content-length']).toBeUndefined()
     expect(response.headers['content-type']).toContain('application/json')
     expect(response.headers['x-content-type-options']).toBe('nosniff')
-    expect(response.body).toBe(JSON.stringify({ messages: await sandbox.messages(), total: 12 }))
+    expect(response.body).toBe(
+      JSON.stringify({ messages: await sandbox.messages(), total: 12, cursor: '12' }),
+    )
 
     const summary = await raw(
       `${sandbox.url}/_sandbox/api/messages?limit=5&offset=2&fields=summary`,

@@ -1,6 +1,5 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createJsonlAdapter } from '../../src/store/jsonl-adapter.js'
 import { openMessageLog } from '../../src/store/index.js'
@@ -23,19 +22,26 @@ describe('appending', () => {
     const proto = await fileHandlePrototype(dir)
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
     const original = proto.write
+    // A slow disk: the first write is held until the next appends have piled up behind it.
+    let inFlight!: () => void
+    const started = new Promise<void>((resolve) => (inFlight = resolve))
+    let release!: () => void
+    const disk = new Promise<void>((resolve) => (release = resolve))
     const write = vi.spyOn(proto, 'write').mockImplementation(async function (
       this: FileHandle,
       ...args: unknown[]
     ) {
-      await sleep(30) // a slow disk: the next appends pile up meanwhile
+      inFlight()
+      await disk
       return (original as (...a: unknown[]) => Promise<never>).apply(this, args)
     })
     const settled: string[] = []
     const first = log.append(makeRecord({ id: 'first' })).then(() => settled.push('first'))
-    await sleep(10) // the first write is now in flight
+    await started // the first write is now in flight
     const rest = Array.from({ length: 50 }, (_, i) =>
       log.append(makeRecord({ id: `r${i}` })).then(() => settled.push(`r${i}`)),
     )
+    release()
     await first
     expect(settled).toEqual(['first']) // the batch behind it is not acknowledged yet
     await Promise.all(rest)
