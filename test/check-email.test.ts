@@ -40,7 +40,7 @@ describe('sendbox check runs the email checks', () => {
     })
     const result = await runCli(args, { cwd: dir })
     expect(result.code).toBe(0)
-    expect(result.stdout.match(/image_missing_alt/g)).toHaveLength(1)
+    expect(result.stdout.match(/img_missing_alt/g)).toHaveLength(1)
     expect(result.stdout).toContain('warning')
   })
 

@@ -497,7 +497,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     expect(await localhost.locator('.finding-fix').textContent()).toContain('Fix: ')
     expect(await localhost.locator('.finding-line').textContent()).toBe('line 6')
     const alt = page.locator(
-      '#template-checks .finding-group[data-severity="warning"] .finding[data-code="image_missing_alt"]',
+      '#template-checks .finding-group[data-severity="warning"] .finding[data-code="img_missing_alt"]',
     )
     expect(await alt.locator('.finding-line').textContent()).toBe('line 7')
     // Errors first, then warnings, then notes (folded away).

@@ -310,7 +310,7 @@ describe('templates', () => {
       }),
     )
     expect(checks.findings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ code: 'image_missing_alt' })]),
+      expect.arrayContaining([expect.objectContaining({ code: 'img_missing_alt' })]),
     )
     const byCase = structured(await mcp.call('check_template', { slug: 'reset', case: 'grace' }))
     expect(byCase.htmlBytes).toBeGreaterThan(0)
