@@ -61,6 +61,10 @@ describe('contrast', () => {
     )
   })
 
+  it('says nothing of text the colour of its background (hidden on purpose), as axe does', async () => {
+    expect(await a11y(page('<p style="color:#fff;background:#fff">Spacer</p>'))).toEqual([])
+  })
+
   it('blends a translucent text colour over its background', async () => {
     const [finding] = await a11y(page('<p style="color:rgba(0,0,0,0.3)">Faint</p>'))
     expect(finding?.code).toBe('low_contrast')
