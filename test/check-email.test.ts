@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT, runCli } from './helpers/cli.js'
+import { fencedBlocks } from './helpers/docs.js'
 import { tempDir, writeFiles } from './helpers/sandbox.js'
 
 const PRE = '<div style="display:none;max-height:0;overflow:hidden">Preheader text</div>'
@@ -73,6 +75,23 @@ describe('sendbox check runs the email checks', () => {
     const bad = await runCli(args, { cwd: dir, env: { SENDBOX_FAIL_ON_ACCESSIBILITY: 'maybe' } })
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('SENDBOX_FAIL_ON_ACCESSIBILITY must be true or false')
+  })
+
+  it('docs/checks.md: the template and the output of --fail-on-accessibility, as written', async () => {
+    const blocks = fencedBlocks(await readFile(join(ROOT, 'docs/checks.md'), 'utf8'), 'checks.md')
+    const template = blocks.find((b) => b.lang === 'html')!.body
+    const [command, ...output] = blocks
+      .find((b) => b.lang === 'text' && b.body.startsWith('$ npx sendbox check'))!
+      .body.trimEnd()
+      .split('\n')
+    const { dir, args } = await project({ 'templates/shipped.liquid': template })
+    const flags = command!.replace('$ npx sendbox check', '').trim().split(' ')
+    const strict = await runCli([...args, ...flags], { cwd: dir })
+    expect(strict.code).toBe(1)
+    expect(`${strict.stdout}${strict.stderr}`.trimEnd().split('\n')).toEqual(output)
+    const lenient = await runCli(args, { cwd: dir })
+    expect(lenient.code).toBe(0)
+    expect(lenient.stdout.split('\n').filter((l) => l.includes('  warning: '))).toHaveLength(4)
   })
 
   it('--no-email-checks skips them', async () => {

@@ -205,7 +205,8 @@ function table(el: Element, add: Add): void {
 
 /** Contrast and size of the text directly inside an element. */
 function textLook(el: Element, b: Box, add: Add, small: Set<Element>): void {
-  const words = quote(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(' '))
+  // Said only in a finding: quoting every text of every email would cost more than the check.
+  const words = () => quote(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(' '))
   // Once per element that sets the size: a footer of ten small lines is one thing to fix.
   if (
     b.fontPx !== null &&
@@ -218,7 +219,7 @@ function textLook(el: Element, b: Box, add: Add, small: Set<Element>): void {
     add(
       b.fontSetBy,
       'small_text',
-      `Text (${words}) is set at ${round(b.fontPx)} px: under 14 px it is hard to read on a phone, and some clients enlarge it unevenly.`,
+      `Text (${words()}) is set at ${round(b.fontPx)} px: under 14 px it is hard to read on a phone, and some clients enlarge it unevenly.`,
       'Set body text at 14 px or more (16 px reads best on a phone).',
     )
   }
@@ -233,7 +234,7 @@ function textLook(el: Element, b: Box, add: Add, small: Set<Element>): void {
   add(
     el,
     'low_contrast',
-    `Text (${words}) is ${hex(fg)} on ${hex(b.background)}, a contrast of ${(Math.floor(ratio * 100) / 100).toFixed(2)}:1, under the ${needed}:1 ${large ? 'large ' : ''}text needs: readers with low vision, or in sunlight, cannot make it out.`,
+    `Text (${words()}) is ${hex(fg)} on ${hex(b.background)}, a contrast of ${(Math.floor(ratio * 100) / 100).toFixed(2)}:1, under the ${needed}:1 ${large ? 'large ' : ''}text needs: readers with low vision, or in sunlight, cannot make it out.`,
     `Darken the text or lighten its background (or the reverse) to at least ${needed}:1${large ? '' : ' (3:1 for text of 24 px, or 18.66 px bold, and larger)'}.`,
   )
 }

@@ -1,7 +1,7 @@
 import css, { type CssDeclarationAST, type CssRuleAST } from '@adobe/css-tools'
 import { colord, extend } from 'colord'
 import namesPlugin from 'colord/plugins/names'
-import { selectAll } from 'css-select'
+import { compile, selectAll } from 'css-select'
 import type { AnyNode, Document, Element } from 'domhandler'
 
 /**
@@ -117,6 +117,8 @@ const KEYWORD_PX: Readonly<Record<string, number>> = {
 const FONT_SIZE_ATTR = [10, 13, 16, 18, 24, 32, 48]
 
 type Declared = Map<string, { value: string; rank: number }>
+type Read = ReadonlyMap<string, { value: string; rank: number }>
+const NOTHING: ReadonlyMap<string, { value: string; rank: number }> = new Map()
 
 /**
  * Cascade ranks: presentational attributes 0, then rules by specificity and order, then the
@@ -128,7 +130,8 @@ const IMPORTANT = 1e13
 /** Declarations of a `style` attribute: `a:b; c:d` (semicolons inside parentheses kept). */
 function inlineDeclarations(style: string): Array<{ property: string; value: string }> {
   const out: Array<{ property: string; value: string }> = []
-  for (const part of style.split(/;(?![^(]*\))/)) {
+  // A `;` inside parentheses (a data: URL) does not end a declaration; most styles have none.
+  for (const part of style.includes('(') ? style.split(/;(?![^(]*\))/) : style.split(';')) {
     const colon = part.indexOf(':')
     if (colon < 0) continue
     out.push({ property: part.slice(0, colon).trim().toLowerCase(), value: part.slice(colon + 1) })
@@ -156,41 +159,79 @@ function specificity(selector: string): number {
   return ids * 1e6 + classes * 1e3 + types
 }
 
+type CompiledQuery = ReturnType<typeof compile<AnyNode, Element>>
+
+/** One selector of a `<style>` rule, compiled, with its rank and what it declares. */
+interface SheetRule {
+  query: CompiledQuery
+  /** Specificity, for the cascade (the order in the email is added as it is applied). */
+  specificity: number
+  declarations: CssDeclarationAST[]
+}
+
+/**
+ * A stylesheet's rules, compiled once per distinct text. Parsing the CSS and compiling its
+ * selectors was 60% of the accessibility check's time (3000 renders of bench/check.js's
+ * templates, one `<style>` each, all alike); a project's emails share their layout's
+ * `<style>`, so this is a cache that hits. Bounded: a long-running server sees unbounded CSS.
+ */
+const sheets = new Map<string, SheetRule[]>()
+const MAX_SHEETS = 500
+
+function sheetRules(text: string): SheetRule[] {
+  let rules = sheets.get(text)
+  if (rules) return rules
+  rules = []
+  for (const rule of css.parse(text, { silent: true }).stylesheet.rules) {
+    if (rule.type !== 'rule') continue
+    const declarations = (rule as CssRuleAST).declarations.filter(
+      (d): d is CssDeclarationAST => d.type === 'declaration' && READ.has(d.property),
+    )
+    if (!declarations.length) continue
+    for (const selector of (rule as CssRuleAST).selectors) {
+      try {
+        const query = compile<AnyNode, Element>(selector)
+        rules.push({ query, specificity: specificity(selector), declarations })
+      } catch {
+        // A selector css-select cannot read (a pseudo-element): it styles no element here.
+      }
+    }
+  }
+  if (sheets.size >= MAX_SHEETS) sheets.clear()
+  sheets.set(text, rules)
+  return rules
+}
+
 /** The `<style>` rules (outside at-rules), applied to the elements they match. */
 function applyStylesheets(styles: Element[], document: Document, into: Map<Element, Declared>) {
   let order = 0
   for (const style of styles) {
     const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-    const sheet = css.parse(text, { silent: true }).stylesheet
-    for (const rule of sheet.rules) {
-      if (rule.type !== 'rule') continue
-      const declarations = (rule as CssRuleAST).declarations.filter(
-        (d): d is CssDeclarationAST => d.type === 'declaration' && READ.has(d.property),
-      )
-      if (!declarations.length) continue
-      for (const selector of (rule as CssRuleAST).selectors) {
-        order++
-        let matched: Element[]
-        try {
-          matched = selectAll<AnyNode, Element>(selector, document)
-        } catch {
-          continue // a selector css-select cannot read (a pseudo-element): it styles no element here
-        }
-        const rank = specificity(selector) * 1e4 + order
-        for (const element of matched) {
-          const declared = into.get(element) ?? new Map()
-          into.set(element, declared)
-          for (const d of declarations) declare(declared, d.property, d.value, rank)
-        }
+    for (const rule of sheetRules(text)) {
+      const rank = rule.specificity * 1e4 + ++order
+      for (const element of selectAll<AnyNode, Element>(rule.query, document)) {
+        const declared = into.get(element) ?? new Map()
+        into.set(element, declared)
+        for (const d of rule.declarations) declare(declared, d.property, d.value, rank)
       }
     }
   }
 }
 
 /** An element's declarations: attributes, then matched rules (already in `sheets`), then inline. */
-function declaredFor(element: Element, sheets: Map<Element, Declared>): Declared {
-  const declared: Declared = new Map(sheets.get(element))
+function declaredFor(element: Element, matched: Map<Element, Declared>): Read {
   const { attribs } = element
+  const fromSheets = matched.get(element)
+  // Most elements of an email declare nothing the check reads: no map for them.
+  if (
+    !attribs.style &&
+    attribs.bgcolor === undefined &&
+    attribs.background === undefined &&
+    attribs.color === undefined &&
+    attribs.text === undefined
+  )
+    return fromSheets ?? NOTHING
+  const declared: Declared = new Map(fromSheets)
   if (attribs.bgcolor !== undefined) declare(declared, 'background-color', attribs.bgcolor, 0)
   if (attribs.background !== undefined)
     declare(declared, 'background-image', `url(${attribs.background})`, 0)
@@ -224,7 +265,7 @@ export function blend(top: Rgba, bottom: Rgba): Rgba {
 }
 
 /** The first colour among a `background` shorthand's words, or what the words say about images. */
-function backgroundOf(declared: Declared, parent: Rgba | null): Rgba | null {
+function backgroundOf(declared: Read, parent: Rgba | null): Rgba | null {
   const image = declared.get('background-image')?.value
   const shorthand = declared.get('background')?.value
   const shorthandWins =
@@ -285,7 +326,7 @@ function isBold(value: string, parent: boolean): boolean {
   return Number.isFinite(n) ? n >= 700 : false
 }
 
-function isHidden(element: Element, declared: Declared): boolean {
+function isHidden(element: Element, declared: Read): boolean {
   const get = (p: string) => declared.get(p)?.value
   if (NEVER_SHOWN.has(element.name) || element.attribs.hidden !== undefined) return true
   if (get('display') === 'none') return true
@@ -297,7 +338,7 @@ function isHidden(element: Element, declared: Declared): boolean {
 }
 
 /** One element's box from its parent's and its own declarations. */
-function boxOf(element: Element, declared: Declared, parent: Box): Box {
+function boxOf(element: Element, declared: Read, parent: Box): Box {
   const get = (p: string) => declared.get(p)?.value
   const hidden = parent.hidden || isHidden(element, declared)
   const ariaHidden = parent.ariaHidden || hidden || element.attribs['aria-hidden'] === 'true'
@@ -350,15 +391,15 @@ function boxOf(element: Element, declared: Declared, parent: Box): Box {
  * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
  */
 export function computeBoxes(document: Document, elements: Element[]): Map<Element, Box> {
-  const sheets = new Map<Element, Declared>()
+  const matched = new Map<Element, Declared>()
   const styles = elements.filter((el) => el.type === 'style')
-  if (styles.length) applyStylesheets(styles, document, sheets)
+  if (styles.length) applyStylesheets(styles, document, matched)
   const boxes = new Map<Element, Box>()
   const walk = (nodes: AnyNode[], parent: Box) => {
     for (const node of nodes) {
       if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue
       const element = node as Element
-      const box = boxOf(element, declaredFor(element, sheets), parent)
+      const box = boxOf(element, declaredFor(element, matched), parent)
       boxes.set(element, box)
       walk(element.children, box)
     }
