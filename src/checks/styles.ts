@@ -258,7 +258,12 @@ export function parseColor(value: string, current: Rgba | null): Rgba | null | u
   return parsed.isValid() ? parsed.toRgb() : undefined
 }
 
-/** `top` drawn over an opaque `bottom`. */
+/**
+ * `top` drawn over an opaque `bottom`.
+ *
+ * @example
+ * blend({ r: 0, g: 0, b: 0, a: 0.5 }, { r: 255, g: 255, b: 255, a: 1 }) // { r: 127.5, g: 127.5, b: 127.5, a: 1 }
+ */
 export function blend(top: Rgba, bottom: Rgba): Rgba {
   const mix = (t: number, b: number) => t * top.a + b * (1 - top.a)
   return { r: mix(top.r, bottom.r), g: mix(top.g, bottom.g), b: mix(top.b, bottom.b), a: 1 }
@@ -426,5 +431,10 @@ export function contrast(a: Rgba, b: Rgba): number {
   return (hi! + 0.05) / (lo! + 0.05)
 }
 
-/** `#rrggbb` of a colour. */
+/**
+ * `#rrggbb` of a colour.
+ *
+ * @example
+ * hex({ r: 31, g: 41, b: 51, a: 1 }) // '#1f2933'
+ */
 export const hex = (c: Rgba) => colord(c).toHex()
