@@ -51,7 +51,7 @@ describe('sendbox check runs the email checks', () => {
       'templates/layouts/base.liquid':
         '<!doctype html>\n<html>\n<head><title>{{ title }}</title></head>\n<body>\n{% block content %}{% endblock %}\n</body>\n</html>',
       'templates/hero.liquid':
-        '{% layout "layouts/base", title: "Hi" %}\n{% block content %}\n<div style="display:none;max-height:0;overflow:hidden">Preheader text</div>\n<p>Hello {{ name }}, here is the picture you asked for today.</p>\n<img src="https://cdn.acme.test/hero.png" width="10" height="10">\n<a href="{{ url }}"></a>\n{% endblock %}',
+        '---\ndescription: A picture\n---\n{% layout "layouts/base", title: "Hi" %}\n{% block content %}\n<div style="display:none;max-height:0;overflow:hidden">Preheader text</div>\n<p>Hello {{ name }}, here is the picture you asked for today.</p>\n<img src="https://cdn.acme.test/hero.png" width="10" height="10">\n<a href="{{ url }}"></a>\n{% endblock %}',
       'fixtures/hero.json': '{"name":"Ada","url":"https://acme.test/x"}',
     })
     const result = await runCli(args, { cwd: dir })
@@ -60,7 +60,7 @@ describe('sendbox check runs the email checks', () => {
       /^templates\/layouts\/base\.liquid:2:1 {2}missing_lang {2}warning: .*rendered HTML line 2, column 1/m,
     )
     expect(result.stdout).toMatch(
-      /^templates\/hero\.liquid:5:1 {2}img_missing_alt {2}warning: .*rendered HTML line \d+, column 1\) Add alt=/m,
+      /^templates\/hero\.liquid:8:1 {2}img_missing_alt {2}warning: .*rendered HTML line \d+, column 1\) Add alt=/m,
     )
     // A tag with a variable in it renders unlike its source: the template, and the rendered place.
     expect(result.stdout).toMatch(
@@ -69,7 +69,7 @@ describe('sendbox check runs the email checks', () => {
 
     const strict = await runCli([...args, '--fail-on-accessibility'], { cwd: dir })
     expect(strict.code).toBe(1)
-    expect(strict.stdout).toMatch(/^templates\/hero\.liquid:5:1 {2}img_missing_alt {2}An image/m)
+    expect(strict.stdout).toMatch(/^templates\/hero\.liquid:8:1 {2}img_missing_alt {2}An image/m)
     const byEnv = await runCli(args, { cwd: dir, env: { SENDBOX_FAIL_ON_ACCESSIBILITY: 'true' } })
     expect(byEnv.code).toBe(1)
     const bad = await runCli(args, { cwd: dir, env: { SENDBOX_FAIL_ON_ACCESSIBILITY: 'maybe' } })
