@@ -58,7 +58,7 @@ const nonBlank = (s: string | undefined) => s !== undefined && s.trim() !== ''
  *
  * @example
  * checkAccessibility(parseHtml('<html><body><img src="a.png"></body></html>'))
- * // [{ code: 'missing_title', … }, { code: 'missing_lang', … }, { code: 'img_missing_alt', line: 1, column: 13, … }]
+ * // [{ code: 'missing_lang', … }, { code: 'missing_title', … }, { code: 'img_missing_alt', line: 1, column: 13, … }]
  */
 export function checkAccessibility(parsed: ParsedHtml): Finding[] {
   const { elements } = parsed
