@@ -27,6 +27,8 @@ export const ALLOWED: Record<string, string> = {
     'the email-addresses module, loaded on first use (lazily, for start-up time); no data of its own',
   'checks/clients.ts: checker':
     'the email-client support tables, built on first use and read-only after: the same for every sandbox',
+  'checks/styles.ts: sheets':
+    "a bounded memo of a pure function (a <style> block's text → its compiled rules): the same for every sandbox",
   'templates/render.ts: converter':
     'the html-to-text converter, built on first use (lazily, for start-up time); stateless after',
   'lib/ids.ts: next':

@@ -87,8 +87,15 @@ describe('template previews (inspector)', () => {
     const checks = await jsonOf(fetch(`${sandbox.url}${sent.headers.get('location')}/checks`))
     expect(
       checks.findings.find((f: { code: string }) => f.code === 'localhost_link'),
-    ).toMatchObject({ severity: 'error', line: 1, fix: expect.any(String) })
+    ).toMatchObject({ severity: 'error', line: 1, column: 14, fix: expect.any(String) })
     expect(checks.clients.length).toBeGreaterThan(5)
+    // Accessibility, everywhere checks are: a fragment has no <html lang> and no <title>.
+    for (const found of [report.findings, checks.findings])
+      expect(
+        found
+          .filter((f: { check: string }) => f.check === 'accessibility')
+          .map((f: { code: string; severity: string }) => `${f.code} ${f.severity}`),
+      ).toEqual(['missing_lang warning', 'missing_title warning'])
   })
 
   it('sees a fixture change on disk', async () => {

@@ -212,6 +212,7 @@ export function checkClients(
       message: `${andList(features)} ${features.length === 1 ? 'is' : 'are'} not supported by ${lacking.length === 1 ? '' : `${lacking.length} of ${CLIENTS.length} major clients: `}${clientList(lacking)}.`,
       fix: featureFix(features),
       line: lines.length ? Math.min(...lines) : null,
+      column: null,
     }
   })
   return { clients, findings }

@@ -1,13 +1,21 @@
 import { parseDocument } from 'htmlparser2'
 import type { Document, Element } from 'domhandler'
 
-/** The parsed HTML plus a way to turn a character offset into a 1-based line. */
+/** The parsed HTML plus a way to turn a character offset into a 1-based line (and column). */
 export interface ParsedHtml {
   document: Document
   elements: Element[]
   lineOf(offset: number | null | undefined): number | null
+  /** 1-based line and column (in UTF-16 units) of an offset; null for none. */
+  placeOf(offset: number | null | undefined): { line: number; column: number } | null
 }
 
+/**
+ * Parses rendered HTML once for every check.
+ *
+ * @example
+ * parseHtml('<p>\n<b>x</b>').placeOf(4) // { line: 2, column: 1 }
+ */
 export function parseHtml(html: string): ParsedHtml {
   const document = parseDocument(html, { withStartIndices: true })
   const elements: Element[] = []
@@ -33,5 +41,10 @@ export function parseHtml(html: string): ParsedHtml {
     }
     return lo + 1
   }
-  return { document, elements, lineOf }
+  const placeOf = (offset: number | null | undefined) => {
+    const line = lineOf(offset)
+    if (line === null) return null
+    return { line, column: offset! - (line === 1 ? 0 : breaks[line - 2]! + 1) + 1 }
+  }
+  return { document, elements, lineOf, placeOf }
 }

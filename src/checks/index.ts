@@ -1,4 +1,5 @@
 import type { Element } from 'domhandler'
+import { checkAccessibility } from './accessibility.js'
 import { parseHtml } from './html.js'
 import type { CheckInput, CheckReport, Finding } from './types.js'
 
@@ -28,7 +29,7 @@ const isHidden = (el: Element) =>
 export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   const { html, text } = input
   const parsed = parseHtml(html)
-  const lineOf = (el: Element) => parsed.lineOf(el.startIndex)
+  const at = (el: Element) => parsed.placeOf(el.startIndex) ?? { line: null, column: null }
   const findings: Finding[] = []
   const add = (finding: Finding) => findings.push(finding)
 
@@ -41,6 +42,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       code: 'gmail_clipping',
       severity: 'error',
       line: null,
+      column: null,
       message: `The HTML is ${kb(htmlBytes)}; Gmail clips messages past about 102 KB and hides the rest behind "View entire message".`,
       fix: 'Trim the markup: fewer nested tables, shorter inline styles, no comments, fewer repeated blocks.',
     })
@@ -50,6 +52,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       code: 'size_near_clipping',
       severity: 'warning',
       line: null,
+      column: null,
       message: `The HTML is ${kb(htmlBytes)}, close to Gmail's clipping at about 102 KB.`,
       fix: 'Trim the markup before it grows past 102 KB.',
     })
@@ -57,23 +60,14 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
 
   // Images
   for (const img of parsed.elements.filter((el) => el.name === 'img')) {
-    const line = lineOf(img)
+    const place = at(img)
     const src = attr(img, 'src') ?? ''
-    if (attr(img, 'alt') === undefined)
-      add({
-        check: 'images',
-        code: 'image_missing_alt',
-        severity: 'warning',
-        line,
-        message: `An image (${src || 'no src'}) has no alt text; with images off, readers see nothing in its place.`,
-        fix: 'Add alt="…" describing the image, or alt="" for a purely decorative one.',
-      })
     if (attr(img, 'width') === undefined || attr(img, 'height') === undefined)
       add({
         check: 'images',
         code: 'image_missing_size',
         severity: 'warning',
-        line,
+        ...place,
         message: `An image (${src || 'no src'}) has no width and height attributes; Outlook may show it at its full size, and the layout jumps while it loads.`,
         fix: 'Set width and height attributes (in pixels) on the <img>.',
       })
@@ -82,7 +76,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
         check: 'images',
         code: 'localhost_image',
         severity: 'error',
-        line,
+        ...place,
         message: `An image is loaded from ${src}, which no recipient can reach.`,
         fix: 'Serve images from a public https:// URL.',
       })
@@ -91,7 +85,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
         check: 'images',
         code: 'insecure_image',
         severity: 'warning',
-        line,
+        ...place,
         message: `An image is loaded over plain http (${src}); many clients block or warn about it.`,
         fix: 'Use an https:// URL.',
       })
@@ -100,14 +94,14 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   // Links
   const links = parsed.elements.filter((el) => el.name === 'a')
   for (const a of links) {
-    const line = lineOf(a)
+    const place = at(a)
     const href = (attr(a, 'href') ?? '').trim()
     if (href === '' || href === '#')
       add({
         check: 'links',
         code: 'empty_link',
         severity: 'warning',
-        line,
+        ...place,
         message: `A link has ${href === '' ? 'no href' : 'href="#"'}; it goes nowhere in an inbox.`,
         fix: 'Point it at a real URL, or make it plain text.',
       })
@@ -116,7 +110,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
         check: 'links',
         code: 'localhost_link',
         severity: 'error',
-        line,
+        ...place,
         message: `A link points at ${href}, which cannot work in a real inbox.`,
         fix: 'Build links from a public base URL (pass it in as a variable).',
       })
@@ -125,7 +119,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
         check: 'links',
         code: 'insecure_link',
         severity: 'warning',
-        line,
+        ...place,
         message: `A link uses plain http (${href}).`,
         fix: 'Use an https:// URL.',
       })
@@ -143,6 +137,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       code: 'missing_unsubscribe',
       severity: 'warning',
       line: null,
+      column: null,
       message: 'This looks like marketing mail but has no unsubscribe link.',
       fix: 'Add a visible unsubscribe link (and a List-Unsubscribe header when you send for real).',
     })
@@ -155,6 +150,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       code: 'empty_text',
       severity: 'error',
       line: null,
+      column: null,
       message: 'The plain-text version is empty.',
       fix: 'Put real text content in the HTML (not only images).',
     })
@@ -164,6 +160,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       code: 'short_text',
       severity: 'warning',
       line: null,
+      column: null,
       message: `The plain-text version is only ${plain.length} characters.`,
       fix: 'Make sure the message reads on its own without images.',
     })
@@ -176,10 +173,13 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       check: 'text',
       code: 'missing_preheader',
       severity: 'warning',
-      line: body ? lineOf(body) : null,
+      ...(body ? at(body) : { line: null, column: null }),
       message: 'There is no preheader: inbox lists will preview whatever text comes first.',
       fix: 'Add a hidden preheader right after <body>, e.g. <div style="display:none;max-height:0;overflow:hidden">A one-line summary</div>.',
     })
+
+  // Accessibility (alt text lives here: img_missing_alt)
+  findings.push(...checkAccessibility(parsed))
 
   // Client support
   const { checkClients } = await import('./clients.js')
@@ -187,7 +187,12 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   findings.push(...clients.findings)
 
   const order = { error: 0, warning: 1, info: 2 }
-  findings.sort((a, b) => order[a.severity] - order[b.severity] || (a.line ?? 0) - (b.line ?? 0))
+  findings.sort(
+    (a, b) =>
+      order[a.severity] - order[b.severity] ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0),
+  )
   const counts = { error: 0, warning: 0, info: 0 }
   for (const f of findings) counts[f.severity]++
   return { htmlBytes, findings, clients: clients.clients, counts }

@@ -1,11 +1,11 @@
 /** Email checks computed from rendered HTML: shared by the inspector, the inbox and `sendbox check`. */
 
 export type Severity = 'error' | 'warning' | 'info'
-export type CheckName = 'size' | 'clients' | 'images' | 'links' | 'text'
+export type CheckName = 'size' | 'clients' | 'images' | 'links' | 'text' | 'accessibility'
 
 export interface Finding {
   check: CheckName
-  /** snake_case, stable: e.g. `gmail_clipping`, `image_missing_alt`, `localhost_link`. */
+  /** snake_case, stable: e.g. `gmail_clipping`, `img_missing_alt`, `localhost_link`. */
   code: string
   severity: Severity
   message: string
@@ -13,6 +13,8 @@ export interface Finding {
   fix: string
   /** 1-based line in the rendered HTML where it applies, when there is one. */
   line: number | null
+  /** 1-based column of the element's start tag on that line, when the finding is about one. */
+  column: number | null
 }
 
 export interface ClientScore {

@@ -13,7 +13,8 @@ import {
 import { lineColumn } from '../lib/json.js'
 import type { RenderClock, Template, TemplateCatalog } from '../templates/types.js'
 import type { Problem, RenderRule } from './check-types.js'
-import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
+import { booleanFlag, checkOnlyFlags, type FlagSpec, parseFlags, serveFlags } from './flags.js'
+import { TemplateSources } from './template-places.js'
 import { usage } from './usage.js'
 import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
 import { shortDiff } from '../core/snapshot-diff.js'
@@ -309,8 +310,9 @@ const checkFlags = {
     env: '',
     default: 'true',
     description:
-      'Check each render as an email too: size, images, links, text (--no-email-checks to skip)',
+      'Check each render as an email too: size, images, links, text, accessibility (--no-email-checks to skip)',
   },
+  ...checkOnlyFlags,
 } as const satisfies Record<string, FlagSpec>
 
 /**
@@ -336,29 +338,50 @@ export function folderOptions(
   return { templatesDir: config.templatesDir, fixturesDir: config.fixturesDir }
 }
 
+export interface EmailCheckOptions {
+  /** The templates folder: where a finding's element is looked up in the layout and partials. */
+  templatesDir?: string
+  /** Accessibility findings are errors, not warnings (`--fail-on-accessibility`). */
+  failOnAccessibility?: boolean
+}
+
 /**
  * The email checks (src/checks) as a rule: errors and warnings only, each reported once per
- * template even when several fixture cases render the same problem. Rendered-HTML lines have no
- * place in the template file, so the problem points at the template and names the line.
+ * template even when several fixture cases render the same problem. A finding about an element
+ * points at its start tag in the template, its layout or a partial when the tag is written there
+ * as rendered (template-places.ts); otherwise at the template, naming the rendered line.
+ *
+ * @example
+ * await checkCatalog(catalog, { rules: [emailChecks({ templatesDir, failOnAccessibility: true })] })
  */
-export function emailChecks(): RenderRule {
+export function emailChecks(options: EmailCheckOptions = {}): RenderRule {
   const seen = new Set<string>()
+  const sources = options.templatesDir ? new TemplateSources(options.templatesDir) : null
   return async ({ template, html, text }) => {
     const report = await checkEmail({ html, text })
     const problems: Problem[] = []
     for (const finding of report.findings) {
       if (finding.severity === 'info') continue
-      const key = `${template.slug}\0${finding.code}\0${finding.message}`
+      const { line, column } = finding
+      const mapped =
+        sources && line !== null && column !== null
+          ? await sources.place(template, html, line, column)
+          : null
+      const where =
+        line === null ? '' : ` (rendered HTML line ${line}${column ? `, column ${column}` : ''})`
+      const at = mapped ?? { file: template.file, line: 1, column: 1 }
+      const key = `${template.slug}\0${finding.code}\0${finding.message}\0${mapped ? `${at.file}:${at.line}:${at.column}` : where}`
       if (seen.has(key)) continue
       seen.add(key)
-      const where = finding.line === null ? '' : ` (rendered HTML line ${finding.line})`
+      const severity =
+        finding.check === 'accessibility' && options.failOnAccessibility
+          ? 'error'
+          : finding.severity
       problems.push({
-        file: template.file,
-        line: 1,
-        column: 1,
+        ...at,
         code: finding.code,
         message: `${finding.message}${where} ${finding.fix}`,
-        severity: finding.severity,
+        severity,
       })
     }
     return problems
@@ -399,7 +422,15 @@ export async function check(
   try {
     report = await checkCatalog(catalog, {
       rules: [
-        ...(values['no-email-checks'] ? [] : [emailChecks()]),
+        ...(values['no-email-checks']
+          ? []
+          : [
+              emailChecks({
+                templatesDir,
+                failOnAccessibility:
+                  booleanFlag(values, env, 'fail-on-accessibility', checkFlags) ?? false,
+              }),
+            ]),
         ...(snapshots ? [snapshots.rule] : []),
       ],
       ...(snapshotOptions ? { clock: snapshotOptions.clock } : {}),

@@ -202,6 +202,17 @@ export const serveFlags = {
 
 export type ServeFlag = keyof typeof serveFlags
 
+/** `sendbox check`'s own flags that a CI job may set by variable rather than on the command line. */
+export const checkOnlyFlags = {
+  'fail-on-accessibility': {
+    type: 'boolean',
+    env: 'SENDBOX_FAIL_ON_ACCESSIBILITY',
+    default: 'false',
+    description:
+      'Count accessibility findings (alt text, link names, contrast, …) as errors: exit 1 on any',
+  },
+} as const satisfies Record<string, FlagSpec>
+
 const TRUE: ReadonlySet<string> = new Set(['1', 'true', 'yes', 'on'])
 const FALSE: ReadonlySet<string> = new Set(['0', 'false', 'no', 'off', ''])
 
@@ -210,6 +221,25 @@ function envBoolean(name: string, value: string, flag: string): boolean {
   if (TRUE.has(v)) return true
   if (FALSE.has(v)) return false
   throw new ConfigError(flag, `${name} must be true or false, got ${JSON.stringify(value)}`)
+}
+
+/**
+ * A boolean flag's value: `--x` or `--no-x`, else its variable, else undefined.
+ *
+ * @example
+ * booleanFlag({}, { SENDBOX_FAIL_ON_ACCESSIBILITY: 'true' }, 'fail-on-accessibility', checkOnlyFlags) // true
+ */
+export function booleanFlag(
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  flag: string,
+  specs: Record<string, FlagSpec>,
+): boolean | undefined {
+  if (values[`no-${flag}`]) return false
+  if (values[flag] !== undefined) return values[flag] === true
+  const name = specs[flag]!.env
+  const raw = name ? env[name] : undefined
+  return raw === undefined ? undefined : envBoolean(name, raw, `--${flag}`)
 }
 
 function suggestFlag(unknown: string, known: string[]): string {
@@ -262,12 +292,7 @@ export function serveOptionsFrom(
   const { values, positionals } = parseFlags(argv, serveFlags)
   const pick = (flag: ServeFlag): string | string[] | boolean | undefined => {
     const spec: FlagSpec = serveFlags[flag]
-    if (spec.type === 'boolean') {
-      if (values[`no-${flag}`]) return false
-      if (values[flag] !== undefined) return values[flag] as boolean
-      const raw = env[spec.env]
-      return raw === undefined ? undefined : envBoolean(spec.env, raw, `--${flag}`)
-    }
+    if (spec.type === 'boolean') return booleanFlag(values, env, flag, serveFlags)
     if (values[flag] !== undefined) return values[flag] as string | string[]
     const raw = env[spec.env]
     if (raw === undefined) return undefined

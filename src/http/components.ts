@@ -160,14 +160,18 @@ export const FINDING = component(
   v.pipe(
     v.object({
       check: described(
-        v.picklist(['size', 'clients', 'images', 'links', 'text']),
+        v.picklist(['size', 'clients', 'images', 'links', 'text', 'accessibility']),
         'Which check found it.',
       ),
-      code: str('Stable, snake_case.', ['gmail_clipping', 'image_missing_alt', 'localhost_link']),
+      code: str('Stable, snake_case.', ['gmail_clipping', 'img_missing_alt', 'low_contrast']),
       severity: described(v.picklist(['error', 'warning', 'info']), 'How bad.'),
       message: str('What is wrong.'),
       fix: str('How to fix it.'),
       line: described(v.nullable(positive()), 'Line in the rendered HTML, when there is one.'),
+      column: described(
+        v.nullable(positive()),
+        "Column of the element's start tag on that line, when the finding is about one.",
+      ),
     }),
     v.description('One finding of the email checks.'),
   ),
@@ -195,6 +199,8 @@ export const EMAIL_CHECKS = component(
         v.description('Findings by severity.'),
       ),
     }),
-    v.description('Checks of a rendered email: size, client support, images, links, plain text.'),
+    v.description(
+      'Checks of a rendered email: size, client support, images, links, plain text, accessibility.',
+    ),
   ),
 )

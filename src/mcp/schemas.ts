@@ -233,7 +233,17 @@ export const OUTPUT = {
   check_template: z.looseObject({
     htmlBytes: z.number().describe("The HTML's size in bytes (Gmail clips past 102 KB)."),
     findings: z
-      .array(z.looseObject({ severity: z.string(), message: z.string() }))
+      .array(
+        z.looseObject({
+          check: z.string().describe('size, clients, images, links, text or accessibility'),
+          code: z.string(),
+          severity: z.string(),
+          message: z.string(),
+          fix: z.string(),
+          line: z.number().nullable().describe('Line in the rendered HTML.'),
+          column: z.number().nullable().describe("Column of the element's start tag."),
+        }),
+      )
       .describe('Errors first, then warnings, then notes.'),
     clients: z.array(z.looseObject({})).describe('Support of what it uses, per mail client.'),
     counts: z.looseObject({}),

@@ -185,7 +185,7 @@ export function registerTools(
     {
       title: 'Check a template',
       description:
-        "Email checks of a template rendered with `variables` or a fixture `case` (the same checks a sent message gets): the HTML's size against Gmail's clipping, mail-client support of its HTML and CSS, images, links, and the plain text. Returns `findings` (errors first; each with a fix), per-client support and counts.",
+        "Email checks of a template rendered with `variables` or a fixture `case` (the same checks a sent message gets): the HTML's size against Gmail's clipping, mail-client support of its HTML and CSS, images, links, the plain text, and accessibility (check: 'accessibility': alt text, link names, lang, title, contrast, text size, heading order). Returns `findings` (errors first; each with a fix, and the line and column of its element in the rendered HTML), per-client support and counts.",
       inputSchema: INPUT.check_template,
       outputSchema: OUTPUT.check_template,
       annotations: READ_ONLY,

@@ -469,6 +469,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
     ).json()) as {
       counts: { error: number; warning: number; info: number }
       clients: { client: string; score: number }[]
+      findings: { check: string; severity: string }[]
     }
     expect(expected.counts.error).toBeGreaterThan(0)
 
@@ -495,17 +496,26 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
       'http://localhost:3000/reset',
     )
     expect(await localhost.locator('.finding-fix').textContent()).toContain('Fix: ')
-    expect(await localhost.locator('.finding-line').textContent()).toBe('line 6')
+    expect(await localhost.locator('.finding-line').textContent()).toBe('line 6, column 4')
+    // Accessibility has its own heading.
     const alt = page.locator(
-      '#template-checks .finding-group[data-severity="warning"] .finding[data-code="image_missing_alt"]',
+      '#template-checks .finding-group[data-check="accessibility"] .finding[data-code="img_missing_alt"]',
     )
-    expect(await alt.locator('.finding-line').textContent()).toBe('line 7')
-    // Errors first, then warnings, then notes (folded away).
+    expect(await alt.locator('.finding-line').textContent()).toBe('line 7, column 1')
+    expect(await page.locator('#template-findings-accessibility').textContent()).toBe(
+      `Accessibility (${expected.findings.filter((f) => f.check === 'accessibility').length})`,
+    )
+    // Errors first, then warnings, then notes (folded away), then accessibility.
+    const groups = ['error', 'warning', 'info'].filter((severity) =>
+      expected.findings.some((f) => f.severity === severity && f.check !== 'accessibility'),
+    )
     expect(
       await page
         .locator('#template-checks .finding-group')
-        .evaluateAll((groups) => groups.map((g) => (g as HTMLElement).dataset.severity)),
-    ).toEqual(['error', 'warning', ...(expected.counts.info ? ['info'] : [])])
+        .evaluateAll((list) =>
+          list.map((g) => (g as HTMLElement).dataset.severity ?? (g as HTMLElement).dataset.check),
+        ),
+    ).toEqual([...groups, 'accessibility'])
     if (expected.counts.info)
       expect(
         await page.locator('#template-checks details.finding-group').getAttribute('open'),
@@ -551,7 +561,7 @@ describe.skipIf(!hasChromium)('styling templates in the inbox', { timeout: 60_00
             .textContent(),
         { timeout: 5000 },
       )
-      .toBe('line 6')
+      .toBe('line 6, column 4')
     await page.locator('#message-checks .finding[data-code="localhost_link"] .finding-line').click()
     await page.locator('#message-panel .line.is-target[data-line="6"]').waitFor()
   })

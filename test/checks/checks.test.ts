@@ -28,7 +28,7 @@ describe('images', async () => {
       '<p>hi</p>\n<img src="http://cdn.test/a.png">\n<img src="https://localhost:3000/b.png" alt="b" width="1" height="1">',
     )
     const found = (await checkEmail({ html, text: TEXT })).findings
-    expect(found.find((f) => f.code === 'image_missing_alt')).toMatchObject({
+    expect(found.find((f) => f.code === 'img_missing_alt')).toMatchObject({
       severity: 'warning',
       line: 6,
     })

@@ -310,7 +310,15 @@ describe('templates', () => {
       }),
     )
     expect(checks.findings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ code: 'image_missing_alt' })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          check: 'accessibility',
+          code: 'img_missing_alt',
+          severity: 'warning',
+          line: expect.any(Number),
+          column: expect.any(Number),
+        }),
+      ]),
     )
     const byCase = structured(await mcp.call('check_template', { slug: 'reset', case: 'grace' }))
     expect(byCase.htmlBytes).toBeGreaterThan(0)

@@ -4,8 +4,9 @@ import { Placeholder, TabBadge } from './ui.js'
 
 /**
  * The email checks, as a panel: what to fix first (errors, then warnings; notes folded away),
- * each with its fix and the line of the rendered HTML it is about; the HTML size against Gmail's
- * clipping; and how well the big mail clients support what the email uses.
+ * each with its fix and the line of the rendered HTML it is about; the email's accessibility
+ * under its own heading; the HTML size against Gmail's clipping; and how well the big mail
+ * clients support what the email uses.
  */
 
 /** Gmail clips past about 102 KB of HTML; the checks warn from 75 KB (as src/checks does). */
@@ -81,10 +82,17 @@ export function ChecksTab({ prefix, report, error, lineHref }: ChecksTabProps) {
           key={group.severity}
           prefix={prefix}
           group={group}
-          findings={report.findings.filter((f) => f.severity === group.severity)}
+          findings={report.findings.filter(
+            (f) => f.severity === group.severity && f.check !== 'accessibility',
+          )}
           lineHref={lineHref}
         />
       ))}
+      <AccessibilityGroup
+        prefix={prefix}
+        findings={report.findings.filter((f) => f.check === 'accessibility')}
+        lineHref={lineHref}
+      />
       <ClientTable prefix={prefix} clients={report.clients} />
     </div>
   )
@@ -162,6 +170,36 @@ function FindingGroup({
   )
 }
 
+/** The accessibility findings, under their own heading; said to be none when there are none. */
+function AccessibilityGroup({
+  prefix,
+  findings,
+  lineHref,
+}: {
+  prefix: string
+  findings: Finding[]
+  lineHref: (line: number) => string
+}) {
+  const titleId = `${prefix}-findings-accessibility`
+  return (
+    <section class="finding-group" data-check="accessibility" aria-labelledby={titleId}>
+      <h3 id={titleId}>Accessibility ({findings.length})</h3>
+      {findings.length ? (
+        <ul class="findings plain">
+          {findings.map((f, i) => (
+            <FindingItem key={`${f.code} ${i}`} finding={f} lineHref={lineHref} />
+          ))}
+        </ul>
+      ) : (
+        <p class="hint">
+          No problem for screen readers, zoom or images off: alt text, link names, lang, title,
+          contrast, text size and headings read well.
+        </p>
+      )}
+    </section>
+  )
+}
+
 function FindingItem({
   finding: f,
   lineHref,
@@ -187,6 +225,7 @@ function FindingItem({
               title={`Show line ${f.line} of the HTML source`}
             >
               line {f.line}
+              {f.column === null ? null : `, column ${f.column}`}
             </a>
           </>
         )}

@@ -1,0 +1,440 @@
+import css, { type CssDeclarationAST, type CssRuleAST } from '@adobe/css-tools'
+import { colord, extend } from 'colord'
+import namesPlugin from 'colord/plugins/names'
+import { compile, selectAll } from 'css-select'
+import type { AnyNode, Document, Element } from 'domhandler'
+
+/**
+ * What an email's own markup says about each element's look, as far as reading it needs: its
+ * text colour, the colour behind it, its font size and weight, and whether it shows at all.
+ * Computed from inline styles, presentational attributes (`bgcolor`, `<font color>`, `<body
+ * text>`), the `<style>` rules that match (outside `@media`: the base design every client
+ * shows), and Chromium's defaults (links #0000ee, headings' sizes), inherited down the tree.
+ * Where a colour cannot be known (an image or a gradient behind the text, an opacity, a colour
+ * sendbox cannot parse) it is `null`, and the accessibility check says nothing rather than guess.
+ */
+
+extend([namesPlugin])
+
+export interface Rgba {
+  r: number
+  g: number
+  b: number
+  a: number
+}
+
+export interface Box {
+  /** Not rendered: `display:none`, `visibility:hidden`, zero size, the `hidden` attribute, the head. */
+  hidden: boolean
+  /** Not read by a screen reader: hidden, or under `aria-hidden="true"`. */
+  ariaHidden: boolean
+  /** The text colour, or null when it cannot be known. */
+  color: Rgba | null
+  /** The opaque colour behind the element, or null when it cannot be known. */
+  background: Rgba | null
+  /** The font size in CSS pixels, or null when it cannot be known (`calc()`, `vw`). */
+  fontPx: number | null
+  /** The element whose declaration set the font size (for pointing at it), null for the default. */
+  fontSetBy: Element | null
+  bold: boolean
+}
+
+const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 }
+const BLACK: Rgba = { r: 0, g: 0, b: 0, a: 1 }
+/** Chromium's `-webkit-link`. */
+const LINK_BLUE: Rgba = { r: 0, g: 0, b: 238, a: 1 }
+const ROOT: Box = {
+  hidden: false,
+  ariaHidden: false,
+  color: BLACK,
+  background: WHITE,
+  fontPx: 16,
+  fontSetBy: null,
+  bold: false,
+}
+
+/** The properties the check reads; every other declaration is skipped as the cascade runs. */
+const READ: ReadonlySet<string> = new Set([
+  'color',
+  'background',
+  'background-color',
+  'background-image',
+  'font',
+  'font-size',
+  'font-weight',
+  'display',
+  'visibility',
+  'opacity',
+  'height',
+  'max-height',
+  'overflow',
+  'overflow-y',
+])
+
+/** Chromium's default sizes (em of the parent) and weights. */
+const TAG_EM: Readonly<Record<string, number>> = {
+  h1: 2,
+  h2: 1.5,
+  h3: 1.17,
+  h4: 1,
+  h5: 0.83,
+  h6: 0.67,
+  small: 1 / 1.2,
+  big: 1.2,
+  sub: 1 / 1.2,
+  sup: 1 / 1.2,
+}
+const BOLD_TAGS: ReadonlySet<string> = new Set([
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'b',
+  'strong',
+  'th',
+])
+const NEVER_SHOWN: ReadonlySet<string> = new Set([
+  'head',
+  'title',
+  'style',
+  'script',
+  'template',
+  'noscript',
+])
+const KEYWORD_PX: Readonly<Record<string, number>> = {
+  'xx-small': 9,
+  'x-small': 10,
+  small: 13,
+  medium: 16,
+  large: 18,
+  'x-large': 24,
+  'xx-large': 32,
+  'xxx-large': 48,
+}
+/** `<font size="1">` … `size="7"`. */
+const FONT_SIZE_ATTR = [10, 13, 16, 18, 24, 32, 48]
+
+type Declared = Map<string, { value: string; rank: number }>
+type Read = ReadonlyMap<string, { value: string; rank: number }>
+const NOTHING: ReadonlyMap<string, { value: string; rank: number }> = new Map()
+
+/**
+ * Cascade ranks: presentational attributes 0, then rules by specificity and order, then the
+ * inline style; `!important` rules above those, inline `!important` above all.
+ */
+const INLINE = 1e12
+const IMPORTANT = 1e13
+
+/** Declarations of a `style` attribute: `a:b; c:d` (semicolons inside parentheses kept). */
+function inlineDeclarations(style: string): Array<{ property: string; value: string }> {
+  const out: Array<{ property: string; value: string }> = []
+  // A `;` inside parentheses (a data: URL) does not end a declaration; most styles have none.
+  for (const part of style.includes('(') ? style.split(/;(?![^(]*\))/) : style.split(';')) {
+    const colon = part.indexOf(':')
+    if (colon < 0) continue
+    out.push({ property: part.slice(0, colon).trim().toLowerCase(), value: part.slice(colon + 1) })
+  }
+  return out
+}
+
+function declare(into: Declared, property: string, raw: string, rank: number): void {
+  if (!READ.has(property)) return
+  let value = raw.trim()
+  if (/!\s*important$/i.test(value)) {
+    value = value.replace(/\s*!\s*important$/i, '')
+    rank += IMPORTANT
+  }
+  const was = into.get(property)
+  if (!was || rank >= was.rank) into.set(property, { value: value.toLowerCase(), rank })
+}
+
+/** A selector's specificity as one number: ids, then classes/attributes/pseudo-classes, then types. */
+function specificity(selector: string): number {
+  const bare = selector.replace(/"[^"]*"|'[^']*'/g, '')
+  const ids = bare.match(/#[\w-]+/g)?.length ?? 0
+  const classes = bare.match(/\.[\w-]+|\[[^\]]*\]|(?<!:):[\w-]+/g)?.length ?? 0
+  const types = bare.match(/(?:^|[\s>+~(])[a-z][\w-]*/gi)?.length ?? 0
+  return ids * 1e6 + classes * 1e3 + types
+}
+
+type CompiledQuery = ReturnType<typeof compile<AnyNode, Element>>
+
+/** One selector of a `<style>` rule, compiled, with its rank and what it declares. */
+interface SheetRule {
+  query: CompiledQuery
+  /** Specificity, for the cascade (the order in the email is added as it is applied). */
+  specificity: number
+  declarations: CssDeclarationAST[]
+}
+
+/**
+ * A stylesheet's rules, compiled once per distinct text. Parsing the CSS and compiling its
+ * selectors was 60% of the accessibility check's time (3000 renders of bench/check.js's
+ * templates, one `<style>` each, all alike); a project's emails share their layout's
+ * `<style>`, so this is a cache that hits. Bounded: a long-running server sees unbounded CSS.
+ */
+const sheets = new Map<string, SheetRule[]>()
+const MAX_SHEETS = 500
+
+function sheetRules(text: string): SheetRule[] {
+  let rules = sheets.get(text)
+  if (rules) return rules
+  rules = []
+  for (const rule of css.parse(text, { silent: true }).stylesheet.rules) {
+    if (rule.type !== 'rule') continue
+    const declarations = (rule as CssRuleAST).declarations.filter(
+      (d): d is CssDeclarationAST => d.type === 'declaration' && READ.has(d.property),
+    )
+    if (!declarations.length) continue
+    for (const selector of (rule as CssRuleAST).selectors) {
+      try {
+        const query = compile<AnyNode, Element>(selector)
+        rules.push({ query, specificity: specificity(selector), declarations })
+      } catch {
+        // A selector css-select cannot read (a pseudo-element): it styles no element here.
+      }
+    }
+  }
+  if (sheets.size >= MAX_SHEETS) sheets.clear()
+  sheets.set(text, rules)
+  return rules
+}
+
+/** The `<style>` rules (outside at-rules), applied to the elements they match. */
+function applyStylesheets(styles: Element[], document: Document, into: Map<Element, Declared>) {
+  let order = 0
+  for (const style of styles) {
+    const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
+    for (const rule of sheetRules(text)) {
+      const rank = rule.specificity * 1e4 + ++order
+      for (const element of selectAll<AnyNode, Element>(rule.query, document)) {
+        const declared = into.get(element) ?? new Map()
+        into.set(element, declared)
+        for (const d of rule.declarations) declare(declared, d.property, d.value, rank)
+      }
+    }
+  }
+}
+
+/** An element's declarations: attributes, then matched rules (already in `sheets`), then inline. */
+function declaredFor(element: Element, matched: Map<Element, Declared>): Read {
+  const { attribs } = element
+  const fromSheets = matched.get(element)
+  // Most elements of an email declare nothing the check reads: no map for them.
+  if (
+    !attribs.style &&
+    attribs.bgcolor === undefined &&
+    attribs.background === undefined &&
+    attribs.color === undefined &&
+    attribs.text === undefined
+  )
+    return fromSheets ?? NOTHING
+  const declared: Declared = new Map(fromSheets)
+  if (attribs.bgcolor !== undefined) declare(declared, 'background-color', attribs.bgcolor, 0)
+  if (attribs.background !== undefined)
+    declare(declared, 'background-image', `url(${attribs.background})`, 0)
+  if (element.name === 'font' && attribs.color !== undefined)
+    declare(declared, 'color', attribs.color, 0)
+  if (element.name === 'body' && attribs.text !== undefined)
+    declare(declared, 'color', attribs.text, 0)
+  if (attribs.style)
+    for (const d of inlineDeclarations(attribs.style))
+      declare(declared, d.property, d.value, INLINE)
+  return declared
+}
+
+/**
+ * A CSS colour as RGBA; `current` for `currentColor` and `inherit`; undefined when it cannot
+ * be read (a `var()`, a typo).
+ *
+ * @example
+ * parseColor('#fff', null) // { r: 255, g: 255, b: 255, a: 1 }
+ */
+export function parseColor(value: string, current: Rgba | null): Rgba | null | undefined {
+  if (value === 'currentcolor' || value === 'inherit') return current
+  const parsed = colord(value)
+  return parsed.isValid() ? parsed.toRgb() : undefined
+}
+
+/**
+ * `top` drawn over an opaque `bottom`.
+ *
+ * @example
+ * blend({ r: 0, g: 0, b: 0, a: 0.5 }, { r: 255, g: 255, b: 255, a: 1 }) // { r: 127.5, g: 127.5, b: 127.5, a: 1 }
+ */
+export function blend(top: Rgba, bottom: Rgba): Rgba {
+  const mix = (t: number, b: number) => t * top.a + b * (1 - top.a)
+  return { r: mix(top.r, bottom.r), g: mix(top.g, bottom.g), b: mix(top.b, bottom.b), a: 1 }
+}
+
+/** The first colour among a `background` shorthand's words, or what the words say about images. */
+function backgroundOf(declared: Read, parent: Rgba | null): Rgba | null {
+  const image = declared.get('background-image')?.value
+  const shorthand = declared.get('background')?.value
+  const shorthandWins =
+    shorthand !== undefined &&
+    (declared.get('background')?.rank ?? 0) >= (declared.get('background-color')?.rank ?? -1)
+  if ((image && image !== 'none') || (shorthand && /url\(|gradient\(/.test(shorthand))) return null
+  let colour: string | undefined = declared.get('background-color')?.value
+  if (shorthandWins) {
+    colour = 'transparent'
+    for (const word of shorthand!.match(/[a-z-]+\([^)]*\)|#[\da-f]+|[a-z-]+/gi) ?? [])
+      if (word === 'inherit' || colord(word).isValid()) {
+        colour = word
+        break
+      }
+  }
+  if (colour === undefined) return parent
+  const rgba = parseColor(colour, parent)
+  // An unreadable colour, or a translucent one over an unknown background: unknown.
+  if (!rgba || (rgba.a < 1 && parent === null)) return null
+  return rgba.a === 1 ? rgba : blend(rgba, parent!)
+}
+
+/** A font size in px from a CSS value, relative to the parent's; null when it cannot be known. */
+function fontSize(value: string, parent: number | null): number | null {
+  if (value in KEYWORD_PX) return KEYWORD_PX[value]!
+  if (value === 'inherit') return parent
+  if (value === 'smaller') return parent === null ? null : parent / 1.2
+  if (value === 'larger') return parent === null ? null : parent * 1.2
+  const m = /^(-?\d*\.?\d+)(px|pt|em|rem|%)?$/.exec(value)
+  if (!m) return null
+  const n = Number(m[1])
+  switch (m[2]) {
+    case 'px':
+      return n
+    case 'pt':
+      return (n * 4) / 3
+    case 'rem':
+      return n * 16
+    case 'em':
+      return parent === null ? null : n * parent
+    case '%':
+      return parent === null ? null : (n * parent) / 100
+    default:
+      return n === 0 ? 0 : null
+  }
+}
+
+/** The size in the `font` shorthand (`bold 14px/20px Arial`), if there is one. */
+const fontShorthandSize = (font: string) =>
+  /(?:^|\s)((?:\d*\.)?\d+(?:px|pt|em|rem|%)|(?:xx?x?-)?(?:small|large)|medium)(?:\/|\s)/.exec(
+    `${font} `,
+  )?.[1]
+
+function isBold(value: string, parent: boolean): boolean {
+  if (value === 'bold' || value === 'bolder') return true
+  if (value === 'inherit') return parent
+  const n = Number(value)
+  return Number.isFinite(n) ? n >= 700 : false
+}
+
+function isHidden(element: Element, declared: Read): boolean {
+  const get = (p: string) => declared.get(p)?.value
+  if (NEVER_SHOWN.has(element.name) || element.attribs.hidden !== undefined) return true
+  if (get('display') === 'none') return true
+  if (get('visibility') === 'hidden' || get('visibility') === 'collapse') return true
+  if (get('opacity') !== undefined && Number.parseFloat(get('opacity')!) === 0) return true
+  const clipped = /hidden|clip/.test(`${get('overflow') ?? ''} ${get('overflow-y') ?? ''}`)
+  const zero = (v: string | undefined) => v !== undefined && /^0(?:\.0*)?(?:px|em|rem|%)?$/.test(v)
+  return clipped && (zero(get('height')) || zero(get('max-height')))
+}
+
+/** One element's box from its parent's and its own declarations. */
+function boxOf(element: Element, declared: Read, parent: Box): Box {
+  const get = (p: string) => declared.get(p)?.value
+  const hidden = parent.hidden || isHidden(element, declared)
+  const ariaHidden = parent.ariaHidden || hidden || element.attribs['aria-hidden'] === 'true'
+
+  let fontPx = parent.fontPx
+  let fontSetBy = parent.fontSetBy
+  const sizeValue = get('font-size') ?? (get('font') ? fontShorthandSize(get('font')!) : undefined)
+  if (sizeValue !== undefined) {
+    fontPx = fontSize(sizeValue, parent.fontPx)
+    fontSetBy = element
+  } else if (element.name === 'font' && element.attribs.size !== undefined) {
+    const size = element.attribs.size.trim()
+    // `size="+1"` is relative to the default 3.
+    const n = Number.parseInt(size, 10) + (/^[+-]/.test(size) ? 3 : 0)
+    fontPx = Number.isFinite(n) ? FONT_SIZE_ATTR[Math.min(7, Math.max(1, n)) - 1]! : fontPx
+    fontSetBy = element
+  } else if (element.name in TAG_EM) {
+    fontPx = parent.fontPx === null ? null : parent.fontPx * TAG_EM[element.name]!
+    fontSetBy = element
+  }
+  const weight =
+    get('font-weight') ??
+    (get('font') && /\bbold\b|\b[7-9]00\b/.test(get('font')!) ? 'bold' : undefined)
+  const bold =
+    weight !== undefined ? isBold(weight, parent.bold) : parent.bold || BOLD_TAGS.has(element.name)
+
+  let color: Rgba | null | undefined = parent.color
+  if (get('color') !== undefined) color = parseColor(get('color')!, parent.color)
+  else if (element.name === 'a' && element.attribs.href !== undefined) color = LINK_BLUE
+  // An opacity between 0 and 1 fades the text into what is behind: not worth guessing.
+  const opacity = get('opacity')
+  if (opacity !== undefined && Number.parseFloat(opacity) < 1) color = null
+
+  return {
+    hidden,
+    ariaHidden,
+    color: color ?? null,
+    background: backgroundOf(declared, parent.background),
+    fontPx,
+    fontSetBy,
+    bold,
+  }
+}
+
+/**
+ * Every element's box, in one walk of the tree.
+ *
+ * @example
+ * const boxes = computeBoxes(parsed.document, parsed.elements)
+ * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
+ */
+export function computeBoxes(document: Document, elements: Element[]): Map<Element, Box> {
+  const matched = new Map<Element, Declared>()
+  const styles = elements.filter((el) => el.type === 'style')
+  if (styles.length) applyStylesheets(styles, document, matched)
+  const boxes = new Map<Element, Box>()
+  const walk = (nodes: AnyNode[], parent: Box) => {
+    for (const node of nodes) {
+      if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue
+      const element = node as Element
+      const box = boxOf(element, declaredFor(element, matched), parent)
+      boxes.set(element, box)
+      walk(element.children, box)
+    }
+  }
+  walk(document.children, ROOT)
+  return boxes
+}
+
+/**
+ * WCAG 2.x contrast ratio of two opaque colours, unrounded (colord's own rounds the luminance to
+ * two decimals, which misjudges ratios near 4.5).
+ *
+ * @example
+ * contrast({ r: 119, g: 119, b: 119, a: 1 }, { r: 255, g: 255, b: 255, a: 1 }) // 4.48…
+ */
+export function contrast(a: Rgba, b: Rgba): number {
+  const channel = (c: number) => {
+    const s = c / 255
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+  }
+  const luminance = (c: Rgba) =>
+    0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return (hi! + 0.05) / (lo! + 0.05)
+}
+
+/**
+ * `#rrggbb` of a colour.
+ *
+ * @example
+ * hex({ r: 31, g: 41, b: 51, a: 1 }) // '#1f2933'
+ */
+export const hex = (c: Rgba) => colord(c).toHex()

@@ -1,0 +1,123 @@
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { checkEmail } from '../../src/checks/index.js'
+import { contrast } from '../../src/checks/styles.js'
+import { CORPUS, corpusHtml } from './a11y-corpus.js'
+
+const TEXT = 'Order 1042 left our warehouse today and should reach you by Friday.'
+const problems = async (html: string) =>
+  (await checkEmail({ html, text: TEXT })).findings.filter((f) => f.severity !== 'info')
+const a11y = async (html: string) =>
+  (await checkEmail({ html, text: TEXT })).findings.filter((f) => f.check === 'accessibility')
+
+/** A clean page around `body`, with `head` added to the head. */
+const page = (body: string, head = '') =>
+  `<!doctype html>\n<html lang="en"><head><title>Hi</title>${head}</head>\n<body>\n${body}\n</body></html>`
+
+describe('the accessibility corpus', () => {
+  it('holds exactly the listed cases, each a problem and its clean twin', () => {
+    const files = readdirSync(join(import.meta.dirname, '..', 'fixtures', 'a11y')).sort()
+    expect(files).toEqual(CORPUS.flatMap((c) => [`${c.name}.clean.html`, `${c.name}.html`]).sort())
+  })
+
+  for (const c of CORPUS)
+    it(`${c.name}: ${c.code} at ${c.line}:${c.column}, and nothing in the twin`, async () => {
+      const { problem, clean } = corpusHtml(c.name)
+      const found = await problems(problem)
+      expect(found.map((f) => [f.check, f.code, f.severity, f.line, f.column])).toEqual([
+        ['accessibility', c.code, 'warning', c.line, c.column],
+      ])
+      expect(found[0]!.fix).toMatch(/\w{3,}.*\./)
+      expect(await problems(clean)).toEqual([])
+    })
+})
+
+describe('contrast', () => {
+  it("is WCAG's ratio, unrounded", () => {
+    const grey = { r: 0x77, g: 0x77, b: 0x77, a: 1 }
+    const white = { r: 255, g: 255, b: 255, a: 1 }
+    expect(contrast(grey, white)).toBeCloseTo(4.478, 3)
+    expect(contrast(white, { r: 0, g: 0, b: 0, a: 1 })).toBe(21)
+  })
+
+  it('names the colours and the ratio, and says nothing for text on an image', async () => {
+    const [finding] = await a11y(page('<p style="color:#777777">Grey on white</p>'))
+    expect(finding?.message).toContain('#777777 on #ffffff, a contrast of 4.47:1, under the 4.5:1')
+    expect(
+      await a11y(page('<td background="bg.png"><p style="color:#777777">On an image</p></td>')),
+    ).toEqual([])
+    expect(await a11y(page('<div style="opacity:.5;color:#000">Faded, unknown</div>'))).toEqual([])
+  })
+
+  it('follows the cascade: !important in a <style> beats inline, inline beats a rule', async () => {
+    const rule = (css: string, style: string) =>
+      a11y(page(`<p class="x" style="${style}">Some words</p>`, `<style>${css}</style>`))
+    expect(await rule('.x { color: #eeeeee !important }', 'color:#000000')).toHaveLength(1)
+    expect(await rule('.x { color: #eeeeee }', 'color:#000000')).toEqual([])
+    expect(await rule('p.x { color: #111111 } .x { color: #eeeeee }', '')).toEqual([])
+    expect(await rule('@media (prefers-color-scheme: dark) { .x { color: #eeeeee } }', '')).toEqual(
+      [],
+    )
+  })
+
+  it('says nothing of text the colour of its background (hidden on purpose), as axe does', async () => {
+    expect(await a11y(page('<p style="color:#fff;background:#fff">Spacer</p>'))).toEqual([])
+  })
+
+  it('blends a translucent text colour over its background', async () => {
+    const [finding] = await a11y(page('<p style="color:rgba(0,0,0,0.3)">Faint</p>'))
+    expect(finding?.code).toBe('low_contrast')
+    expect(finding?.message).toContain('#b3b3b3 on #ffffff')
+  })
+})
+
+describe('names', () => {
+  it('takes a link name from aria-label, an image alt or a title', async () => {
+    for (const link of [
+      '<a href="https://a.test" aria-label="Acme home"></a>',
+      '<a href="https://a.test"><img src="l.png" alt="Acme home"></a>',
+      '<a href="https://a.test" title="Acme home"> </a>',
+    ])
+      expect(await a11y(page(link)), link).toEqual([])
+    expect((await a11y(page('<a href="https://a.test"> </a>')))[0]?.code).toBe('link_missing_text')
+  })
+
+  it('finds vague link text in any case and with punctuation, but not in a longer text', async () => {
+    for (const words of ['Click here', 'Read more »', 'here', 'MORE...'])
+      expect((await a11y(page(`<a href="https://a.test">${words}</a>`)))[0]?.code, words).toBe(
+        'vague_link_text',
+      )
+    expect(await a11y(page('<a href="https://a.test">Read more about your order</a>'))).toEqual([])
+  })
+
+  it('skips hidden and decorative images', async () => {
+    for (const img of [
+      '<img src="a.png" role="presentation">',
+      '<div style="display:none"><img src="a.png"></div>',
+      '<img src="a.png" aria-hidden="true">',
+    ])
+      expect(await a11y(page(img)), img).toEqual([])
+  })
+})
+
+describe('the rest', () => {
+  it('reports small text once for the element that sets the size', async () => {
+    const found = await a11y(page('<div style="font-size:11px">\n<p>One</p>\n<p>Two</p>\n</div>'))
+    expect(found.map((f) => [f.code, f.line])).toEqual([['small_text', 4]])
+  })
+
+  it('counts a table with a header cell or a caption as data, at any depth of its own rows', async () => {
+    expect(await a11y(page('<table><tbody><tr><th>Item</th></tr></tbody></table>'))).toEqual([])
+    expect(await a11y(page('<table><caption>Items</caption><tr><td>x</td></tr></table>'))).toEqual(
+      [],
+    )
+    // A header in a nested table makes only that one a data table.
+    const nested = await a11y(
+      page('<table><tr><td><table><tr><th>x</th></tr></table></td></tr></table>'),
+    )
+    expect(nested.map((f) => [f.code, f.line, f.column])).toEqual([
+      ['layout_table_without_role', 4, 1],
+    ])
+  })
+})
