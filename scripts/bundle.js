@@ -21,7 +21,7 @@ import { build } from 'rolldown'
 
 // Loaded from node_modules, not bundled: vitest and @playwright/test are the user's own
 // (optional peer dependencies of the fixtures); the rest load lazily, for one command or flag
-// (the MCP server; webhooks; --https), and bundled they would more than double the tarball
+// (the MCP server; webhooks; releases; --https), and bundled they would more than double the tarball
 // (undici alone was a 972 KB chunk, the tarball 1.23 MB against a 1 MiB limit).
 const EXTERNAL = [
   'html-to-text',
@@ -32,6 +32,8 @@ const EXTERNAL = [
   'vitest',
   '@playwright/test',
   'undici',
+  // --relay alone, and only at the first release.
+  'nodemailer',
   'listhen',
   'node-forge',
   // sendbox check --visual alone: playwright-core is the user's (an optional peer dependency),

@@ -7,6 +7,7 @@ import { compileErrors, validate } from '@readme/openapi-parser'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../src/index.js'
+import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 import { ROOT } from './helpers/cli.js'
 import { answerValidator, arbitraryOf, resolve, type Json } from './helpers/openapi.js'
 import { tempDir } from './helpers/sandbox.js'
@@ -94,6 +95,10 @@ async function seedMessages() {
   }
 }
 
+/** The one address releases may go to. */
+const RELEASE_TO = ['me@example.com']
+let smtp: TestSmtpServer
+
 beforeAll(async () => {
   dir = await tempDir()
   await cp(join(ROOT, 'templates'), join(dir, 'templates'), { recursive: true })
@@ -102,6 +107,8 @@ beforeAll(async () => {
   receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()))
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done))
   const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+  // An SMTP server for releases to reach.
+  smtp = await startSmtpServer()
   sandbox = await startSendbox({
     port: 0,
     memory: true,
@@ -110,6 +117,8 @@ beforeAll(async () => {
     // Accepting writes snapshots: here, never into the repository.
     snapshots: join(dir, 'snapshots'),
     webhook,
+    relay: `smtp://127.0.0.1:${smtp.port}`,
+    relayAllow: RELEASE_TO,
   })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json
   check = answerValidator(doc)
@@ -135,6 +144,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await sandbox?.close()
+  await smtp?.close()
   await new Promise((done) => receiver?.close(done))
   if (dir) await rm(dir, { recursive: true, force: true })
 })
@@ -234,6 +244,9 @@ function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
       fc.record({ type: fc.constantFrom('opened', 'delivered', 'bounced', 'complained') }),
       generated,
     )
+  // A release to the allowed address goes out (generated ones are mostly not allowed).
+  if (op.label === 'POST /_sandbox/api/messages/{id}/release')
+    return fc.oneof(fc.constant({ to: RELEASE_TO }), generated)
   if (op.label === 'POST /_sandbox/api/previews')
     return fc.oneof(
       fc.record({ template: fc.constantFrom(...SLUGS), variables: fc.constant({ name: 'Ada' }) }),

@@ -15,6 +15,7 @@ import {
   recipeTexts,
 } from './helpers/docs.js'
 import { tempDir } from './helpers/sandbox.js'
+import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 
 /**
  * Every runnable example of the README and of every docs/*.md (read by test/helpers/docs.ts,
@@ -83,6 +84,7 @@ function bash(
 }
 
 let sandbox: Sendbox
+let smtp: TestSmtpServer
 let docs: Awaited<ReturnType<typeof readDocs>>
 let blocks: Block[]
 const dirs: string[] = []
@@ -93,16 +95,22 @@ beforeAll(async () => {
   // examples accept are written in a folder of the test's, never into the repository.
   const snapshots = await tempDir('sendbox-readme-snapshots-')
   dirs.push(snapshots)
+  // The release example's relay: a real SMTP server (test/relay/docs.test.ts runs the example's
+  // own start line against one too).
+  smtp = await startSmtpServer()
   sandbox = await startSendbox({
     port: 0,
     memory: true,
     templates: join(ROOT, 'templates'),
     fixtures: join(ROOT, 'fixtures'),
     snapshots: join(snapshots, 'snapshots'),
+    relay: `smtp://127.0.0.1:${smtp.port}`,
+    relayAllow: ['me@example.com'],
   })
 })
 afterAll(async () => {
   await sandbox?.close()
+  await smtp?.close()
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 

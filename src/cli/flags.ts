@@ -198,6 +198,21 @@ export const serveFlags = {
     valueHint: 'ms',
     description: "Milliseconds between a message's delivery state changes (the first one too)",
   },
+  relay: {
+    type: 'string',
+    env: 'SENDBOX_RELAY',
+    valueHint: 'url',
+    description:
+      'SMTP server a message may be released to (smtp://user:password@host:port, STARTTLS when offered; smtps://…); never automatic; prefer the variable',
+  },
+  'relay-allow': {
+    type: 'string',
+    env: 'SENDBOX_RELAY_ALLOW',
+    multiple: true,
+    valueHint: 'pattern',
+    description:
+      'A recipient a release may go to: an address or *@domain (repeatable; no release without one)',
+  },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -332,6 +347,8 @@ export function serveOptionsFrom(
     webhookSecret: pick('webhook-secret') as string | undefined,
     webhookRetries: num('webhook-retries'),
     deliveryDelay: num('delivery-delay'),
+    relay: pick('relay') as string | undefined,
+    relayAllow: pick('relay-allow') as string[] | undefined,
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>)
     if (options[key] === undefined) delete options[key]

@@ -136,6 +136,12 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
       `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
       `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,
+      // The relay without its user name and password: the console is no place for them.
+      ...(config.relay
+        ? [
+            `  Relay      ${config.relay.url}, releases to ${config.relayAllow.length ? config.relayAllow.join(', ') : 'no one yet (add --relay-allow)'}`,
+          ]
+        : []),
       ...(config.deliveryDelay
         ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`]
         : []),

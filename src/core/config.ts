@@ -83,6 +83,33 @@ export interface SendboxOptions {
   httpsKey?: string
   /** @internal Days a new server certificate is valid. Default 397; tests make it near its end. */
   httpsCertDays?: number
+  /**
+   * An SMTP server a stored message may be released to (sent on to a real mailbox, never
+   * automatically): `smtp://user:password@host:port` (STARTTLS when the server offers it) or
+   * `smtps://…` (TLS from the start). `?tls=insecure` accepts a certificate no CA vouches for (a
+   * local test server's); otherwise it must verify (`NODE_EXTRA_CA_CERTS` adds a CA). The password
+   * is never printed, logged or answered.
+   */
+  relay?: string
+  /** The recipients a release may go to: addresses, or `*@domain`. No release without them. */
+  relayAllow?: string | string[]
+  /** @internal Milliseconds a release may take in all (connection, greeting, each reply). Default 15000. */
+  relayTimeout?: number
+}
+
+/** `--relay`, parsed. Printing it (or its JSON) never shows the password. */
+export interface RelayConfig {
+  /** `smtp://host:port` or `smtps://host:port`: no user, no password; what may be shown. */
+  url: string
+  host: string
+  port: number
+  /** `smtps://`: TLS from the start; `smtp://` upgrades with STARTTLS when the server offers it. */
+  secure: boolean
+  /** `?tls=insecure`: a certificate no CA vouches for is accepted (a local test server's). */
+  insecureTls: boolean
+  user: string | null
+  /** A function, so that the config logged or serialised never holds the password itself. */
+  password(): string | null
 }
 
 export interface SendboxConfig {
@@ -130,6 +157,11 @@ export interface SendboxConfig {
   httpsKey: string | null
   /** Days a new server certificate of the local CA is valid. */
   httpsCertDays: number
+  /** `--relay`, or null. */
+  relay: RelayConfig | null
+  /** `--relay-allow` patterns, lowercased: `me@acme.test`, `*@acme.test`. */
+  relayAllow: string[]
+  relayTimeoutMs: number
 }
 
 export const DEFAULTS = {
@@ -152,6 +184,8 @@ export const DEFAULTS = {
   webhookTimeoutMs: 5000,
   // Under the 398 days browsers allow (see SERVER_DAYS in src/server/local-ca.ts).
   httpsCertDays: 397,
+  // A relay that has not answered in 15 s is not going to: the request gets its 502.
+  relayTimeoutMs: 15_000,
 } as const
 
 /** Standard Webhooks secrets: `whsec_` then the key in base64. */
@@ -327,6 +361,63 @@ function httpsOptions(options: SendboxOptions, cwd: string) {
   }
 }
 
+const RELAY_FORM = 'expected smtp://user:password@host:port or smtps://user:password@host:port'
+
+/**
+ * `--relay`. Its messages never quote the value: it holds a password.
+ *
+ * @example relayConfig('smtp://me:secret@localhost:1025')?.url // 'smtp://localhost:1025'
+ */
+export function relayConfig(value: string | undefined): RelayConfig | null {
+  if (value === undefined || value.trim() === '') return null
+  let url: URL | null = null
+  try {
+    url = new URL(value.trim())
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')
+    throw new ConfigError(
+      '--relay',
+      `${RELAY_FORM} (the value is not shown: it may hold a password)`,
+    )
+  if ((url.pathname !== '' && url.pathname !== '/') || url.hash)
+    throw new ConfigError('--relay', `${RELAY_FORM}, with no path`)
+  const params = [...url.searchParams]
+  const insecureTls = url.searchParams.get('tls') === 'insecure'
+  if (params.length > (insecureTls ? 1 : 0))
+    throw new ConfigError('--relay', `the only setting a relay URL takes is ?tls=insecure`)
+  const secure = url.protocol === 'smtps:'
+  // Submission (587, STARTTLS) and submissions (465, TLS): what mail providers listen on.
+  const port = url.port ? Number(url.port) : secure ? 465 : 587
+  const user = url.username ? decodeURIComponent(url.username) : null
+  const password = url.password ? decodeURIComponent(url.password) : null
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  return {
+    url: `${url.protocol}//${url.hostname}:${port}`,
+    host,
+    port,
+    secure,
+    insecureTls,
+    user,
+    password: () => password,
+  }
+}
+
+/** An address or `*@domain`: no spaces, quotes, angle brackets or commas (they could add a recipient). */
+const RELAY_PATTERN = /^(\*|[^\s@<>,;:"()[\]\\]+)@[a-z0-9-]+(\.[a-z0-9-]+)*$/i
+
+function relayAllow(value: string | string[] | undefined): string[] {
+  const patterns = list(value).map((p) => p.toLowerCase())
+  for (const pattern of patterns)
+    if (!RELAY_PATTERN.test(pattern))
+      throw new ConfigError(
+        '--relay-allow',
+        `expected an address (me@acme.test) or *@domain (*@acme.test), got ${JSON.stringify(pattern)}`,
+      )
+  return [...new Set(patterns)]
+}
+
 /** Validates options into the config every layer reads. Throws `ConfigError`. */
 export function resolveConfig(
   options: SendboxOptions = {},
@@ -425,5 +516,14 @@ export function resolveConfig(
       'milliseconds',
     ),
     ...httpsOptions(options, cwd),
+    relay: relayConfig(options.relay),
+    relayAllow: relayAllow(options.relayAllow),
+    relayTimeoutMs: integer(
+      'relayTimeout',
+      options.relayTimeout ?? DEFAULTS.relayTimeoutMs,
+      1,
+      600_000,
+      'milliseconds',
+    ),
   }
 }

@@ -11,6 +11,7 @@ import type { PreviewStore } from './previews.js'
 import type { FrameBatches } from './frame-batch.js'
 import type { MessageReader } from './reading.js'
 import type { SnapshotBook } from './snapshots.js'
+import type { RelayTransport } from './release.js'
 
 export type { Logger } from './logger.js'
 
@@ -41,6 +42,8 @@ export interface AppContext {
   reader: MessageReader
   /** Every case's snapshot status, live, and accepting renders (CONTRACT §10). */
   snapshots: SnapshotBook
+  /** The SMTP client of `--relay` (loaded at the first release), or null without one. */
+  relay: RelayTransport | null
   /**
    * The OpenAPI document last written, as text, and what it was written for (the templates'
    * version and the address): the same document is not written again until either changes.

@@ -1,4 +1,10 @@
-import type { LogHealth, MessageRecord, RecipientEvent, Suppression } from '../store/types.js'
+import type {
+  LogHealth,
+  MessageRecord,
+  RecipientEvent,
+  Release,
+  Suppression,
+} from '../store/types.js'
 import type { TemplateChange } from '../templates/types.js'
 import type { Rejection } from './rejection-types.js'
 import type { SnapshotChange } from './snapshot-types.js'
@@ -18,6 +24,8 @@ export type SandboxEvent =
   | { type: 'suppression'; change: 'added' | 'removed'; suppressions: Suppression[] }
   /** The log's health changed: a write failed, or writes work again (docs/log-faults.md). */
   | { type: 'log'; health: LogHealth }
+  /** A message was sent on to a real mailbox through the relay: `record` is the message after it. */
+  | { type: 'release'; record: MessageRecord; release: Release }
   /** A case's snapshot status changed (CONTRACT §10): a save, a snapshot written or removed. */
   | { type: 'snapshot'; change: SnapshotChange }
 

@@ -75,6 +75,24 @@ export const MESSAGE_LINK = component(
   ),
 )
 
+export const RELEASE = component(
+  'Release',
+  v.pipe(
+    v.object({
+      to: v.pipe(v.array(v.string()), v.description('The addresses it was sent to, as asked.')),
+      at: time('When the relay answered.'),
+      rejected: v.pipe(
+        v.array(v.string()),
+        v.description('Of `to`, those the relay refused (it accepted the others).'),
+      ),
+      response: str("The relay's last reply.", ['250 2.0.0 Ok: queued as 4F2A1']),
+    }),
+    v.description(
+      'The message sent on to a real mailbox through the relay (POST /_sandbox/api/messages/{id}/release).',
+    ),
+  ),
+)
+
 /** What a summary has: a record without its HTML, text, variables, links and codes. */
 const SUMMARY_ENTRIES = {
   id: described(v.pipe(v.string(), v.regex(MESSAGE_ID)), 'The message id.', [
@@ -97,6 +115,12 @@ const SUMMARY_ENTRIES = {
   to: v.pipe(v.array(ADDRESS), v.minLength(1), v.description('The recipients.')),
   subject: str('The subject, as sent.'),
   warnings: list(WARNING, 'Soft problems found when it was sent.'),
+  releases: v.optional(
+    list(
+      RELEASE,
+      'Each time it was released to a real mailbox, oldest first; absent until the first.',
+    ),
+  ),
 }
 
 export const MESSAGE_RECORD = component(

@@ -120,6 +120,25 @@ export const ERROR_CODES = {
   image_not_found: {
     description: 'The case has no such screenshot; `sendbox check --visual` makes them.',
   },
+  relay_not_configured: {
+    description:
+      'A release needs an SMTP relay (--relay) and the recipients it may go to (--relay-allow); one is missing.',
+  },
+  relay_not_allowed: {
+    description:
+      'A release names an address no --relay-allow pattern allows; details name each one. Nothing was sent.',
+    detail: v.object({
+      field: v.literal('to'),
+      address: text('The address that is not allowed.', ['someone@elsewhere.test']),
+    }),
+  },
+  relay_failed: {
+    description:
+      'The relay refused the message (its credentials, every recipient), could not be reached, or did not answer in time; details give its reply when it gave one. Never the password.',
+    detail: v.object({
+      response: text("The relay's reply.", ['535 5.7.8 Authentication credentials invalid']),
+    }),
+  },
   wait_timeout: { description: 'No matching message arrived before the timeout.' },
   method_not_allowed: {
     description: 'The route does not take this method; Allow lists those it does.',

@@ -301,6 +301,15 @@ main:focus { outline: none; }
 .text-input:focus-visible { outline-offset: 0; border-color: var(--accent); }
 .text-input[aria-invalid="true"] { border-color: var(--danger); }
 .save-message:empty { display: none; }
+.release { display: flex; flex-direction: column; gap: 6px; margin: 10px 0 6px; padding: 10px 12px; background: var(--surface-2); border: 1px solid var(--border); border-radius: 7px; overflow-wrap: anywhere; }
+.release h3 { margin: 0; font-size: 13.5px; }
+.release label { color: var(--muted); font-size: 12.5px; }
+.release-note { margin: 0; font-size: 12.5px; }
+.release-note[data-state="error"], .release-result[data-state="failed"] p { color: var(--danger); }
+.release-result:empty { display: none; }
+.release-result p { margin: 0; font-size: 12.5px; }
+.release-result[data-state="sent"] p { color: var(--ok-text); }
+.release-history ul { margin: 2px 0 0; font-size: 12.5px; }
 .save-message p { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 6px; margin: 2px 0 0; font-size: 12.5px; overflow-wrap: anywhere; }
 .save-message[data-state="error"] p { color: var(--danger); }
 .save-message[data-state="ok"] p { color: var(--ok-text); }

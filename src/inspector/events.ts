@@ -52,6 +52,8 @@ function frame(event: SandboxEvent, summary: boolean, reader: MessageReader): st
       return `event: log\ndata: ${JSON.stringify(event.health)}\n\n`
     case 'snapshot':
       return `event: snapshot\ndata: ${JSON.stringify(event.change)}\n\n`
+    case 'release':
+      return `event: release\ndata: ${JSON.stringify({ id: event.record.id, release: event.release })}\n\n`
   }
 }
 
@@ -85,7 +87,7 @@ export function createFrameBatches(reader: MessageReader): FrameBatches {
   }
 }
 
-/** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`, `rejected`, `status`, `webhook`, `suppression`, `log`, `snapshot`. */
+/** GET /_sandbox/api/events: Server-Sent Events `message`, `deleted`, `cleared`, `template`, `rejected`, `status`, `webhook`, `suppression`, `log`, `snapshot`, `release`. */
 export const eventOperation = defineOperation({
   method: 'GET',
   path: '/_sandbox/api/events',
@@ -93,7 +95,7 @@ export const eventOperation = defineOperation({
   tag: 'inspector',
   summary: 'Server-Sent Events: everything that happens in the sandbox, live.',
   description:
-    'Events: `message` (a record with its `links` and `codes`, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`), `snapshot` (`{ template, case, status, previous, counts }`: the snapshot status of a case changed, `status` null when the case is gone; docs/snapshots.md), `log` (`{ state, file, reason?, message?, since? }`: the log could not be written, or is written again; docs/log-faults.md). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
+    'Events: `message` (a record with its `links` and `codes`, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`), `snapshot` (`{ template, case, status, previous, counts }`: the snapshot status of a case changed, `status` null when the case is gone; docs/snapshots.md), `log` (`{ state, file, reason?, message?, since? }`: the log could not be written, or is written again; docs/log-faults.md), `release` (`{ id, release: { to, at, rejected, response } }`: a message was sent on to a real mailbox through the relay; docs/inspector.md). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   query: FIELDS_QUERY,
   success: {
     status: 200,

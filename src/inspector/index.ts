@@ -14,6 +14,7 @@ import { suppressionOperations } from './suppression-routes.js'
 import { webhookOperations } from './webhook-routes.js'
 import { templatePreviewOperations } from './templates.js'
 import { snapshotOperations } from './snapshots.js'
+import { releaseOperations } from './release-routes.js'
 
 const healthOperation = defineOperation({
   method: 'GET',
@@ -98,6 +99,7 @@ export const inspectorOperations: Operation[] = [
   ...faultOperations,
   ...rejectionOperations,
   ...deliveryOperations,
+  ...releaseOperations,
   ...webhookOperations,
   ...suppressionOperations,
   ...templatePreviewOperations,

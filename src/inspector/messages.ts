@@ -40,7 +40,8 @@ export const ID = pathParam(
   ),
 )
 
-function findMessage(ctx: AppContext, id: string): MessageRecord {
+/** The stored message, or `404 message_not_found`. */
+export function findMessage(ctx: AppContext, id: string): MessageRecord {
   const record = ctx.log.get(id)
   if (!record)
     throw apiError(

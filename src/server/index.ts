@@ -23,6 +23,7 @@ import { exposureWarning, isLoopbackHost } from './exposure.js'
 import { logTemplateChange } from './template-log.js'
 import { listen, StartError, type Listener } from './listener.js'
 import { setUpTls, type TlsSetup } from './tls.js'
+import { createRelayTransport } from './relay.js'
 
 export { StartError }
 
@@ -150,6 +151,9 @@ export async function startServer(
     frames: createFrameBatches(reader),
     reader,
     snapshots,
+    relay: config.relay
+      ? createRelayTransport(config.relay, { timeoutMs: config.relayTimeoutMs })
+      : null,
     onClose(fn) {
       // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
       if (closing !== undefined) {

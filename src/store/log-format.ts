@@ -1,5 +1,11 @@
 import { LogOpenError } from './errors.js'
-import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
+import type {
+  MessageRecord,
+  RecipientEventEntry,
+  Release,
+  Suppression,
+  SuppressionFilter,
+} from './types.js'
 
 /**
  * The log file's format (CONTRACT §5): its header, the kinds of line, and how one line is read.
@@ -11,6 +17,8 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  *            {"op":"clear"}                  every message before it is gone (suppressions stay)
  *            {"op":"events","id":"…","events":[{"recipient":0,"type":"delivered","at":"…"}]}
  *                                            a message's delivery events (CONTRACT §7), folded into its record
+ *            {"op":"release","id":"…","release":{"to":["…"],"at":"…","rejected":[],"response":"250 …"}}
+ *                                            a message sent on through the relay, added to its `releases`
  *            {"op":"suppress","address":"…","project":"…","reason":"bounced","createdAt":"…"}
  *            {"op":"unsuppress","address"?:"…","project"?:"…"}   removes the matching suppressions
  */
@@ -22,9 +30,16 @@ export type Tombstone =
   | { op: 'delete'; ids: string[] }
   | { op: 'clear' }
 export type EventsEntry = { op: 'events'; id: string; events: RecipientEventEntry[] }
+export type ReleaseEntry = { op: 'release'; id: string; release: Release }
 export type SuppressEntry = { op: 'suppress' } & Suppression
 export type UnsuppressEntry = { op: 'unsuppress' } & SuppressionFilter
-export type LogEntry = MessageRecord | Tombstone | EventsEntry | SuppressEntry | UnsuppressEntry
+export type LogEntry =
+  | MessageRecord
+  | Tombstone
+  | EventsEntry
+  | ReleaseEntry
+  | SuppressEntry
+  | UnsuppressEntry
 
 /** lowdb's data: the live records in arrival order, and the suppressions, oldest first. */
 export interface LogData {
@@ -106,6 +121,8 @@ export function decode(raw: string): LogEntry | string {
       entry.events.every(isEventEntry)
     )
       return entry as unknown as EventsEntry
+    if (entry.op === 'release' && typeof entry.id === 'string' && isRelease(entry.release))
+      return entry as unknown as ReleaseEntry
     if (
       entry.op === 'suppress' &&
       typeof entry.address === 'string' &&
@@ -135,6 +152,20 @@ function isEventEntry(value: unknown): boolean {
     Number.isInteger(event.recipient) &&
     typeof event.type === 'string' &&
     typeof event.at === 'string'
+  )
+}
+
+function isRelease(value: unknown): boolean {
+  const release = value as Partial<Record<keyof Release, unknown>> | null
+  const strings = (list: unknown) =>
+    Array.isArray(list) && list.every((item) => typeof item === 'string')
+  return (
+    typeof release === 'object' &&
+    release !== null &&
+    strings(release.to) &&
+    strings(release.rejected) &&
+    typeof release.at === 'string' &&
+    typeof release.response === 'string'
   )
 }
 

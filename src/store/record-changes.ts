@@ -4,7 +4,9 @@ import type { LogData } from './log-format.js'
 import type { LogWrites } from './log-writes.js'
 import type { RecordIndex } from './record-index.js'
 import { withEvents } from './recipients.js'
+import { withRelease } from './releases.js'
 import { recordSize } from './size.js'
+import type { LogEntry } from './log-format.js'
 import type { MessageFilter, MessageLog, MessageRecord } from './types.js'
 
 export interface RecordChangesDeps {
@@ -18,7 +20,7 @@ export interface RecordChangesDeps {
 }
 
 /**
- * The log's changes to records: add (or replace), delete, clear, delivery events. Each queues its
+ * The log's changes to records: add (or replace), delete, clear, delivery events, releases. Each queues its
  * line before touching memory (memory and file change in the same order) and takes the change
  * back if the line is not written.
  *
@@ -28,10 +30,29 @@ export interface RecordChangesDeps {
  */
 export function createRecordChanges(
   deps: RecordChangesDeps,
-): Pick<MessageLog, 'append' | 'delete' | 'clear' | 'addEvents'> {
+): Pick<MessageLog, 'append' | 'delete' | 'clear' | 'addEvents' | 'addRelease'> {
   const { adapter, data, index, writes } = deps
   /** Records added whose line is still queued: the newest ones; limits count without them. */
   const pending = { count: 0, bytes: 0 }
+
+  /**
+   * A record changed by one small line (`entry`) into `next`. `derived`: `next` is `record` with
+   * only its status and recipients changed, so compaction may rebuild its line from the older one.
+   */
+  async function change(
+    record: MessageRecord,
+    entry: LogEntry,
+    next: MessageRecord,
+    derived: boolean,
+  ): Promise<MessageRecord> {
+    const written = adapter?.append([entry])
+    if (derived) adapter?.derived(next, record)
+    index.replace(record, next)
+    // Not on disk: the record must not say otherwise.
+    await writes.settle(written, () => index.get(record.id) === next && index.replace(next, record))
+    writes.compactIfWorthwhile()
+    return next
+  }
 
   return {
     async append(record) {
@@ -87,14 +108,16 @@ export function createRecordChanges(
       deps.assertOpen()
       const record = index.get(id)
       if (!record || events.length === 0) return record
-      const written = adapter?.append([{ op: 'events', id, events: events.slice() }])
-      const next = withEvents(record, events)
-      adapter?.derived(next, record)
-      index.replace(record, next)
-      // Not on disk: the states must not say otherwise.
-      await writes.settle(written, () => index.get(id) === next && index.replace(next, record))
-      writes.compactIfWorthwhile()
-      return next
+      const entry: LogEntry = { op: 'events', id, events: events.slice() }
+      return change(record, entry, withEvents(record, events), true)
+    },
+
+    async addRelease(id, release) {
+      deps.assertOpen()
+      const record = index.get(id)
+      if (!record) return undefined
+      // Not derived: the older line has no `releases`, so compaction writes this record whole.
+      return change(record, { op: 'release', id, release }, withRelease(record, release), false)
     },
   }
 }

@@ -1,6 +1,7 @@
 import { LogOpenError } from './errors.js'
 import { decode, matchesSuppression, suppressionKey } from './log-format.js'
 import { applyEventsInPlace } from './recipients.js'
+import { applyReleaseInPlace } from './releases.js'
 import { noteRecordLine, recordSize } from './size.js'
 import type { MessageRecord, Suppression } from './types.js'
 
@@ -114,6 +115,12 @@ export function createReplay(
       const record = live.get(decoded.id)
       if (record) {
         applyEventsInPlace(record, decoded.events)
+        noteLine(record, null)
+      }
+    } else if (decoded.op === 'release') {
+      const record = live.get(decoded.id)
+      if (record) {
+        applyReleaseInPlace(record, decoded.release)
         noteLine(record, null)
       }
     } else if (decoded.op === 'suppress') {

@@ -32,6 +32,8 @@ export function estimateRecordSize(record: MessageRecord): number {
     size += 32 + address.address.length + (address.name?.length ?? 0)
   for (const warning of record.warnings)
     size += 48 + warning.message.length + (warning.variable?.length ?? 0)
+  for (const release of record.releases ?? [])
+    size += 64 + release.response.length + JSON.stringify([release.to, release.rejected]).length
   return size
 }
 

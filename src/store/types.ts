@@ -78,8 +78,26 @@ export interface MessageRecord {
   html: string
   text: string
   warnings: Warning[]
+  /**
+   * The times the message was sent on to a real mailbox through the relay (`--relay`), oldest
+   * first; absent until the first. Before `recipients` in the record, which the log keeps last
+   * (compaction rewrites a record's states in place only in that shape).
+   */
+  releases?: Release[]
   /** One per `to` entry, in the same order. */
   recipients: Recipient[]
+}
+
+/** One release of a message: sent on through the relay to real addresses (docs/inspector.md). */
+export interface Release {
+  /** The addresses it was sent to, as asked. */
+  to: string[]
+  /** ISO time the relay answered. */
+  at: string
+  /** Of `to`, those the relay refused (it accepted the others). */
+  rejected: string[]
+  /** The relay's last reply, e.g. `250 2.0.0 Ok: queued as 4F2`. */
+  response: string
 }
 
 /** A link a reader could follow (CONTRACT §9); `text` is null for a URL only the text part has. */
@@ -179,6 +197,11 @@ export interface MessageLog {
    * the message is gone.
    */
   addEvents(id: string, events: readonly RecipientEventEntry[]): Promise<MessageRecord | undefined>
+  /**
+   * Adds a release to a message's `releases` as one small line, like `addEvents`, and returns
+   * the updated record (a new object). Undefined when the message is gone.
+   */
+  addRelease(id: string, release: Release): Promise<MessageRecord | undefined>
   /** The suppression of this address for this project, if any. */
   suppression(project: string, address: string): Suppression | undefined
   /** Suppressions, newest first. */

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { startTestSandbox, writeFiles } from '../helpers/sandbox.js'
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js'
 import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
 
 /**
@@ -57,6 +58,18 @@ const VIEWS: ViewCase[] = [
           ? page.frameLocator('#message-panel iframe').locator('h1').waitFor()
           : page.locator(`#message-tab-${tab}[aria-selected="true"]`).waitFor(),
   })),
+  {
+    // "Send to a real inbox", open, after a release: the relay's reply and the list of releases.
+    name: 'message-release',
+    hash: (ids) => `#/messages/${ids.message}`,
+    ready: async (page) => {
+      await page.locator('#release-toggle').click()
+      await page.locator('#release-to').fill('me@example.com')
+      await page.locator('#release-send').click()
+      await page.locator('#release-result[data-state="sent"]').waitFor()
+      await page.locator('#release-history').waitFor()
+    },
+  },
   {
     name: 'message-bounced-delivery',
     hash: (ids) => `#/messages/${ids.bounced}?tab=delivery`,
@@ -129,10 +142,15 @@ describe.skipIf(!hasChromium)(
   { timeout: 240_000 },
   () => {
     let receiver: Receiver
+    let smtp: TestSmtpServer
     beforeAll(async () => {
       receiver = await startReceiver()
+      smtp = await startSmtpServer()
     })
-    afterAll(() => receiver?.close())
+    afterAll(async () => {
+      await receiver?.close()
+      await smtp?.close()
+    })
 
     const suite = inboxSuite(async (fixturesDir) => {
       await writeFiles(fixturesDir, await readTree('fixtures'))
@@ -140,6 +158,8 @@ describe.skipIf(!hasChromium)(
         fixtures: fixturesDir,
         webhook: receiver.url,
         webhookRetries: 0,
+        relay: `smtp://127.0.0.1:${smtp.port}`,
+        relayAllow: ['me@example.com'],
       })
     })
 

@@ -72,22 +72,23 @@ describe('the MCP server is loaded by sendbox mcp alone', () => {
   })
 })
 
+/** The modules a `serve` run loaded, up to its ready line and stop. */
+async function modulesServeLoaded(args: string[]): Promise<string[]> {
+  const log = join(await tempDir(), 'modules.txt')
+  const cli = await startCli(['--port', '0', '--memory', ...args], {
+    env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log },
+  })
+  expect((await cli.stop()).code).toBe(0)
+  const files = (await readFile(log, 'utf8')).split('\n')
+  return [
+    ...files,
+    ...files
+      .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
+      .flatMap((url) => modulesInBundle(fileURLToPath(url))),
+  ]
+}
+
 describe('listhen and node-forge load only for HTTPS or a network host (#25)', () => {
-  /** The modules a `serve` run loaded, up to its ready line and stop. */
-  async function modulesServeLoaded(args: string[]): Promise<string[]> {
-    const log = join(await tempDir(), 'modules.txt')
-    const cli = await startCli(['--port', '0', '--memory', ...args], {
-      env: { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log },
-    })
-    expect((await cli.stop()).code).toBe(0)
-    const files = (await readFile(log, 'utf8')).split('\n')
-    return [
-      ...files,
-      ...files
-        .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
-        .flatMap((url) => modulesInBundle(fileURLToPath(url))),
-    ]
-  }
   const lazy = (loaded: string[]) =>
     ['/node_modules/listhen/', '/node_modules/node-forge/'].filter((part) =>
       loaded.some((url) => url.includes(part)),
@@ -102,6 +103,19 @@ describe('listhen and node-forge load only for HTTPS or a network host (#25)', (
       '/node_modules/listhen/',
       '/node_modules/node-forge/',
     ])
+  })
+})
+
+describe('nodemailer loads only for a release', () => {
+  it('serve with --relay and --relay-allow, but no release, never loads it', async () => {
+    const loaded = await modulesServeLoaded([
+      '--relay',
+      'smtp://127.0.0.1:9',
+      '--relay-allow',
+      '*@example.com',
+    ])
+    expect(loaded.some((url) => url.includes('/dist/server/'))).toBe(true)
+    expect(loaded.filter((url) => url.includes('/node_modules/nodemailer/'))).toEqual([])
   })
 })
 

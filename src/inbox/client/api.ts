@@ -10,6 +10,7 @@ export type {
   Recipient,
   RecipientStatus,
   RecipientEvent,
+  Release,
   Suppression,
 } from '../../store/types.js'
 export type { WebhookDelivery, WebhookAttempt } from '../../core/webhook-types.js'
@@ -92,6 +93,20 @@ export interface WebhookList {
 
 /** A suppression as the list answers it: with the subject of the message that added it, while the log has it. */
 export type SuppressionEntry = Suppression & { subject?: string }
+
+/** `GET /_sandbox/api/relay`: whether a release is possible, through which server, to whom. */
+export interface RelayInfo {
+  configured: boolean
+  url: string | null
+  allow: string[]
+}
+
+/** `POST …/release`'s answer. */
+export interface ReleaseResult {
+  accepted: string[]
+  rejected: string[]
+  response: string
+}
 
 /** What the simulate buttons post. */
 export interface SimulatedEvent {
@@ -177,6 +192,11 @@ export const api = {
   messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
   simulate: (id: string, event: SimulatedEvent) =>
     request<MessageRecord>(`/messages/${encodeURIComponent(id)}/events`, json('POST', event)),
+  /** Whether a message can be released, through which server, to whom (never credentials). */
+  relay: () => request<RelayInfo>('/relay'),
+  /** Sends a stored message on to real addresses through the relay. */
+  release: (id: string, to: string[]) =>
+    request<ReleaseResult>(`/messages/${encodeURIComponent(id)}/release`, json('POST', { to })),
   webhooks: (limit = 200) => request<WebhookList>(`/webhooks?limit=${limit}`),
   retryWebhook: (id: string) =>
     request<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/retry`, { method: 'POST' }),

@@ -4,6 +4,7 @@ import {
   api,
   type MessageSummary,
   type SnapshotChange,
+  type Release,
   type StatusChange,
   type TemplateChange,
   type WebhookDelivery,
@@ -102,6 +103,7 @@ export function connectInbox(inbox: Inbox): void {
       snapshot: (data) => changes.onSnapshot(data as SnapshotChange),
       rejected: (data) => messages.rejections.add(data as Rejection),
       status: (data) => messages.onStatus(data as StatusChange),
+      release: (data) => messages.onRelease(data as { id: string; release: Release }),
       webhook: (data) => webhooks.onDelivery(data as WebhookDelivery),
       suppression: () => suppressions.onChange(),
       log: (data) => {

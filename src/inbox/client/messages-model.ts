@@ -5,6 +5,7 @@ import {
   type CheckReport,
   type MessageRecord,
   type MessageSummary,
+  type Release,
   type StatusChange,
 } from './api.js'
 import { applyStatus } from './delivery-model.js'
@@ -21,6 +22,7 @@ import { MessageListModel } from './message-list-model.js'
 import type { Page } from './page.js'
 import { DEFAULT_VIEW, setViewParams, viewParams, type ViewState } from './preview.js'
 import { RejectionsModel } from './rejections-model.js'
+import { ReleaseModel } from './release-model.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 
 export const MESSAGE_TABS: readonly TabSpec[] = [
@@ -50,6 +52,8 @@ export type OpenMessage =
 export class MessagesModel {
   readonly list: MessageListModel
   readonly rejections: RejectionsModel
+  /** "Send to a real inbox" on the open message. */
+  readonly release: ReleaseModel
   readonly open = signal<OpenMessage>({ state: 'none' })
   readonly checks = signal<{ report: CheckReport | null; error: string | null }>({
     report: null,
@@ -71,6 +75,7 @@ export class MessagesModel {
         this.open.value = { state: 'gone', id: open.record.id }
     })
     this.rejections = new RejectionsModel()
+    this.release = new ReleaseModel(page)
   }
 
   get openId(): string | null {
@@ -143,6 +148,16 @@ export class MessagesModel {
       this.open.value = { state: 'ready', record: applyStatus(open.record, change) }
   }
 
+  /** SSE `release`: the message went to a real mailbox; the open record's releases follow. */
+  onRelease({ id, release }: { id: string; release: Release }): void {
+    const open = this.open.peek()
+    if (open.state === 'ready' && open.record.id === id)
+      this.open.value = {
+        state: 'ready',
+        record: { ...open.record, releases: [...(open.record.releases ?? []), release] },
+      }
+  }
+
   onCleared(): void {
     this.list.onCleared()
     void this.rejections.load()
@@ -158,6 +173,7 @@ export class MessagesModel {
 
   private async load(id: string | null): Promise<void> {
     this.checks.value = { report: null, error: null }
+    this.release.reset()
     if (!id) {
       this.open.value = { state: 'none' }
       return

@@ -15,6 +15,7 @@ import { fillRow, type RowContent, rowTemplate, sameRow } from './message-row.js
 import { MESSAGE_TABS, type MessagesModel } from './messages-model.js'
 import { MESSAGE_WIDTHS } from './preview.js'
 import { Rejections } from './rejections.js'
+import { ReleaseButton, ReleaseForm } from './release.js'
 import { formatHash, href, replaceParams, type Route } from './router.js'
 import { describeFilter, isFiltered } from './search.js'
 import { sendExample } from './snippet.js'
@@ -397,6 +398,7 @@ function OpenMessage({ model, record: m }: { model: MessagesModel; record: Messa
           <a class="btn" href={`${base}/html`} target="_blank" rel="noopener noreferrer">
             Open HTML<span class="visually-hidden"> (new tab)</span>
           </a>
+          <ReleaseButton model={model.release} />
           <button
             type="button"
             class="btn btn-danger-text"
@@ -406,6 +408,7 @@ function OpenMessage({ model, record: m }: { model: MessagesModel; record: Messa
             Delete
           </button>
         </div>
+        <ReleaseForm model={model.release} record={m} />
         {m.warnings.length ? (
           <div class="note note-warn" role="note">
             <strong>{plural(m.warnings.length, 'warning')}</strong>

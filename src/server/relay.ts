@@ -1,0 +1,122 @@
+import type { RelayConfig } from '../core/config.js'
+import {
+  RelayFailure,
+  type RelayMail,
+  type RelayResult,
+  type RelayTransport,
+} from '../core/release.js'
+import { isLoopbackHost } from './exposure.js'
+
+/**
+ * The relay's SMTP client, on nodemailer: one connection per release (a person releases a
+ * message now and then; a pool would hold a connection open for nothing), closed after it.
+ * nodemailer is loaded at the first release, so a sandbox that never releases never reads it
+ * (test/startup/lazy-loading.test.ts).
+ *
+ * Safety: STARTTLS when the server offers it (`smtp://`), TLS from the start (`smtps://`), and a
+ * certificate must verify unless the URL says `?tls=insecure`. A password never crosses an
+ * unencrypted connection to another machine (`requireTLS` then). Every text that leaves here
+ * (answers, console) has the password masked, though no SMTP server is known to echo it.
+ *
+ * @example
+ * const relay = createRelayTransport(config.relay, { timeoutMs: 15000 })
+ * await relay.send({ from, to: ['me@acme.test'], subject, html, text, id })
+ */
+export function createRelayTransport(
+  relay: RelayConfig,
+  { timeoutMs }: { timeoutMs: number },
+): RelayTransport {
+  const secret = relay.password()
+  const mask = (text: string): string => {
+    if (!secret) return text
+    let masked = text
+    for (const form of new Set([secret, encodeURIComponent(secret)]))
+      masked = masked.split(form).join('***')
+    return masked
+  }
+  const local = isLoopbackHost(relay.host)
+  return {
+    async send(mail: RelayMail): Promise<RelayResult> {
+      const { createTransport } = (await import('nodemailer')).default
+      const transport = createTransport({
+        host: relay.host,
+        port: relay.port,
+        secure: relay.secure,
+        ...(relay.user !== null ? { auth: { user: relay.user, pass: secret ?? '' } } : {}),
+        // Credentials in the clear only to this machine (a local test server without TLS).
+        requireTLS: relay.user !== null && !relay.secure && !local,
+        tls: { rejectUnauthorized: !relay.insecureTls },
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs,
+        dnsTimeout: timeoutMs,
+        // The message is given whole: nodemailer must read no file and fetch no URL for it.
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      })
+      let timer: NodeJS.Timeout | undefined
+      // One deadline for the whole release: nodemailer's timeouts are per step.
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          transport.close()
+          reject(
+            new RelayFailure(
+              `The relay ${relay.url} did not answer within ${timeoutMs} ms; nothing was sent.`,
+              null,
+            ),
+          )
+        }, timeoutMs)
+      })
+      try {
+        const info = await Promise.race([
+          transport.sendMail({
+            from: { name: mail.from.name ?? '', address: mail.from.address },
+            to: mail.to,
+            subject: mail.subject,
+            html: mail.html,
+            text: mail.text,
+            headers: { 'X-Sendbox-Message-Id': mail.id },
+          }),
+          deadline,
+        ])
+        return {
+          accepted: info.accepted.map(String),
+          rejected: info.rejected.map(String),
+          response: mask(info.response),
+        }
+      } catch (error) {
+        if (error instanceof RelayFailure) throw error
+        throw failure(error as SmtpError, relay.url, mask)
+      } finally {
+        clearTimeout(timer)
+        transport.close()
+      }
+    },
+  }
+}
+
+/** What nodemailer's errors carry besides a message. */
+interface SmtpError extends Error {
+  code?: string
+  response?: string
+  command?: string
+}
+
+/** A nodemailer error → a sentence a person can act on, and the server's reply. */
+function failure(error: SmtpError, url: string, mask: (text: string) => string): RelayFailure {
+  const response = error.response ? mask(error.response) : null
+  const what =
+    error.code === 'EAUTH'
+      ? 'refused the user name and password of --relay'
+      : error.code === 'EENVELOPE'
+        ? 'refused every recipient'
+        : error.code === 'ETIMEDOUT'
+          ? 'did not answer in time'
+          : error.code === 'ECONNECTION' || error.code === 'ESOCKET' || error.code === 'EDNS'
+            ? 'could not be reached, or its TLS could not be set up'
+            : 'refused the message'
+  return new RelayFailure(
+    `The relay ${url} ${what}: ${mask(error.message)}. Nothing was sent.`,
+    response,
+  )
+}
