@@ -148,9 +148,9 @@ export function parseProjects(text: string, file: string): ProjectsDefinition {
   if (error) fail(null, `does not parse: ${error.message.split('\n')[0]}`, error.pos[0])
   const root = doc.contents
   if (!isMap(root)) return fail(root, 'expected a map with "projects" (and "admin")')
-  const tokens = (node: unknown, owner: string): string[] => {
+  const tokens = (node: unknown, owner: string, where: unknown): string[] => {
     if (!isSeq(node) || node.items.length === 0)
-      return fail(node as Node, `${owner} needs "tokens": a list of one or more`)
+      return fail((node ?? where) as Node, `${owner} needs "tokens": a list of one or more`)
     return node.items.map((item) => {
       if (!isScalar(item) || typeof item.value !== 'string' || item.value.trim() === '')
         return fail(item as Node, `${owner}: a token is not a string`)
@@ -176,7 +176,7 @@ export function parseProjects(text: string, file: string): ProjectsDefinition {
         const name = isScalar(entry.key) ? String(entry.key.value) : ''
         if (!isMap(entry.value)) fail(entry.value as Node, `project "${name}" needs "tokens"`)
         const project = entry.value as { get(key: string, keep: true): unknown }
-        const list = tokens(project.get('tokens', true), `project "${name}"`)
+        const list = tokens(project.get('tokens', true), `project "${name}"`, entry.value)
         once(list, project.get('tokens', true), name)
         const hooks = project.get('webhooks', true)
         const webhooks = hooks === undefined ? undefined : webhookList(hooks, name, fail)
@@ -190,7 +190,7 @@ export function parseProjects(text: string, file: string): ProjectsDefinition {
     } else if (key === 'admin') {
       const admin = pair.value as { get?(key: string, keep: true): unknown }
       if (!isMap(admin)) fail(pair.value as Node, '"admin" needs "tokens"')
-      const list = tokens(admin.get!('tokens', true), '"admin"')
+      const list = tokens(admin.get!('tokens', true), '"admin"', pair.value)
       once(list, admin.get!('tokens', true), 'admin')
       definition.admin = { tokens: list }
     } else {
