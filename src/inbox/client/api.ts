@@ -142,8 +142,22 @@ export const templatePath = (slug: string) => `${API}/templates/${encodeURICompo
 const snapshotPath = (template: string, name: string) =>
   `/snapshots/${encodeURIComponent(template)}/${encodeURIComponent(name)}`
 
+/** Who the page is signed in as (GET /_sandbox/api/session). */
+export interface Session {
+  /** Whether the sandbox has projects; without, there is nothing to sign in to. */
+  projects: boolean
+  signedIn: boolean
+  /** The project the page shows; null: every project (an admin's token). */
+  project: string | null
+  admin: boolean
+}
+
 export const api = {
   health: () => request<Health>('/health'),
+  session: () => request<Session>('/session'),
+  /** Sets the session cookie (HttpOnly: this page never holds the token after this call). */
+  signIn: (token: string) => request<Session>('/session', json('POST', { token })),
+  signOut: () => request<void>('/session', { method: 'DELETE' }),
   /** A page of the list: summaries (no HTML, text or variables), `offset` and `limit` in the query. */
   summaries: (query: URLSearchParams) =>
     request<MessageSummaryPage>(`/messages?fields=summary&${query}`),
