@@ -122,6 +122,15 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     throw new ApiError(0, 'network_error', 'sendbox is not answering; is it still running?')
   }
   if (response.status === 204) return undefined as T
+  // Signed out elsewhere, or the token was taken out of the projects file: the page starts
+  // again, which asks for a token (the sign-in's own refusal is the form's to show).
+  if (
+    response.status === 401 &&
+    path !== '/session' &&
+    response.headers.get('www-authenticate') === 'Token'
+  ) {
+    location.reload()
+  }
   const body = (await response.json().catch(() => null)) as {
     error?: { code?: string; message?: string; details?: unknown[] }
   } | null
