@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectSendbox } from '../../src/index.js'
 import { createProjects, parseProjects, ProjectsFileError } from '../../src/core/projects.js'
 import { runCli } from '../helpers/cli.js'
+import { connectMcp, textOf } from '../helpers/mcp.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.js'
 import { Webhook } from 'standardwebhooks'
@@ -245,5 +246,57 @@ describe('a sandbox with projects', () => {
     expect(refused.status).toBe(403)
     expect((await errorOf(refused)).code).toBe('admin_token_required')
     expect((await save('sandbox_admin_5c1d')).status).toBe(201)
+  })
+})
+
+describe('sendbox mcp on a sandbox with projects', () => {
+  it('reads SENDBOX_TOKEN, and lists that project’s messages only', async () => {
+    const sandbox = await startTestSandbox(
+      { 'welcome.liquid': 'Hi {{ name }}' },
+      {
+        projects: {
+          projects: {
+            acme: { tokens: ['sandbox_acme_ci'] },
+            billing: { tokens: ['sandbox_billing_1'] },
+          },
+        },
+      },
+    )
+    try {
+      for (const [token, subject] of [
+        ['sandbox_acme_ci', 'for acme'],
+        ['sandbox_billing_1', 'for billing'],
+      ])
+        await sandbox.send(
+          {
+            template: 'welcome',
+            from: 'a@acme.test',
+            to: 'ada@example.com',
+            subject,
+            templateVariables: { name: 'A' },
+          },
+          token,
+        )
+      const mcp = await connectMcp(['--url', sandbox.url], {
+        env: { SENDBOX_TOKEN: 'sandbox_acme_ci' },
+      })
+      try {
+        const listed = textOf(await mcp.call('list_messages', {}))
+        expect(listed).toContain('for acme')
+        expect(listed).not.toContain('for billing')
+      } finally {
+        await mcp.close()
+      }
+      const anonymous = await connectMcp(['--url', sandbox.url])
+      try {
+        const refused = await anonymous.call('list_messages', {})
+        expect(refused.isError).toBe(true)
+        expect(textOf(refused)).toContain('token')
+      } finally {
+        await anonymous.close()
+      }
+    } finally {
+      await sandbox.close()
+    }
   })
 })
