@@ -86,6 +86,8 @@ export const sessionOperations = [
           "No project of this sandbox has that token. Ask whoever runs it for your project's token.",
           { headers: { 'www-authenticate': 'Token' } },
         )
+      // Without projects there is nothing to sign in to: the answer says so, and sets nothing.
+      if (!projects) return sessionOf(ctx, { project: null, admin: true })
       setCookie(event, SESSION_COOKIE, body.token, {
         httpOnly: true,
         sameSite: 'strict',
