@@ -80,6 +80,7 @@ export {
   DEFAULT_SENDBOX_URL,
   SendboxUnreachableError,
   SendboxRequestError,
+  type ConnectOptions,
 } from './client/connect.js'
 export type { SendboxClient } from './client/types.js'
 export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './client/inbox.js'
@@ -234,7 +235,7 @@ export async function startSendbox(
     url: server.url,
     inboxUrl: `${server.url}/_sandbox/`,
     port: server.port,
-    token: ctx.config.tokens[0] ?? SAMPLE_TOKEN,
+    token: ctx.config.projects?.sampleToken ?? ctx.config.tokens[0] ?? SAMPLE_TOKEN,
     config: ctx.config,
     webhookSecret: ctx.config.webhookSecret,
     ca: server.tls?.ca ?? null,

@@ -43,6 +43,7 @@ beforeAll(async () => {
     events: createEventBus(),
     faults: createFaultRegistry(),
     rejections: createRejectionLog(),
+    relay: null,
     logger: { info: () => {}, warn: () => {}, error: reported },
     reader,
     previews: createPreviewStore(),

@@ -1,15 +1,16 @@
-import { execFile } from 'node:child_process'
 import { cp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../src/index.js'
 import { sendExample } from '../src/inbox/client/snippet.js'
-import { BIN, childEnv, ROOT } from './helpers/cli.js'
+import { BIN, ROOT } from './helpers/cli.js'
 import {
   anyFencedBlocks,
+  bash,
   type Block,
   fencedBlocks,
   isCurlExample,
+  matchesExample,
   OWN_RUNNERS,
   readDocs,
   recipeTexts,
@@ -25,63 +26,6 @@ import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
  * of them that nothing runs. The inbox's empty-state snippet and the OpenAPI document's send
  * example are run the same way.
  */
-
-/**
- * The docs' JSON next to an answer: strings with "…" stand for any string, `createdAt` and
- * `updatedAt` for any time; everything else must be equal, with the same keys.
- */
-function matchesExample(actual: unknown, example: unknown, path = '$'): string[] {
-  if (typeof example === 'string' && example.includes('…'))
-    return typeof actual === 'string'
-      ? []
-      : [`${path}: expected a string, got ${JSON.stringify(actual)}`]
-  if (/\.(createdAt|updatedAt)$/.test(path))
-    return typeof actual === 'string' && !Number.isNaN(Date.parse(actual))
-      ? []
-      : [`${path}: expected a time`]
-  if (Array.isArray(example)) {
-    if (!Array.isArray(actual) || actual.length !== example.length)
-      return [`${path}: expected ${JSON.stringify(example)}, got ${JSON.stringify(actual)}`]
-    return example.flatMap((item, i) => matchesExample(actual[i], item, `${path}[${i}]`))
-  }
-  if (example && typeof example === 'object') {
-    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
-      return [`${path}: expected an object, got ${JSON.stringify(actual)}`]
-    const keys = [...new Set([...Object.keys(example), ...Object.keys(actual)])]
-    return keys.flatMap((key) => {
-      if (!(key in example)) return [`${path}.${key}: in the answer but not in the example`]
-      if (!(key in actual)) return [`${path}.${key}: in the example but not in the answer`]
-      return matchesExample(
-        (actual as Record<string, unknown>)[key],
-        (example as Record<string, unknown>)[key],
-        `${path}.${key}`,
-      )
-    })
-  }
-  return Object.is(actual, example)
-    ? []
-    : [`${path}: expected ${JSON.stringify(example)}, got ${JSON.stringify(actual)}`]
-}
-
-function bash(
-  script: string,
-  cwd = ROOT,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'bash',
-      ['-euo', 'pipefail', '-c', script],
-      { cwd, env: childEnv(), timeout: 30_000 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout,
-          stderr,
-        })
-      },
-    )
-  })
-}
 
 let sandbox: Sendbox
 let smtp: TestSmtpServer

@@ -1,11 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Projects } from '../core/projects.js'
 import { apiError } from '../http/errors.js'
+import { EXPECTED_AUTHORIZATION as EXPECTED, TOKEN_SCHEME as SCHEME } from '../http/viewer.js'
 
 export interface TokenPolicy {
   /** Exact tokens; when non-empty, the only ones accepted. */
   tokens: string[]
   /** Accepted prefixes (`sandbox_` first). */
   tokenPrefixes: string[]
+  /** With `--projects`: the only tokens accepted, each sending as its project. */
+  projects: Projects | null
 }
 
 /** Who sent a request. The full token stays in memory only for the length of the request. */
@@ -16,9 +20,6 @@ export interface Caller {
   tokenHint: string
   token: string
 }
-
-const EXPECTED = 'Authorization: token <API_TOKEN>'
-const SCHEME = /^token[ \t]+(\S+)[ \t]*$/i
 
 /**
  * The token's project id: the first 8 hex characters of its SHA-256. Computed per request, not
@@ -71,6 +72,7 @@ export function authenticate(header: string | null | undefined, policy: TokenPol
     )
   }
   const token = match[1]!
+  if (policy.projects) return projectCaller(token, policy.projects)
   if (policy.tokens.length > 0) {
     if (!matchesExactToken(token, policy.tokens)) {
       throw apiError(
@@ -91,4 +93,17 @@ export function authenticate(header: string | null | undefined, policy: TokenPol
     )
   }
   return { project: projectOf(token), tokenHint: tokenHint(token, prefix), token }
+}
+
+/** With projects: a listed token sends as its project (an admin token as `admin`); no other does. */
+function projectCaller(token: string, projects: Projects): Caller {
+  const identity = projects.identify(token)
+  if (!identity)
+    throw apiError(
+      403,
+      'sandbox_token_required',
+      "This sandbox has projects (--projects): it accepts only the tokens its projects file lists, and this is not one of them. Ask whoever runs it for your project's token.",
+    )
+  const prefix = token.startsWith('sandbox_') ? 'sandbox_' : ''
+  return { project: identity.project, tokenHint: tokenHint(token, prefix), token }
 }

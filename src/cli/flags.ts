@@ -139,6 +139,13 @@ export const serveFlags = {
     description:
       'Require this password (HTTP Basic, any user name) for /_sandbox/; prefer the variable',
   },
+  projects: {
+    type: 'string',
+    env: 'SENDBOX_PROJECTS',
+    valueHint: 'file',
+    description:
+      'Projects with their own tokens, webhooks and mail (YAML or JSON; docs/team.md#projects): only its tokens are accepted, and the inspector takes one too',
+  },
   https: {
     type: 'boolean',
     env: 'SENDBOX_HTTPS',
@@ -339,6 +346,7 @@ export function serveOptionsFrom(
     allowedHosts: pick('allowed-host') as string[] | undefined,
     cors: pick('cors') as string[] | undefined,
     inspectorPassword: pick('inspector-password') as string | undefined,
+    projects: pick('projects') as string | undefined,
     https: pick('https') as boolean | undefined,
     httpsCert: pick('https-cert') as string | undefined,
     httpsKey: pick('https-key') as string | undefined,

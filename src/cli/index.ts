@@ -121,9 +121,11 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { startSendbox } = await import('../index.js')
   const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
   const { config } = sandbox
-  const token = config.tokens.length
-    ? `one of the ${config.tokens.length} --token values`
-    : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
+  const token = config.projects
+    ? `the projects file's (${config.projects.names.join(', ')}); the inspector and the inbox take one too`
+    : config.tokens.length
+      ? `one of the ${config.tokens.length} --token values`
+      : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
   process.stdout.write(
     [
       '',

@@ -57,6 +57,8 @@ export async function mcp(argv: string[], env: NodeJS.ProcessEnv, help: boolean)
   process.stderr.write(`sendbox mcp: serving MCP on stdio for the sandbox at ${url}\n`)
   const password =
     (values['inspector-password'] as string | undefined) ?? env.SENDBOX_INSPECTOR_PASSWORD
-  await runMcpServer({ url, ...(password ? { password } : {}) })
+  // A sandbox with projects takes a token on the inspector: the one in SENDBOX_TOKEN.
+  const token = env.SENDBOX_TOKEN || undefined
+  await runMcpServer({ url, ...(password ? { password } : {}), ...(token ? { token } : {}) })
   return 0
 }

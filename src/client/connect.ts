@@ -52,6 +52,15 @@ function queryOf(filter: object): string {
   return text ? `?${text}` : ''
 }
 
+/** How `connectSendbox` reaches a sandbox. */
+export interface ConnectOptions {
+  /**
+   * The token the inspector takes when the sandbox has projects (docs/team.md#projects): your
+   * project's, or an admin's. Default `SENDBOX_TOKEN`; without projects none is needed.
+   */
+  token?: string
+}
+
 interface ErrorBody {
   error?: { code?: string; message?: string; details?: unknown[] }
 }
@@ -66,10 +75,17 @@ interface ErrorBody {
  * const inbox = sandbox.inbox()
  * await signUp(inbox.address)
  * const code = await inbox.waitForCode()
+ *
+ * @example
+ * // A shared sandbox with projects: the inspector takes your project's token (default SENDBOX_TOKEN).
+ * const sandbox = connectSendbox('https://mail.staging.acme.test', { token: 'sandbox_acme_ci' })
  */
 export function connectSendbox(
   url: string = process.env.SENDBOX_URL || DEFAULT_SENDBOX_URL,
+  options: ConnectOptions = {},
 ): SendboxClient {
+  const token = options.token ?? (process.env.SENDBOX_TOKEN || undefined)
+  const authorization: Record<string, string> = token ? { authorization: `token ${token}` } : {}
   let base: URL
   try {
     base = new URL(url)
@@ -94,10 +110,10 @@ export function connectSendbox(
         signal: AbortSignal.any(signals),
         ...(options.body !== undefined
           ? {
-              headers: { 'content-type': 'application/json' },
+              headers: { 'content-type': 'application/json', ...authorization },
               body: JSON.stringify(options.body),
             }
-          : {}),
+          : { headers: authorization }),
       })
     } catch (error) {
       if (signals.some((s) => s.aborted)) throw error

@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import bytes from 'bytes'
 import { isTimeText, TIME_HINT } from '../lib/time.js'
+import {
+  createProjects,
+  parseProjects,
+  ProjectsFileError,
+  type Projects,
+  type ProjectsDefinition,
+} from './projects.js'
 
 /**
  * Options of `startSendbox` — they mirror the command-line flags, camelCased. The CLI turns
@@ -51,6 +58,12 @@ export interface SendboxOptions {
   cors?: string | string[]
   /** Puts HTTP Basic authentication (any user name, this password) on `/_sandbox/`. */
   inspectorPassword?: string
+  /**
+   * Projects, each with its own tokens and webhooks, and admin tokens (docs/team.md#projects):
+   * a projects file (YAML or JSON), or the same object. With it, only the listed tokens are
+   * accepted, and the inspector takes a token too.
+   */
+  projects?: string | ProjectsDefinition
   /** Open the inbox in a browser once listening. CLI default: yes unless `CI`; API default: no. */
   open?: boolean
   /** Print the start banner and request problems. CLI default: yes; API default: no. */
@@ -138,6 +151,8 @@ export interface SendboxConfig {
   cors: string[]
   /** null: the inspector is open (it is, unless --inspector-password). */
   inspectorPassword: string | null
+  /** The projects (`--projects`), or null: one sandbox, every token one project of its own. */
+  projects: Projects | null
   open: boolean
   logs: boolean
   /** Webhook endpoints, as given (validated http(s) URLs). */
@@ -235,6 +250,37 @@ function webhookSecret(value: string | undefined): string | null {
 export const SAMPLE_TOKEN = 'sandbox_local_dev_token'
 
 /** A bad option value. `flag` is the command-line spelling, so the CLI can name it. */
+/**
+ * The projects of `--projects`: a file read and checked now (a problem stops the start, exit 1,
+ * naming the file, line and column), or the object given to `startSendbox`.
+ */
+function projectsOf(options: SendboxOptions, cwd: string): Projects | null {
+  const given = options.projects
+  if (given === undefined) return null
+  for (const [option, flag] of [
+    ['token', '--token'],
+    ['tokenPrefix', '--token-prefix'],
+    ['inspectorPassword', '--inspector-password'],
+  ] as const) {
+    if (options[option] !== undefined && list(options[option]).length)
+      throw new ConfigError(
+        flag,
+        "does not go with --projects: the projects file's tokens are the only ones accepted, on the API and the inspector",
+      )
+  }
+  if (typeof given !== 'string') return createProjects(given, 'the projects option')
+  const file = resolve(cwd, given)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new ProjectsFileError(
+      `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown'})`,
+    )
+  }
+  return createProjects(parseProjects(text, file), file)
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError'
   constructor(
@@ -482,6 +528,7 @@ export function resolveConfig(
     ...allowedHosts(options.allowedHosts),
     cors: [...new Set(list(options.cors).map(corsOrigin))],
     inspectorPassword: password ?? null,
+    projects: projectsOf(options, cwd),
     open: options.open ?? defaults.open,
     logs: options.logs ?? defaults.logs,
     webhooks: webhookUrls(options.webhook),

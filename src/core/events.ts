@@ -13,8 +13,9 @@ import type { WebhookDelivery } from './webhook-types.js'
 /** What the SSE stream, `wait` and the programmatic API listen to. */
 export type SandboxEvent =
   | { type: 'message'; record: MessageRecord }
-  | { type: 'deleted'; id: string }
-  | { type: 'cleared'; count: number }
+  | { type: 'deleted'; id: string; project: string }
+  /** `project`: the clear was of that project's messages only; absent, of every project's. */
+  | { type: 'cleared'; count: number; project?: string }
   | { type: 'template'; change: TemplateChange }
   | { type: 'rejected'; rejection: Rejection }
   /** A recipient event (a transition, or engagement): `record` is the message after it. */

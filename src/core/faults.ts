@@ -50,9 +50,13 @@ export interface Fault {
   match: FaultMatch
   retryAfter: number
   createdAt: string
+  /** With projects: the project that armed it, whose sends alone it fails (absent: every send). */
+  project?: string
 }
 
 export interface SendFacts {
+  /** The sending token's project. */
+  project: string
   template: string
   /** Recipients as given (`Name <a@b.c>` or bare). */
   to: string[]
@@ -60,10 +64,12 @@ export interface SendFacts {
 
 export interface FaultRegistry {
   /** Throws FaultLimitError when MAX_ARMED_FAULTS are armed. */
-  arm(input: FaultInput): Fault
-  list(): Fault[]
-  /** Disarms all; returns how many were armed. */
-  clear(): number
+  /** `project`: the sends of this project only (a project's own fault); absent, every send. */
+  arm(input: FaultInput, project?: string): Fault
+  /** The armed faults; with `project`, that project's only. */
+  list(project?: string): Fault[]
+  /** Disarms all (with `project`, that project's); returns how many were armed. */
+  clear(project?: string): number
   /** The first armed fault matching this send, counted down (and removed at zero). */
   take(send: SendFacts): Fault | undefined
 }
@@ -144,6 +150,7 @@ export function faultFromToken(token: string): FaultStatus | undefined {
 }
 
 function matches(fault: Fault, send: SendFacts): boolean {
+  if (fault.project !== undefined && fault.project !== send.project) return false
   if (fault.match.template !== undefined && fault.match.template !== send.template) return false
   if (fault.match.to !== undefined) {
     const needle = fault.match.to.toLowerCase()
@@ -156,7 +163,7 @@ export function createFaultRegistry(): FaultRegistry {
   let faults: Fault[] = []
   let seq = 0
   return {
-    arm(input) {
+    arm(input, project) {
       if (faults.length >= MAX_ARMED_FAULTS) throw new FaultLimitError()
       const fault: Fault = {
         id: `fault_${++seq}`,
@@ -165,15 +172,19 @@ export function createFaultRegistry(): FaultRegistry {
         match: { ...input.match },
         retryAfter: input.retryAfter ?? 1,
         createdAt: new Date().toISOString(),
+        ...(project === undefined ? {} : { project }),
       }
       faults.push(fault)
       return { ...fault }
     },
-    list: () => faults.map((f) => ({ ...f, match: { ...f.match } })),
-    clear() {
+    list: (project) =>
+      faults
+        .filter((f) => project === undefined || f.project === project)
+        .map((f) => ({ ...f, match: { ...f.match } })),
+    clear(project) {
       const n = faults.length
-      faults = []
-      return n
+      faults = faults.filter((f) => project !== undefined && f.project !== project)
+      return n - faults.length
     },
     take(send) {
       const fault = faults.find((f) => matches(f, send))

@@ -27,7 +27,7 @@ export const FLUSH_MS = 10
  * bus.subscribe((event) => batch.add(event))
  */
 export function createFrameBatch(
-  encode: (event: SandboxEvent) => Uint8Array,
+  encode: (event: SandboxEvent) => Uint8Array | null,
   flushMs = FLUSH_MS,
 ): FrameBatch {
   const streams = new Set<(bytes: Uint8Array) => void>()
@@ -49,8 +49,9 @@ export function createFrameBatch(
     add(event) {
       if (last === event) return
       last = event
-      // Encoded here, once per batch, however many streams share it.
-      if (frames.push(encode(event)) > 1) return
+      // Encoded here, once per batch, however many streams share it; null: not for these streams.
+      const bytes = encode(event)
+      if (!bytes || frames.push(bytes) > 1) return
       const wait = lastFlush + flushMs - performance.now()
       if (wait > 0) setTimeout(flush, wait)
       else setImmediate(flush)
@@ -58,8 +59,10 @@ export function createFrameBatch(
   }
 }
 
-/** The two kinds of event stream: whole records, and summaries (`?fields=summary`). */
+/**
+ * The batches of a sandbox: one per kind of event stream (whole records, or summaries with
+ * `?fields=summary`) and per project its viewers see (null: every project), made on first use.
+ */
 export interface FrameBatches {
-  full: FrameBatch
-  summary: FrameBatch
+  of(kind: 'full' | 'summary', project: string | null): FrameBatch
 }

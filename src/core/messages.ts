@@ -78,14 +78,19 @@ export async function clearMessages(
   const count = await ctx.log.clear(filter)
   // A clean slate clears the recent rejected sends too, so they do not explain a later test's wait.
   if (isEmptyFilter(filter)) ctx.rejections?.clear()
-  ctx.events.emit({ type: 'cleared', count })
+  ctx.events.emit({
+    type: 'cleared',
+    count,
+    ...(filter?.project === undefined ? {} : { project: filter.project }),
+  })
   return count
 }
 
 /** Deletes one message; false when there is none with that id. */
 export async function deleteMessage(ctx: MessageContext, id: string): Promise<boolean> {
-  if (!ctx.log.get(id)) return false
+  const record = ctx.log.get(id)
+  if (!record) return false
   await ctx.log.delete(id)
-  ctx.events.emit({ type: 'deleted', id })
+  ctx.events.emit({ type: 'deleted', id, project: record.project })
   return true
 }

@@ -18,7 +18,8 @@ export interface RejectionLog {
   record(input: RejectionInput): Rejection
   /** Newest first; filters as for messages (a field the request never got to counts as a match). */
   list(filter?: MessageFilter): Rejection[]
-  clear(): number
+  /** Forgets all, or with `project` that project's; returns how many went. */
+  clear(project?: string): number
   size(): number
 }
 
@@ -75,10 +76,11 @@ export function createRejectionLog(max = MAX_REJECTIONS): RejectionLog {
     list(filter = {}) {
       return items.filter((r) => rejectionMatches(r, filter)).reverse()
     },
-    clear() {
+    clear(project) {
       const count = items.length
-      items.length = 0
-      return count
+      const kept = project === undefined ? [] : items.filter((r) => r.project !== project)
+      items.splice(0, items.length, ...kept)
+      return count - kept.length
     },
     size: () => items.length,
   }

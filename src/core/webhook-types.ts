@@ -29,6 +29,8 @@ export interface WebhookDelivery {
   webhookId: string
   type: WebhookEventType
   url: string
+  /** The project of the message the event is about. */
+  project: string
   messageId: string
   recipient: string
   /** `pending` while attempts remain (or it waits its turn), then `delivered` or `failed`. */
@@ -43,6 +45,8 @@ export interface WebhookDelivery {
 
 export interface WebhookFilter {
   message?: string
+  /** Only this project's deliveries. */
+  project?: string
   type?: string
   status?: WebhookDeliveryStatus
   url?: string

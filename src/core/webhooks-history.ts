@@ -52,6 +52,7 @@ export function createHistory(limit = HISTORY_ATTEMPTS): DeliveryHistory {
       for (let i = all.length - 1; i >= 0; i--) {
         const d = all[i]!
         if (filter.message !== undefined && d.messageId !== filter.message) continue
+        if (filter.project !== undefined && d.project !== filter.project) continue
         if (filter.type !== undefined && d.type !== filter.type) continue
         if (filter.status !== undefined && d.status !== filter.status) continue
         if (filter.url !== undefined && d.url !== filter.url) continue

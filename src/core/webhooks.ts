@@ -5,8 +5,8 @@ import type { WebhookDelivery, WebhookFilter } from './webhook-types.js'
 import { afterAutomaticAttempt, attemptDelivery } from './webhooks-attempt.js'
 import { createPoster } from './webhooks-client.js'
 import { createHistory } from './webhooks-history.js'
-import { createEndpointQueue } from './webhooks-lanes.js'
-import { createSigner } from './webhooks-signing.js'
+import { createEndpointQueue, type EndpointQueue } from './webhooks-lanes.js'
+import { createSigner, type Signer } from './webhooks-signing.js'
 
 export type {
   WebhookAttempt,
@@ -28,8 +28,20 @@ export { HISTORY_ATTEMPTS } from './webhooks-history.js'
  * A send only ever adds to a queue: an unreachable or slow URL costs it nothing.
  */
 
+/** A URL events are posted to: every project's (`--webhook`), or one project's with its own secret. */
+export interface WebhookEndpoint {
+  url: string
+  /** Only this project's events (a projects file's `webhooks`); absent: every project's. */
+  project?: string
+  /** Signs this endpoint's requests instead of the sandbox's secret. */
+  secret?: string
+}
+
 export interface WebhookDispatcher {
+  /** Every project's URLs (`--webhook`). */
   readonly endpoints: readonly string[]
+  /** The URLs one project's events go to: every project's, then its own. */
+  endpointsOf(project: string): string[]
   /** Queues the event for every endpoint (nothing when there is none). */
   enqueue(event: WebhookEvent, messageId: string): void
   /** Newest first; `total` counts the matches before `limit`. */
@@ -45,6 +57,8 @@ export interface WebhookDispatcher {
 
 export interface WebhookOptions {
   endpoints: readonly string[]
+  /** Projects' own endpoints (docs/team.md#projects). */
+  projectEndpoints?: readonly WebhookEndpoint[]
   secret: string
   retries: number
   /** Milliseconds before the first retry; each further one waits twice as long. */
@@ -52,6 +66,13 @@ export interface WebhookOptions {
   timeoutMs: number
   userAgent: string
   events: EventBus
+}
+
+/** An endpoint with its signer and its queue. */
+interface Route {
+  endpoint: WebhookEndpoint
+  sign: Signer
+  queue: EndpointQueue
 }
 
 /**
@@ -66,8 +87,14 @@ const MAX_IN_FLIGHT = 64
  * webhooks.enqueue(sentEvent(record), record.id)
  */
 export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatcher {
-  const poster = createPoster({ timeoutMs: options.timeoutMs, eager: options.endpoints.length > 0 })
+  const endpoints: WebhookEndpoint[] = [
+    ...options.endpoints.map((url) => ({ url })),
+    ...(options.projectEndpoints ?? []),
+  ]
+  const poster = createPoster({ timeoutMs: options.timeoutMs, eager: endpoints.length > 0 })
   const sign = createSigner(options.secret, options.userAgent)
+  // Each delivery is signed with its endpoint's secret, and retried on its endpoint's queue.
+  const routeOf = new WeakMap<WebhookDelivery, Route>()
   const history = createHistory()
   const inFlight = new Set<() => void>()
   const policy = { retries: options.retries, backoffMs: options.backoffMs }
@@ -77,23 +104,33 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
 
   const publish = (delivery: WebhookDelivery) => options.events.emit({ type: 'webhook', delivery })
   const attempt = (delivery: WebhookDelivery, manual: boolean) =>
-    attemptDelivery(delivery, { poster, sign, timeoutMs: options.timeoutMs, manual, inFlight })
+    attemptDelivery(delivery, {
+      poster,
+      sign: routeOf.get(delivery)?.sign ?? sign,
+      timeoutMs: options.timeoutMs,
+      manual,
+      inFlight,
+    })
 
-  const queues = options.endpoints.map((url) =>
-    createEndpointQueue(url, {
-      maxInFlight: MAX_IN_FLIGHT,
-      attempt: (delivery) => attempt(delivery, false),
-      decide(delivery) {
-        const next = afterAutomaticAttempt(delivery, policy)
-        // Waiting for a retry: say when.
-        if (next !== 'settled') publish(delivery)
-        return next
-      },
-      settled(delivery) {
-        pendingCount--
-        publish(delivery)
-        history.settled(delivery.attempts.length)
-      },
+  const queues = endpoints.map(
+    (endpoint): Route => ({
+      endpoint,
+      sign: endpoint.secret ? createSigner(endpoint.secret, options.userAgent) : sign,
+      queue: createEndpointQueue(endpoint.url, {
+        maxInFlight: MAX_IN_FLIGHT,
+        attempt: (delivery) => attempt(delivery, false),
+        decide(delivery) {
+          const next = afterAutomaticAttempt(delivery, policy)
+          // Waiting for a retry: say when.
+          if (next !== 'settled') publish(delivery)
+          return next
+        },
+        settled(delivery) {
+          pendingCount--
+          publish(delivery)
+          history.settled(delivery.attempts.length)
+        },
+      }),
     }),
   )
 
@@ -103,24 +140,31 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     // After the current request is answered: a send's 201 goes out before its first webhook.
     setImmediate(() => {
       pumpScheduled = false
-      for (const queue of queues) queue.pump()
+      for (const { queue } of queues) queue.pump()
     })
   }
 
   return {
     endpoints: options.endpoints,
 
+    endpointsOf: (project) =>
+      endpoints.filter((e) => e.project === undefined || e.project === project).map((e) => e.url),
+
     enqueue(event, messageId) {
       if (closed || queues.length === 0) return
       const body = JSON.stringify(event)
       const webhookId = newId('evt_')
       const createdAt = new Date().toISOString()
-      for (const queue of queues) {
+      const project = event.data.project
+      for (const route of queues) {
+        if (route.endpoint.project !== undefined && route.endpoint.project !== project) continue
+        const { queue } = route
         const delivery: WebhookDelivery = {
           id: newId('whd_'),
           webhookId,
           type: event.type,
           url: queue.url,
+          project,
           messageId,
           recipient: event.data.recipient,
           status: 'pending',
@@ -129,6 +173,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
           request: { headers: {}, body },
           attempts: [],
         }
+        routeOf.set(delivery, route)
         history.add(delivery)
         pendingCount++
         queue.push(delivery)
@@ -149,7 +194,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
       if (closed) return delivery
       // It was waiting for an automatic retry and got through: its lane moves on (which
       // publishes it and files it as settled).
-      const queue = queues.find((q) => q.url === delivery.url)
+      const queue = routeOf.get(delivery)?.queue
       if (delivery.status === 'delivered' && !wasSettled && queue?.delivered(delivery))
         return delivery
       if (delivery.status === 'delivered' && wasSettled) delivery.nextAttemptAt = null
@@ -163,7 +208,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     close() {
       if (closed) return
       closed = true
-      for (const queue of queues) queue.close()
+      for (const { queue } of queues) queue.close()
       for (const abort of inFlight) abort()
       inFlight.clear()
       poster.close()

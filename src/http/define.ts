@@ -33,10 +33,26 @@ export type Method = 'GET' | 'POST' | 'DELETE'
 export type { ErrorRef }
 type Params = Record<string, Param>
 
+/** What a route lets a caller reach (the securities of ./viewer.ts). */
+export type Access =
+  /** Answers without a token (health, which then says less). */
+  | 'public'
+  /** The caller's project's data only: messages, events, waits, faults, suppressions… */
+  | 'project'
+  /** What every project shares (templates, previews, snapshot statuses): any valid token. */
+  | 'shared'
+  /** Changes what every project shares (fixtures, snapshots): an admin token. */
+  | 'admin'
+
 /** Who may call, checked before anything else (CONTRACT §1: auth is step 1). */
 export interface Security<C> {
   /** The OpenAPI security scheme's name. */
   scheme: string
+  /**
+   * What an inspector route lets its caller reach (./viewer.ts): every `/_sandbox/api/` route
+   * must say it, or `registerOperations` refuses it.
+   */
+  access?: Access
   /** The caller, or throws (401, 403, and whatever answers right after authentication). */
   check(event: H3Event, ctx: AppContext): C
   /** The errors `check` can answer with, documented on every operation that uses it. */
@@ -305,6 +321,9 @@ export function registerOperations(
 ): Map<string, Partial<Record<Method, RouteHandler>>> {
   const byPath = new Map<string, Partial<Record<Method, RouteHandler>>>()
   for (const op of operations) {
+    // A route that does not say what its caller may see would show every project's mail.
+    if (op.path.startsWith('/_sandbox/api/') && !op.security?.access)
+      throw new Error(`${op.method} ${op.path} does not say its access (src/http/viewer.ts)`)
     const handlers = byPath.get(op.path) ?? {}
     if (handlers[op.method]) throw new Error(`${op.method} ${op.path} is defined twice`)
     handlers[op.method] = handlerOf(op, ctx)

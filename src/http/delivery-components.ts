@@ -116,6 +116,7 @@ export const WEBHOOK_DELIVERY = component(
       ),
       type: v.picklist(WEBHOOK_EVENT_TYPES),
       url: v.string(),
+      project: described(v.string(), 'The project of the message the event is about.'),
       messageId: v.string(),
       recipient: v.string(),
       status: v.picklist(['pending', 'delivered', 'failed']),

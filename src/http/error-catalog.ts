@@ -63,7 +63,11 @@ export const ERROR_CODES = {
   },
   unauthorized: {
     description:
-      'No "Authorization: token <API_TOKEN>" header (answered with WWW-Authenticate: Token); on the inspector of a server started with --inspector-password, no Basic credentials with that password (WWW-Authenticate: Basic).',
+      'No "Authorization: token <API_TOKEN>" header (answered with WWW-Authenticate: Token); on the inspector of a server started with --projects, no token of its projects file (header or the inbox\'s session); on the inspector of a server started with --inspector-password, no Basic credentials with that password (WWW-Authenticate: Basic).',
+  },
+  admin_token_required: {
+    description:
+      'With --projects: this changes what every project shares (fixtures, snapshots) and takes an admin token.',
   },
   host_not_allowed: {
     description:
@@ -73,7 +77,10 @@ export const ERROR_CODES = {
     description:
       'The request came from another website (Origin, Sec-Fetch-Site); only --cors origins may call the emulated API, and no website the inspector.',
   },
-  sandbox_token_required: { description: 'The token is not a sandbox token.' },
+  sandbox_token_required: {
+    description:
+      "The token is not a sandbox token (with --projects: not one of the projects file's tokens).",
+  },
   not_found: { description: 'No such route.' },
   template_not_found: {
     description: 'No such template; details suggest the nearest slugs.',

@@ -386,7 +386,12 @@ function operationObject(op: Operation, table: Table, info: DocumentInfo): Json 
     tags: [op.tag],
     summary: op.summary,
     description: described(op),
-    ...(op.security ? {} : { security: [] }),
+    // The inspector takes a token only with projects; health answers anyone, saying less.
+    ...(op.security &&
+    op.security.access !== 'public' &&
+    (op.tag === 'api' || info.ctx?.config.projects)
+      ? {}
+      : { security: [] }),
     ...(params.length ? { parameters: params } : {}),
     ...(op.body ? { requestBody: requestBody(op, table, requests) } : {}),
     responses: responses(op, table, examples),

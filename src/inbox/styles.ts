@@ -1,5 +1,6 @@
 import { CHANGES_CSS } from './styles-changes.js'
 import { TEMPLATES_CSS } from './styles-templates.js'
+import { SESSION_CSS } from './styles-session.js'
 
 /**
  * The inbox stylesheet, served as /_sandbox/app.css. A string constant so that it ships in
@@ -412,4 +413,5 @@ dialog p { margin: 0; color: var(--muted); }
 }
 ` +
   TEMPLATES_CSS +
-  CHANGES_CSS
+  CHANGES_CSS +
+  SESSION_CSS

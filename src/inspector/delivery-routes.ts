@@ -7,7 +7,8 @@ import {
 import { MESSAGE_RECORD } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { ID } from './messages.js'
+import { PROJECT_ACCESS } from '../http/viewer.js'
+import { findMessage, ID } from './messages.js'
 
 const EVENT_BODY_LIMIT = 64 * 1024
 
@@ -22,6 +23,7 @@ export const deliveryOperations = [
     path: '/_sandbox/api/messages/:id/events',
     operationId: 'simulateEvent',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'Simulate what a recipient did: opened, clicked, bounced, complained, delivered.',
     description:
       "Appends the event to the recipient (the first when none is named), updates the states, and fires its webhook. A `clicked` needs a `url`: the `href` of one of the message's `links`. Answers the record after it. A simulated event takes the recipient over: its remaining automatic steps are dropped.",
@@ -42,7 +44,8 @@ export const deliveryOperations = [
       [422, 'recipient_not_found'],
       [422, 'url_not_in_message'],
     ],
-    async handler({ ctx, params, body }) {
+    async handler({ ctx, params, body, caller }) {
+      findMessage(ctx, params.id, caller)
       try {
         return ctx.reader.read(await ctx.delivery.simulate(params.id, body))
       } catch (error) {

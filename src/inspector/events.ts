@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
 import type { SandboxEvent } from '../core/events.js'
-import { createFrameBatch, type FrameBatches } from '../core/frame-batch.js'
+import { createFrameBatch, type FrameBatch, type FrameBatches } from '../core/frame-batch.js'
+import { PROJECT_ACCESS } from '../http/viewer.js'
 import type { MessageReader } from '../core/reading.js'
 import { defineOperation } from '../http/define.js'
 import { recordJson } from '../store/index.js'
@@ -75,15 +76,56 @@ export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) 
 }
 
 /**
+ * The event as one project's viewers may see it, or null when it is none of theirs: a message,
+ * its states, deliveries, rejections and deletions are their project's; a clear of every project
+ * is everyone's; templates, snapshots and the log's health are shared. Suppressions are cut to
+ * the project's own.
+ */
+export function eventFor(event: SandboxEvent, project: string | null): SandboxEvent | null {
+  if (project === null) return event
+  switch (event.type) {
+    case 'message':
+    case 'status':
+    case 'release':
+      return event.record.project === project ? event : null
+    case 'deleted':
+      return event.project === project ? event : null
+    case 'cleared':
+      return event.project === undefined || event.project === project ? event : null
+    case 'rejected':
+      return event.rejection.project === project ? event : null
+    case 'webhook':
+      return event.delivery.project === project ? event : null
+    case 'suppression': {
+      const suppressions = event.suppressions.filter((s) => s.project === project)
+      return suppressions.length ? { ...event, suppressions } : null
+    }
+    default:
+      return event
+  }
+}
+
+/**
  * The frame batches of one sandbox (see core/frame-batch.ts), built by the composition root
- * into its context: whole records, and summaries.
+ * into its context: whole records and summaries, per project seen, made on first use.
  *
  * @example const ctx = { …, frames: createFrameBatches(reader) }
  */
 export function createFrameBatches(reader: MessageReader): FrameBatches {
+  const batches = new Map<string, FrameBatch>()
   return {
-    full: createFrameBatch((event) => encoder.encode(frame(event, false, reader))),
-    summary: createFrameBatch((event) => encoder.encode(frame(event, true, reader))),
+    of(kind, project) {
+      const key = `${kind} ${project ?? ''}`
+      let batch = batches.get(key)
+      if (!batch) {
+        batch = createFrameBatch((event) => {
+          const seen = eventFor(event, project)
+          return seen && encoder.encode(frame(seen, kind === 'summary', reader))
+        })
+        batches.set(key, batch)
+      }
+      return batch
+    },
   }
 }
 
@@ -97,12 +139,13 @@ export const eventOperation = defineOperation({
   description:
     'Events: `message` (a record with its `links` and `codes`, or with `?fields=summary` the record without `html`, `text` and `templateVariables`; its `id` is the message id), `deleted` (`{ id }`), `cleared` (`{ count }`), `template` (`{ slug, change, source, path }`), `rejected` (a refused send, as `GET /_sandbox/api/rejections` lists it), `status` (`{ id, status, recipient, recipientIndex, recipientStatus, event }`, a delivery state change or simulated event), `webhook` (a delivery, queued, attempted or settled), `suppression` (`{ change, suppressions }`), `snapshot` (`{ template, case, status, previous, counts }`: the snapshot status of a case changed, `status` null when the case is gone; docs/snapshots.md), `log` (`{ state, file, reason?, message?, since? }`: the log could not be written, or is written again; docs/log-faults.md), `release` (`{ id, release: { to, at, rejected, response } }`: a message was sent on to a real mailbox through the relay; docs/inspector.md). A heartbeat comment every 15 s; a client more than 8 MiB of events behind is dropped (EventSource reconnects).',
   query: FIELDS_QUERY,
+  security: PROJECT_ACCESS,
   success: {
     status: 200,
     description: 'An event stream that stays open.',
     contentType: 'text/event-stream',
   },
-  handler: ({ ctx, query }) => {
+  handler: ({ ctx, query, caller }) => {
     const summary = query.fields === 'summary'
     // A Node stream, not a web ReadableStream: with twenty tabs open, each send is twenty chunks,
     // and a web stream's promise per chunk cost more CPU than the send itself. srvx pipes it to
@@ -126,7 +169,8 @@ export const eventOperation = defineOperation({
       }
       stream.push(bytes)
     }
-    const batch = summary ? ctx.frames.summary : ctx.frames.full
+    // With projects, a project's streams share a batch of their own: its events only.
+    const batch = ctx.frames.of(summary ? 'summary' : 'full', caller.project)
     batch.streams.add(send)
     // Each stream is a subscriber of its own (health counts them); the batch keeps one copy.
     const unsubscribe = ctx.events.subscribe((event) => batch.add(event))

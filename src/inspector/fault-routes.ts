@@ -3,6 +3,7 @@ import { apiError } from '../http/errors.js'
 import * as v from 'valibot'
 import { defineOperation } from '../http/define.js'
 import { component, described } from '../lib/schema.js'
+import { PROJECT_ACCESS } from '../http/viewer.js'
 
 const FAULT_BODY_LIMIT = 64 * 1024
 
@@ -22,6 +23,9 @@ const FAULT = component(
       ),
       retryAfter: v.pipe(v.number(), v.integer(), v.minValue(0)),
       createdAt: v.pipe(v.string(), v.isoTimestamp()),
+      project: v.optional(
+        described(v.string(), 'With projects: the project that armed it; it fails only its sends.'),
+      ),
     }),
     v.description('An armed fault.'),
   ),
@@ -54,9 +58,10 @@ export const faultOperations = [
       },
     },
     errors: [[409, 'too_many_faults']],
-    handler: ({ ctx, body }) => {
+    security: PROJECT_ACCESS,
+    handler: ({ ctx, body, caller }) => {
       try {
-        return ctx.faults.arm(body)
+        return ctx.faults.arm(body, caller.project ?? undefined)
       } catch (error) {
         if (error instanceof FaultLimitError) throw apiError(409, 'too_many_faults', error.message)
         throw error
@@ -75,7 +80,8 @@ export const faultOperations = [
       description: 'Armed faults.',
       schema: v.object({ faults: v.array(FAULT) }),
     },
-    handler: ({ ctx }) => ({ faults: ctx.faults.list() }),
+    security: PROJECT_ACCESS,
+    handler: ({ ctx, caller }) => ({ faults: ctx.faults.list(caller.project ?? undefined) }),
   }),
   defineOperation({
     method: 'DELETE',
@@ -85,8 +91,9 @@ export const faultOperations = [
     summary: 'Disarm every fault.',
     description: 'Sends succeed again (unless their token or a Prefer header says otherwise).',
     success: { status: 204, description: 'Disarmed; no body.' },
-    handler({ ctx }) {
-      ctx.faults.clear()
+    security: PROJECT_ACCESS,
+    handler({ ctx, caller }) {
+      ctx.faults.clear(caller.project ?? undefined)
     },
   }),
 ]

@@ -15,6 +15,8 @@ import { webhookOperations } from './webhook-routes.js'
 import { templatePreviewOperations } from './templates.js'
 import { snapshotOperations } from './snapshots.js'
 import { releaseOperations } from './release-routes.js'
+import { sessionOperations } from './session.js'
+import { PUBLIC_ACCESS } from '../http/viewer.js'
 
 const healthOperation = defineOperation({
   method: 'GET',
@@ -23,56 +25,79 @@ const healthOperation = defineOperation({
   tag: 'inspector',
   summary: 'Liveness and counts.',
   description:
-    'Answers as soon as the server is up. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example.',
+    'Answers as soon as the server is up. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example. With --projects it answers without a token too, and then says only `status` and `version`.',
+  security: PUBLIC_ACCESS,
   success: {
     status: 200,
     description: 'Up.',
-    schema: v.object({
-      status: v.literal('ok'),
-      version: described(v.string(), "sendbox's version."),
-      templates: count('Templates in the templates folder.'),
-      messages: count('Messages stored.'),
-      dropped: count('Old messages dropped by --max-messages or --max-log-bytes since the start.'),
-      bytes: count('What the stored messages weigh, against --max-log-bytes.'),
-      subscribers: count('Open event streams and pending waits.'),
-      log: described(
-        v.picklist(['ok', 'write_failed', 'memory']),
-        'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file). The event stream says each change as a `log` event. See docs/log-faults.md.',
-      ),
-      logError: v.optional(
-        v.pipe(
-          v.object({
-            file: v.string(),
-            reason: described(v.string(), 'The errno code, or `unknown`.', ['ENOSPC']),
-            message: described(v.string(), 'What the console said.'),
-            since: v.pipe(v.string(), v.isoTimestamp()),
-          }),
-          v.description('With `log: "write_failed"`: the file, why, and since when.'),
-        ),
-      ),
-      auth: v.object({
-        tokenPrefixes: described(v.array(v.string()), 'Accepted token prefixes.', [['sandbox_']]),
-        exactTokens: described(
-          v.boolean(),
-          'Whether only exact tokens (--token) are accepted; they are never shown.',
-        ),
+    schema: v.union([
+      v.object({
+        status: v.literal('ok'),
+        version: described(v.string(), "sendbox's version."),
       }),
-    }),
+      v.object({
+        status: v.literal('ok'),
+        version: described(v.string(), "sendbox's version."),
+        templates: count('Templates in the templates folder.'),
+        messages: count('Messages stored.'),
+        dropped: count(
+          'Old messages dropped by --max-messages or --max-log-bytes since the start.',
+        ),
+        bytes: count('What the stored messages weigh, against --max-log-bytes.'),
+        subscribers: count('Open event streams and pending waits.'),
+        log: described(
+          v.picklist(['ok', 'write_failed', 'memory']),
+          'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file). The event stream says each change as a `log` event. See docs/log-faults.md.',
+        ),
+        logError: v.optional(
+          v.pipe(
+            v.object({
+              file: v.string(),
+              reason: described(v.string(), 'The errno code, or `unknown`.', ['ENOSPC']),
+              message: described(v.string(), 'What the console said.'),
+              since: v.pipe(v.string(), v.isoTimestamp()),
+            }),
+            v.description('With `log: "write_failed"`: the file, why, and since when.'),
+          ),
+        ),
+        auth: v.object({
+          tokenPrefixes: described(v.array(v.string()), 'Accepted token prefixes.', [['sandbox_']]),
+          exactTokens: described(
+            v.boolean(),
+            'Whether only exact tokens (--token) are accepted; they are never shown.',
+          ),
+          projects: v.optional(
+            described(v.boolean(), 'Whether the sandbox has projects (--projects).'),
+          ),
+        }),
+      }),
+    ]),
   },
-  handler: ({ ctx }) => ({
-    status: 'ok' as const,
-    version: ctx.version,
-    templates: ctx.catalog.count(),
-    messages: ctx.log.count(),
-    dropped: ctx.log.dropped(),
-    // What the log holds, against --max-log-bytes.
-    bytes: ctx.log.bytes(),
-    // Open event streams and pending waits: a leak shows up here.
-    subscribers: ctx.events.size(),
-    // What a client needs to show a working example; never a token given with --token.
-    auth: { tokenPrefixes: ctx.config.tokenPrefixes, exactTokens: ctx.config.tokens.length > 0 },
-    ...logHealth(ctx.log.health()),
-  }),
+  handler: ({ ctx, caller }) =>
+    caller === null
+      ? { status: 'ok' as const, version: ctx.version }
+      : {
+          status: 'ok' as const,
+          version: ctx.version,
+          templates: ctx.catalog.count(),
+          // A project's token counts its own messages; an admin (or no projects) every one.
+          messages:
+            caller.project === null
+              ? ctx.log.count()
+              : ctx.log.list({ project: caller.project, limit: 1 }).total,
+          dropped: ctx.log.dropped(),
+          // What the log holds, against --max-log-bytes.
+          bytes: ctx.log.bytes(),
+          // Open event streams and pending waits: a leak shows up here.
+          subscribers: ctx.events.size(),
+          // What a client needs to show a working example; never a token given with --token.
+          auth: {
+            tokenPrefixes: ctx.config.tokenPrefixes,
+            exactTokens: ctx.config.tokens.length > 0 || ctx.config.projects !== null,
+            ...(ctx.config.projects ? { projects: true } : {}),
+          },
+          ...logHealth(ctx.log.health()),
+        },
 })
 
 /** The log's health as the health answer says it: `log`, and `logError` while writes fail. */
@@ -91,9 +116,13 @@ function logHealth({ state, file, reason, message, since }: LogHealth) {
     : { log: state }
 }
 
-/** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
+/**
+ * The inspector: sendbox's own API under /_sandbox/api, open on one machine; with projects, each
+ * route reaches what its `security` says (src/http/viewer.ts).
+ */
 export const inspectorOperations: Operation[] = [
   healthOperation,
+  ...sessionOperations,
   ...messageOperations,
   eventOperation,
   ...faultOperations,

@@ -17,6 +17,7 @@ import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { pathParam } from '../http/params.js'
 import { described } from '../lib/schema.js'
+import { PROJECT_ACCESS, scoped, sees, type Viewer } from '../http/viewer.js'
 import type { MessageRecord } from '../store/types.js'
 import { HTML_QUERY, htmlAnswer } from './html.js'
 import {
@@ -40,10 +41,10 @@ export const ID = pathParam(
   ),
 )
 
-/** The stored message, or `404 message_not_found`. */
-export function findMessage(ctx: AppContext, id: string): MessageRecord {
+/** The message, when the viewer may see it: another project's is not found, as if it did not exist. */
+export function findMessage(ctx: AppContext, id: string, viewer: Viewer): MessageRecord {
   const record = ctx.log.get(id)
-  if (!record)
+  if (!record || !sees(viewer, record.project))
     throw apiError(
       404,
       'message_not_found',
@@ -69,6 +70,7 @@ export const messageOperations = [
     path: '/_sandbox/api/messages',
     operationId: 'listMessages',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'Stored messages, newest first.',
     description:
       'Every filter narrows the list (they are ANDed); `total` counts the matches before `limit` and `offset`.',
@@ -95,11 +97,10 @@ export const messageOperations = [
         query: { limit: '10', fields: 'summary' },
       },
     },
-    handler({ ctx, query }) {
-      const page = ctx.log.list({
-        ...filterOf(query),
-        ...(query.after ? { after: query.after } : {}),
-      })
+    handler({ ctx, query, caller }) {
+      const page = ctx.log.list(
+        scoped({ ...filterOf(query), ...(query.after ? { after: query.after } : {}) }, caller),
+      )
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
       const messages =
         query.fields === 'summary'
@@ -118,13 +119,14 @@ export const messageOperations = [
     path: '/_sandbox/api/messages',
     operationId: 'clearMessages',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'Clear the log, or the messages the filters match.',
     description:
       'Without filters, every message goes; with them, only the matches. Subscribers to the event stream get `cleared`.',
     query: FILTER_QUERY,
     success: { status: 204, description: 'Done; no body.' },
-    async handler({ ctx, query }) {
-      await clearMessages(ctx, filterOf(query))
+    async handler({ ctx, query, caller }) {
+      await clearMessages(ctx, scoped(filterOf(query), caller))
     },
   }),
   defineOperation({
@@ -132,6 +134,7 @@ export const messageOperations = [
     path: '/_sandbox/api/messages/wait',
     operationId: 'waitForMessage',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'The newest matching message, or the first to arrive before the timeout.',
     description:
       'Answers at once when a message matches; otherwise waits up to `timeout` ms for one (404 wait_timeout when none came). A client that hangs up stops the wait.',
@@ -141,13 +144,13 @@ export const messageOperations = [
       [404, 'wait_timeout'],
       [503, 'shutting_down'],
     ],
-    async handler({ ctx, event, query }) {
+    async handler({ ctx, event, query, caller }) {
       // A client that hangs up stops waiting at once: no listener or timer outlives it.
       const abort = new AbortController()
       event.runtime?.node?.res?.once('close', () => abort.abort())
       try {
         const record = await waitForMessage(ctx, {
-          ...filterOf(query),
+          ...scoped(filterOf(query), caller),
           timeout: query.timeout,
           signal: abort.signal,
           ...(query.after ? { after: query.after } : {}),
@@ -172,25 +175,27 @@ export const messageOperations = [
     path: '/_sandbox/api/messages/:id',
     operationId: 'getMessage',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'One message.',
     description: 'The whole record, as stored, with its `links` and `codes`.',
     params: one,
     success: { status: 200, description: 'The record.', schema: MESSAGE_RECORD },
     errors: NOT_FOUND,
-    handler: ({ ctx, params }) => ctx.reader.read(findMessage(ctx, params.id)),
+    handler: ({ ctx, params, caller }) => ctx.reader.read(findMessage(ctx, params.id, caller)),
   }),
   defineOperation({
     method: 'DELETE',
     path: '/_sandbox/api/messages/:id',
     operationId: 'deleteMessage',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'Delete one message.',
     description: 'Subscribers to the event stream get `deleted`.',
     params: one,
     success: { status: 204, description: 'Deleted; no body.' },
     errors: NOT_FOUND,
-    async handler({ ctx, params }) {
-      await deleteMessage(ctx, findMessage(ctx, params.id).id)
+    async handler({ ctx, params, caller }) {
+      await deleteMessage(ctx, findMessage(ctx, params.id, caller).id)
     },
   }),
   defineOperation({
@@ -198,6 +203,7 @@ export const messageOperations = [
     path: '/_sandbox/api/messages/:id/html',
     operationId: 'getMessageHtml',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'The rendered HTML, with a sandboxing Content-Security-Policy.',
     description:
       'Served in an opaque origin with no scripts (CSP `sandbox`), images allowed as in a mail client with images on; `?images=off` and `?scheme=` adjust it.',
@@ -205,20 +211,22 @@ export const messageOperations = [
     query: HTML_QUERY,
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params, query }) => htmlAnswer(findMessage(ctx, params.id).html, query),
+    handler: ({ ctx, params, query, caller }) =>
+      htmlAnswer(findMessage(ctx, params.id, caller).html, query),
   }),
   defineOperation({
     method: 'GET',
     path: '/_sandbox/api/messages/:id/text',
     operationId: 'getMessageText',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'The plain-text version.',
     description: 'Derived from the HTML when the message was sent.',
     params: one,
     success: { status: 200, description: 'The text.', contentType: 'text/plain' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params }) =>
-      textResponse(findMessage(ctx, params.id).text, {
+    handler: ({ ctx, params, caller }) =>
+      textResponse(findMessage(ctx, params.id, caller).text, {
         'content-type': 'text/plain; charset=utf-8',
       }),
   }),
@@ -227,14 +235,15 @@ export const messageOperations = [
     path: '/_sandbox/api/messages/:id/checks',
     operationId: 'checkMessage',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'Email checks of the stored message.',
     description:
       "Size against Gmail's clipping, mail-client support of the HTML and CSS it uses, images, links and the plain text.",
     params: one,
     success: { status: 200, description: 'The checks.', schema: EMAIL_CHECKS },
     errors: NOT_FOUND,
-    handler({ ctx, params }) {
-      const record = findMessage(ctx, params.id)
+    handler({ ctx, params, caller }) {
+      const record = findMessage(ctx, params.id, caller)
       return checkEmail({ html: record.html, text: record.text })
     },
   }),
@@ -243,6 +252,7 @@ export const messageOperations = [
     path: '/_sandbox/api/messages/:id/eml',
     operationId: 'getMessageEml',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'An RFC 5322 message, as an attachment.',
     description:
       'multipart/alternative with the text and the HTML (quoted-printable, CRLF line breaks); a subject or name that is not plain ASCII words goes out as RFC 2047 encoded words.',
@@ -253,8 +263,8 @@ export const messageOperations = [
       contentType: 'message/rfc822',
     },
     errors: NOT_FOUND,
-    handler({ ctx, params }) {
-      const record = findMessage(ctx, params.id)
+    handler({ ctx, params, caller }) {
+      const record = findMessage(ctx, params.id, caller)
       return textResponse(toEml(record), {
         'content-type': 'message/rfc822',
         'content-disposition': `attachment; filename="${record.id}.eml"`,

@@ -3,6 +3,7 @@ import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { component, described } from '../lib/schema.js'
 import { filterOf, FILTER_QUERY, PAGING_QUERY } from './query.js'
+import { PROJECT_ACCESS, sees } from '../http/viewer.js'
 
 const nullableString = (description?: string) =>
   description ? described(v.nullable(v.string()), description) : v.nullable(v.string())
@@ -47,9 +48,11 @@ export const rejectionOperations = [
       description: 'A page of rejections.',
       schema: v.object({ rejections: v.array(REJECTION), total: count() }),
     },
-    handler({ ctx, query }) {
+    security: PROJECT_ACCESS,
+    handler({ ctx, query, caller }) {
       const { limit, offset, ...filter } = filterOf(query)
-      const all = ctx.rejections.list(filter)
+      // A project sees its own; a send whose token was refused belongs to none (an admin sees it).
+      const all = ctx.rejections.list(filter).filter((r) => sees(caller, r.project ?? undefined))
       const start = offset ?? 0
       return { rejections: all.slice(start, start + (limit ?? all.length)), total: all.length }
     },
@@ -63,8 +66,9 @@ export const rejectionOperations = [
     description:
       'A full clear of the messages (`DELETE /_sandbox/api/messages` without a filter) forgets them too.',
     success: { status: 204, description: 'Forgotten.' },
-    handler({ ctx }) {
-      ctx.rejections.clear()
+    security: PROJECT_ACCESS,
+    handler({ ctx, caller }) {
+      ctx.rejections.clear(caller.project ?? undefined)
     },
   }),
 ]

@@ -9,6 +9,7 @@ import { str } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { FIELD, object, shown, string } from '../lib/schema.js'
+import { PROJECT_ACCESS, SHARED_ACCESS } from '../http/viewer.js'
 import { findMessage, ID } from './messages.js'
 
 /** At most this many addresses a release: a person's own mailboxes, not a mailing. */
@@ -55,6 +56,7 @@ export const releaseOperations = [
     path: '/_sandbox/api/relay',
     operationId: 'getRelay',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'Whether a message can be released, through which server, to whom.',
     description:
       'The relay as `--relay` names it without its user name or password, and the `--relay-allow` patterns. A release needs both.',
@@ -91,6 +93,7 @@ export const releaseOperations = [
     path: '/_sandbox/api/messages/:id/release',
     operationId: 'releaseMessage',
     tag: 'inspector',
+    security: PROJECT_ACCESS,
     summary: 'Send a stored message on to a real mailbox, through the relay.',
     description:
       'Sends the message as stored (its HTML and text, subject and From) to the given addresses through the `--relay` SMTP server, once, now; nothing is ever released otherwise. Every address must be allowed by a `--relay-allow` pattern, or nothing is sent. The release is kept on the record (`releases`) and is a `release` event on the stream.',
@@ -116,8 +119,9 @@ export const releaseOperations = [
       [422, 'relay_not_allowed'],
       [502, 'relay_failed'],
     ],
-    async handler({ ctx, params, body }) {
-      const record = findMessage(ctx, params.id)
+    async handler({ ctx, params, body, caller }) {
+      // A project's token releases its own messages only (another's is not found).
+      const record = findMessage(ctx, params.id, caller)
       const deps = {
         log: ctx.log,
         events: ctx.events,

@@ -3,6 +3,7 @@ import type { CaseError } from '../core/snapshot-types.js'
 import { SNAPSHOT_NAME_PATTERN, VISUAL_VARIANTS } from '../core/snapshot-files.js'
 import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
+import { SHARED_ACCESS, ADMIN_ACCESS } from '../http/viewer.js'
 import { apiError } from '../http/errors.js'
 import { enumParam, pathParam } from '../http/params.js'
 import { shownPath } from '../lib/paths.js'
@@ -213,6 +214,7 @@ export const snapshotOperations = [
     path: '/_sandbox/api/snapshots',
     operationId: 'listSnapshots',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: "Every case's snapshot status.",
     description:
       'Each template with each fixture case (or `default`), and each snapshot whose case is gone, with its status; `counts` by status; `folder` is the snapshot folder (`--snapshots`). The event stream says each change as a `snapshot` event.',
@@ -235,6 +237,7 @@ export const snapshotOperations = [
     path: '/_sandbox/api/snapshots/accept',
     operationId: 'acceptAllSnapshots',
     tag: 'inspector',
+    security: ADMIN_ACCESS,
     summary: 'Accept every changed and new case: write its render as its snapshot.',
     description:
       'Cases that do not render are left as they are and listed in `skipped`; obsolete snapshots are not removed (accept each one, or run `sendbox check -u`).',
@@ -258,6 +261,7 @@ export const snapshotOperations = [
     path: '/_sandbox/api/snapshots/:template/:case',
     operationId: 'getSnapshot',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'A case in full: its snapshot, its render now, the diffs and images.',
     description:
       'Both sides as a snapshot stores them (normalised HTML, and text), unified diffs from the snapshot to the render, and the screenshots of `sendbox check --visual` when there are any.',
@@ -287,6 +291,7 @@ export const snapshotOperations = [
     path: '/_sandbox/api/snapshots/:template/:case/html',
     operationId: 'getSnapshotHtml',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'One side of a case as sandboxed HTML, for a frame: the snapshot, or the render now.',
     description: "Served like a message's HTML (sandboxing CSP, `?images=`, `?scheme=`).",
     params: ONE,
@@ -319,6 +324,7 @@ export const snapshotOperations = [
     path: '/_sandbox/api/snapshots/:template/:case/images/:variant',
     operationId: 'getSnapshotImage',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'A screenshot of a case (PNG): the snapshot, the current one, or their diff.',
     description:
       'Written by `sendbox check --visual`: the snapshot beside the HTML snapshot, the current screenshot and the diff image of a visual change under the folder `.diff/`.',
@@ -364,6 +370,7 @@ export const snapshotOperations = [
     path: '/_sandbox/api/snapshots/:template/:case/accept',
     operationId: 'acceptSnapshot',
     tag: 'inspector',
+    security: ADMIN_ACCESS,
     summary: 'Accept a case: write its render now as its snapshot (remove an obsolete one).',
     description:
       'The files are written owner-only, atomically, inside the snapshot folder only. A case that does not render is refused with its error.',

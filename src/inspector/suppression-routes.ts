@@ -6,15 +6,18 @@ import * as v from 'valibot'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { pathParam, textParam } from '../http/params.js'
+import { PROJECT_ACCESS, scoped, type Viewer } from '../http/viewer.js'
 
 const PROJECT = {
-  project: textParam("Only this project: 8 hex characters of the token's SHA-256.", {
-    examples: ['1f2e3d4c'],
-  }),
+  project: textParam(
+    "Only this project: 8 hex characters of the token's SHA-256, or with --projects its name (a project's token sees its own only).",
+    { examples: ['1f2e3d4c'] },
+  ),
 }
 
-/** `?project=` as a filter: one project, or all when absent. */
-const projectFilter = (project: string | undefined) => (project ? { project } : {})
+/** `?project=` as a filter, narrowed to what the caller sees: one project, or all when absent. */
+const projectFilter = (project: string | undefined, viewer: Viewer) =>
+  scoped(project ? { project } : {}, viewer)
 
 /** Addresses are kept trimmed and lower-cased (the segment is percent-decoded already). */
 const normal = (value: string): string => value.trim().toLowerCase()
@@ -56,9 +59,10 @@ export const suppressionOperations = [
       address: textParam('Only this address.', { examples: ['ada@example.com'] }),
     },
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
-    handler({ ctx, query }) {
+    security: PROJECT_ACCESS,
+    handler({ ctx, query, caller }) {
       const suppressions = listSuppressions(ctx, {
-        ...projectFilter(query.project),
+        ...projectFilter(query.project, caller),
         ...(query.address ? { address: query.address } : {}),
       }).map((s) => withSubject(ctx, s))
       return { suppressions, total: suppressions.length }
@@ -73,8 +77,9 @@ export const suppressionOperations = [
     description: 'Sends to those addresses are delivered again.',
     query: PROJECT,
     success: { status: 204, description: 'Removed.' },
-    async handler({ ctx, query }) {
-      await removeSuppressions(ctx, projectFilter(query.project))
+    security: PROJECT_ACCESS,
+    async handler({ ctx, query, caller }) {
+      await removeSuppressions(ctx, projectFilter(query.project, caller))
     },
   }),
   defineOperation({
@@ -88,9 +93,10 @@ export const suppressionOperations = [
     query: PROJECT,
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     errors: [[404, 'suppression_not_found']],
-    handler({ ctx, params, query }) {
+    security: PROJECT_ACCESS,
+    handler({ ctx, params, query, caller }) {
       const suppressions = listSuppressions(ctx, {
-        ...projectFilter(query.project),
+        ...projectFilter(query.project, caller),
         address: params.address,
       })
       if (!suppressions.length) throw notSuppressed(params.address)
@@ -108,9 +114,10 @@ export const suppressionOperations = [
     query: PROJECT,
     success: { status: 204, description: 'Removed.' },
     errors: [[404, 'suppression_not_found']],
-    async handler({ ctx, params, query }) {
+    security: PROJECT_ACCESS,
+    async handler({ ctx, params, query, caller }) {
       const removed = await removeSuppressions(ctx, {
-        ...projectFilter(query.project),
+        ...projectFilter(query.project, caller),
         address: params.address,
       })
       if (!removed.length) throw notSuppressed(params.address)

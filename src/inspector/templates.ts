@@ -11,6 +11,7 @@ import {
   WARNING,
 } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
+import { SHARED_ACCESS, ADMIN_ACCESS } from '../http/viewer.js'
 import { ERROR_OBJECTS } from '../http/error-catalog.js'
 import { apiError } from '../http/errors.js'
 import { CACHE_QUERY, enumParam, pathParam, patternParam } from '../http/params.js'
@@ -390,6 +391,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates',
     operationId: 'inspectTemplates',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'Every template with its fixture cases.',
     description: "Like GET /templates, without a token, and with each template's fixture cases.",
     success: {
@@ -412,6 +414,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug',
     operationId: 'inspectTemplate',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary:
       'A template in full: source, variables, required paths, declared variables, fixture cases.',
     description:
@@ -445,6 +448,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug/render',
     operationId: 'renderFixture',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'Render with a fixture case (or the front-matter examples).',
     description: 'Missing variables render empty and are listed in `missing`; nothing is stored.',
     params: one,
@@ -473,6 +477,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug/render',
     operationId: 'renderVariables',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'Render with the posted variables.',
     description: 'Missing variables render empty and are listed in `missing`; nothing is stored.',
     params: one,
@@ -516,6 +521,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug/checks',
     operationId: 'checkFixture',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary:
       'Email checks of the template rendered with a fixture case (or the front-matter examples).',
     description: 'The same checks as a stored message gets.',
@@ -534,6 +540,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug/checks',
     operationId: 'checkVariables',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'Email checks of the template rendered with the posted variables.',
     description: 'The same checks as a stored message gets.',
     params: one,
@@ -550,6 +557,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug/preview',
     operationId: 'previewTemplate',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: 'The template rendered with a fixture case, as sandboxed HTML for an iframe.',
     description: "Served like a message's HTML (sandboxing CSP, `?images=`, `?scheme=`).",
     params: one,
@@ -569,6 +577,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/previews',
     operationId: 'createPreview',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary:
       'Render a template and keep the HTML for a sandboxed frame; answer everything an editor shows.',
     description:
@@ -617,6 +626,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/previews/:id',
     operationId: 'getPreview',
     tag: 'inspector',
+    security: SHARED_ACCESS,
     summary: "A kept preview's HTML, sandboxed.",
     description: "Served like a message's HTML (sandboxing CSP, `?images=`, `?scheme=`).",
     params: {
@@ -648,6 +658,7 @@ export const templatePreviewOperations = [
     path: '/_sandbox/api/templates/:slug/fixtures',
     operationId: 'saveFixtureCase',
     tag: 'inspector',
+    security: ADMIN_ACCESS,
     summary: 'Save variables as a fixture case, fixtures/<slug>/<name>.json.',
     description:
       'The catalog picks the new case up as soon as it sees the file. A name that is taken is 409 fixture_exists unless `overwrite` is true.',

@@ -8,6 +8,7 @@ import { defineOperation } from '../http/define.js'
 import { described } from '../lib/schema.js'
 import { apiError } from '../http/errors.js'
 import { enumParam, intParam, pathParam, textParam } from '../http/params.js'
+import { PROJECT_ACCESS, sees, type Viewer } from '../http/viewer.js'
 
 export const WEBHOOK_LIST_DEFAULT_LIMIT = 100
 export const WEBHOOK_LIST_MAX_LIMIT = 1000
@@ -23,9 +24,10 @@ const ONE = {
   ),
 }
 
-function findDelivery(ctx: AppContext, id: string): WebhookDelivery {
+function findDelivery(ctx: AppContext, id: string, viewer: Viewer): WebhookDelivery {
   const delivery = ctx.webhooks.get(id)
-  if (!delivery)
+  // Another project's delivery is not found, as if it did not exist.
+  if (!delivery || !sees(viewer, delivery.project))
     throw apiError(
       404,
       'webhook_delivery_not_found',
@@ -59,22 +61,30 @@ export const webhookOperations = [
       status: 200,
       description: 'The deliveries.',
       schema: v.object({
-        endpoints: described(v.array(v.string()), 'The --webhook URLs.'),
+        endpoints: described(
+          v.array(v.string()),
+          "The --webhook URLs (and with projects, the caller's project's own).",
+        ),
         deliveries: v.array(WEBHOOK_DELIVERY),
         total: count(),
         pending: count('Deliveries queued or waiting for a retry.'),
       }),
     },
-    handler({ ctx, query }) {
+    security: PROJECT_ACCESS,
+    handler({ ctx, query, caller }) {
       const filter: WebhookFilter = {
         limit: query.limit,
+        ...(caller.project === null ? {} : { project: caller.project }),
         ...(query.message ? { message: query.message } : {}),
         ...(query.type ? { type: query.type } : {}),
         ...(query.status ? { status: query.status } : {}),
       }
       const { deliveries, total } = ctx.webhooks.list(filter)
       return {
-        endpoints: [...ctx.webhooks.endpoints],
+        endpoints:
+          caller.project === null
+            ? [...ctx.webhooks.endpoints]
+            : ctx.webhooks.endpointsOf(caller.project),
         deliveries,
         total,
         pending: ctx.webhooks.pending(),
@@ -91,7 +101,8 @@ export const webhookOperations = [
     params: ONE,
     success: { status: 200, description: 'The delivery.', schema: WEBHOOK_DELIVERY },
     errors: [[404, 'webhook_delivery_not_found']],
-    handler: ({ ctx, params }) => findDelivery(ctx, params.id),
+    security: PROJECT_ACCESS,
+    handler: ({ ctx, params, caller }) => findDelivery(ctx, params.id, caller),
   }),
   defineOperation({
     method: 'POST',
@@ -108,7 +119,8 @@ export const webhookOperations = [
       schema: WEBHOOK_DELIVERY,
     },
     errors: [[404, 'webhook_delivery_not_found']],
-    handler: async ({ ctx, params }) =>
-      (await ctx.webhooks.retry(findDelivery(ctx, params.id).id))!,
+    security: PROJECT_ACCESS,
+    handler: async ({ ctx, params, caller }) =>
+      (await ctx.webhooks.retry(findDelivery(ctx, params.id, caller).id))!,
   }),
 ]

@@ -23,12 +23,19 @@ function commonPrefix(a: string, b: string): number {
 export function nearest(query: string, candidates: Iterable<string>, max = 3): string[] {
   if (typeof query !== 'string' || query.length === 0 || query.length > MAX_QUERY) return []
   const wanted = query.toLowerCase()
-  const ranked: Array<{ name: string; contains: number; prefix: number; distance: number }> = []
+  const ranked: Array<{
+    name: string
+    contains: number
+    slip: number
+    prefix: number
+    distance: number
+  }> = []
   for (const name of candidates) {
     const candidate = name.toLowerCase()
     const scored = {
       name,
       contains: wanted.length >= 2 && candidate.includes(wanted) ? 1 : 0,
+      slip: isSlip(wanted, candidate) ? 1 : 0,
       prefix: commonPrefix(wanted, candidate),
       distance: distance(wanted, candidate),
     }
@@ -42,9 +49,22 @@ export function nearest(query: string, candidates: Iterable<string>, max = 3): s
   ranked.sort(
     (a, b) =>
       b.contains - a.contains ||
+      b.slip - a.slip ||
       b.prefix - a.prefix ||
       a.distance - b.distance ||
       (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   )
   return ranked.slice(0, max).map((r) => r.name)
+}
+
+/**
+ * One slip of the fingers: two neighbouring letters swapped (`prot` for `port`). It outranks a
+ * longer shared start: `--prot` means `--port`, not `--projects`.
+ *
+ * @example isSlip('prot', 'port') // true
+ */
+function isSlip(a: string, b: string): boolean {
+  if (a.length !== b.length || a === b) return false
+  const at = [...a].findIndex((c, i) => c !== b[i])
+  return a[at] === b[at + 1] && a[at + 1] === b[at] && a.slice(at + 2) === b.slice(at + 2)
 }

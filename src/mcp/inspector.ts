@@ -16,6 +16,8 @@ export interface SandboxTarget {
   /** Its base URL, as `sandboxUrl` gives it. */
   url: string
   password?: string
+  /** The token of a sandbox with projects (SENDBOX_TOKEN): the inspector takes it. */
+  token?: string
 }
 
 export type InspectorAnswer =
@@ -112,6 +114,7 @@ export async function inspect(
   const signal = request.signal ? AbortSignal.any([request.signal, waited]) : waited
   const headers: Record<string, string> = {}
   if (sandbox.password !== undefined) headers.authorization = basicAuth(sandbox.password)
+  else if (sandbox.token !== undefined) headers.authorization = `token ${sandbox.token}`
   if (request.body !== undefined) headers['content-type'] = 'application/json'
   let response: Response
   try {

@@ -127,6 +127,9 @@ export async function startServer(
   let closing: Promise<void> | undefined
   const webhooks = createWebhookDispatcher({
     endpoints: config.webhooks,
+    projectEndpoints: config.projects?.names.flatMap((project) =>
+      config.projects!.webhooksOf(project).map(({ url, secret }) => ({ url, project, secret })),
+    ),
     secret: config.webhookSecret,
     retries: config.webhookRetries,
     backoffMs: config.webhookBackoffMs,

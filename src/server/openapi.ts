@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { AppContext } from '../core/context.js'
 import { apiOperations } from '../api/index.js'
 import { defineOperation, type Operation, type OperationExample } from '../http/define.js'
+import { SHARED_ACCESS } from '../http/viewer.js'
 import { webhookDocuments } from '../http/delivery-components.js'
 import { JSON_CONTENT_TYPE } from '../http/errors.js'
 import { serverUrl } from '../http/url.js'
@@ -81,6 +82,7 @@ export const openApiOperation = defineOperation({
   path: '/_sandbox/api/openapi.json',
   operationId: 'openapi',
   tag: 'inspector',
+  security: SHARED_ACCESS,
   summary: 'This document.',
   description:
     'OpenAPI 3.1, generated from the definitions the routes run on and the templates loaded now (`POST /messages` lists their slugs and what each needs); `servers` is where this sandbox answers.',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createEventBus, type SandboxEvent } from '../../src/core/events.js'
 
-const deleted = (id: string): SandboxEvent => ({ type: 'deleted', id })
+const deleted = (id: string): SandboxEvent => ({ type: 'deleted', id, project: 'p' })
 const idOf = (event: SandboxEvent) => (event.type === 'deleted' ? event.id : event.type)
 
 describe('the event bus', () => {

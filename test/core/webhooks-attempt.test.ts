@@ -13,6 +13,7 @@ function delivery(): WebhookDelivery {
     webhookId: 'evt_1',
     type: 'message.sent',
     url: 'http://127.0.0.1:9/hooks',
+    project: 'p',
     messageId: 'msg_1',
     recipient: 'ada@example.com',
     status: 'pending',

@@ -8,6 +8,7 @@ function delivery(n: number, over: Partial<WebhookDelivery> = {}): WebhookDelive
     webhookId: `evt_${n}`,
     type: 'message.sent',
     url: 'http://127.0.0.1:9/hooks',
+    project: 'p',
     messageId: `msg_${n % 3}`,
     recipient: 'ada@example.com',
     status: 'delivered',

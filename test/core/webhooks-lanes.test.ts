@@ -10,6 +10,7 @@ function delivery(id: string, messageId: string): WebhookDelivery {
     webhookId: `evt_${id}`,
     type: 'message.sent',
     url: URL,
+    project: 'p',
     messageId,
     recipient: 'ada@example.com',
     status: 'pending',

@@ -1,6 +1,7 @@
+import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ROOT } from './cli.js'
+import { childEnv, ROOT } from './cli.js'
 
 /**
  * The documentation as the tests that run its examples read it: README.md, then every docs/*.md
@@ -103,7 +104,10 @@ export function isCurlExample(block: Block): boolean {
  * the test that runs every block of them instead. The curl test leaves them alone; the guard
  * counts them as run, and checks that the runner named here reads the page.
  */
-export const OWN_RUNNERS = new Map([['docs/https.md', 'test/https/docs.test.ts']])
+export const OWN_RUNNERS = new Map([
+  ['docs/https.md', 'test/https/docs.test.ts'],
+  ['docs/team.md', 'test/projects/docs.test.ts'],
+])
 
 /** The recipe files under test/recipes/ that the docs show verbatim, and test/recipes/ runs. */
 export const RECIPE_FILES = [
@@ -144,4 +148,61 @@ export function ciSection(markdown: string): string {
     parts.push(markdown.slice(start, end))
     from = end
   }
+}
+
+/**
+ * The docs' JSON next to an answer: strings with "…" stand for any string, `createdAt` and
+ * `updatedAt` for any time; everything else must be equal, with the same keys.
+ */
+export function matchesExample(actual: unknown, example: unknown, path = '$'): string[] {
+  if (typeof example === 'string' && example.includes('…'))
+    return typeof actual === 'string'
+      ? []
+      : [`${path}: expected a string, got ${JSON.stringify(actual)}`]
+  if (/\.(createdAt|updatedAt)$/.test(path))
+    return typeof actual === 'string' && !Number.isNaN(Date.parse(actual))
+      ? []
+      : [`${path}: expected a time`]
+  if (Array.isArray(example)) {
+    if (!Array.isArray(actual) || actual.length !== example.length)
+      return [`${path}: expected ${JSON.stringify(example)}, got ${JSON.stringify(actual)}`]
+    return example.flatMap((item, i) => matchesExample(actual[i], item, `${path}[${i}]`))
+  }
+  if (example && typeof example === 'object') {
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: expected an object, got ${JSON.stringify(actual)}`]
+    const keys = [...new Set([...Object.keys(example), ...Object.keys(actual)])]
+    return keys.flatMap((key) => {
+      if (!(key in example)) return [`${path}.${key}: in the answer but not in the example`]
+      if (!(key in actual)) return [`${path}.${key}: in the example but not in the answer`]
+      return matchesExample(
+        (actual as Record<string, unknown>)[key],
+        (example as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      )
+    })
+  }
+  return Object.is(actual, example)
+    ? []
+    : [`${path}: expected ${JSON.stringify(example)}, got ${JSON.stringify(actual)}`]
+}
+
+export function bash(
+  script: string,
+  cwd = ROOT,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'bash',
+      ['-euo', 'pipefail', '-c', script],
+      { cwd, env: childEnv(), timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout,
+          stderr,
+        })
+      },
+    )
+  })
 }

@@ -10,9 +10,17 @@ export interface EventStream {
 }
 
 /** Opens the event stream and resolves once it is connected. */
-export async function openEventStream(baseUrl: string, query = ''): Promise<EventStream> {
+export async function openEventStream(
+  baseUrl: string,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<EventStream> {
   const abort = new AbortController()
-  const response = await fetch(`${baseUrl}/_sandbox/api/events${query}`, { signal: abort.signal })
+  const response = await fetch(`${baseUrl}/_sandbox/api/events${query}`, {
+    signal: abort.signal,
+    headers,
+  })
+  if (!response.ok) throw new Error(`the event stream answered ${response.status}`)
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
   const events: EventStream['events'] = []
   const waiters = new Set<() => void>()

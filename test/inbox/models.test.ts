@@ -16,6 +16,7 @@ const delivery = (over: Partial<WebhookDelivery>): WebhookDelivery => ({
   webhookId: 'evt_1',
   type: 'message.sent',
   url: 'http://127.0.0.1:9/hooks',
+  project: 'p',
   messageId: 'msg_01AAA',
   recipient: 'ada@example.com',
   status: 'delivered',

@@ -97,7 +97,7 @@ describe('POST /_sandbox/api/messages/:id/release', () => {
     const stream = await openEventStream(sandbox.url)
     const response = await release(sandbox, id, ['me@example.com'])
     expect(response.status).toBe(200)
-    const answer = await response.json()
+    const answer = (await response.json()) as { response: string }
     expect(answer).toEqual({
       accepted: ['me@example.com'],
       rejected: [],

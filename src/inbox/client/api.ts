@@ -137,6 +137,15 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     throw new ApiError(0, 'network_error', 'sendbox is not answering; is it still running?')
   }
   if (response.status === 204) return undefined as T
+  // Signed out elsewhere, or the token was taken out of the projects file: the page starts
+  // again, which asks for a token (the sign-in's own refusal is the form's to show).
+  if (
+    response.status === 401 &&
+    path !== '/session' &&
+    response.headers.get('www-authenticate') === 'Token'
+  ) {
+    location.reload()
+  }
   const body = (await response.json().catch(() => null)) as {
     error?: { code?: string; message?: string; details?: unknown[] }
   } | null
@@ -157,8 +166,22 @@ export const templatePath = (slug: string) => `${API}/templates/${encodeURICompo
 const snapshotPath = (template: string, name: string) =>
   `/snapshots/${encodeURIComponent(template)}/${encodeURIComponent(name)}`
 
+/** Who the page is signed in as (GET /_sandbox/api/session). */
+export interface Session {
+  /** Whether the sandbox has projects; without, there is nothing to sign in to. */
+  projects: boolean
+  signedIn: boolean
+  /** The project the page shows; null: every project (an admin's token). */
+  project: string | null
+  admin: boolean
+}
+
 export const api = {
   health: () => request<Health>('/health'),
+  session: () => request<Session>('/session'),
+  /** Sets the session cookie (HttpOnly: this page never holds the token after this call). */
+  signIn: (token: string) => request<Session>('/session', json('POST', { token })),
+  signOut: () => request<void>('/session', { method: 'DELETE' }),
   /** A page of the list: summaries (no HTML, text or variables), `offset` and `limit` in the query. */
   summaries: (query: URLSearchParams) =>
     request<MessageSummaryPage>(`/messages?fields=summary&${query}`),

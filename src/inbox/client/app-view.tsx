@@ -1,3 +1,4 @@
+import type { Session } from './api.js'
 import { PageContext } from './context.js'
 import type { Inbox } from './inbox.js'
 import { ConfirmDialog, LogBanner, Toast, TopBar } from './shell.js'
@@ -10,7 +11,7 @@ import { VIEWS, viewOf } from './views.js'
  * @example
  * render(<App inbox={createInbox(createPage(browserTiming()))} />, document.getElementById('app')!)
  */
-export function App({ inbox }: { inbox: Inbox }) {
+export function App({ inbox, session = null }: { inbox: Inbox; session?: Session | null }) {
   const route = inbox.route.value
   const spec = viewOf(route)
   const View = spec.View
@@ -19,6 +20,7 @@ export function App({ inbox }: { inbox: Inbox }) {
       <TopBar
         sections={VIEWS.map((v) => ({ id: v.id, label: v.label, count: v.count?.(inbox) ?? null }))}
         current={spec.id}
+        session={session}
       />
       <LogBanner log={inbox.log.value} />
       <main id="main" tabIndex={-1}>

@@ -1,7 +1,9 @@
 import { effect } from '@preact/signals'
 import { render } from 'preact'
 import { browserTiming } from './burst.js'
+import { api } from './api.js'
 import { App } from './app-view.js'
+import { SignIn } from './sign-in.js'
 import { connectInbox, createInbox, type Inbox } from './inbox.js'
 import { createPage } from './page.js'
 import { currentRoute } from './router.js'
@@ -71,7 +73,15 @@ function onKeydown(inbox: Inbox, event: KeyboardEvent): void {
   }
 }
 
-function start(): void {
+async function start(): Promise<void> {
+  // With projects, the page shows one project's mail: it asks who it is first, and for a token
+  // when nobody signed in (the page itself holds no data).
+  const session = await api.session().catch(() => null)
+  if (session?.projects && !session.signedIn) {
+    render(<SignIn />, document.getElementById('app')!)
+    document.getElementById('token')?.focus()
+    return
+  }
   const page = createPage(browserTiming())
   const inbox = createInbox(page)
   // The live region is in the shell from the first byte (screen readers watch it from the start).
@@ -96,8 +106,8 @@ function start(): void {
     document.getElementById('main')?.focus()
   })
   navigate(inbox)
-  render(<App inbox={inbox} />, document.getElementById('app')!)
+  render(<App inbox={inbox} session={session} />, document.getElementById('app')!)
   connectInbox(inbox)
 }
 
-start()
+start().catch((error) => console.error(error))

@@ -1,3 +1,5 @@
+import type { Session } from './api.js'
+import { SessionBadge } from './sign-in.js'
 import { useEffect, useRef } from 'preact/hooks'
 import { usePage } from './context.js'
 import type { LogState } from './inbox.js'
@@ -17,7 +19,15 @@ export interface Section {
 
 const STATUS_WORDS = { connecting: 'Connecting…', live: 'Live', offline: 'Reconnecting…' }
 
-export function TopBar({ sections, current }: { sections: Section[]; current: string }) {
+export function TopBar({
+  sections,
+  current,
+  session = null,
+}: {
+  sections: Section[]
+  current: string
+  session?: Session | null
+}) {
   const state = usePage().live.value
   return (
     <header class="topbar">
@@ -27,19 +37,22 @@ export function TopBar({ sections, current }: { sections: Section[]; current: st
           <span class="brand-name">sendbox</span>
         </a>
       </p>
-      <p
-        class="status"
-        id="status"
-        data-state={state}
-        title={
-          state === 'live'
-            ? 'New messages and template changes show up by themselves'
-            : 'Waiting for sendbox; the page catches up when it is back'
-        }
-      >
-        <span class="status-dot" aria-hidden="true" />
-        <span id="status-text">{STATUS_WORDS[state]}</span>
-      </p>
+      <div class="corner">
+        <SessionBadge session={session} />
+        <p
+          class="status"
+          id="status"
+          data-state={state}
+          title={
+            state === 'live'
+              ? 'New messages and template changes show up by themselves'
+              : 'Waiting for sendbox; the page catches up when it is back'
+          }
+        >
+          <span class="status-dot" aria-hidden="true" />
+          <span id="status-text">{STATUS_WORDS[state]}</span>
+        </p>
+      </div>
       <nav class="sections" aria-label="Sections">
         <ul>
           {sections.map((s) => (

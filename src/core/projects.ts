@@ -1,0 +1,219 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
+
+/**
+ * Projects: each team's mail behind its own tokens (docs/team.md#projects). A projects file names
+ * the projects, the tokens that send and read as each, their own webhooks, and the admin tokens
+ * that see every project. Without one, sendbox is the single-user sandbox it always was: any
+ * sandbox token sends, and the inspector is open to whoever reaches it.
+ */
+
+/** A webhook endpoint of one project: its events only, signed with its own secret. */
+export interface ProjectWebhook {
+  url: string
+  secret: string
+}
+
+/** The projects file as `startSendbox({ projects })` takes it (the same shape as the file). */
+export interface ProjectsDefinition {
+  projects: Record<string, { tokens: string[]; webhooks?: ProjectWebhook[] }>
+  admin?: { tokens: string[] }
+}
+
+/**
+ * Who a token is: a project's (its messages only) or an admin's (every project). `project` is
+ * the name a message sent with it is stored under; an admin's sends go to the project `admin`.
+ */
+export type Identity = { kind: 'project'; project: string } | { kind: 'admin'; project: 'admin' }
+
+/** The projects of a sandbox, as the routes ask about them. */
+export interface Projects {
+  /** The project names, in the file's order. */
+  readonly names: readonly string[]
+  /** Who the token is, or undefined when no project lists it. Constant time in the token. */
+  identify(token: string): Identity | undefined
+  /** A project's own webhooks (none for `admin` or an unknown name). */
+  webhooksOf(project: string): readonly ProjectWebhook[]
+  /** The first project's first token: what `sandbox.token` is, for an in-process test suite. */
+  readonly sampleToken: string
+}
+
+/** The project an admin token's sends are stored under; no project of the file may take it. */
+export const ADMIN_PROJECT = 'admin'
+
+/** A projects file that cannot be used: where and why (`file:line:column  problem`). */
+export class ProjectsFileError extends Error {
+  override name = 'ProjectsFileError'
+  readonly code = 'projects_invalid'
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
+
+/**
+ * The projects of a definition, checked as the file is (see `parseProjects`).
+ *
+ * @example
+ * const projects = createProjects({ projects: { acme: { tokens: ['sandbox_acme_ci'] } } })
+ * projects.identify('sandbox_acme_ci') // { kind: 'project', project: 'acme' }
+ * projects.identify('sandbox_other')   // undefined
+ */
+export function createProjects(definition: ProjectsDefinition, source = 'projects'): Projects {
+  const entries = checkDefinition(definition, source)
+  // Every token is compared, always, as SHA-256 digests of one length: how long an answer takes
+  // says nothing of how much of a token was right, nor which entry it matched.
+  const digests = entries.map(({ token, identity }) => ({ digest: digest(token), identity }))
+  const webhooks = new Map(
+    Object.entries(definition.projects).map(([name, p]) => [name, p.webhooks ?? []] as const),
+  )
+  return {
+    names: Object.keys(definition.projects),
+    identify(token) {
+      const given = digest(token)
+      let found: Identity | undefined
+      for (const entry of digests)
+        if (timingSafeEqual(given, entry.digest) && !found) found = entry.identity
+      return found
+    },
+    webhooksOf: (project) => webhooks.get(project) ?? [],
+    sampleToken: entries[0]!.token,
+  }
+}
+
+/** Each token with who it is; throws on a token listed twice or an empty list. */
+function checkDefinition(definition: ProjectsDefinition, source: string) {
+  const fail = (problem: string): never => {
+    throw new ProjectsFileError(`${source}: ${problem}`)
+  }
+  if (!definition || typeof definition !== 'object' || !definition.projects)
+    fail('has no "projects" (a map of project names to their tokens)')
+  const entries: { token: string; identity: Identity }[] = []
+  const seen = new Map<string, string>()
+  const add = (token: string, identity: Identity, where: string) => {
+    const earlier = seen.get(token)
+    if (earlier)
+      fail(`a token of ${where} is listed again (first in ${earlier}): give each its own`)
+    seen.set(token, where)
+    entries.push({ token, identity })
+  }
+  for (const [name, project] of Object.entries(definition.projects)) {
+    if (!NAME.test(name))
+      fail(`"${name.slice(0, 64)}" is not a project name (letters, digits, ".", "_", "-")`)
+    if (name === ADMIN_PROJECT) fail(`"${ADMIN_PROJECT}" is the admin tokens' own: name it so`)
+    if (!project?.tokens?.length) fail(`project "${name}" has no tokens`)
+    for (const token of project.tokens) add(token, { kind: 'project', project: name }, name)
+    for (const hook of project.webhooks ?? []) checkWebhook(hook, name, fail)
+  }
+  if (definition.admin) {
+    if (!definition.admin.tokens?.length) fail('"admin" has no tokens')
+    for (const token of definition.admin.tokens)
+      add(token, { kind: 'admin', project: ADMIN_PROJECT }, 'admin')
+  }
+  return entries
+}
+
+function checkWebhook(hook: ProjectWebhook, name: string, fail: (problem: string) => never) {
+  let url: URL | undefined
+  try {
+    url = new URL(hook.url)
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    fail(`a webhook of "${name}" has no http(s) url`)
+  if (typeof hook.secret !== 'string' || !WEBHOOK_SECRET.test(hook.secret))
+    fail(`a webhook of "${name}" needs a secret "whsec_<base64>"`)
+}
+
+/**
+ * Reads a projects file's text (YAML, or JSON, which YAML reads too) into a definition. A
+ * problem is thrown as `ProjectsFileError` naming the file, the line and the column:
+ * `projects.yml:4:9  project "acme": a token is not a string`.
+ *
+ * @example
+ * parseProjects('projects:\n  acme:\n    tokens: [sandbox_acme_ci]\n', 'projects.yml')
+ * // { projects: { acme: { tokens: ['sandbox_acme_ci'] } } }
+ */
+export function parseProjects(text: string, file: string): ProjectsDefinition {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const at = (node: Node | null | undefined, offset?: number) => {
+    const { line, col } = lines.linePos(offset ?? node?.range?.[0] ?? 0)
+    return `${file}:${line}:${col}`
+  }
+  const fail = (node: Node | null | undefined, problem: string, offset?: number): never => {
+    throw new ProjectsFileError(`${at(node, offset)}  ${problem}`)
+  }
+  const [error] = doc.errors
+  if (error) fail(null, `does not parse: ${error.message.split('\n')[0]}`, error.pos[0])
+  const root = doc.contents
+  if (!isMap(root)) return fail(root, 'expected a map with "projects" (and "admin")')
+  const tokens = (node: unknown, owner: string, where: unknown): string[] => {
+    if (!isSeq(node) || node.items.length === 0)
+      return fail((node ?? where) as Node, `${owner} needs "tokens": a list of one or more`)
+    return node.items.map((item) => {
+      if (!isScalar(item) || typeof item.value !== 'string' || item.value.trim() === '')
+        return fail(item as Node, `${owner}: a token is not a string`)
+      return item.value
+    })
+  }
+  const definition: ProjectsDefinition = { projects: {} }
+  const seen = new Map<string, string>()
+  const once = (list: string[], items: unknown, owner: string) => {
+    list.forEach((token, i) => {
+      const earlier = seen.get(token)
+      if (earlier)
+        fail((items as { items: Node[] }).items[i], `${owner}: this token is already ${earlier}'s`)
+      seen.set(token, owner)
+    })
+  }
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : ''
+    if (key === 'projects') {
+      if (!isMap(pair.value) || pair.value.items.length === 0)
+        fail(pair.value as Node, '"projects" needs one or more projects')
+      for (const entry of (pair.value as { items: { key: unknown; value: unknown }[] }).items) {
+        const name = isScalar(entry.key) ? String(entry.key.value) : ''
+        if (!isMap(entry.value)) fail(entry.value as Node, `project "${name}" needs "tokens"`)
+        const project = entry.value as { get(key: string, keep: true): unknown }
+        const list = tokens(project.get('tokens', true), `project "${name}"`, entry.value)
+        once(list, project.get('tokens', true), name)
+        const hooks = project.get('webhooks', true)
+        const webhooks = hooks === undefined ? undefined : webhookList(hooks, name, fail)
+        definition.projects[name] = { tokens: list, ...(webhooks ? { webhooks } : {}) }
+        try {
+          checkDefinition({ projects: { [name]: definition.projects[name]! } }, name)
+        } catch (caught) {
+          fail(entry.key as Node, (caught as Error).message.replace(`${name}: `, ''))
+        }
+      }
+    } else if (key === 'admin') {
+      const admin = pair.value as { get?(key: string, keep: true): unknown }
+      if (!isMap(admin)) fail(pair.value as Node, '"admin" needs "tokens"')
+      const list = tokens(admin.get!('tokens', true), '"admin"', pair.value)
+      once(list, admin.get!('tokens', true), 'admin')
+      definition.admin = { tokens: list }
+    } else {
+      fail(
+        pair.key as Node,
+        `"${key.slice(0, 40)}" is not known here: the file has "projects" and "admin"`,
+      )
+    }
+  }
+  if (Object.keys(definition.projects).length === 0) fail(root, 'has no "projects"')
+  return definition
+}
+
+function webhookList(
+  node: unknown,
+  name: string,
+  fail: (node: Node | null | undefined, problem: string) => never,
+): ProjectWebhook[] {
+  if (!isSeq(node)) return fail(node as Node, `project "${name}": "webhooks" is a list`)
+  return node.items.map((item) => {
+    const value = (item as { toJSON(): unknown }).toJSON?.() as Partial<ProjectWebhook> | undefined
+    if (!isMap(item) || typeof value?.url !== 'string' || typeof value.secret !== 'string')
+      return fail(item as Node, `project "${name}": a webhook needs "url" and "secret"`)
+    return { url: value.url, secret: value.secret }
+  })
+}
