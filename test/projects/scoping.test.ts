@@ -88,6 +88,7 @@ afterAll(async () => {
 /** Requests for routes that show none in the document. */
 const EXAMPLES: Record<string, { body?: unknown; query?: Record<string, string> }> = {
   simulateEvent: { body: { type: 'opened' } },
+  releaseMessage: { body: { to: ['me@example.com'] } },
 }
 
 /** A value for each path parameter: A's where the route reads A's data. */
