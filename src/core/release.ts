@@ -4,10 +4,8 @@ import type { EventBus } from './events.js'
 import type { Logger } from './logger.js'
 
 /**
- * Release: a stored message sent on to a real mailbox through an SMTP relay (`--relay`), to
- * addresses the `--relay-allow` patterns allow, only when a person or a test asks for it. The
- * rules live here; the SMTP client is a `RelayTransport` the composition root hands in
- * (src/server/relay.ts, on nodemailer), so the domain does no I/O of its own.
+ * Release: a stored message sent on through `--relay` to addresses `--relay-allow` allows, only
+ * when asked. The SMTP client is a `RelayTransport` handed in (src/server/relay.ts): no I/O here.
  */
 
 /** What goes to the relay: the stored message as it is, to the given addresses. */
@@ -28,11 +26,7 @@ export interface RelayResult {
   response: string
 }
 
-/**
- * The SMTP client. `send` resolves when the server took the message for at least one
- * recipient, and rejects with a `RelayFailure` otherwise (refused, unreachable, no answer in
- * time); no message it gives may hold the relay's password.
- */
+/** The SMTP client: resolves when the server took at least one recipient, else rejects with a `RelayFailure` (never holding the password). */
 export interface RelayTransport {
   send(mail: RelayMail): Promise<RelayResult>
 }
@@ -68,8 +62,7 @@ export class RelayNotAllowedError extends Error {
 }
 
 /**
- * Whether a pattern allows an address: the same address, or `*@domain` for any address of that
- * domain (not its subdomains), case-insensitively.
+ * The same address, or `*@domain` for that domain (not its subdomains), case-insensitively.
  *
  * @example
  * relayAllows(['*@acme.test'], 'Me@ACME.test') // true
@@ -92,9 +85,8 @@ export interface ReleaseDeps {
 }
 
 /**
- * Sends a stored message on through the relay to `to`, keeps the release on its record and
- * tells the stream. Throws `RelayNotConfiguredError`, `RelayNotAllowedError` (before anything is
- * sent) or `RelayFailure`.
+ * Sends a stored message on to `to`, keeps the release on its record and emits it. Throws
+ * `RelayNotConfiguredError`, `RelayNotAllowedError` (nothing sent) or `RelayFailure`.
  *
  * @example
  * const { result } = await releaseMessage(deps, record, ['me@acme.test'])

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
-import { component, described } from '../lib/schema.js'
-import { MESSAGE_STATUSES } from '../store/index.js'
+import { component, described, type Schema } from '../lib/schema.js'
+import { MESSAGE_STATUSES, type Release } from '../store/index.js'
 import { RECIPIENT } from './delivery-components.js'
 
 /**
@@ -75,7 +75,8 @@ export const MESSAGE_LINK = component(
   ),
 )
 
-export const RELEASE = component(
+/** Typed, not inferred: declaration files name it rather than spell out its schema in every operation. */
+export const RELEASE: Schema<Release> = component(
   'Release',
   v.pipe(
     v.object({
@@ -90,6 +91,13 @@ export const RELEASE = component(
     v.description(
       'The message sent on to a real mailbox through the relay (POST /_sandbox/api/messages/{id}/release).',
     ),
+  ),
+)
+
+const RELEASES: v.OptionalSchema<Schema<Release[]>, undefined> = v.optional(
+  list(
+    RELEASE,
+    'Each time it was released to a real mailbox, oldest first; absent until the first.',
   ),
 )
 
@@ -115,12 +123,7 @@ const SUMMARY_ENTRIES = {
   to: v.pipe(v.array(ADDRESS), v.minLength(1), v.description('The recipients.')),
   subject: str('The subject, as sent.'),
   warnings: list(WARNING, 'Soft problems found when it was sent.'),
-  releases: v.optional(
-    list(
-      RELEASE,
-      'Each time it was released to a real mailbox, oldest first; absent until the first.',
-    ),
-  ),
+  releases: RELEASES,
 }
 
 export const MESSAGE_RECORD = component(

@@ -6,7 +6,7 @@ import {
   releaseMessage,
 } from '../core/release.js'
 import { str } from '../http/components.js'
-import { defineOperation } from '../http/define.js'
+import { defineOperation, type Operation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { FIELD, object, shown, string } from '../lib/schema.js'
 import { PROJECT_ACCESS, SHARED_ACCESS } from '../http/viewer.js'
@@ -50,7 +50,7 @@ const addresses = (description: string) => v.pipe(v.array(v.string()), v.descrip
  * through the `--relay` SMTP server to addresses `--relay-allow` allows, and what the inbox
  * needs to offer it.
  */
-export const releaseOperations = [
+export const releaseOperations: Operation[] = [
   defineOperation({
     method: 'GET',
     path: '/_sandbox/api/relay',

@@ -8,15 +8,10 @@ import {
 import { isLoopbackHost } from './exposure.js'
 
 /**
- * The relay's SMTP client, on nodemailer: one connection per release (a person releases a
- * message now and then; a pool would hold a connection open for nothing), closed after it.
- * nodemailer is loaded at the first release, so a sandbox that never releases never reads it
- * (test/startup/lazy-loading.test.ts).
- *
- * Safety: STARTTLS when the server offers it (`smtp://`), TLS from the start (`smtps://`), and a
- * certificate must verify unless the URL says `?tls=insecure`. A password never crosses an
- * unencrypted connection to another machine (`requireTLS` then). Every text that leaves here
- * (answers, console) has the password masked, though no SMTP server is known to echo it.
+ * The relay's SMTP client, on nodemailer (loaded at the first release): one connection per
+ * release (releases are rare; a pool would hold one open for nothing). STARTTLS when offered,
+ * certificates verified unless `?tls=insecure`, no password in the clear to another machine,
+ * and the password masked in every text that leaves here.
  *
  * @example
  * const relay = createRelayTransport(config.relay, { timeoutMs: 15000 })

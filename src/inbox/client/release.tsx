@@ -136,8 +136,8 @@ function Releases({ record }: { record: MessageRecord }) {
     <div class="release-history">
       <p class="release-note">Released {plural(releases.length, 'time')}:</p>
       <ul class="plain" id="release-history">
-        {releases.map((r) => (
-          <li key={r.at}>
+        {releases.map((r, i) => (
+          <li key={`${r.at} ${i}`}>
             to {r.to.join(', ')}, <RelativeTime iso={r.at} />
           </li>
         ))}
