@@ -77,13 +77,14 @@ function findLink(record: ReadRecord, filter: LinkFilter): MessageLink | undefin
   )
 }
 
-const describeLinkFilter = ({ text, href }: LinkFilter) =>
-  [
+/** `a link (text Reset)`, `a link`: what a waitForLink wants, in words. */
+const describeLinkFilter = ({ text, href }: LinkFilter) => {
+  const parts = [
     text !== undefined ? `text ${String(text)}` : '',
     href !== undefined ? `href ${String(href)}` : '',
-  ]
-    .filter(Boolean)
-    .join(' and ') || 'any link'
+  ].filter(Boolean)
+  return parts.length ? `a link (${parts.join(' and ')})` : 'a link'
+}
 
 /**
  * An inbox over a source.
@@ -112,8 +113,10 @@ export function createInbox(source: InboxSource, options: InboxOptions = {}): In
     wanted: string,
   ): Promise<WaitTimeoutError> {
     const { timeout = WAIT_DEFAULT_MS, after: _after, signal: _signal, ...rest } = filter
+    // The messages that came matched the filter: the sentence says what they lacked.
     return new WaitTimeoutError(scoped(rest), timeout, {
       ...error.context,
+      ...(wanted ? { holding: wanted } : {}),
       hints: [await arrived(wanted), ...(error.context.hints ?? [])],
     })
   }
