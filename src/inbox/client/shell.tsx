@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks'
 import { usePage } from './context.js'
 import type { LogState } from './inbox.js'
 import { href } from './router.js'
+import { useRevealed } from './ui.js'
 
 /**
  * What surrounds every view: the top bar (sections, the stream's state), the banner while the
@@ -19,6 +20,8 @@ const STATUS_WORDS = { connecting: 'Connecting…', live: 'Live', offline: 'Reco
 
 export function TopBar({ sections, current }: { sections: Section[]; current: string }) {
   const state = usePage().live.value
+  const row = useRef<HTMLUListElement>(null)
+  useRevealed(row, '[aria-current="page"]', current)
   return (
     <header class="topbar">
       <p class="brand">
@@ -41,7 +44,7 @@ export function TopBar({ sections, current }: { sections: Section[]; current: st
         <span id="status-text">{STATUS_WORDS[state]}</span>
       </p>
       <nav class="sections" aria-label="Sections">
-        <ul>
+        <ul ref={row}>
           {sections.map((s) => (
             <li key={s.id}>
               <a
