@@ -23,9 +23,15 @@ interface Run {
   stderr: string
 }
 
-function run(command: string, args: string[], cwd: string, timeout = 60_000): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeout = 60_000,
+  extra: NodeJS.ProcessEnv = {},
+): Promise<Run> {
   const env = {
-    ...childEnv(),
+    ...childEnv(extra),
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
@@ -66,7 +72,9 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       // global test setup (which records them as `npm run build` does) and builds nothing, so no
       // file is rewritten under the feet of the other test files running meanwhile.
       const manifestBefore = await readFile(join(ROOT, 'package.json'), 'utf8')
-      packed = await npm(['pack', '--json', '--pack-destination', dir], ROOT)
+      packed = await run('npm', ['pack', '--json', '--pack-destination', dir], ROOT, 60_000, {
+        SENDBOX_PACK_NO_BUILD: '1',
+      })
       expect(packed.code, packed.stderr).toBe(0)
       expect(await readFile(join(ROOT, 'package.json'), 'utf8')).toBe(manifestBefore)
       const [info] = JSON.parse(packed.stdout) as Array<{

@@ -213,7 +213,9 @@ function TemplateHead({ model, t }: { model: TemplatesModel; t: TemplateListItem
       </div>
       <dl class="meta meta-line">
         <div>
-          <dt>Expects</dt>
+          {/* Every name it reads, required or not (one read only through `default` included):
+              the Variables tab says which a send must give. */}
+          <dt>Reads</dt>
           <dd class="chips">
             {t.variables.length
               ? t.variables.map((v) => (
