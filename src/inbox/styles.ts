@@ -381,7 +381,7 @@ dialog p { margin: 0; color: var(--muted); }
   .brand { padding: 6px 0 4px; }
   /* The sections in one row that scrolls sideways (a third row pushed every view ~30 px down);
      the fade at the right edge says there is more. */
-  .sections ul { flex-wrap: nowrap; gap: 0 2px; overflow-x: auto; scrollbar-width: none; mask-image: linear-gradient(to right, #000 calc(100% - 24px), transparent); }
+  .sections ul { position: relative; flex-wrap: nowrap; gap: 0 2px; overflow-x: auto; scrollbar-width: none; mask-image: linear-gradient(to right, #000 calc(100% - 24px), transparent); }
   .sections a { padding: 5px 8px; font-size: 13.5px; }
   .split { display: block; }
   .split[data-open="true"] > .list-pane, .split[data-open="false"] > .detail-pane { display: none; }
@@ -398,7 +398,8 @@ dialog p { margin: 0; color: var(--muted); }
   .vars-editor { padding: 12px 16px 14px; }
   /* Seven message tabs in one row that scrolls sideways, whole words (not cut at "Checl"): two
      rows put the preview ~40 px further down, under a header already half the screen. */
-  .tabs { flex-wrap: nowrap; overflow-x: auto; scrollbar-width: none; }
+  /* Positioned: a badge's visually-hidden words (absolute) stay inside the row's scroll, not the page's. */
+  .tabs { position: relative; flex-wrap: nowrap; overflow-x: auto; scrollbar-width: none; }
   [role="tab"] { flex: none; white-space: nowrap; }
   [role="tab"] { padding: 8px 8px 9px; }
   .tab-badge { margin-left: 4px; }
