@@ -19,7 +19,7 @@ afterAll(async () => {
   await strict?.close()
 })
 
-describe('authentication (CONTRACT §1)', () => {
+describe('authentication (docs/api.md#the-api)', () => {
   it.each([
     ['no header', undefined],
     ['Bearer', 'Bearer sandbox_abc'],

@@ -3,7 +3,7 @@ import { WaitTimeoutError } from '../src/index.js'
 import { INBOX_TEMPLATES } from './helpers/inbox-templates.js'
 import { startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 
-/** CONTRACT §9, inboxes: an address of a test's own, its mail only, waits that name it. */
+/** docs/testing.md#inboxes, inboxes: an address of a test's own, its mail only, waits that name it. */
 
 let sandbox: TestSandbox
 beforeAll(async () => {

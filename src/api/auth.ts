@@ -67,7 +67,7 @@ function schemeGot(header: string): string {
     : 'the scheme is not "token"'
 }
 
-/** Checks the Authorization header against the sandbox policy (CONTRACT §1). Throws 401/403. */
+/** Checks the Authorization header against the sandbox policy (docs/api.md#the-api). Throws 401/403. */
 export function authenticate(header: string | null | undefined, policy: TokenPolicy): Caller {
   const match = header ? SCHEME.exec(header.trim()) : null
   if (!match) {

@@ -77,7 +77,7 @@ function fail(error: unknown): number {
 }
 
 /**
- * How to trust the local CA, one line per kind of client (CONTRACT §11); nothing without HTTPS.
+ * How to trust the local CA, one line per kind of client (docs/https.md#trust-the-ca); nothing without HTTPS.
  *
  * @example httpsLines('/p/.sendbox/ca.pem', null)[0] // '  CA         /p/.sendbox/ca.pem   (trust it once: one of these)'
  */

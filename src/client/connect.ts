@@ -11,7 +11,7 @@ import { createInbox, type InboxSource } from './inbox.js'
 import type { SendboxClient } from './types.js'
 
 /**
- * `connectSendbox` (CONTRACT §9): the programmatic API over the inspector's HTTP API, for a
+ * `connectSendbox` (docs/ci.md#the-programmatic-api): the programmatic API over the inspector's HTTP API, for a
  * sandbox started by the CLI or in a container.
  */
 

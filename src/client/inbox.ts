@@ -3,7 +3,7 @@ import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wai
 import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
 
 /**
- * Inboxes (CONTRACT §9): an address of a test's own, and its mail. One implementation for a
+ * Inboxes (docs/testing.md#inboxes): an address of a test's own, and its mail. One implementation for a
  * sandbox in this process and one reached over HTTP, over the few operations both have.
  */
 

@@ -18,7 +18,7 @@ export type SandboxEvent =
   | { type: 'suppression'; change: 'added' | 'removed'; suppressions: Suppression[] }
   /** The log's health changed: a write failed, or writes work again (docs/log-faults.md). */
   | { type: 'log'; health: LogHealth }
-  /** A case's snapshot status changed (CONTRACT §10): a save, a snapshot written or removed. */
+  /** A case's snapshot status changed (docs/snapshots.md): a save, a snapshot written or removed. */
   | { type: 'snapshot'; change: SnapshotChange }
 
 export interface EventBus {

@@ -82,7 +82,7 @@ export function waitForMessage(
     return Promise.reject(
       new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`),
     )
-  // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new ones.
+  // Without `after`, the newest match already stored answers (docs/ci.md#waits-and-old-mail); with it, only new ones.
   const existing = after === 'now' ? undefined : ctx.log.latest(filter)
   if (existing) return Promise.resolve(existing)
   const began = new Date().toISOString()

@@ -33,7 +33,7 @@ export type Method = 'GET' | 'POST' | 'DELETE'
 export type { ErrorRef }
 type Params = Record<string, Param>
 
-/** Who may call, checked before anything else (CONTRACT §1: auth is step 1). */
+/** Who may call, checked before anything else (docs/api.md#the-api: auth is step 1). */
 export interface Security<C> {
   /** The OpenAPI security scheme's name. */
   scheme: string
@@ -45,7 +45,7 @@ export interface Security<C> {
   headers?: Params
 }
 
-/** What the document says of a body at the time it is asked for (CONTRACT §12). */
+/** What the document says of a body at the time it is asked for (docs/api.md#openapi). */
 export interface BodyDocument {
   schema: JsonSchema
   /** Named schemas the body's schema refers to (`#/components/schemas/<name>`). */
@@ -86,7 +86,7 @@ export interface OperationExample {
   body?: unknown
   /**
    * The status it gets; default the success status. A request that fails is shown in the
-   * document as its answer only (CONTRACT §12: request examples are requests that succeed).
+   * document as its answer only (docs/api.md#openapi: request examples are requests that succeed).
    */
   status?: number
   /** The answer (strings ending in "…" stand for any text starting so). */

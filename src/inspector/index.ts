@@ -90,7 +90,7 @@ function logHealth({ state, file, reason, message, since }: LogHealth) {
     : { log: state }
 }
 
-/** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (CONTRACT §3). */
+/** The inspector: sendbox's own API under /_sandbox/api, unauthenticated (docs/inspector.md). */
 export const inspectorOperations: Operation[] = [
   healthOperation,
   ...messageOperations,

@@ -30,7 +30,7 @@ function findDelivery(ctx: AppContext, id: string): WebhookDelivery {
   return delivery
 }
 
-/** The webhook deliveries (CONTRACT §7): list, one, and a manual retry. */
+/** The webhook deliveries (docs/delivery.md): list, one, and a manual retry. */
 export const webhookOperations = [
   defineOperation({
     method: 'GET',

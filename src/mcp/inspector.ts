@@ -90,7 +90,7 @@ function reasonOf(error: unknown): string {
   return cause?.message || cause?.code || (error as Error).message || String(error)
 }
 
-/** Basic credentials for a guarded inspector: any user name, the password (CONTRACT §8). */
+/** Basic credentials for a guarded inspector: any user name, the password (docs/security.md). */
 const basicAuth = (password: string) =>
   `Basic ${Buffer.from(`sendbox:${password}`).toString('base64')}`
 

@@ -2,7 +2,7 @@ import { LogOpenError } from './errors.js'
 import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter } from './types.js'
 
 /**
- * The log file's format (CONTRACT §5): its header, the kinds of line, and how one line is read.
+ * The log file's format (docs/log.md): its header, the kinds of line, and how one line is read.
  *
  *   line 1   {"sendbox":"log","version":1}
  *   then     a message record (has `id` and `status`), or a tombstone:
@@ -10,7 +10,7 @@ import type { MessageRecord, RecipientEventEntry, Suppression, SuppressionFilter
  *            {"op":"delete","ids":["…",…]}   a filtered clear: one line, so it lands whole or not at all
  *            {"op":"clear"}                  every message before it is gone (suppressions stay)
  *            {"op":"events","id":"…","events":[{"recipient":0,"type":"delivered","at":"…"}]}
- *                                            a message's delivery events (CONTRACT §7), folded into its record
+ *                                            a message's delivery events (docs/delivery.md), folded into its record
  *            {"op":"suppress","address":"…","project":"…","reason":"bounced","createdAt":"…"}
  *            {"op":"unsuppress","address"?:"…","project"?:"…"}   removes the matching suppressions
  */

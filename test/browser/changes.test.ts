@@ -7,7 +7,7 @@ import { startTestSandbox } from '../helpers/sandbox.js'
 import { hasChromium, inboxSuite, screenshot } from './helpers.js'
 
 /**
- * The Changes view (CONTRACT §10, issue 24), end to end: a case whose render is not its snapshot
+ * The Changes view (docs/inbox.md#reviewing-changes, issue 24), end to end: a case whose render is not its snapshot
  * compared as a swipe (a divider the keys move, each side shown where it should be, checked in
  * the pixels) and as an overlay (opacity, difference), at a width and colour scheme kept in the
  * URL; the diffs; Accept and Accept all; the list and the count in the navigation following a

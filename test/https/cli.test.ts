@@ -6,7 +6,7 @@ import { ROOT, runCli, startCli } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
 import { run } from './helpers.js'
 
-/** `sendbox --https` and a network `--host` from the command line (CONTRACT §11, §8). */
+/** `sendbox --https` and a network `--host` from the command line (docs/https.md, docs/security.md). */
 
 const TEMPLATES = ['--templates', join(ROOT, 'templates'), '--fixtures', join(ROOT, 'fixtures')]
 

@@ -15,7 +15,7 @@ import { tempDir, TOKEN } from '../helpers/sandbox.js'
 import { ROOT } from '../helpers/cli.js'
 import { httpsRequest, PYTHON_STRICT, run } from './helpers.js'
 
-/** CONTRACT §11: everything over HTTPS, trusted through the CA file alone. */
+/** docs/https.md#trust-the-ca: everything over HTTPS, trusted through the CA file alone. */
 
 const TEMPLATES = join(ROOT, 'templates')
 const FIXTURES = join(ROOT, 'fixtures')

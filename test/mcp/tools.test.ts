@@ -79,7 +79,7 @@ function structured(result: Awaited<ReturnType<McpSession['call']>>): Record<str
 }
 
 describe('the tools an agent sees', () => {
-  it('lists the nine tools of CONTRACT §9, each with a description, strict input and an output schema', async () => {
+  it('lists the nine tools of docs/mcp.md#tools, each with a description, strict input and an output schema', async () => {
     const { tools } = await mcp.client.listTools()
     expect(tools.map((t) => t.name)).toEqual([
       'list_messages',

@@ -6,7 +6,7 @@ import { runCli } from '../helpers/cli.js'
 import { tempDir, writeFiles } from '../helpers/sandbox.js'
 
 /**
- * `sendbox check` and the snapshot folder (CONTRACT §10): compared when it exists, written when a
+ * `sendbox check` and the snapshot folder (docs/snapshots.md#in-ci): compared when it exists, written when a
  * case has none (snapshot_missing under CI), snapshot_changed at the first differing line with a
  * diff under it, snapshot_obsolete, and -u. Each test runs the CLI in a project folder of its own.
  */

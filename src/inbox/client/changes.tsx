@@ -18,7 +18,7 @@ import { href, type Route } from './router.js'
 import { Placeholder, Tabs } from './ui.js'
 
 /**
- * The Changes view (CONTRACT §10): every case whose render is not its snapshot, live; the one
+ * The Changes view (docs/inbox.md#reviewing-changes): every case whose render is not its snapshot, live; the one
  * selected compared side by side (a swipe, an overlay, the screenshots) at a width and colour
  * scheme, with the text and HTML diffs beside; Accept, and Accept all. ChangesModel holds the
  * state; this draws it.
