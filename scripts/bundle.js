@@ -12,6 +12,11 @@
 // the MCP SDK with zod, only `sendbox mcp` loads them: the SDK checks zod schemas it did not make,
 // so both come from node_modules as one copy, and the tarball stays small.
 //
+// The library's entries are bundled a second time as CommonJS (dist/sendbox.cjs,
+// dist/sendbox-vitest.cjs, dist/sendbox-playwright.cjs and their sendbox-*.cjs chunks), for
+// package.json's `require` conditions: a project made by `npm init -y` is CommonJS, and
+// Playwright Test loads its specs there with `require`. The CLI is ESM only (bin/ imports it).
+//
 // Usage: node scripts/bundle.js [dist folder, default dist]
 import { existsSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
@@ -84,40 +89,24 @@ export async function bundle(dist) {
   // finds a bundle missing or half written.
   const staging = mkdtempSync(join(dir, '.bundle-'))
   try {
-    await build({
-      input: {
-        sendbox: join(dir, 'index.js'),
-        'sendbox-cli': join(dir, 'cli/index.js'),
-        // sendbox/vitest and sendbox/playwright (a dist/ without them, as some tests build, still bundles).
-        ...Object.fromEntries(
-          ['vitest', 'playwright']
-            .filter((name) => existsSync(join(dir, `${name}.js`)))
-            .map((name) => [`sendbox-${name}`, join(dir, `${name}.js`)]),
-        ),
-      },
-      cwd: dir,
-      platform: 'node',
-      external: (id) =>
-        id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-      logLevel: 'warn',
-      plugins: [caniemailAsJson],
-      output: {
-        dir: staging,
-        format: 'esm',
-        entryFileNames: '[name].js',
-        // The library's own code, shared by the entries, is named after its index.js's folder
-        // (dist/, or a temporary build folder): a stable name instead.
-        chunkFileNames: (chunk) =>
-          chunk.name === basename(dir) ? 'sendbox-lib.js' : 'sendbox-[name].js',
-      },
-    })
+    // sendbox/vitest and sendbox/playwright (a dist/ without them, as some tests build, still bundles).
+    const runners = Object.fromEntries(
+      ['vitest', 'playwright']
+        .filter((name) => existsSync(join(dir, `${name}.js`)))
+        .map((name) => [`sendbox-${name}`, join(dir, `${name}.js`)]),
+    )
+    const library = { sendbox: join(dir, 'index.js'), ...runners }
+    await build(
+      options(dir, staging, { ...library, 'sendbox-cli': join(dir, 'cli/index.js') }, 'esm'),
+    )
+    await build(options(dir, staging, library, 'cjs'))
     const written = readdirSync(staging)
-    const entries = new Set([
-      'sendbox.js',
-      'sendbox-cli.js',
-      'sendbox-vitest.js',
-      'sendbox-playwright.js',
-    ])
+    const entries = new Set(
+      Object.keys({ ...library, 'sendbox-cli': '' }).flatMap((name) => [
+        `${name}.js`,
+        `${name}.cjs`,
+      ]),
+    )
     for (const name of [
       ...written.filter((n) => !entries.has(n)),
       ...written.filter((n) => entries.has(n)),
@@ -125,10 +114,64 @@ export async function bundle(dist) {
       renameSync(join(staging, name), join(dir, name))
     // Chunks from an earlier build that this one did not write again.
     for (const name of readdirSync(dir))
-      if (/^sendbox(-.*)?\.js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
+      if (/^sendbox(-.*)?\.c?js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
+}
+
+/**
+ * One rolldown build of `input` into `staging`, as ES modules (`.js`) or CommonJS (`.cjs`).
+ * @param {string} dir
+ * @param {string} staging
+ * @param {Record<string, string>} input
+ * @param {'esm' | 'cjs'} format
+ * @returns {import('rolldown').BuildOptions}
+ * @example await build(options('dist', 'dist/.bundle-x', { sendbox: 'dist/index.js' }, 'cjs'))
+ */
+function options(dir, staging, input, format) {
+  const ext = format === 'cjs' ? 'cjs' : 'js'
+  return {
+    input,
+    cwd: dir,
+    platform: 'node',
+    external: (id) =>
+      id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+    logLevel: 'warn',
+    plugins: format === 'cjs' ? [caniemailAsJson, importMetaInCommonJs] : [caniemailAsJson],
+    output: {
+      dir: staging,
+      format,
+      entryFileNames: `[name].${ext}`,
+      // The library's own code, shared by the entries, is named after its index.js's folder
+      // (dist/, or a temporary build folder): a stable name instead.
+      chunkFileNames: (chunk) =>
+        chunk.name === basename(dir) ? `sendbox-lib.${ext}` : `sendbox-[name].${ext}`,
+      // Each CommonJS file knows its own URL, for the `import.meta.url`s rewritten below.
+      ...(format === 'cjs' && {
+        intro:
+          "const __sendbox_import_meta_url = require('node:url').pathToFileURL(__filename).href;",
+      }),
+    },
+  }
+}
+
+/**
+ * CommonJS has no `import.meta`, which rolldown replaces with `{}`: PACKAGE_ROOT and the lazy
+ * `createRequire(import.meta.url)`s need the file's URL, which every .cjs file defines (the
+ * intro above); consola's `import.meta.env` (a Vite variable) is just absent in Node.
+ */
+const importMetaInCommonJs = {
+  name: 'import-meta-in-commonjs',
+  transform(code) {
+    if (!code.includes('import.meta')) return null
+    return {
+      code: code
+        .replaceAll('import.meta.url', '__sendbox_import_meta_url')
+        .replaceAll('import.meta.env', 'undefined'),
+      map: null,
+    }
+  },
 }
 
 // Run as a script (the path compared as a URL: it may hold spaces, `#`, or be a symlink).

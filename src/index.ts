@@ -25,7 +25,7 @@ import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
 import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
 import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
-// The record as sendbox hands it out: the stored one with its `links` and `codes` (CONTRACT §9).
+// The record as sendbox hands it out: the stored one with its `links` and `codes` (docs/testing.md#what-a-record-carries).
 import type { ReadRecord as MessageRecord } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
 
@@ -200,7 +200,7 @@ export interface Sendbox {
    */
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
   /**
-   * A fresh inbox (CONTRACT §9): a unique address (`inbox-<id>@example.com`, or
+   * A fresh inbox (docs/testing.md#inboxes): a unique address (`inbox-<id>@example.com`, or
    * `options.address` with `{id}` where the unique part goes) and, scoped to it, `messages`,
    * `waitForMessage`, `waitForLink`, `waitForCode` and `clear`. Tests side by side each take one
    * and never see each other's mail.

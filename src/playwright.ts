@@ -1,5 +1,5 @@
 /**
- * `sendbox/playwright` (CONTRACT §9): Playwright Test's `test` and `expect`, with a `sandbox`
+ * `sendbox/playwright` (docs/testing.md#playwright-sendboxplaywright): Playwright Test's `test` and `expect`, with a `sandbox`
  * per worker and a fresh `inbox` per test.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * `sendbox/vitest` (CONTRACT §9): Vitest's `test`, extended with a `sandbox` per worker and a
+ * `sendbox/vitest` (docs/testing.md#vitest-sendboxvitest): Vitest's `test`, extended with a `sandbox` per worker and a
  * fresh `inbox` per test.
  *
  * @example

@@ -19,7 +19,7 @@ afterAll(async () => {
   await strict?.close()
 })
 
-describe('authentication (CONTRACT §1)', () => {
+describe('authentication (docs/api.md#the-api)', () => {
   it.each([
     ['no header', undefined],
     ['Bearer', 'Bearer sandbox_abc'],
@@ -36,6 +36,17 @@ describe('authentication (CONTRACT §1)', () => {
     const error = await errorOf(response)
     expect(error.code).toBe('unauthorized')
     expect(error.message).toContain('Authorization: token <API_TOKEN>')
+  })
+
+  it.each([
+    ['Bearer sandbox_abc', 'the scheme is "Bearer", not "token"'],
+    ['Basic c2FuZGJveDp4', 'the scheme is "Basic", not "token"'],
+    ['sandbox_abc', 'it has no scheme, only one word'],
+  ])('%s: the message says what came (the scheme, never the credentials)', async (header, got) => {
+    const response = await fetch(`${sandbox.url}/templates`, { headers: { authorization: header } })
+    const error = await errorOf(response)
+    expect(error.message).toContain(`(${got})`)
+    expect(error.message).not.toContain(header.split(' ').at(-1))
   })
 
   it.each(['token', 'TOKEN', 'Token', 'tOkEn'])(

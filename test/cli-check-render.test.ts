@@ -24,7 +24,7 @@ const lines = (text: string) => text.split('\n').filter(Boolean)
 describe('sendbox check', () => {
   it('the example templates are clean: exit 0, a summary on stderr, nothing on stdout', async () => {
     const result = await runCli(['check', '--templates', 'templates', '--fixtures', 'fixtures'])
-    expect(result.stderr.trim()).toBe('✔ 3 templates, 4 fixture cases: no problems')
+    expect(result.stderr.trim()).toBe('✔ 3 templates, 4 cases: no problems')
     expect(result.stdout).toBe('')
     expect(result.code).toBe(0)
   })
@@ -32,7 +32,7 @@ describe('sendbox check', () => {
   it('defaults to ./templates and ./fixtures, like serve', async () => {
     const result = await runCli(['check'])
     expect(result.code).toBe(0)
-    expect(result.stderr).toContain('3 templates, 4 fixture cases')
+    expect(result.stderr).toContain('3 templates, 4 cases')
   })
 
   it('a template that does not parse: file:line:column  template_invalid  message, exit 1', async () => {
@@ -146,7 +146,7 @@ describe('sendbox check', () => {
     expect(lines(result.stdout)).toEqual([
       'fixtures/welcome.json:1:1  unused_variable  warning: "nmae" is set by the fixture case "default" but the template "welcome" never uses it.',
     ])
-    expect(result.stderr.trim()).toBe('✔ 1 template, 1 fixture case: no errors, 1 warning')
+    expect(result.stderr.trim()).toBe('✔ 1 template, 1 case: no errors, 1 warning')
   })
 
   it('--json prints { problems, templates, cases } on stdout', async () => {

@@ -62,7 +62,7 @@ const goodSends = [
 
 const BOUNCED = 'bounce@example.com'
 
-/** A suppressed address to look up and remove: a send to it bounces (CONTRACT §7). */
+/** A suppressed address to look up and remove: a send to it bounces (docs/delivery.md). */
 async function seedSuppression() {
   if ((await sandbox.suppressions()).some((entry) => entry.address === BOUNCED)) return
   const response = await fetch(`${sandbox.url}/messages`, {

@@ -13,7 +13,7 @@ import { type RunningCli, startCli } from './helpers/cli.js'
 import { tempDir, TOKEN, writeFiles } from './helpers/sandbox.js'
 import { INBOX_TEMPLATES } from './helpers/inbox-templates.js'
 
-/** CONTRACT §9, `connectSendbox`: the programmatic API over HTTP, against a sandbox the CLI runs. */
+/** docs/ci.md#the-programmatic-api, `connectSendbox`: the programmatic API over HTTP, against a sandbox the CLI runs. */
 
 let cli: RunningCli
 let sandbox: SendboxClient

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RunningCli, runCli, startCli } from './helpers/cli.js'
@@ -46,6 +46,7 @@ describe('sendbox serve: the console and the page name a place as check does', (
   beforeAll(async () => {
     dir = await tempDir('sendbox-console-')
     await writeFiles(join(dir, 'templates'), { 'welcome.liquid': WELCOME })
+    await mkdir(join(dir, 'fixtures'))
     cli = await startCli(['serve', '--templates', 'templates', '--memory', '--port', '0'], {
       cwd: dir,
     })
@@ -65,6 +66,16 @@ describe('sendbox serve: the console and the page name a place as check does', (
     await writeFile(join(dir, 'templates', 'second.liquid'), WELCOME)
     expect(await outputOf(cli, /Template second added .*/)).toBe(
       'Template second added (templates/second.liquid)',
+    )
+  })
+
+  it('a fixture that stops parsing: its folder and line:column, and a reload that says what it left out', async () => {
+    await writeFile(join(dir, 'fixtures', 'second.json'), '{\n  "name": }\n')
+    expect(await outputOf(cli, /fixtures\/second\.json:\d+:\d+ .*/)).toBe(
+      "fixtures/second.json:2:11  Invalid JSON at line 2 column 11: Unexpected token '}'.",
+    )
+    expect(await outputOf(cli, /Template second reloaded.*/)).toBe(
+      'Template second reloaded without its fixture case "default": fixtures/second.json does not parse',
     )
   })
 

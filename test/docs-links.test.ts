@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, normalize } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './helpers/cli.js'
-import { type DocFile, readDocs } from './helpers/docs.js'
+import { anchors, type DocFile, readDocs, slug } from './helpers/docs.js'
 
 /**
  * Every link of README.md and docs/*.md resolves: a relative file exists, and an `#anchor` is
@@ -27,52 +27,6 @@ function prose(markdown: string): string[] {
     // An inline code span, however many backticks open it, is not markup.
     return line.replace(/(`+)[\s\S]*?\1/g, '')
   })
-}
-
-/**
- * A heading's anchor as GitHub makes it (github-slugger): the rendered text, lower-cased,
- * without punctuation, spaces as hyphens.
- *
- * @example
- * slug('Recipe: Python (and other languages)') // 'recipe-python-and-other-languages'
- */
-export function slug(heading: string): string {
-  const text = heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link or an image: its text
-    .replace(/<[^>]+>/g, '') // HTML tags
-    .replace(/`/g, '')
-    .replace(/(\*\*|__|\*|\b_|_\b)/g, '') // emphasis
-  return text
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-')
-}
-
-/** The anchors of a Markdown file's headings, a repeated one numbered as GitHub does (-1, -2). */
-export function anchors(markdown: string): Set<string> {
-  const seen = new Map<string, number>()
-  const out = new Set<string>()
-  // Headings are looked for outside fences but with their code spans kept.
-  let fence: string | undefined
-  for (const line of markdown.split('\n')) {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1]
-    if (fence) {
-      if (marker?.startsWith(fence)) fence = undefined
-      continue
-    }
-    if (marker) {
-      fence = marker
-      continue
-    }
-    const heading = /^ {0,3}#{1,6}\s+(.*?)(\s+#+)?\s*$/.exec(line)?.[1]
-    if (heading === undefined) continue
-    const base = slug(heading)
-    const count = seen.get(base) ?? 0
-    seen.set(base, count + 1)
-    out.add(count === 0 ? base : `${base}-${count}`)
-  }
-  return out
 }
 
 /** Every link of the docs that does not resolve, as `file:line: target (why)`. */

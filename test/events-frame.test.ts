@@ -60,7 +60,7 @@ describe('the message frame', () => {
     vi.restoreAllMocks()
     const line = (await readFile(db, 'utf8')).split('\n').find((l) => l.startsWith(`{"id":"${id}"`))
     expect(line).toBeDefined()
-    // …with the reading added (CONTRACT §9), the stored part left as it was written.
+    // …with the reading added (docs/testing.md#what-a-record-carries), the stored part left as it was written.
     expect(data).toBe(`${line!.slice(0, -1)},"links":[],"codes":[]}`)
   })
 })

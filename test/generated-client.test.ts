@@ -12,7 +12,7 @@ import { tempDir } from './helpers/sandbox.js'
  * The generated-client check: openapi-typescript turns the served document into types, a
  * small client written with openapi-fetch (test/client/client.ts) type-checks against them
  * with tsc --noEmit, and then runs against the sandbox: it sends, reads a template, lists and
- * waits. The document describes the templates loaded (CONTRACT §12), so the compiler refuses a
+ * waits. The document describes the templates loaded (docs/api.md#openapi), so the compiler refuses a
  * send that lacks a variable its template needs and one that names no template (`@ts-expect-error`
  * in the client: an error that no longer comes fails the check).
  */

@@ -35,6 +35,9 @@ export default function setup(): void {
     execFileSync(process.execPath, ['scripts/bundle-inbox.js', staging], { stdio: 'inherit' })
     moveChanged(staging, 'dist')
     pruneStale(join(staging, 'inbox', 'client'), join('dist', 'inbox', 'client'))
+    // dist/ is built from these sources, as `npm run build` records it: `npm pack` (its
+    // `prepack`, test/pack.test.ts) does not build again under the other test files' feet.
+    execFileSync(process.execPath, ['scripts/build-inputs.js', 'stamp'], { stdio: 'inherit' })
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }

@@ -3,7 +3,7 @@ import { WaitTimeoutError } from '../src/index.js'
 import { INBOX_TEMPLATES } from './helpers/inbox-templates.js'
 import { startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 
-/** CONTRACT §9, inboxes: an address of a test's own, its mail only, waits that name it. */
+/** docs/testing.md#inboxes, inboxes: an address of a test's own, its mail only, waits that name it. */
 
 let sandbox: TestSandbox
 beforeAll(async () => {
@@ -94,11 +94,16 @@ describe('sandbox.inbox()', () => {
     expect(link).toBeInstanceOf(WaitTimeoutError)
     const message = (link as Error).message
     expect(message).toContain(inbox.address)
+    // What was waited for, what came, and what it lacked: no sentence says nothing matched.
     expect(message).toContain(
-      `${inbox.address} received 1 message, none with text reset: "welcome"`,
+      `No message matching {"recipient":"${inbox.address}"} with a link (text reset) arrived within 50 ms.`,
+    )
+    expect(message).toContain(
+      `${inbox.address} received 1 message, none with a link (text reset): "welcome"`,
     )
     expect(message).toContain('missing_variables')
     const code = await inbox.waitForCode({ timeout: 50 }).catch((e: unknown) => e)
+    expect((code as Error).message).toContain('with a code arrived within 50 ms')
     expect((code as Error).message).toContain('none with a code')
     expect((code as Error).message).toContain('missing_variables')
     // Another inbox's rejected sends are not this one's.

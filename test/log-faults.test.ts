@@ -7,7 +7,7 @@ import { afterRestart, wellFormed } from './store/log-check.js'
 import { TOKEN, errorOf, startTestSandbox, tempDir, writeFiles } from './helpers/sandbox.js'
 
 /**
- * The log under faults as a user meets them (issue 26, CONTRACT §5 "Faults"): the real server
+ * The log under faults as a user meets them (issue 26, docs/log-faults.md): the real server
  * over HTTP, a full disk or lost permissions through the log's file-system seam, the folder
  * removed with fs.rm between two real sends; then a restart finds every acknowledged send.
  */

@@ -43,7 +43,7 @@ const ids = async (url: string) => {
   return new Set(body.messages.map((m) => m.id))
 }
 
-describe('the log file (CONTRACT §5)', () => {
+describe('the log file (docs/log.md)', () => {
   it('survives a restart, starting with the header line', async () => {
     const { db, args } = await setup()
     const first = await start(args)

@@ -14,7 +14,7 @@ import { tempDir } from './helpers/sandbox.js'
  * README and every docs/*.md,
  * sent to a sandbox serving the shipped example templates, gets the documented status, and its
  * answer matches the documented answer example and the schema. A request example is a request
- * that succeeds (CONTRACT §12); a failure is shown as its answer only, and the request that gets
+ * that succeeds (docs/api.md#openapi); a failure is shown as its answer only, and the request that gets
  * it (in the operation's definition) is sent too.
  */
 
@@ -131,7 +131,7 @@ describe("the document's examples, sent to the example templates", () => {
       const expected = documented
         ? Number(documented[0])
         : Number(Object.keys(op.responses).find((s) => s.startsWith('2')))
-      // A request shown in the document is one that succeeds (CONTRACT §12): a failure is shown
+      // A request shown in the document is one that succeeds (docs/api.md#openapi): a failure is shown
       // as an answer only, never as a request a tool would send expecting success.
       expect(expected, `${label}: a request example must be a request that succeeds`).toBeLessThan(
         300,

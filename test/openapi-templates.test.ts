@@ -6,7 +6,7 @@ import { openEventStream } from './helpers/sse.js'
 import { startTestSandbox, tempDir, writeFiles, type TestSandbox } from './helpers/sandbox.js'
 
 /**
- * CONTRACT §12: the document describes the templates loaded when it is asked for. POST
+ * docs/api.md#openapi: the document describes the templates loaded when it is asked for. POST
  * /messages takes one of their slugs, each with its variables as an object schema (what it
  * needs required, nested paths nested, fixture values and front-matter examples as examples),
  * tied to its slug by a discriminator; --lenient relaxes it as the server does; it is written

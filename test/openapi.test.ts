@@ -41,8 +41,8 @@ const valid = {
   templateVariables: { name: 'Ada' },
 }
 
-/** Every route of CONTRACT.md §1, §3, §6 and the README's API and inspector tables. */
-const CONTRACT_ROUTES: Array<[method: string, path: string]> = [
+/** Every route of docs/api.md#the-api, docs/inspector.md, docs/delivery.md#faults and the README's API and inspector tables. */
+const DOCUMENTED_ROUTES: Array<[method: string, path: string]> = [
   ['post', '/messages'],
   ['get', '/templates'],
   ['get', '/templates/{slug}'],
@@ -99,7 +99,7 @@ describe('GET /_sandbox/api/openapi.json', () => {
   })
 
   it('has every route of the contract', () => {
-    for (const [method, path] of CONTRACT_ROUTES)
+    for (const [method, path] of DOCUMENTED_ROUTES)
       expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined()
   })
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
-import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { copyFile, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { childEnv, ROOT } from './helpers/cli.js'
 import { connectMcp, textOf } from './helpers/mcp.js'
@@ -23,9 +23,15 @@ interface Run {
   stderr: string
 }
 
-function run(command: string, args: string[], cwd: string, timeout = 60_000): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeout = 60_000,
+  extra: NodeJS.ProcessEnv = {},
+): Promise<Run> {
   const env = {
-    ...childEnv(),
+    ...childEnv(extra),
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
@@ -57,16 +63,20 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
     let app: string
     let tarball: string
     let files: string[]
+    let packed: Run
+    let installed: Run
 
     beforeAll(async () => {
       dir = await tempDir('sendbox-pack-')
-      // --ignore-scripts: the global test setup has just built dist/; rebuilding it here would
-      // rewrite files under the feet of the other test files running meanwhile.
-      const packed = await npm(
-        ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
-        ROOT,
-      )
+      // With its scripts, as a user packs: `prepack` finds dist/ built from these sources by the
+      // global test setup (which records them as `npm run build` does) and builds nothing, so no
+      // file is rewritten under the feet of the other test files running meanwhile.
+      const manifestBefore = await readFile(join(ROOT, 'package.json'), 'utf8')
+      packed = await run('npm', ['pack', '--json', '--pack-destination', dir], ROOT, 60_000, {
+        SENDBOX_PACK_NO_BUILD: '1',
+      })
       expect(packed.code, packed.stderr).toBe(0)
+      expect(await readFile(join(ROOT, 'package.json'), 'utf8')).toBe(manifestBefore)
       const [info] = JSON.parse(packed.stdout) as Array<{
         filename: string
         size: number
@@ -78,7 +88,7 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       app = join(dir, 'app')
       await mkdir(app)
       expect((await npm(['init', '-y'], app)).code).toBe(0)
-      const installed = await npm(['install', '--no-audit', '--no-fund', tarball], app, 170_000)
+      installed = await npm(['install', '--no-audit', '--no-fund', tarball], app, 170_000)
       expect(installed.code, installed.stderr).toBe(0)
     }, 180_000)
 
@@ -86,20 +96,43 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       if (dir) await rm(dir, { recursive: true, force: true })
     })
 
-    it('holds only bin/, dist/, templates/, fixtures/, README, package.json and LICENSE, and is small', async () => {
+    it('holds only bin/, the bundles and types of dist/, templates/, fixtures/, docs/, README, package.json and LICENSE, and is small', async () => {
       const allowed =
-        /^(bin\/|dist\/|templates\/|fixtures\/|README\.md$|package\.json$|LICEN[CS]E(\.\w+)?$)/
+        /^(bin\/|dist\/|templates\/|fixtures\/|docs\/|README\.md$|package\.json$|LICEN[CS]E(\.\w+)?$)/
       expect(files.filter((f) => !allowed.test(f))).toEqual([])
       expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
+      // What tsc writes before the bundler is not loaded by anything: only the bundles ship.
+      const unbundled = /^dist\/(?!sendbox[^/]*\.c?js$|inbox\/client\/).*\.js$/
+      expect(files.filter((f) => unbundled.test(f))).toEqual([])
       expect(files).toContain('bin/sendbox.js')
-      expect(files).toContain('dist/index.js')
+      expect(files).toContain('dist/sendbox.js')
+      expect(files).toContain('dist/sendbox.cjs')
       expect(files).toContain('dist/index.d.ts')
       expect(files).toContain('templates/welcome.liquid')
-      // Catches something big packed by mistake (a test folder, source maps), not 40 KB of a
-      // feature: 1,040,220 bytes before the accessibility checks, 1,081,813 with them (css-select,
-      // colord and the checks, bundled, +41.6 KB gzipped), so the bound moved from 1 MiB.
+      expect(files).toContain('docs/https.md')
       const { size } = await stat(tarball)
-      expect(size).toBeLessThan(1.1 * 1024 * 1024)
+      // Catches something big packed by mistake (a test folder, source maps), not a feature:
+      // 1.04 MB with the ES modules alone, +41.6 KB for the accessibility checks (css-select,
+      // colord), and the CommonJS build of the library adds 0.5 MB.
+      expect(size).toBeLessThan(1.5 * 1024 * 1024)
+    })
+
+    it('builds nothing when packed after a build, and the packed package.json has no build to run on install', async () => {
+      expect(packed.stdout + packed.stderr).not.toMatch(/> sendbox@[^ ]+ build/)
+      expect(packed.stderr).toContain('not built again')
+      const manifest = JSON.parse(
+        await readFile(join(app, 'node_modules', 'sendbox', 'package.json'), 'utf8'),
+      ) as { scripts: Record<string, string> }
+      expect(Object.keys(manifest.scripts)).not.toContain('prepare')
+      expect(installed.stdout + installed.stderr).not.toMatch(/install-scripts|prepare/)
+    })
+
+    it('README links into docs/ resolve in the installed copy', async () => {
+      const installedRoot = join(app, 'node_modules', 'sendbox')
+      const readme = await readFile(join(installedRoot, 'README.md'), 'utf8')
+      const links = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]!)
+      expect(links.length).toBeGreaterThan(5)
+      for (const link of new Set(links)) await stat(join(installedRoot, link))
     })
 
     it('exports sendbox/vitest and sendbox/playwright, whose runners are optional peers (not installed)', async () => {
@@ -236,6 +269,32 @@ startSendbox({ port: 0, memory: true, templates: 'node_modules/sendbox/templates
       expect(result.stderr).toBe('')
       expect(result.stdout.trim()).toBe('ok 3')
       expect(result.code).toBe(0)
+    })
+
+    it('every subpath of exports loads with require() in this CommonJS project (npm init -y)', async () => {
+      // The runners are optional peers, not installed above: linked in from this checkout.
+      for (const name of ['vitest', '@playwright/test', 'playwright', 'playwright-core']) {
+        await mkdir(join(app, 'node_modules', dirname(name)), { recursive: true })
+        await symlink(join(ROOT, 'node_modules', name), join(app, 'node_modules', name), 'dir')
+      }
+      await writeFile(
+        join(app, 'subpaths.js'),
+        `const sendbox = require('sendbox')
+const playwright = require('sendbox/playwright')
+console.log(require.resolve('sendbox').split('/node_modules/')[1], typeof sendbox.startSendbox, typeof sendbox.connectSendbox)
+console.log(require.resolve('sendbox/playwright').split('/node_modules/')[1], typeof playwright.test, typeof playwright.expect)
+console.log(require.resolve('sendbox/vitest').split('/node_modules/')[1])
+try { require('sendbox/vitest') } catch (error) { console.log(error.message.split('\\n')[0]) }
+`,
+      )
+      const result = await run(process.execPath, ['subpaths.js'], app)
+      expect(result.stdout.trim().split('\n'), result.stderr).toEqual([
+        'sendbox/dist/sendbox.cjs function function',
+        'sendbox/dist/sendbox-playwright.cjs function function',
+        'sendbox/dist/sendbox-vitest.cjs',
+        // sendbox/vitest's CommonJS build loads; Vitest itself refuses require() (docs/install.md).
+        'Vitest cannot be imported in a CommonJS module using require(). Please use "import" instead.',
+      ])
     })
 
     it('the with-sendbox.sh recipe runs against the installed package', async () => {

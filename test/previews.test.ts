@@ -12,6 +12,7 @@ beforeAll(async () => {
         '---\nvariables:\n  name: { example: Example }\n---\n<p>Hi {{ name }}</p><a href="http://localhost:3000/x">local</a>',
       'broken.liquid': 'ok\n{% for %}',
       'runaway.liquid': '{% for i in (1..100000000) %}x{% endfor %}',
+      'defaulted.liquid': '<title>{{ title | default: "Hi" }}</title><p>{{ name }}</p>',
       'digest.liquid':
         '{% for story in stories %}<h2>{{ story.title }}</h2>{% for tag in story.tags %}<i>{{ tag }}</i>{% endfor %}{% endfor %}',
     },
@@ -183,6 +184,12 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   it('offers a skeleton of the variables from examples and the analysis', async () => {
     const body = await jsonOf(get('/templates/welcome'))
     expect(body.skeleton).toEqual({ name: 'Example' })
+  })
+
+  it('leaves out of the skeleton a name read only through default: its default shows', async () => {
+    const body = await (await get('/templates/defaulted')).json()
+    expect(body.variables).toEqual(['name', 'title'])
+    expect(body.skeleton).toEqual({ name: '<name>' })
   })
 
   it('gives a loop an array of objects in the skeleton, so the loop renders once with placeholders', async () => {

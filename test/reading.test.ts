@@ -4,7 +4,7 @@ import { startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 import { openEventStream } from './helpers/sse.js'
 
 /**
- * CONTRACT §9, links and codes: black-box, on real templates sent through POST /messages, read
+ * docs/testing.md#what-a-record-carries, links and codes: black-box, on real templates sent through POST /messages, read
  * back from every place a record leaves sendbox (list, /wait, /:id, the event stream, the
  * programmatic API, a simulated click's answer).
  */

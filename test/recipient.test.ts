@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { MessageRecord } from '../src/index.js'
 import { startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 
-/** CONTRACT §9, `recipient=`: an exact, case-insensitive address, where `to` is a substring. */
+/** docs/testing.md#python-or-any-language-recipient-and-links, `recipient=`: an exact, case-insensitive address, where `to` is a substring. */
 
 let sandbox: TestSandbox
 beforeAll(async () => {

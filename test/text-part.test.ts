@@ -146,7 +146,7 @@ describe('a hand-written text version: <slug>.txt.liquid', () => {
     expect(record!.html).toBe('<div class="preheader">Hi</div><h1>Welcome, Ada!</h1>')
   })
 
-  it('is not a template of its own; without a template beside it, x.txt.liquid is the template x.txt (CONTRACT §2 slugs)', async () => {
+  it('is not a template of its own; without a template beside it, x.txt.liquid is the template x.txt (docs/templates.md slugs)', async () => {
     const { templates } = (await (await sandbox.api('/templates')).json()) as {
       templates: Array<{ slug: string }>
     }

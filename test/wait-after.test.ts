@@ -5,7 +5,7 @@ import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.j
 /**
  * The stale match: a wait must not be satisfied by mail sent before it, when asked so. `after:
  * 'now'` (in-process) and `?after=now` (HTTP) take only messages stored after the wait began;
- * without it, a wait answers with the newest stored match, as CONTRACT §3 says.
+ * without it, a wait answers with the newest stored match, as docs/ci.md#waits-and-old-mail says.
  */
 
 let sandbox: TestSandbox
@@ -58,7 +58,7 @@ describe("waitForMessage({ after: 'now' })", () => {
     expect(message.html).toContain('https://acme.test/new')
   })
 
-  it('without after, the newest stored match answers at once (CONTRACT §3)', async () => {
+  it('without after, the newest stored match answers at once (docs/ci.md#waits-and-old-mail)', async () => {
     const message = await sandbox.waitForMessage({ to: 'ada@example.com', timeout: 100 })
     expect(message.id > oldId).toBe(true)
   })

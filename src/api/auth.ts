@@ -53,7 +53,22 @@ export function matchesExactToken(token: string, tokens: readonly string[]): boo
   return found
 }
 
-/** Checks the Authorization header against the sandbox policy (CONTRACT §1). Throws 401/403. */
+/**
+ * What a header with another scheme holds, in words: its scheme when it has one (`Bearer`,
+ * `Basic`), never the credentials after it. A header of one word has no scheme, and that word
+ * may be the token itself, so it is not repeated.
+ *
+ * @example schemeGot('Bearer sandbox_x') // 'the scheme is "Bearer", not "token"'
+ */
+function schemeGot(header: string): string {
+  const [scheme, ...rest] = header.trim().split(/\s+/)
+  if (rest.length === 0) return 'it has no scheme, only one word'
+  return /^[A-Za-z][\w-]{0,19}$/.test(scheme!)
+    ? `the scheme is "${scheme}", not "token"`
+    : 'the scheme is not "token"'
+}
+
+/** Checks the Authorization header against the sandbox policy (docs/api.md#the-api). Throws 401/403. */
 export function authenticate(header: string | null | undefined, policy: TokenPolicy): Caller {
   const match = header ? SCHEME.exec(header.trim()) : null
   if (!match) {
@@ -61,7 +76,7 @@ export function authenticate(header: string | null | undefined, policy: TokenPol
       ? 'no Authorization header was sent'
       : /^token\s*$/i.test(header.trim())
         ? 'the token is missing'
-        : 'the scheme is not "token"'
+        : schemeGot(header)
     throw apiError(
       401,
       'unauthorized',

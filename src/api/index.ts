@@ -4,7 +4,7 @@ import { registerOperations, type Operation } from '../http/define.js'
 import { sendOperation } from './messages.js'
 import { refuseResolvedSlugs, templateOperations } from './templates.js'
 
-/** The emulated service's operations: POST /messages, GET /templates[/:slug] (CONTRACT §1). */
+/** The emulated service's operations: POST /messages, GET /templates[/:slug] (docs/api.md#the-api). */
 export const apiOperations: Operation[] = [sendOperation, ...templateOperations]
 
 /** Registers the emulated service. */

@@ -184,7 +184,7 @@ export const sendOperation = defineOperation({
     event.res.headers.set('location', `/_sandbox/api/messages/${record.id}`)
     return {
       id: record.id,
-      // A record is `sent` when stored; delivery moves it on after this answer (CONTRACT §7).
+      // A record is `sent` when stored; delivery moves it on after this answer (docs/delivery.md).
       status: 'sent' as const,
       sandbox: true as const,
       createdAt: record.createdAt,

@@ -15,7 +15,7 @@ import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
 import { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN, parseAddress } from './address.js'
 
 /**
- * The one definition of the emulated API's request (CONTRACT §1): step 4 of the send checks,
+ * The one definition of the emulated API's request (docs/api.md#the-api): step 4 of the send checks,
  * the handler's input type, and the document's `SendRequest` all come from SEND_ENTRIES, so
  * every string the document's patterns and limits allow is accepted by the validation, and
  * nothing else. What each template needs of `templateVariables` the document says per template

@@ -8,7 +8,7 @@ import { readParam, type Param } from '../http/params.js'
 import { authenticate, type Caller } from './auth.js'
 
 /**
- * Step 1 of every emulated request: the token (CONTRACT §1), then what answers right after it:
+ * Step 1 of every emulated request: the token (docs/api.md#the-api), then what answers right after it:
  * a fault token (`sandbox_fault_503…`, sends only) and a `Prefer: code=<status>` header.
  */
 

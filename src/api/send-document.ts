@@ -4,7 +4,7 @@ import type { JsonSchema } from '../lib/schema.js'
 import { exampleVariables, missingVariables, type Template } from '../templates/index.js'
 
 /**
- * What POST /messages takes, as the document says it now (CONTRACT §12): the send's common
+ * What POST /messages takes, as the document says it now (docs/api.md#openapi): the send's common
  * shape (SEND_REQUEST), and one of the templates loaded, each with the variables it reads as an
  * object schema: the ones it needs `required`, nested paths as nested objects, loops' items
  * described, fixture values and front-matter examples as examples. `oneOf` with a discriminator

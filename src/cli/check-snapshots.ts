@@ -13,7 +13,7 @@ import type { TemplateCatalog } from '../templates/types.js'
 import type { Problem, RenderRule } from './check-types.js'
 
 /**
- * `sendbox check` against the snapshot folder (CONTRACT §10), as Jest and Vitest do it: each
+ * `sendbox check` against the snapshot folder (docs/snapshots.md#in-ci), as Jest and Vitest do it: each
  * render is compared with its snapshot (`snapshot_changed` at the first differing line, a short
  * unified diff under it); a case without one is written and named, or `snapshot_missing` under
  * CI; a snapshot whose template or case is gone is `snapshot_obsolete`. With `--update` every

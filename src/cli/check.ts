@@ -35,7 +35,10 @@ export interface CheckReport {
   problems: Problem[]
   /** Templates checked. */
   templates: number
-  /** Fixture cases checked. */
+  /**
+   * Cases rendered: each fixture case, and the front-matter examples of a template without
+   * fixtures (its `default` case in the snapshot folder), as many as the snapshots written.
+   */
   cases: number
   /** Slugs of the templates with at least one error. */
   failing: string[]
@@ -232,8 +235,10 @@ export async function checkCatalog(
     if (undeclared) continue
     const needed = new Set(template.requiredPaths.map(topLevel))
     const examples = exampleVariables(template)
-    if ([...needed].every((name) => name in examples))
+    if ([...needed].every((name) => name in examples)) {
+      cases += 1
       await render(template, examples, null, template.file)
+    }
   }
   return { problems, templates: templates.length, cases, failing: [...failing] }
 }
@@ -254,14 +259,14 @@ export function formatProblem(problem: Problem): string {
   return [line, ...diff.split('\n').map((l) => `    ${l}`)].join('\n')
 }
 
-/** `✔ 3 templates, 4 fixture cases: no problems` or `✖ 2 problems in 1 template`. */
+/** `✔ 3 templates, 4 cases: no problems` or `✖ 2 problems in 1 template`. */
 export function summarize(report: CheckReport): string {
   const errors = report.problems.filter((p) => p.severity === 'error').length
   const warnings = report.problems.length - errors
   const andWarnings = warnings ? `, and ${plural(warnings, 'warning')}` : ''
   if (errors > 0)
     return `✖ ${plural(errors, 'problem')}${report.failing.length ? ` in ${plural(report.failing.length, 'template')}` : ''}${andWarnings}`
-  return `✔ ${plural(report.templates, 'template')}, ${plural(report.cases, 'fixture case')}: ${warnings ? `no errors, ${plural(warnings, 'warning')}` : 'no problems'}`
+  return `✔ ${plural(report.templates, 'template')}, ${plural(report.cases, 'case')}: ${warnings ? `no errors, ${plural(warnings, 'warning')}` : 'no problems'}`
 }
 
 const checkFlags = {
@@ -410,7 +415,7 @@ export async function check(
   // Before any render: no browser is bad usage, said at once.
   const browser = visual ? findBrowser(values.browser as string | undefined, env) : null
   const threshold = visualThreshold(values['visual-threshold'] as string | undefined)
-  const snapshotOptions = snapshotFolder(values, env, visual)
+  const snapshotOptions = snapshotFolder(values, env, visual, templatesDir)
   const catalog = await createTemplateCatalog({
     templatesDir,
     fixturesDir,
@@ -490,11 +495,14 @@ function snapshotFolder(
   values: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
   visual: boolean,
+  templatesDir: string,
 ): { dir: string; update: boolean; clock: RenderClock } | null {
   const named = (values.snapshots as string | undefined) ?? env[serveFlags.snapshots.env]
   const now = (values['snapshot-now'] as string | undefined) ?? env[serveFlags['snapshot-now'].env]
+  // The templates folder too: by default the snapshots are beside it.
   const config = resolveConfig({
     memory: true,
+    templates: templatesDir,
     ...(named !== undefined ? { snapshots: named } : {}),
     ...(now !== undefined ? { snapshotNow: now } : {}),
   })

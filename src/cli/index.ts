@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
+import { PACKAGE_ROOT } from '../package-root.js'
 import { version } from '../version.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
 import { startedByNpm, watchParent } from './lifecycle.js'
@@ -75,19 +77,23 @@ function fail(error: unknown): number {
 }
 
 /**
- * How to trust the local CA, one line per kind of client (CONTRACT §11); nothing without HTTPS.
+ * How to trust the local CA, one line per kind of client (docs/https.md#trust-the-ca); nothing without HTTPS.
  *
- * @example httpsLines('/p/.sendbox/ca.pem', null)[0] // '  CA         /p/.sendbox/ca.pem   (trust it once: …)'
+ * @example httpsLines('/p/.sendbox/ca.pem', null)[0] // '  CA         /p/.sendbox/ca.pem   (trust it once: one of these)'
  */
 export function httpsLines(caFile: string | null, ownCert: string | null): string[] {
   if (ownCert) return [`  HTTPS      your certificate ${ownCert} (--https-cert)`]
   if (!caFile) return []
+  // The page's own path, in the package's docs/ (shipped with it): "docs/https.md" alone names
+  // a file of the project the user runs sendbox in, which has none.
+  const more = fileURLToPath(new URL('docs/https.md', PACKAGE_ROOT))
   return [
-    `  CA         ${caFile}   (trust it once: one of these; more in docs/https.md)`,
+    `  CA         ${caFile}   (trust it once: one of these)`,
     `    Node       NODE_EXTRA_CA_CERTS=${caFile}`,
     `    OpenSSL    SSL_CERT_FILE=${caFile}   (Python ssl, Ruby, Go; replaces their CA list)`,
     `    requests   REQUESTS_CA_BUNDLE=${caFile}`,
     `    Browser    import it as a trusted authority (Settings > Certificates > Authorities)`,
+    `    More       ${more}`,
   ]
 }
 

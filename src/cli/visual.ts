@@ -15,7 +15,7 @@ import type { Problem } from './check-types.js'
 import type { SnapshotWrites } from './check-snapshots.js'
 
 /**
- * `sendbox check --visual` (CONTRACT §10): each case rendered in Chromium at 375 and 600 px,
+ * `sendbox check --visual` (docs/snapshots.md#pixels---visual): each case rendered in Chromium at 375 and 600 px,
  * light and dark, kept as PNG snapshots beside the HTML ones and compared pixel by pixel.
  *
  * - The browser is a system Chromium, driven by playwright-core (an optional peer dependency:

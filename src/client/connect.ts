@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import {
   MessageNotFoundError,
   RecipientNotFoundError,
@@ -9,7 +11,7 @@ import { createInbox, type InboxSource } from './inbox.js'
 import type { SendboxClient } from './types.js'
 
 /**
- * `connectSendbox` (CONTRACT §9): the programmatic API over the inspector's HTTP API, for a
+ * `connectSendbox` (docs/ci.md#the-programmatic-api): the programmatic API over the inspector's HTTP API, for a
  * sandbox started by the CLI or in a container.
  */
 
@@ -22,11 +24,35 @@ export class SendboxUnreachableError extends Error {
     readonly url: string,
     cause: unknown,
   ) {
-    super(
-      `No sendbox answers at ${url} (${(cause as Error)?.message ?? String(cause)}). Start one with \`npx sendbox\`, or set SENDBOX_URL to where it runs.`,
-      { cause },
-    )
+    super(unreachable(url, cause), { cause })
   }
+}
+
+/** What OpenSSL says of a certificate whose issuer this process does not trust. */
+const UNTRUSTED_CERTIFICATE: ReadonlySet<string> = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+])
+
+/**
+ * Why `url` did not answer, and what to do. A sandbox that answers over HTTPS with sendbox's
+ * local CA, which this process was not started trusting, is there: the fix is the CA, not
+ * starting one (Node reads NODE_EXTRA_CA_CERTS once, at start, so it names the variable).
+ *
+ * @example unreachable('http://127.0.0.1:5025', new Error('connect ECONNREFUSED 127.0.0.1:5025'))
+ */
+function unreachable(url: string, cause: unknown): string {
+  const reason = (cause as Error)?.message ?? String(cause)
+  if (UNTRUSTED_CERTIFICATE.has((cause as NodeJS.ErrnoException)?.code ?? '')) {
+    const here = join(process.cwd(), '.sendbox', 'ca.pem')
+    const ca = existsSync(here)
+      ? here
+      : '<the CA file sendbox printed at start: .sendbox/ca.pem in the folder it runs in>'
+    return `The sandbox at ${url} answers over HTTPS with a certificate this process does not trust (${reason}). Start this process with NODE_EXTRA_CA_CERTS=${ca} (docs/https.md in the sendbox package).`
+  }
+  return `No sendbox answers at ${url} (${reason}). Start one with \`npx sendbox\`, or set SENDBOX_URL to where it runs.`
 }
 
 /** An inspector error answer, for what no typed error covers. */

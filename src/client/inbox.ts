@@ -3,7 +3,7 @@ import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wai
 import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
 
 /**
- * Inboxes (CONTRACT §9): an address of a test's own, and its mail. One implementation for a
+ * Inboxes (docs/testing.md#inboxes): an address of a test's own, and its mail. One implementation for a
  * sandbox in this process and one reached over HTTP, over the few operations both have.
  */
 
@@ -85,13 +85,14 @@ function findLink(record: ReadRecord, filter: LinkFilter): MessageLink | undefin
   )
 }
 
-const describeLinkFilter = ({ text, href }: LinkFilter) =>
-  [
+/** `a link (text Reset)`, `a link`: what a waitForLink wants, in words. */
+const describeLinkFilter = ({ text, href }: LinkFilter) => {
+  const parts = [
     text !== undefined ? `text ${String(text)}` : '',
     href !== undefined ? `href ${String(href)}` : '',
-  ]
-    .filter(Boolean)
-    .join(' and ') || 'any link'
+  ].filter(Boolean)
+  return parts.length ? `a link (${parts.join(' and ')})` : 'a link'
+}
 
 /**
  * An inbox over a source.
@@ -120,8 +121,10 @@ export function createInbox(source: InboxSource, options: InboxOptions = {}): In
     wanted: string,
   ): Promise<WaitTimeoutError> {
     const { timeout = WAIT_DEFAULT_MS, after: _after, signal: _signal, ...rest } = filter
+    // The messages that came matched the filter: the sentence says what they lacked.
     return new WaitTimeoutError(scoped(rest), timeout, {
       ...error.context,
+      ...(wanted ? { holding: wanted } : {}),
       hints: [await arrived(wanted), ...(error.context.hints ?? [])],
     })
   }

@@ -47,7 +47,7 @@ export interface SendboxClient {
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
   /**
    * A fresh inbox: a unique address (`inbox-<id>@example.com`, or `options.address` with `{id}`)
-   * and its mail only (CONTRACT §9).
+   * and its mail only (docs/testing.md).
    *
    * @example
    * const inbox = sandbox.inbox()

@@ -1,5 +1,5 @@
 /**
- * One-time codes in the text part of a message (CONTRACT §9): what a reader would type.
+ * One-time codes in the text part of a message (docs/testing.md#what-a-record-carries): what a reader would type.
  *
  * A candidate is 4 to 10 digits (two groups joined by one space or hyphen allowed: `482 913`),
  * or 4 to 10 uppercase letters and digits with at least one of each. It is a code when it stands

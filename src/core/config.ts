@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import bytes from 'bytes'
 import { isTimeText, TIME_HINT } from '../lib/time.js'
 import {
@@ -25,7 +25,10 @@ export interface SendboxOptions {
   templates?: string
   /** Fixtures folder (sample variables for previews and `check`). Default `./fixtures`. */
   fixtures?: string
-  /** Snapshot folder: a render of every template and case, to commit and review. Default `./snapshots`. */
+  /**
+   * Snapshot folder: a render of every template and case, to commit and review. Default
+   * `snapshots` beside the templates folder (`./snapshots` with the default `./templates`).
+   */
   snapshots?: string
   /** The instant `"now"` stands for in snapshot renders (RFC 3339). Default 2026-01-01T12:00:00Z. */
   snapshotNow?: string
@@ -184,7 +187,8 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   templates: './templates',
   fixtures: './fixtures',
-  snapshots: './snapshots',
+  // Beside the templates folder, whatever folder sendbox starts in: see `snapshotsFolder`.
+  snapshots: 'snapshots beside the templates folder',
   // Noon UTC: no time zone a template names moves it to another day.
   snapshotNow: '2026-01-01T12:00:00Z',
   db: '.sendbox/messages.jsonl',
@@ -494,6 +498,7 @@ export function resolveConfig(
       'expected a password; leave the flag out to keep the inspector open',
     )
   }
+  const templatesDir = folder('--templates', options.templates, DEFAULTS.templates, cwd)
   const tokenPrefixes = [
     DEFAULTS.tokenPrefix,
     ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix),
@@ -508,9 +513,16 @@ export function resolveConfig(
       'a port number from 0 to 65535',
     ),
     host,
-    templatesDir: folder('--templates', options.templates, DEFAULTS.templates, cwd),
+    templatesDir,
     fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd),
-    snapshotsDir: folder('--snapshots', options.snapshots, DEFAULTS.snapshots, cwd),
+    // Beside the templates, not in the folder sendbox started in: `--templates ../shop/emails`
+    // started from another checkout must not accept snapshots into that checkout.
+    snapshotsDir: folder(
+      '--snapshots',
+      options.snapshots,
+      join(dirname(templatesDir), 'snapshots'),
+      cwd,
+    ),
     snapshotNow: snapshotNow(options.snapshotNow),
     dbFile: options.memory ? null : resolve(cwd, options.db ?? DEFAULTS.db),
     maxMessages: integer(

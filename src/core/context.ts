@@ -29,7 +29,7 @@ export interface AppContext {
   faults: FaultRegistry
   /** Recent rejected sends (bounded, in memory). */
   rejections: RejectionLog
-  /** Delivery states and simulated engagement (CONTRACT §7). */
+  /** Delivery states and simulated engagement (docs/delivery.md). */
   delivery: DeliveryEngine
   /** Signed webhook deliveries, their queues and history. */
   webhooks: WebhookDispatcher
@@ -38,9 +38,9 @@ export interface AppContext {
   previews: PreviewStore
   /** The event streams' shared frame batches, one per kind (GET /_sandbox/api/events). */
   frames: FrameBatches
-  /** Links and codes of records as they leave sendbox (CONTRACT §9), each computed once. */
+  /** Links and codes of records as they leave sendbox (docs/testing.md#what-a-record-carries), each computed once. */
   reader: MessageReader
-  /** Every case's snapshot status, live, and accepting renders (CONTRACT §10). */
+  /** Every case's snapshot status, live, and accepting renders (docs/snapshots.md#while-you-edit-the-server). */
   snapshots: SnapshotBook
   /** The SMTP client of `--relay` (loaded at the first release), or null without one. */
   relay: RelayTransport | null

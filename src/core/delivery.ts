@@ -18,7 +18,7 @@ import { recipientEvent, sentEvent } from './webhook-events.js'
 import type { WebhookDispatcher } from './webhooks.js'
 
 /**
- * The delivery lifecycle (CONTRACT §7). Every accepted send fires `message.sent`; then, after
+ * The delivery lifecycle (docs/delivery.md). Every accepted send fires `message.sent`; then, after
  * the 201 and `--delivery-delay` ms apart, its recipients go through the states their
  * addresses name. Each step is one small log line and one `status` event per recipient, and a
  * webhook each. Simulated engagement (`simulate`) adds events by hand and takes the recipient
@@ -39,7 +39,7 @@ export interface SimulatedEvent {
   type: SimulatedEventType
   /** A recipient's address; default: the first recipient. */
   recipient?: string
-  /** `clicked`: the href of one of the message's `links` (CONTRACT §9). */
+  /** `clicked`: the href of one of the message's `links` (docs/testing.md#what-a-record-carries). */
   url?: string
 }
 
@@ -158,7 +158,7 @@ export class UrlNotInMessageError extends Error {
 }
 
 /**
- * The hrefs a click may name: the message's `links` (CONTRACT §9), without repeats.
+ * The hrefs a click may name: the message's `links` (docs/testing.md#what-a-record-carries), without repeats.
  *
  * @example
  * clickableUrls({ html: '<a href="https://x.test/?a=1&amp;b=2">x</a>', text: '' }) // ['https://x.test/?a=1&b=2']

@@ -3,7 +3,7 @@ import { enumOf, integer, object, optional, parse, string } from '../lib/schema.
 import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
 
 /**
- * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
+ * Fault injection (docs/delivery.md#faults): make the next n matching sends fail the way the real service
  * can, so an application's retry and error paths can be tested. Faulted sends are not stored.
  */
 

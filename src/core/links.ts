@@ -65,7 +65,7 @@ interface OpenAnchor {
 
 /**
  * Every `<a href>` and `<area href>` of an HTML document, in document order, duplicates kept
- * (CONTRACT §9). A real parser, not a regular expression: `<a title="a>b" href="…">` has a `>`
+ * (docs/testing.md). A real parser, not a regular expression: `<a title="a>b" href="…">` has a `>`
  * inside a quoted attribute, and `&amp;` in an href is `&` to a browser.
  *
  * @example
@@ -143,7 +143,7 @@ export function textUrls(text: string): string[] {
 const count = (text: string, char: string) => text.split(char).length - 1
 
 /**
- * A message's links (CONTRACT §9): the HTML's links, then each URL of the text part that they
+ * A message's links (docs/testing.md#what-a-record-carries): the HTML's links, then each URL of the text part that they
  * did not list, with `text: null`.
  *
  * @example

@@ -1,7 +1,7 @@
 import type { Recipient, RecipientEventType } from '../store/types.js'
 
 /**
- * Outcome by recipient (CONTRACT §7): the address's local part, or any one of its `+` tags,
+ * Outcome by recipient (docs/delivery.md): the address's local part, or any one of its `+` tags,
  * names what happens to it, the way the SES mailbox simulator and Resend's test addresses do.
  *
  *   anything else                        delivered

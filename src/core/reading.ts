@@ -3,7 +3,7 @@ import { codesIn } from './codes.js'
 import { messageLinks } from './links.js'
 
 /**
- * A message's links and codes (CONTRACT §9), from its HTML and text part. Pure; about 0.1 ms
+ * A message's links and codes (docs/testing.md#what-a-record-carries), from its HTML and text part. Pure; about 0.1 ms
  * for a 4 KB receipt (the HTML parse is most of it), which is why sends do not pay it: a record
  * is read when it leaves sendbox, and the reading is kept (`createMessageReader`).
  *

@@ -1,5 +1,5 @@
 /**
- * The cases snapshots are kept for (CONTRACT §10) and what each renders to: every template with
+ * The cases snapshots are kept for (docs/snapshots.md) and what each renders to: every template with
  * each of its fixture cases, or the case `default` from its front-matter examples when it has
  * none; rendered as a send would be (missing variables fail), on the snapshot clock.
  */

@@ -1,5 +1,5 @@
 /**
- * One case in full (CONTRACT §10): its snapshot, its render now as a snapshot stores it, the
+ * One case in full (docs/snapshots.md): its snapshot, its render now as a snapshot stores it, the
  * unified diffs between them, and which screenshots of `sendbox check --visual` it has. What
  * `GET /_sandbox/api/snapshots/:template/:case` answers; a function of the files and the catalog.
  */

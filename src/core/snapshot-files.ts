@@ -1,9 +1,9 @@
 /**
- * The snapshot folder on disk (CONTRACT §10): `<slug>/<case>.html` and `<slug>/<case>.txt`, and
+ * The snapshot folder on disk (docs/snapshots.md#the-snapshot-folder): `<slug>/<case>.html` and `<slug>/<case>.txt`, and
  * with `--visual` `<slug>/<case>.<width>-<scheme>.png`; the images of a visual change (the
  * current screenshot and the diff) under `.diff/`, which a `.gitignore` keeps out of commits.
  *
- * Writes are careful like the inbox's fixture writes (CONTRACT §8): names are checked against one
+ * Writes are careful like the inbox's fixture writes (docs/security.md): names are checked against one
  * pattern (no separator, no leading dot, so never `..`), files are owner-only (0600, folders
  * 0700) and written atomically (a temp file renamed over the old one, never followed through a
  * symlink), and a case folder that is a symlink to somewhere else is refused.

@@ -1,5 +1,5 @@
 /**
- * The bytes of a snapshot (CONTRACT §10): what a render becomes before it is written or compared,
+ * The bytes of a snapshot (docs/snapshots.md#the-snapshot-folder): what a render becomes before it is written or compared,
  * so that it is stable and diffs well line by line.
  *
  * HTML is re-indented, not re-printed. Every run of whitespace between or around text and tags

@@ -1,4 +1,4 @@
-/** The shapes of snapshots (CONTRACT §10) that the bus, the book and the routes share. */
+/** The shapes of snapshots (docs/snapshots.md#while-you-edit-the-server) that the bus, the book and the routes share. */
 
 export type SnapshotStatus = 'same' | 'changed' | 'new' | 'obsolete'
 

@@ -1,5 +1,5 @@
 /**
- * The snapshots of a running server (CONTRACT §10): every case's status, kept live, and accepting
+ * The snapshots of a running server (docs/snapshots.md#while-you-edit-the-server): every case's status, kept live, and accepting
  * a render as the new snapshot. What the inspector's snapshot routes and the inbox's Changes view
  * read.
  *

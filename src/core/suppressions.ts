@@ -2,7 +2,7 @@ import type { Suppression, SuppressionFilter } from '../store/types.js'
 import type { AppContext } from './context.js'
 
 /**
- * The suppression list, per project (CONTRACT §7): a hard bounce or a complaint puts the
+ * The suppression list, per project (docs/delivery.md): a hard bounce or a complaint puts the
  * address on it (core/delivery.ts); later sends of that project to it are accepted (201) and end `suppressed`.
  * It lives in the log, so it outlasts a restart; clearing messages leaves it alone.
  */

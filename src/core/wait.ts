@@ -34,6 +34,11 @@ export interface WaitTimeoutContext {
   earlier?: number
   /** Sentences about recent rejected sends that matched the filter. */
   hints?: string[]
+  /**
+   * What a match had to hold beyond the filter (an inbox's `a link (text Reset)`): messages
+   * matching the filter may have come, without it.
+   */
+  holding?: string
 }
 
 /** No matching message arrived in time. `filter` says what was waited for. */
@@ -45,8 +50,10 @@ export class WaitTimeoutError extends Error {
     readonly context: WaitTimeoutContext = {},
   ) {
     const shown = Object.keys(filter).length ? JSON.stringify(filter) : 'any message'
-    const parts = [`No message matching ${shown} arrived within ${timeout} ms.`]
-    const { earlier = 0, hints = [] } = context
+    const { earlier = 0, hints = [], holding } = context
+    const parts = [
+      `No message matching ${shown}${holding ? ` with ${holding}` : ''} arrived within ${timeout} ms.`,
+    ]
     if (earlier > 0)
       parts.push(
         `${earlier === 1 ? '1 matching message was' : `${earlier} matching messages were`} already in the log before the wait began and did not count (after: now).`,

@@ -1,7 +1,7 @@
 import type { MessageRecord, RecipientEvent, RecipientStatus } from '../store/types.js'
 
 /**
- * The JSON bodies sendbox posts to webhook URLs (CONTRACT §7), one type per event. An
+ * The JSON bodies sendbox posts to webhook URLs (docs/delivery.md), one type per event. An
  * application's handler can import these to type what it receives:
  *
  * @example

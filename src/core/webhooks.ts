@@ -17,7 +17,7 @@ export type {
 export { HISTORY_ATTEMPTS } from './webhooks-history.js'
 
 /**
- * Webhook delivery (CONTRACT §7), off the send path: every event goes to every `--webhook` URL
+ * Webhook delivery (docs/delivery.md), off the send path: every event goes to every `--webhook` URL
  * as JSON signed per Standard Webhooks. The parts, each tested on its own:
  * - `webhooks-lanes.ts`: one queue per URL, in which the events of one message form a lane,
  *   delivered strictly in order, while different messages' lanes go out side by side;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { H3Event } from 'h3'
 import { formatBytes } from '../lib/bytes.js'
-import { lineColumn } from '../lib/json.js'
+import { jsonErrorOffset, lineColumn } from '../lib/json.js'
 import { apiError } from './errors.js'
 
 /** Steps 2 and 3 of the send checks: media type, size, then JSON syntax. */
@@ -94,32 +94,6 @@ function readNodeBody(req: Readable, limit: number): Promise<string> {
   })
 }
 
-/** Node's JSON.parse messages don't always give a position; this finds the first bad byte. */
-function errorOffset(text: string): number {
-  // A prefix of valid JSON fails only as "incomplete"; the shortest prefix that fails
-  // otherwise ends at the offending character. Binary search keeps it O(n log n), error path only.
-  const bad = (end: number) => {
-    try {
-      JSON.parse(text.slice(0, end))
-      return false
-    } catch (error) {
-      const message = (error as Error).message
-      const at = /at position (\d+)/.exec(message)
-      if (at) return Number(at[1]) < end
-      return !/end of JSON input|Unterminated string/.test(message)
-    }
-  }
-  let lo = 0
-  let hi = text.length
-  if (!bad(hi)) return text.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (bad(mid)) hi = mid
-    else lo = mid + 1
-  }
-  return Math.max(0, lo - 1)
-}
-
 /**
  * How deep arrays and objects may nest in any JSON body. Far beyond any real template
  * variables, far below what recursive code (validation, rendering, serialising) survives.
@@ -172,7 +146,7 @@ export function parseJsonBody(text: string): unknown {
       throw apiError(400, 'invalid_json', 'The body is empty; send a JSON object (position 0).', {
         details: [{ position: 0, line: 1, column: 1 }],
       })
-    const position = errorOffset(text)
+    const position = jsonErrorOffset(text)
     const { line, column } = lineColumn(text, position)
     const found =
       position >= text.length

@@ -70,7 +70,7 @@ export const MESSAGE_LINK = component(
       ),
     }),
     v.description(
-      'A link a reader could follow (CONTRACT §9): an `<a href>` or `<area href>` of the HTML, or a URL only the text part has.',
+      'A link a reader could follow (docs/testing.md#what-a-record-carries): an `<a href>` or `<area href>` of the HTML, or a URL only the text part has.',
     ),
   ),
 )
@@ -108,7 +108,7 @@ const SUMMARY_ENTRIES = {
   ]),
   status: described(
     v.picklist(MESSAGE_STATUSES),
-    '`sent` until every recipient has settled; then `delivered` if all were, else the first of bounced, complained, suppressed, deferred that a recipient is in (CONTRACT §7).',
+    '`sent` until every recipient has settled; then `delivered` if all were, else the first of bounced, complained, suppressed, deferred that a recipient is in (docs/delivery.md).',
   ),
   recipients: list(RECIPIENT, 'One per `to` entry, in the same order.'),
   createdAt: time('When the send was accepted.'),

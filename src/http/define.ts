@@ -61,7 +61,7 @@ export interface Security<C> {
   headers?: Params
 }
 
-/** What the document says of a body at the time it is asked for (CONTRACT §12). */
+/** What the document says of a body at the time it is asked for (docs/api.md#openapi). */
 export interface BodyDocument {
   schema: JsonSchema
   /** Named schemas the body's schema refers to (`#/components/schemas/<name>`). */
@@ -102,7 +102,7 @@ export interface OperationExample {
   body?: unknown
   /**
    * The status it gets; default the success status. A request that fails is shown in the
-   * document as its answer only (CONTRACT §12: request examples are requests that succeed).
+   * document as its answer only (docs/api.md#openapi: request examples are requests that succeed).
    */
   status?: number
   /** The answer (strings ending in "…" stand for any text starting so). */

@@ -5,7 +5,7 @@ import { MESSAGE_STATUSES } from '../store/index.js'
 import type { WebhookDocument } from './openapi.js'
 
 /**
- * The delivery lifecycle's shapes (CONTRACT §7) for the document: recipients and their events,
+ * The delivery lifecycle's shapes (docs/delivery.md) for the document: recipients and their events,
  * suppressions, webhook deliveries, and the payload of every webhook event.
  */
 

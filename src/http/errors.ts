@@ -45,7 +45,7 @@ export function apiError(
 
 /**
  * A failed write of the message log as the error a client sees: `507 log_write_failed`, naming
- * the file and the reason (CONTRACT §5, "Faults"), never a bare 500 with a stack in the console
+ * the file and the reason (docs/log-faults.md, "Faults"), never a bare 500 with a stack in the console
  * (the log says it once, plainly). Anything else is returned as it is.
  *
  * @example throw asLogWriteFailure(error) // in a catch around a write of the log

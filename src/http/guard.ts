@@ -4,7 +4,7 @@ import type { H3Event } from 'h3'
 import { apiError } from './errors.js'
 
 /**
- * What keeps websites out of a sandbox that runs on a developer's machine (CONTRACT §8). One
+ * What keeps websites out of a sandbox that runs on a developer's machine (docs/security.md). One
  * check per request, before any route, in this order:
  *
  * 1. **Host** (DNS rebinding): a page on `evil.example` that re-points its own name at 127.0.0.1

@@ -378,7 +378,7 @@ function operationObject(op: Operation, table: Table, info: DocumentInfo): Json 
     // A success shows only while what it names is loaded; a failure's answer always shows.
     ([, example]) => !isSuccess(op, example) || (info.shows?.(example) ?? true),
   )
-  // CONTRACT §12: a request shown is one that succeeds; a failure is shown as its answer only.
+  // docs/api.md#openapi: a request shown is one that succeeds; a failure is shown as its answer only.
   const requests = examples.filter(([, example]) => isSuccess(op, example))
   const params = parameters(op, table, requests)
   return {

@@ -3,7 +3,7 @@ import { describeFailure } from '../templates/index.js'
 import { apiError } from './errors.js'
 
 /**
- * The one mapping from the template layer's typed failures to HTTP errors (CONTRACT §1, steps
+ * The one mapping from the template layer's typed failures to HTTP errors (docs/api.md#the-api, steps
  * 5–7). A send naming a missing template is 422; asking for it by URL (`GET /templates/:slug`,
  * previews) is 404, so those pass `notFound: 404`.
  *

@@ -50,6 +50,9 @@ export const CHANGES_CSS = String.raw`
 .stage-label { position: absolute; top: 8px; z-index: 1; padding: 1px 8px; border-radius: 999px; font-size: 11.5px; font-weight: 600; color: #fff; background: rgb(16 24 40 / 0.72); pointer-events: none; }
 .stage-label[data-side="snapshot"] { left: 8px; }
 .stage-label[data-side="current"] { right: 8px; }
+/* The first difference: a box drawn round it on both sides of the swipe (outline and a tint,
+   not colour alone), under the divider so the divider stays on top to drag. */
+.stage-mark { position: absolute; z-index: 1; border: 2px dashed #d9480f; border-radius: 4px; background: rgb(217 72 15 / 0.08); pointer-events: none; }
 /* The divider: a line the height of the emails, a grip that stays in sight while they scroll. */
 .swipe-divider { position: absolute; top: 0; bottom: 0; z-index: 2; width: 28px; margin-left: -14px; cursor: ew-resize; }
 .swipe-divider::before { content: ""; position: absolute; top: 0; bottom: 0; left: 13px; width: 2px; background: var(--accent); box-shadow: 0 0 0 1px rgb(255 255 255 / 0.7); }
@@ -84,11 +87,16 @@ export const CHANGES_CSS = String.raw`
 .diff-line[data-kind="add"] .diff-mark { color: var(--ok-text); }
 .diff-line[data-kind="del"] { background: #fdecec; }
 .diff-line[data-kind="del"] .diff-mark { color: var(--danger); }
+.diff-change { color: inherit; background: none; border-radius: 2px; text-decoration: underline 2px; text-underline-offset: 2px; }
+.diff-line[data-kind="add"] .diff-change { background: #b7e1c1; text-decoration-color: var(--ok-text); }
+.diff-line[data-kind="del"] .diff-change { background: #f7c1c1; text-decoration-color: var(--danger); }
 .diff-line[data-kind="hunk"] { padding-left: 8px; color: var(--accent-text); background: var(--accent-soft); }
 .diff-line[data-kind="header"], .diff-line[data-kind="note"] { padding-left: 8px; color: var(--muted); }
 @media (prefers-color-scheme: dark) {
   .diff-line[data-kind="add"] { background: #13301c; }
   .diff-line[data-kind="del"] { background: #3a1a1d; }
+  .diff-line[data-kind="add"] .diff-change { background: #1f5a30; }
+  .diff-line[data-kind="del"] .diff-change { background: #6b2a2f; }
 }
 
 @media (min-width: 761px) {
@@ -100,9 +108,10 @@ export const CHANGES_CSS = String.raw`
   .change-panel .compare-canvas { flex: none; overflow: visible; }
 }
 @media (min-width: 1280px) {
-  /* 1280 - 260 for the list leaves 1020: 380 for the diffs, 640 for a 600 px email and its canvas. */
+  /* 1280 - 260 for the list leaves 1020: 440 for the diffs (a dedented HTML line of ~55
+     characters fits one row), 580 for the email ("Fit" scales a 600 px one down a little). */
   #view-changes { grid-template-columns: 260px minmax(0, 1fr); }
-  .change-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 380px); }
+  .change-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 440px); }
   .change-diffs { min-height: 0; overflow: auto; border-top: 0; border-left: 1px solid var(--border); overscroll-behavior: contain; }
 }
 @media (max-width: 760px) {

@@ -73,6 +73,8 @@ html, body { margin: 0; }
 body { background: var(--bg); color: var(--text); min-height: 100vh; display: flex; flex-direction: column; -webkit-font-smoothing: antialiased; }
 a { color: var(--accent-text); }
 code, kbd, pre { font-family: var(--mono); }
+/* A flag and its value read as one word: "--webhook <url>" is not broken at its hyphens. */
+.nowrap { white-space: nowrap; }
 h2, h3 { font-weight: 650; }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; border-radius: 4px; }
 .visually-hidden { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
@@ -384,10 +386,12 @@ dialog p { margin: 0; color: var(--muted); }
 
 /* ---- narrow: one column, the list or the message ---- */
 @media (max-width: 760px) {
-  /* Two rows: the brand and the stream's state, then the sections, whole (not cut at "Webhoo…"). */
+  /* Two rows: the brand and the stream's state, then the sections. */
   .topbar { grid-template-columns: minmax(0, 1fr) auto; grid-template-areas: "brand status" "nav nav"; column-gap: 10px; padding: 4px 12px 6px; }
   .brand { padding: 6px 0 4px; }
-  .sections ul { gap: 0 2px; }
+  /* The sections in one row that scrolls sideways (a third row pushed every view ~30 px down);
+     the fade at the right edge says there is more. */
+  .sections ul { position: relative; flex-wrap: nowrap; gap: 0 2px; overflow-x: auto; scrollbar-width: none; mask-image: linear-gradient(to right, #000 calc(100% - 24px), transparent); }
   .sections a { padding: 5px 8px; font-size: 13.5px; }
   .split { display: block; }
   .split[data-open="true"] > .list-pane, .split[data-open="false"] > .detail-pane { display: none; }
@@ -402,8 +406,11 @@ dialog p { margin: 0; color: var(--muted); }
   .frame { height: 72vh; }
   .viewbar { padding: 8px 16px; }
   .vars-editor { padding: 12px 16px 14px; }
-  /* Seven message tabs: in two rows rather than cut ("Checl") or scrolled out of sight. */
-  .tabs { flex-wrap: wrap; }
+  /* Seven message tabs in one row that scrolls sideways, whole words (not cut at "Checl"): two
+     rows put the preview ~40 px further down, under a header already half the screen. */
+  /* Positioned: a badge's visually-hidden words (absolute) stay inside the row's scroll, not the page's. */
+  .tabs { position: relative; flex-wrap: nowrap; overflow-x: auto; scrollbar-width: none; }
+  [role="tab"] { flex: none; white-space: nowrap; }
   [role="tab"] { padding: 8px 8px 9px; }
   .tab-badge { margin-left: 4px; }
   .text-body { padding: 16px; }

@@ -13,7 +13,7 @@ import { findMessage, ID } from './messages.js'
 const EVENT_BODY_LIMIT = 64 * 1024
 
 /**
- * POST /_sandbox/api/messages/:id/events: simulated engagement (CONTRACT §7). After the body's
+ * POST /_sandbox/api/messages/:id/events: simulated engagement (docs/delivery.md). After the body's
  * checks (415, 413, 400, 422 validation_failed): the message (404 message_not_found), the
  * recipient (422 recipient_not_found), a clicked url in the HTML (422 url_not_in_message).
  */

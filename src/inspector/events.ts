@@ -21,7 +21,7 @@ export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024
 const encoder = new TextEncoder()
 
 /**
- * A whole record's JSON with its reading (CONTRACT §9): the line the log just wrote for it, with
+ * A whole record's JSON with its reading (docs/testing.md#what-a-record-carries): the line the log just wrote for it, with
  * `links` and `codes` added before its closing brace, so the record is not serialised a second time.
  */
 function readRecordJson(event: { record: MessageRecord }, reader: MessageReader): string {
@@ -59,7 +59,7 @@ function frame(event: SandboxEvent, summary: boolean, reader: MessageReader): st
 }
 
 /**
- * A `status` event (CONTRACT §7): the message's id and overall status, the recipient's address,
+ * A `status` event (docs/delivery.md): the message's id and overall status, the recipient's address,
  * and what happened to that recipient (its new status and the event), so that a page can update
  * without fetching the record.
  */

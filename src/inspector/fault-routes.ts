@@ -31,7 +31,7 @@ const FAULT = component(
   ),
 )
 
-/** POST/GET/DELETE /_sandbox/api/faults (CONTRACT §6). */
+/** POST/GET/DELETE /_sandbox/api/faults (docs/delivery.md#faults). */
 export const faultOperations = [
   defineOperation({
     method: 'POST',

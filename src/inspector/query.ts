@@ -36,7 +36,7 @@ export const FILTER_QUERY = {
   ),
   status: enumParam(
     MESSAGE_STATUSES,
-    'Only messages in this overall delivery status (CONTRACT §7): `sent` until every recipient has settled, then `delivered`, or the first of `bounced`, `complained`, `suppressed`, `deferred`.',
+    'Only messages in this overall delivery status (docs/delivery.md): `sent` until every recipient has settled, then `delivered`, or the first of `bounced`, `complained`, `suppressed`, `deferred`.',
   ),
 }
 

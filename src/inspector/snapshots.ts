@@ -12,7 +12,7 @@ import { HTML_QUERY, htmlAnswer } from './html.js'
 import type { SnapshotAccepted, SnapshotCase, SnapshotList, SnapshotsAccepted } from './types.js'
 
 /**
- * Change review (CONTRACT §10): every case's snapshot status, one case in full (both renders,
+ * Change review (docs/snapshots.md): every case's snapshot status, one case in full (both renders,
  * the diffs, the images of `sendbox check --visual`), the HTML of either side for a sandboxed
  * frame, accepting one case or all. The domain is the server's snapshot book
  * (src/core/snapshots.ts); these routes read it and map its outcomes to answers.

@@ -44,7 +44,7 @@ function withSubject(
   return subject === undefined ? suppression : { ...suppression, subject }
 }
 
-/** The suppression list (CONTRACT §7): list, and remove one address or all. */
+/** The suppression list (docs/delivery.md): list, and remove one address or all. */
 export const suppressionOperations = [
   defineOperation({
     method: 'GET',

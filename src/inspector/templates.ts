@@ -168,12 +168,30 @@ function preview(
  * Starting values for a variables editor when a template has no fixture: front-matter
  * examples, then every required path the analysis found, as a placeholder string, and a loop as
  * an array of one object with the fields its body reads (`stories: [{ title: "<stories[].title>" }]`).
+ * A name read only through `default` (a layout's `{{ preheader | default: "" }}`) is left out:
+ * its default is what a send without it gets, and an empty value would only hide that.
  */
 export function variableSkeleton(template: Template): Record<string, unknown> {
   const skeleton = exampleVariables(template)
   for (const path of [...template.requiredPaths, ...template.itemPaths]) placeholder(skeleton, path)
-  for (const name of template.variables) if (!Object.hasOwn(skeleton, name)) skeleton[name] = ''
+  for (const name of template.variables)
+    if (!Object.hasOwn(skeleton, name) && !onlyDefaulted(template, name)) skeleton[name] = ''
   return skeleton
+}
+
+/**
+ * Whether every use of `name` passes through `default` and front matter does not declare it.
+ *
+ * @example onlyDefaulted(template, 'preheader') // true for a layout's {{ preheader | default: "" }}
+ */
+export function onlyDefaulted(template: Template, name: string): boolean {
+  const under = (path: string) =>
+    path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`)
+  return (
+    template.declared[name] === undefined &&
+    !template.requiredPaths.some(under) &&
+    !template.itemPaths.some(under)
+  )
 }
 
 /**

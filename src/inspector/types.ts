@@ -111,7 +111,7 @@ export interface MessageSummaryPage {
   total: number
 }
 
-/** GET /_sandbox/api/snapshots: every case's snapshot status (CONTRACT §10). */
+/** GET /_sandbox/api/snapshots: every case's snapshot status (docs/snapshots.md). */
 export interface SnapshotList {
   snapshots: SnapshotSummary[]
   counts: SnapshotCounts

@@ -36,7 +36,7 @@ function findDelivery(ctx: AppContext, id: string, viewer: Viewer): WebhookDeliv
   return delivery
 }
 
-/** The webhook deliveries (CONTRACT §7): list, one, and a manual retry. */
+/** The webhook deliveries (docs/delivery.md): list, one, and a manual retry. */
 export const webhookOperations = [
   defineOperation({
     method: 'GET',

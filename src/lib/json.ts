@@ -49,6 +49,37 @@ export function lineColumn(text: string, offset: number): { line: number; column
 }
 
 /**
+ * Where JSON text first goes wrong: Node's JSON.parse messages don't always give a position
+ * ("Unexpected token '}', … is not valid JSON"); this finds the first bad character.
+ *
+ * @example jsonErrorOffset('{"a": }') // 6
+ */
+export function jsonErrorOffset(text: string): number {
+  // A prefix of valid JSON fails only as "incomplete"; the shortest prefix that fails
+  // otherwise ends at the offending character. Binary search keeps it O(n log n), error path only.
+  const bad = (end: number) => {
+    try {
+      JSON.parse(text.slice(0, end))
+      return false
+    } catch (error) {
+      const message = (error as Error).message
+      const at = /at position (\d+)/.exec(message)
+      if (at) return Number(at[1]) < end
+      return !/end of JSON input|Unterminated string/.test(message)
+    }
+  }
+  let lo = 0
+  let hi = text.length
+  if (!bad(hi)) return text.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (bad(mid)) hi = mid
+    else lo = mid + 1
+  }
+  return Math.max(0, lo - 1)
+}
+
+/**
  * A deep copy of a JSON-shaped value (plain objects, arrays, primitives). Strings are immutable,
  * so they are shared, not copied: for 1000 message records of ~4 KB this takes ~0.8 ms where
  * `structuredClone` takes 20-40 ms (it copies every HTML and text body too).

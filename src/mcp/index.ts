@@ -7,7 +7,7 @@ export { type SandboxTarget, sandboxUrl } from './inspector.js'
 import { registerTools } from './tools.js'
 
 /**
- * `sendbox mcp`: a Model Context Protocol server for coding agents (CONTRACT §9), a client of
+ * `sendbox mcp`: a Model Context Protocol server for coding agents (docs/mcp.md#tools), a client of
  * the inspector API of the sandbox at `url` like the inbox page, and nothing of the server: a
  * sandbox that is down makes each tool call an error that says how to start one, and the MCP
  * server stays up to answer the next call once it is.

@@ -92,7 +92,7 @@ function reasonOf(error: unknown): string {
   return cause?.message || cause?.code || (error as Error).message || String(error)
 }
 
-/** Basic credentials for a guarded inspector: any user name, the password (CONTRACT §8). */
+/** Basic credentials for a guarded inspector: any user name, the password (docs/security.md). */
 const basicAuth = (password: string) =>
   `Basic ${Buffer.from(`sendbox:${password}`).toString('base64')}`
 
@@ -137,10 +137,34 @@ export async function inspect(
     )
   }
   const answer = await answerOf(base, response)
+  if (!answer.ok) answer.error.message = forAgents(answer.error.message)
   // The inspector's own words say how to sign in with curl; an agent needs ours.
   if (!answer.ok && answer.error.code === 'unauthorized')
     answer.error.message += ` Give sendbox mcp the password with SENDBOX_INSPECTOR_PASSWORD or --inspector-password${sandbox.password === undefined ? '' : ' (the one it has was refused)'}.`
   return answer
+}
+
+/**
+ * The inspector's advice names HTTP (a query parameter, a route to GET); an agent has tools and
+ * their arguments. Each entry: the inspector's words, and the tool's. Advice with no tool (the
+ * snapshot or suppression lists) is left as the inspector says it.
+ */
+const HTTP_ADVICE: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /wait longer with \?timeout= \(at most (\d+)\)/,
+    'wait longer with the `timeout` argument (at most $1)',
+  ],
+  [/GET \/(?:_sandbox\/api\/)?templates lists/, 'list_templates lists'],
+  [/GET \/_sandbox\/api\/messages lists/, 'list_messages lists'],
+]
+
+/**
+ * An inspector error message in an agent's terms.
+ *
+ * @example forAgents('… Send one, or wait longer with ?timeout= (at most 60000).') // '… wait longer with the `timeout` argument (at most 60000).'
+ */
+export function forAgents(message: string): string {
+  return HTTP_ADVICE.reduce((text, [http, tool]) => text.replace(http, tool), message)
 }
 
 async function answerOf(base: string, response: Response): Promise<InspectorAnswer> {

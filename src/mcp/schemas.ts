@@ -8,7 +8,7 @@ import { z } from 'zod'
  * to it later included.
  */
 
-/** The overall delivery states (CONTRACT §7); test/mcp checks them against the store's list. */
+/** The overall delivery states (docs/delivery.md); test/mcp checks them against the store's list. */
 export const MESSAGE_STATUSES = [
   'sent',
   'delivered',

@@ -5,7 +5,7 @@ import type { InspectorAnswer, InspectorRequest } from './inspector.js'
 import { type FILTERS, INPUT, OUTPUT, type RENDER_INPUT } from './schemas.js'
 
 /**
- * The tools of CONTRACT §9 ("AI agents"), each one or two inspector requests. Results go back as
+ * The tools of docs/mcp.md#tools, each one or two inspector requests. Results go back as
  * structured content and, for clients that read only text, as the same JSON in a text block;
  * an inspector error (or an unreachable sandbox) is a tool error whose text starts with its code.
  */

@@ -97,13 +97,21 @@ export function trackConnections(handler: Handler): Connections {
     // Requests Node itself cannot parse never reach h3; answer them in the same JSON shape.
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
       if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
-      const body = JSON.stringify(
-        errorBody('bad_request', 'The request could not be parsed as HTTP/1.1.'),
-      )
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      )
+      badRequest(socket, 'The request could not be parsed as HTTP/1.1.')
     })
+    // Plain HTTP to the HTTPS port: OpenSSL knows an HTTP request when it sees one, and the TCP
+    // connection under the failed handshake is still open, so the answer says so in plain HTTP
+    // (without it, curl says "Empty reply from server" and Node's fetch "other side closed").
+    if (tls)
+      server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+        if (error.code !== 'ERR_SSL_HTTP_REQUEST') return
+        const tcp = [...raw].find((s) => peer(s) === peer(socket))
+        if (tcp?.writable)
+          badRequest(
+            tcp,
+            'This sandbox serves HTTPS, and the request came as plain HTTP: use https:// with the same host and port (and trust its CA: docs/https.md in the sendbox package).',
+          )
+      })
     let closed: Promise<void> | undefined
     return () =>
       (closed ??= new Promise<void>((resolve) => {
@@ -124,6 +132,14 @@ export function trackConnections(handler: Handler): Connections {
       }))
   }
   return { handler: counted, attach }
+}
+
+/** A `400 bad_request` in the one error model, written by hand on a socket no handler has. */
+function badRequest(socket: Socket, message: string): void {
+  const body = JSON.stringify(errorBody('bad_request', message))
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
 }
 
 /** A connection's far end: the same for a TLS socket and the TCP socket under it. */

@@ -3,7 +3,7 @@ import { networkInterfaces } from 'node:os'
 import { serverUrl } from '../http/url.js'
 
 /**
- * What a non-loopback `--host` exposes, said once at start (CONTRACT §8): the inbox and the
+ * What a non-loopback `--host` exposes, said once at start (docs/security.md): the inbox and the
  * inspector are open to whoever can reach the address, so sendbox names every URL that reaches it.
  */
 

@@ -11,7 +11,7 @@ import { inspectorOperations } from '../inspector/index.js'
 /**
  * GET /_sandbox/api/openapi.json: the OpenAPI 3.1 document of the emulated API and the
  * inspector, generated from the very operation definitions the routes are registered from, and
- * from the templates loaded when it is asked for (CONTRACT §12). It is written once per state
+ * from the templates loaded when it is asked for (docs/api.md#openapi). It is written once per state
  * of the templates (the catalog's version) and address, and served as that text until either
  * changes; the generator (and the JSON Schema converter) load on the first request.
  */
@@ -47,7 +47,7 @@ const DOCUMENT_INFO = {
 /**
  * Whether a request example can be shown: one that names a template (a path's `slug`, a body's
  * `template`) or a fixture case shows only while that template, valid, and case are loaded, so
- * that a request shown is a request that succeeds (CONTRACT §12).
+ * that a request shown is a request that succeeds (docs/api.md#openapi).
  */
 export function exampleShows(ctx: AppContext, example: OperationExample): boolean {
   const body = (example.body ?? {}) as { template?: unknown; case?: unknown }

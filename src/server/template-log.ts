@@ -11,9 +11,10 @@ import type { TemplateCatalog, TemplateChange } from '../templates/index.js'
  * catalog.onChange((change) => logTemplateChange(catalog, change, logger))
  * // ℹ Template welcome reloaded (templates/welcome.liquid changed)
  * // ⚠ Template welcome does not parse: templates/welcome.liquid:7:3  Tag {% if name %} is not closed …
+ * // ⚠ Template welcome reloaded without its fixture case "default": fixtures/welcome.json does not parse
  */
 export function logTemplateChange(
-  catalog: Pick<TemplateCatalog, 'lookup' | 'templatesDir' | 'fixturesDir'>,
+  catalog: Pick<TemplateCatalog, 'lookup' | 'fixtures' | 'templatesDir' | 'fixturesDir'>,
   change: TemplateChange,
   logger: Pick<Logger, 'info' | 'warn'>,
 ): void {
@@ -28,6 +29,15 @@ export function logTemplateChange(
     const where = `${shownPath(join(catalog.templatesDir, at))}:${line}:${column}`
     logger.warn(`Template ${change.slug} does not parse: ${where}  ${message}`)
   } else if (found.ok) {
+    // A fixture that no longer parses was warned of where it is (file:line:column); the
+    // template is reloaded without that case, which "reloaded" alone would hide.
+    const broken = catalog
+      .fixtures(change.slug)
+      .find((f) => f.error !== undefined && f.file === join(folder, change.path))
+    if (broken)
+      return logger.warn(
+        `Template ${change.slug} reloaded without its fixture case "${broken.name}": ${file} does not parse`,
+      )
     const verb = own && change.change === 'added' ? 'added' : 'reloaded'
     const why = own ? file : `${change.source} ${file} ${change.change}`
     logger.info(`Template ${change.slug} ${verb} (${why})`)

@@ -6,7 +6,7 @@ import { ConfigError, type SendboxConfig } from '../core/config.js'
 import { isLoopbackHost, reachableAddresses } from './exposure.js'
 
 /**
- * What `--https` serves with (CONTRACT §11): your own certificate and key, or the local CA's,
+ * What `--https` serves with (docs/https.md#what-it-makes-and-where): your own certificate and key, or the local CA's,
  * kept beside the log (with `--memory`, in a temporary folder removed at close).
  */
 export interface TlsSetup {

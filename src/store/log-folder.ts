@@ -2,7 +2,7 @@ import path from 'node:path'
 import { errnoCode } from './errors.js'
 import { type LogFs, nodeFs } from './log-fs.js'
 
-/** Owner-only (CONTRACT §8): the log holds sign-in links and codes. */
+/** Owner-only (docs/security.md): the log holds sign-in links and codes. */
 export const FOLDER_MODE = 0o700
 
 const GITIGNORE = '# Created by sendbox: its message log, never to be committed.\n*\n'

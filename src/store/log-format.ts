@@ -8,7 +8,7 @@ import type {
 } from './types.js'
 
 /**
- * The log file's format (CONTRACT §5): its header, the kinds of line, and how one line is read.
+ * The log file's format (docs/log.md): its header, the kinds of line, and how one line is read.
  *
  *   line 1   {"sendbox":"log","version":1}
  *   then     a message record (has `id` and `status`), or a tombstone:

@@ -10,7 +10,7 @@ import type {
 } from './types.js'
 
 /**
- * How a record's recipients fold their events into states (CONTRACT §7). The log replays event
+ * How a record's recipients fold their events into states (docs/delivery.md). The log replays event
  * lines through this, and the running server applies new events through it, so a restart
  * lands on the same states the server showed.
  */

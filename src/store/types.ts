@@ -12,7 +12,7 @@ export interface Address {
 }
 
 /**
- * Where a recipient is (CONTRACT §7). `sent` until its first outcome; then `delivered`,
+ * Where a recipient is (docs/delivery.md). `sent` until its first outcome; then `delivered`,
  * `deferred` (delivered later), `bounced`, `complained` (after `delivered`) or `suppressed`.
  */
 export type RecipientStatus =
@@ -107,7 +107,7 @@ export interface MessageLink {
 }
 
 /**
- * What sendbox reads in a message for a test (CONTRACT §9): its links and one-time codes.
+ * What sendbox reads in a message for a test (docs/testing.md#what-a-record-carries): its links and one-time codes.
  * Computed from `html` and `text` when a record is read, never stored.
  */
 export interface MessageReading {
@@ -139,7 +139,7 @@ export interface SuppressionFilter {
 export interface MessageFilter {
   to?: string
   /**
-   * Exact, case-insensitive: a message one of whose recipients has this address (CONTRACT §9),
+   * Exact, case-insensitive: a message one of whose recipients has this address (docs/testing.md),
    * where `to` is a substring (`ada@example.com` is not `lovelace-ada@example.com`). A
    * `Name <address>` form counts by its address.
    */

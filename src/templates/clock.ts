@@ -1,6 +1,6 @@
 /**
  * A fixed clock for a render: what makes a snapshot the same bytes on any day, in any time zone
- * and under any locale (CONTRACT §10). liquidjs 10.30 reads the time for `"now"` and `"today"`
+ * and under any locale (docs/snapshots.md). liquidjs 10.30 reads the time for `"now"` and `"today"`
  * from `Date.now()` inside its date filters, formats in the process's time zone, names months in
  * the process's locale, and parses a date without a zone (`"2026-03-01 10:00"`) as local time.
  * So a render on a fixed clock:

@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { jsonErrorOffset, lineColumn } from '../lib/json.js'
+import { shownPath } from '../lib/paths.js'
 import { isValidSlug } from './slug.js'
 import type { FixtureCase } from './types.js'
 
@@ -44,11 +46,11 @@ export async function loadFixtureCases(
     if (!entry.isFile() || !entry.name.endsWith('.json') || entry.name.startsWith('.')) continue
     const name = entry.name.slice(0, -'.json'.length)
     if (!isValidSlug(name)) continue
-    const fixture = await readFixture(dir, name, path.join(nested, entry.name), warn)
+    const fixture = await readFixture(name, path.join(nested, entry.name), warn)
     if (fixture) cases.set(name, fixture)
   }
   // `<slug>.json` is the default case; it wins over a `<slug>/default.json`.
-  const single = await readFixture(dir, 'default', path.join(dir, `${slug}.json`), warn)
+  const single = await readFixture('default', path.join(dir, `${slug}.json`), warn)
   if (single) {
     if (cases.has('default')) {
       warn(
@@ -81,32 +83,31 @@ export function fixtureSlugOf(relative: string): string | null {
   return parts.length === 2 && isValidSlug(first) ? first : null
 }
 
-async function readFixture(
-  root: string,
-  name: string,
-  file: string,
-  warn: Warn,
-): Promise<FixtureCase | null> {
+async function readFixture(name: string, file: string, warn: Warn): Promise<FixtureCase | null> {
   let text: string
   try {
     text = await fs.promises.readFile(file, 'utf8')
   } catch (err) {
     if (isMissing(err)) return null
     const error = `Cannot read the fixture: ${(err as Error).message}`
-    warn(`${path.relative(root, file)}: ${error}`)
+    warn(`${shownPath(file)}:1:1  ${error}`)
     return { name, file, error }
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (err) {
-    const error = `Invalid JSON: ${(err as Error).message}.`.replace(/\.\.$/, '.')
-    warn(`${path.relative(root, file)}: ${error}`)
+    // Where, as `sendbox check` prints it (file:line:column); V8's message quotes the whole text
+    // for some mistakes, which the position says better.
+    const { line, column } = lineColumn(text, jsonErrorOffset(text))
+    const reason = (err as Error).message.replace(/, ".*" is not valid JSON$/s, '')
+    const error = `Invalid JSON at line ${line} column ${column}: ${reason}.`.replace(/\.\.$/, '.')
+    warn(`${shownPath(file)}:${line}:${column}  ${error}`)
     return { name, file, error }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const error = 'A fixture must be a JSON object of template variables.'
-    warn(`${path.relative(root, file)}: ${error}`)
+    warn(`${shownPath(file)}:1:1  ${error}`)
     return { name, file, error }
   }
   return { name, file, variables: value as Record<string, unknown> }

@@ -7,7 +7,7 @@ import { startTestSandbox } from '../helpers/sandbox.js'
 import { hasChromium, inboxSuite, screenshot } from './helpers.js'
 
 /**
- * The Changes view (CONTRACT §10, issue 24), end to end: a case whose render is not its snapshot
+ * The Changes view (docs/inbox.md#reviewing-changes, issue 24), end to end: a case whose render is not its snapshot
  * compared as a swipe (a divider the keys move, each side shown where it should be, checked in
  * the pixels) and as an overlay (opacity, difference), at a width and colour scheme kept in the
  * URL; the diffs; Accept and Accept all; the list and the count in the navigation following a
@@ -88,6 +88,46 @@ describe.skipIf(!hasChromium)('the Changes view', { timeout: 60_000 }, () => {
   const divider = (page: Page) => page.getByRole('slider', { name: /Divider/ })
   const navCount = (page: Page) =>
     page.locator('#nav-changes .nav-count').evaluate((el) => el.lastChild?.textContent ?? '')
+
+  it('a small change deep in an email: the swipe starts through it, a box marks it, the diff marks its words', async () => {
+    const receipt = (total: string) =>
+      withName(
+        [
+          '<!doctype html><html><body style="margin:0;font-family:sans-serif">',
+          '<h1>Thanks, {{ name }}</h1>',
+          '{% for i in (1..12) %}<p>Line {{ i }} of the receipt.</p>{% endfor %}',
+          '<table style="width:100%"><tr>',
+          `                    <td style="padding:12px;font-weight:bold">${total}</td>`,
+          '                    <td align="right">42.00 USD</td>',
+          '</tr></table></body></html>',
+        ].join('\n'),
+      )
+    await changed('receipt-deep', receipt('Total'), receipt('Grand total'))
+    const page = await openCase('receipt-deep')
+    // The header knows which meaning of "changed" this is: it renders.
+    expect(await page.locator('#accept-explain').textContent()).toMatch(
+      /^The render differs from its snapshot\. /,
+    )
+    const mark = page.locator('.stage-mark')
+    await mark.waitFor()
+    const stage = await page.locator('.stage').boundingBox()
+    const box = (await mark.boundingBox())!
+    // Below the twelve lines, at the left: the cell that changed, not the whole row.
+    expect(box.y - stage!.y).toBeGreaterThan(200)
+    expect(box.width).toBeLessThan(stage!.width / 2)
+    // The divider goes through it (the old words on its left, the new on its right).
+    const split = Number(await divider(page).getAttribute('aria-valuenow'))
+    expect(split).not.toBe(50)
+    const x = stage!.x + (stage!.width * split) / 100
+    expect(x).toBeGreaterThan(box.x)
+    expect(x).toBeLessThan(box.x + box.width)
+    // The HTML diff: the changed words marked on both lines, not the whole line.
+    const html = page.locator('#diff-html')
+    expect(await html.locator('del .diff-change').textContent()).toBe('Total')
+    expect(await html.locator('ins .diff-change').textContent()).toBe('Grand total')
+    expect(await html.locator('del').textContent()).toMatch(/^-\s*<td style/)
+    await screenshot(page, 'changes-first-difference-1280-light')
+  })
 
   it('swipe: the snapshot left of the divider, the render now right of it; the keys and the pointer move it', async () => {
     await changed('swipe-card', withName(block(RED, 'Before')), withName(block(BLUE, 'After')))

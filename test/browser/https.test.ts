@@ -9,7 +9,7 @@ import { httpsRequest, run } from '../https/helpers.js'
 import { CHROMIUM, hasChromium, openPage } from './helpers.js'
 
 /**
- * CONTRACT §11 in a real browser: the inbox over HTTPS, with sendbox's CA trusted the way a user
+ * docs/https.md#trust-the-ca in a real browser: the inbox over HTTPS, with sendbox's CA trusted the way a user
  * trusts it (Chromium on Linux reads the NSS database in $HOME/.pki/nssdb; `certutil` is
  * Debian's libnss3-tools), and no certificate error ignored: a browser without the CA is refused.
  */

@@ -69,7 +69,27 @@ describe.skipIf(!hasChromium)('the layout a first hour found wanting', { timeout
         .map((el) => el.textContent?.trim() || el.outerHTML.slice(0, 80))
     })
 
-  it('at 390 px the navigation is whole: every section, none cut at "Webhoo…"', async () => {
+  /** Each of `selector`, scrolled to in its row (sideways only), that is still not whole. */
+  const cutWhenScrolledTo = (page: Page, selector: string) =>
+    page.locator(selector).evaluateAll((elements) =>
+      elements
+        .filter((el) => {
+          const row = el.closest('ul, [role="tablist"]') as HTMLElement
+          const box = row.getBoundingClientRect()
+          row.scrollLeft += el.getBoundingClientRect().left - box.left
+          const at = el.getBoundingClientRect()
+          const whole = at.left >= box.left - 0.5 && at.right <= box.right + 0.5
+          return !whole || (el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1
+        })
+        .map((el) => el.textContent?.trim()),
+    )
+  /** How many rows the items of `selector` take. */
+  const rows = (page: Page, selector: string) =>
+    page
+      .locator(selector)
+      .evaluateAll((elements) => new Set(elements.map((el) => el.getBoundingClientRect().top)).size)
+
+  it('at 390 px the navigation is one row that scrolls sideways: the current section whole, each whole when scrolled to', async () => {
     const page = await visit('', PHONE)
     await page.getByText('No messages yet').waitFor()
     // Their names (Changes has a count after its own: every example case is new here).
@@ -77,18 +97,44 @@ describe.skipIf(!hasChromium)('the layout a first hour found wanting', { timeout
       .locator('.sections a')
       .evaluateAll((links) => links.map((a) => a.firstChild?.textContent))
     expect(names).toEqual(['Messages', 'Templates', 'Changes', 'Webhooks', 'Suppressions'])
-    expect(await cut(page, '.sections a')).toEqual([])
+    expect(await rows(page, '.sections a')).toBe(1)
+    expect(await cut(page, '.sections a[aria-current="page"]')).toEqual([])
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await screenshot(page, 'layout-390-nav')
+    expect(await cutWhenScrolledTo(page, '.sections a')).toEqual([])
+    // The last section, opened: its link is scrolled into the row, whole.
+    const last = await visit('#/suppressions', PHONE)
+    await last.locator('#nav-suppressions[aria-current="page"]').waitFor()
+    expect(await cut(last, '.sections a[aria-current="page"]')).toEqual([])
   })
 
-  it('at 390 px a message\'s tabs are whole: none cut at "Checl"', async () => {
+  it("at 390 px a message's tabs are one row, each whole when scrolled to, and the preview starts in the first half of the screen", async () => {
     const id = await send()
     const page = await visit(`#/messages/${id}`, PHONE)
     await page.locator('#message-tab-checks .tab-badge').waitFor()
     expect(await page.locator('#message-pane [role="tab"]').count()).toBe(7)
-    expect(await cut(page, '#message-pane [role="tab"]')).toEqual([])
+    expect(await rows(page, '#message-pane [role="tab"]')).toBe(1)
+    expect(await cut(page, '#message-pane [role="tab"][aria-selected="true"]')).toEqual([])
+    // Two rows of sections and two of tabs put it ~570 px down on an 844 px screen.
+    const top = await page
+      .locator('#message-pane iframe')
+      .first()
+      .evaluate((f) => f.getBoundingClientRect().top)
+    expect(top).toBeLessThan(480)
     await screenshot(page, 'layout-390-message-tabs')
+    expect(await cutWhenScrolledTo(page, '#message-pane [role="tab"]')).toEqual([])
+    // A tab opened from the URL, at the row's far end, is scrolled into it whole.
+    const checks = await visit(`#/messages/${id}?tab=checks`, PHONE)
+    await checks.locator('#message-tab-checks[aria-selected="true"]').waitFor()
+    expect(await cut(checks, '#message-pane [role="tab"][aria-selected="true"]')).toEqual([])
+  })
+
+  it('at 390 px the Webhooks empty state keeps --webhook <url> on one line', async () => {
+    const page = await visit('#/webhooks', PHONE)
+    const flag = page.locator('code.nowrap', { hasText: '--webhook <url>' })
+    await flag.waitFor()
+    expect(await flag.evaluate((el) => el.getClientRects().length)).toBe(1)
+    await screenshot(page, 'layout-390-webhooks-empty')
   })
 
   it("at 390 px the preview's options are all on screen (Dark, Inverted, Images off included)", async () => {

@@ -5,7 +5,7 @@ import { hasChromium, inboxSuite, screenshot } from './helpers.js'
 
 /**
  * The Links tab of an open message, end to end: the record's links and codes as the server read
- * them (CONTRACT §9), copied to the clipboard, a click simulated and seen on the Delivery tab.
+ * them (docs/testing.md), copied to the clipboard, a click simulated and seen on the Delivery tab.
  * Every wait is for the thing itself.
  */
 

@@ -4,7 +4,7 @@ import { removeRunnerProjects, runInProject, runnerProject } from '../recipes/ru
 import { CHROMIUM, hasChromium } from './helpers.js'
 
 /**
- * sendbox/playwright for real (CONTRACT §9): a Playwright Test suite in a project of its own, in
+ * sendbox/playwright for real (docs/testing.md#playwright-sendboxplaywright): a Playwright Test suite in a project of its own, in
  * Debian's Chromium (Playwright downloads none), tests running in parallel, each with its own
  * inbox, against a tiny app that sends through the HTTP API: type the code, follow the link.
  */

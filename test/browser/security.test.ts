@@ -12,7 +12,7 @@ import {
 import { hasChromium, launch, openPage, readTree } from './helpers.js'
 
 /**
- * CONTRACT §8 in a real browser: a hostile page, served from another origin (127.0.0.2) and
+ * docs/security.md in a real browser: a hostile page, served from another origin (127.0.0.2) and
  * through a rebinding name (evil.test mapped to 127.0.0.1 by Chromium's resolver), tries every
  * way a page can reach a local server: fetch, no-cors POSTs, sendBeacon, a text/plain form,
  * EventSource, and reads. Nothing is read, written or armed; the inbox itself still works.

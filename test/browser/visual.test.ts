@@ -7,7 +7,7 @@ import { tempDir, writeFiles } from '../helpers/sandbox.js'
 import { CHROMIUM, hasChromium } from './helpers.js'
 
 /**
- * `sendbox check --visual` in Debian's Chromium (CONTRACT §10): every case at 375 and 600 px,
+ * `sendbox check --visual` in Debian's Chromium (docs/snapshots.md#pixels---visual): every case at 375 and 600 px,
  * light and dark, as PNG snapshots; an unchanged project passes, a colour change is
  * visual_changed with a diff image that marks it.
  */

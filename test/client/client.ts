@@ -43,7 +43,7 @@ export async function runClient(baseUrl: string, token: string) {
   })
   const refusedCode: string | undefined = refused.error?.error.code
 
-  // The document knows the templates (CONTRACT §12): a send that lacks a variable its template
+  // The document knows the templates (docs/api.md#openapi): a send that lacks a variable its template
   // needs, or names a template that is not there, does not compile.
   const lacking = await client.POST('/messages', {
     headers,

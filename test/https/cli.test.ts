@@ -6,7 +6,7 @@ import { ROOT, runCli, startCli } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
 import { run } from './helpers.js'
 
-/** `sendbox --https` and a network `--host` from the command line (CONTRACT §11, §8). */
+/** `sendbox --https` and a network `--host` from the command line (docs/https.md, docs/security.md). */
 
 const TEMPLATES = ['--templates', join(ROOT, 'templates'), '--fixtures', join(ROOT, 'fixtures')]
 
@@ -30,6 +30,8 @@ describe('sendbox --https', () => {
         `SSL_CERT_FILE=${caFile}`,
         `REQUESTS_CA_BUNDLE=${caFile}`,
         'Browser    import it as a trusted authority',
+        // The page as the package holds it (docs/ ships), not a path of the user's project.
+        `More       ${join(ROOT, 'docs', 'https.md')}`,
       ])
         expect(stdout).toContain(line)
       const script = `const r = await fetch(process.argv[1]); console.log(r.status)`

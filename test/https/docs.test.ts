@@ -59,7 +59,11 @@ describe('docs/https.md', () => {
   it('the first start serves https and prints the trust lines the page shows', async () => {
     expect(server.url).toMatch(/^https:/)
     const shown = blocks.find((b) => b.lang === 'text' && b.body.includes('NODE_EXTRA_CA_CERTS'))!
-    const printed = server.output().stdout.replaceAll(dir, '/home/ada/shop')
+    // The page shows a project with sendbox installed: its docs/ under node_modules/sendbox.
+    const printed = server
+      .output()
+      .stdout.replaceAll(join(ROOT, 'docs'), '/home/ada/shop/node_modules/sendbox/docs')
+      .replaceAll(dir, '/home/ada/shop')
     for (const line of shown.body.split('\n')) expect(printed).toContain(line)
   })
 

@@ -4,12 +4,18 @@ import { get } from 'node:https'
 import { join } from 'node:path'
 import { connect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, startSendbox, type Sendbox } from '../../src/index.js'
+import {
+  ConfigError,
+  connectSendbox,
+  SendboxUnreachableError,
+  startSendbox,
+  type Sendbox,
+} from '../../src/index.js'
 import { tempDir, TOKEN } from '../helpers/sandbox.js'
 import { ROOT } from '../helpers/cli.js'
 import { httpsRequest, PYTHON_STRICT, run } from './helpers.js'
 
-/** CONTRACT §11: everything over HTTPS, trusted through the CA file alone. */
+/** docs/https.md#trust-the-ca: everything over HTTPS, trusted through the CA file alone. */
 
 const TEMPLATES = join(ROOT, 'templates')
 const FIXTURES = join(ROOT, 'fixtures')
@@ -81,6 +87,32 @@ describe('startSendbox({ https: true })', () => {
       code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     })
     await expect(fetch(`${sandbox.url}/_sandbox/api/health`)).rejects.toThrow()
+  })
+
+  it('connectSendbox without the CA names the cause and NODE_EXTRA_CA_CERTS, not a missing sandbox', async () => {
+    const error = await connectSendbox(sandbox.url)
+      .messages()
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SendboxUnreachableError)
+    const message = (error as Error).message
+    expect(message).toContain('a certificate this process does not trust')
+    expect(message).toContain('NODE_EXTRA_CA_CERTS=')
+    expect(message).not.toContain('No sendbox answers')
+  })
+
+  it('plain HTTP to the HTTPS port is answered, in plain HTTP, with what to use instead', async () => {
+    const url = `${sandbox.url.replace('https://', 'http://')}/_sandbox/api/health`
+    const response = await fetch(url)
+    expect(response.status).toBe(400)
+    const body = (await response.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('bad_request')
+    expect(body.error.message).toContain('use https://')
+    const curl = await run('curl', ['-sS', url])
+    expect(curl.stdout).toContain('This sandbox serves HTTPS')
+    const error = await connectSendbox(sandbox.url.replace('https://', 'http://'))
+      .messages()
+      .catch((e: unknown) => e)
+    expect((error as Error).message).toContain('use https://')
   })
 
   it('curl --cacert trusts it; curl without is refused', async () => {

@@ -12,7 +12,7 @@ import {
 } from '../../src/server/local-ca.js'
 import { tempDir } from '../helpers/sandbox.js'
 
-/** The local CA on disk (CONTRACT §11): made once, owner-only, reused, renewed near its end. */
+/** The local CA on disk (docs/https.md#what-it-makes-and-where): made once, owner-only, reused, renewed near its end. */
 
 const DAY = 24 * 60 * 60 * 1000
 const mode = async (path: string) => (await stat(path)).mode & 0o777

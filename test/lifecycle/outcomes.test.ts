@@ -4,7 +4,7 @@ import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.
 import { openEventStream } from '../helpers/sse.js'
 
 /**
- * CONTRACT §7, "Outcome by recipient", row by row, from outside: a real server, a real webhook
+ * docs/delivery.md, row by row, from outside: a real server, a real webhook
  * receiver, and nothing but HTTP.
  */
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startSendbox, type MessageRecord, type Sendbox } from '../../src/index.js'
 import { tempDir, TOKEN, writeFiles } from '../helpers/sandbox.js'
 
-/** Delivery states and suppressions in the log (CONTRACT §5, §7): after a restart, after compaction. */
+/** Delivery states and suppressions in the log (docs/log.md, docs/delivery.md): after a restart, after compaction. */
 
 const dirs: string[] = []
 const open: Sendbox[] = []

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
-/** POST /_sandbox/api/messages/:id/events: simulated engagement (CONTRACT §7), black-box. */
+/** POST /_sandbox/api/messages/:id/events: simulated engagement (docs/delivery.md), black-box. */
 
 const TEMPLATES = {
   'welcome.liquid':

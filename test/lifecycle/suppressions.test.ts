@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js'
 
-/** The suppression list (CONTRACT §7), per project, from outside. */
+/** The suppression list (docs/delivery.md), per project, from outside. */
 
 let sandbox: TestSandbox
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.
 import { openEventStream } from '../helpers/sse.js'
 
 /**
- * Webhooks (CONTRACT §7), black-box: a real sandbox posting to real local endpoints, the
+ * Webhooks (docs/delivery.md), black-box: a real sandbox posting to real local endpoints, the
  * signatures checked by the standardwebhooks package's own verify.
  */
 
@@ -416,7 +416,7 @@ describe('an endpoint that is down', () => {
     // 40 sends with 80 deliveries stuck in flight: the sends never waited for any of them.
     expect(elapsed).toBeLessThan(2500)
     await expect.poll(() => sockets.size).toBeGreaterThan(0)
-    // Each message's delivered event follows its 201 (CONTRACT §7), so the last ones may still be
+    // Each message's delivered event follows its 201 (docs/delivery.md), so the last ones may still be
     // on their way: wait until all 80 are pending (none answered, none given up).
     await expect.poll(async () => (await deliveries(sandbox)).pending).toBe(80)
   })

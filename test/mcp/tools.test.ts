@@ -79,7 +79,7 @@ function structured(result: Awaited<ReturnType<McpSession['call']>>): Record<str
 }
 
 describe('the tools an agent sees', () => {
-  it('lists the nine tools of CONTRACT §9, each with a description, strict input and an output schema', async () => {
+  it('lists the nine tools of docs/mcp.md#tools, each with a description, strict input and an output schema', async () => {
     const { tools } = await mcp.client.listTools()
     expect(tools.map((t) => t.name)).toEqual([
       'list_messages',
@@ -171,6 +171,8 @@ describe('messages', () => {
     expect(result.isError).toBe(true)
     expect(result.structuredContent).toBeUndefined()
     expect(textOf(result)).toMatch(/^message_not_found: There is no message "msg_nope"/)
+    expect(textOf(result)).toContain('list_messages lists the ones there are')
+    expect(textOf(result)).not.toContain('GET /')
   })
 
   it('wait_for_message: waits for a message that has not come yet, and answers with its record', async () => {
@@ -193,6 +195,9 @@ describe('messages', () => {
     const result = await mcp.call('wait_for_message', { to: 'nobody', timeout: 300 })
     expect(result.isError).toBe(true)
     expect(textOf(result)).toMatch(/^wait_timeout: No message matching .* within 300 ms/)
+    // The advice is the tool's argument, not the inspector's query parameter.
+    expect(textOf(result)).toContain('the `timeout` argument')
+    expect(textOf(result)).not.toContain('?timeout=')
     expect(Date.now() - started).toBeGreaterThanOrEqual(300)
   })
 
@@ -265,6 +270,10 @@ describe('templates', () => {
     expect(one.required).toEqual(['code', 'name', 'resetUrl'])
     const missing = await mcp.call('get_template', { slug: 'rest' })
     expect(textOf(missing)).toMatch(/^template_not_found: .*reset/)
+    // Nothing near: the advice is the tool that lists them.
+    const far = await mcp.call('get_template', { slug: 'zzzzzzzz' })
+    expect(textOf(far)).toContain('list_templates lists the ones there are')
+    expect(textOf(far)).not.toContain('GET /')
   })
 
   it('render_template: variables in; html, text, warnings and missing variables out', async () => {

@@ -6,7 +6,7 @@ import { childEnv, ROOT } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
 
 /**
- * A project of a user's own for sendbox/vitest and sendbox/playwright (CONTRACT §9): sendbox and
+ * A project of a user's own for sendbox/vitest and sendbox/playwright (docs/testing.md#playwright-sendboxplaywright): sendbox and
  * the runner linked in, the templates, a tiny app that sends through the HTTP API
  * (runners/app.ts) and the suite. Used by test/recipes/runners.test.ts (Vitest, in `npm test`)
  * and test/browser/playwright-runner.test.ts (Playwright Test, which needs Chromium).

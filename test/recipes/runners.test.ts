@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { removeRunnerProjects, runInProject, runnerProject } from './runner-project.js'
 
 /**
- * sendbox/vitest for real (CONTRACT §9): a Vitest suite in a project of its own, tests running
+ * sendbox/vitest for real (docs/testing.md#vitest-sendboxvitest): a Vitest suite in a project of its own, tests running
  * side by side, each with its own inbox, against a tiny app that sends through the HTTP API.
  * sendbox/playwright drives Chromium, so its suite is in the browser suite
  * (test/browser/playwright-runner.test.ts): `npm test` passes on a machine without one.

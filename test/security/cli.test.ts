@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { exposureWarning, isLoopbackHost, reachableUrls } from '../../src/server/exposure.js'
 import { startCli } from '../helpers/cli.js'
 
-/** What the command line says and keeps quiet about (CONTRACT §8, exposure; and a quiet console). */
+/** What the command line says and keeps quiet about (docs/security.md, exposure; and a quiet console). */
 
 const subscribers = async (url: string) =>
   ((await (await fetch(`${url}/_sandbox/api/health`)).json()) as { subscribers: number })

@@ -5,7 +5,7 @@ import { codeOf, raw } from '../helpers/http.js'
 import { startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js'
 
 /**
- * CONTRACT §8, no cross-site reads or writes: what a page on another origin can send without a
+ * docs/security.md, no cross-site reads or writes: what a page on another origin can send without a
  * CORS preflight (no-cors fetch, sendBeacon, a text/plain form) and what it would read.
  * Chromium marks such requests with Origin and Sec-Fetch-Site; here they are sent as it does.
  */

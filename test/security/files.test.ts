@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { startSendbox } from '../../src/index.js'
 import { tempDir, TOKEN } from '../helpers/sandbox.js'
 
-/** CONTRACT §8, files: the log, its lock and its folder are owner-only, and stay so. */
+/** docs/security.md, files: the log, its lock and its folder are owner-only, and stay so. */
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 const welcome = {

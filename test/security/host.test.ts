@@ -3,7 +3,7 @@ import { guardPolicy, hostName, isHostAllowed, isOwnOrigin } from '../../src/htt
 import { raw, codeOf } from '../helpers/http.js'
 import { startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js'
 
-/** CONTRACT §8, Host check: a page that re-points its own name at 127.0.0.1 (DNS rebinding) reads and changes nothing. */
+/** docs/security.md, Host check: a page that re-points its own name at 127.0.0.1 (DNS rebinding) reads and changes nothing. */
 
 const TEMPLATES = { 'welcome.liquid': 'Hi {{ name }}' }
 const welcome = JSON.stringify({

@@ -4,7 +4,7 @@ import { basicAuthMatches } from '../../src/http/guard.js'
 import { codeOf, raw } from '../helpers/http.js'
 import { startTestSandbox, TOKEN, type TestSandbox } from '../helpers/sandbox.js'
 
-/** CONTRACT §8, exposure: --inspector-password puts HTTP Basic auth on /_sandbox/; the API keeps its token check. */
+/** docs/security.md, exposure: --inspector-password puts HTTP Basic auth on /_sandbox/; the API keeps its token check. */
 
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`

@@ -9,7 +9,7 @@ import { raw } from '../helpers/http.js'
 import { tempDir, writeFiles } from '../helpers/sandbox.js'
 
 /**
- * CONTRACT §1: the full token is never kept. A token lives in memory for its request only: once
+ * docs/api.md#the-api: the full token is never kept. A token lives in memory for its request only: once
  * the request is answered, a heap snapshot of the server (which collects garbage first) holds
  * no string with it. The server runs in a child process, so the test's own copy of the token
  * is not in the heap searched.

@@ -6,7 +6,7 @@ import { runCli } from '../helpers/cli.js'
 import { tempDir, writeFiles } from '../helpers/sandbox.js'
 
 /**
- * `sendbox check` and the snapshot folder (CONTRACT §10): compared when it exists, written when a
+ * `sendbox check` and the snapshot folder (docs/snapshots.md#in-ci): compared when it exists, written when a
  * case has none (snapshot_missing under CI), snapshot_changed at the first differing line with a
  * diff under it, snapshot_obsolete, and -u. Each test runs the CLI in a project folder of its own.
  */
@@ -178,6 +178,22 @@ describe('sendbox check and snapshots', () => {
     ])
   })
 
+  it('the snapshot folder defaults to beside the templates folder, not the folder sendbox runs in', async () => {
+    const dir = await project()
+    const elsewhere = await tempDir('sendbox-snap-cwd-')
+    dirs.push(elsewhere)
+    const result = await check(elsewhere, [
+      '-u',
+      '--templates',
+      join(dir, 'templates'),
+      '--fixtures',
+      join(dir, 'fixtures'),
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(await filesUnder(join(dir, 'snapshots'))).toEqual(SNAPSHOT_FILES)
+    expect(await readdir(elsewhere)).toEqual([])
+  })
+
   it('-u writes every snapshot anew, removes obsolete ones, prints what changed, exits 0', async () => {
     const dir = await project()
     expect((await check(dir, ['--update'])).code).toBe(0)
@@ -199,7 +215,7 @@ describe('sendbox check and snapshots', () => {
       '  updated  snapshots/receipt/default.txt',
       '  removed  snapshots/welcome/default.html',
       '  removed  snapshots/welcome/default.txt',
-      '✔ 2 templates, 2 fixture cases: no problems',
+      '✔ 2 templates, 3 cases: no problems',
     ])
     expect(await filesUnder(join(dir, 'snapshots'))).toEqual([
       'receipt/big.html',
@@ -214,7 +230,7 @@ describe('sendbox check and snapshots', () => {
     )
     // Nothing changed since: -u writes nothing and says so.
     const quiet = await check(dir, ['-u'])
-    expect(lines(quiet.stderr)).toEqual(['✔ 2 templates, 2 fixture cases: no problems'])
+    expect(lines(quiet.stderr)).toEqual(['✔ 2 templates, 3 cases: no problems'])
   })
 
   it('-u exits 1 when a template fails, and keeps its snapshot', async () => {

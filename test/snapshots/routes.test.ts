@@ -6,7 +6,7 @@ import { openEventStream, type EventStream } from '../helpers/sse.js'
 import { errorOf, startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.js'
 
 /**
- * The inspector's snapshot routes (CONTRACT §10) on a real server: the list and its statuses,
+ * The inspector's snapshot routes (docs/snapshots.md#while-you-edit-the-server) on a real server: the list and its statuses,
  * one case with both renders and the diffs, either side as sandboxed HTML, the images, accept one
  * and all, the `snapshot` event when a save changes a status, and the §8 protections of a write.
  */
@@ -272,7 +272,7 @@ describe('the snapshot routes', () => {
   })
 })
 
-describe('a write of the snapshot routes stays in the snapshot folder and on this site (CONTRACT §8)', () => {
+describe('a write of the snapshot routes stays in the snapshot folder and on this site (docs/security.md)', () => {
   it('a template or case name that would leave the folder is refused: .., %2F, NUL, a leading dot', async () => {
     const before = await readdir(join(snapshots, '..'))
     // `..` and `%2E%2E` are folded by the server before routing, as URLs are: no snapshot

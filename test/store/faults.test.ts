@@ -14,7 +14,7 @@ import { faultyFs } from './faulty-fs.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 import { afterRestart, wellFormed } from './log-check.js'
 
-/** The log under faults (issue 26, CONTRACT §5 "Faults"), and issue 20's defects 6 and 7. */
+/** The log under faults (issue 26, docs/log-faults.md), and issue 20's defects 6 and 7. */
 
 async function rejection(promise: Promise<unknown>) {
   const error = await promise.then(

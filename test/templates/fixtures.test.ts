@@ -49,7 +49,7 @@ describe('fixtures', () => {
     expect(cases.map((c) => c.name)).toEqual(['broken', 'list', 'null', 'ok'])
     expect(cases[0]).toMatchObject({
       name: 'broken',
-      error: expect.stringMatching(/^Invalid JSON: /),
+      error: expect.stringMatching(/^Invalid JSON at line 1 column 11: /),
     })
     expect(cases[0]!.variables).toBeUndefined()
     expect(cases[1]).toMatchObject({

@@ -230,7 +230,7 @@ export const api = {
       { method: 'DELETE' },
     ),
   clearSuppressions: () => request<void>('/suppressions', { method: 'DELETE' }),
-  /** Every case's snapshot status (CONTRACT §10). */
+  /** Every case's snapshot status (docs/snapshots.md). */
   snapshots: () => request<SnapshotList>('/snapshots'),
   /** A case in full: both sides, the diffs, where each side and each screenshot is served. */
   snapshot: (template: string, name: string) => request<SnapshotCase>(snapshotPath(template, name)),

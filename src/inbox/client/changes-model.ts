@@ -27,7 +27,7 @@ import type { ViewState } from './preview.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 
 /**
- * The Changes view's state (CONTRACT §10): every case whose render is not its snapshot
+ * The Changes view's state (docs/inbox.md#reviewing-changes): every case whose render is not its snapshot
  * (changed, new, and obsolete snapshots), live over the SSE `snapshot` event; the case open
  * (`#/changes/<template>?case=<case>`) in full, with how it is compared; accepting one or all.
  * The count in the navigation (changed + new) comes with every event, whatever view is shown.

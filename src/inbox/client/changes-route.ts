@@ -138,6 +138,77 @@ export interface DiffLine {
   /** Its number in the snapshot and in the render now, where it has one. */
   before: number | null
   after: number | null
+  /**
+   * A removed or added line paired with one on the other side: where, in `text`, the part that
+   * differs starts and ends (what the two share before and after it is left unmarked).
+   */
+  changed?: [start: number, end: number]
+}
+
+/**
+ * The lines of a diff made to read in a narrow column: the indentation every line of a hunk
+ * shares taken off (a template's HTML is often 20 spaces deep, which wrapped each line onto
+ * several rows), and each removed line paired with the added line in the same place of its
+ * run, the part that differs marked on both.
+ *
+ * @example
+ * readable(diffLines('@@ -1 +1 @@\n-    <td>Total</td>\n+    <td>Grand total</td>\n'))
+ * // [hunk, { kind: 'del', text: '<td>Total</td>', changed: [4, 9] }, { kind: 'add', text: '<td>Grand total</td>', changed: [4, 15] }]
+ */
+export function readable(lines: readonly DiffLine[]): DiffLine[] {
+  const out: DiffLine[] = []
+  let start = 0
+  while (start < lines.length) {
+    let end = start + 1
+    while (end < lines.length && lines[end]!.kind !== 'hunk') end++
+    const hunk = lines.slice(start, end)
+    const body = hunk.filter((l) => l.kind === 'add' || l.kind === 'del' || l.kind === 'same')
+    const indent = Math.min(
+      ...body.filter((l) => l.text.trim()).map((l) => /^[ \t]*/.exec(l.text)![0].length),
+    )
+    const cut = Number.isFinite(indent) ? indent : 0
+    out.push(
+      ...markPairs(hunk.map((l) => (body.includes(l) ? { ...l, text: l.text.slice(cut) } : l))),
+    )
+    start = end
+  }
+  return out
+}
+
+/** Each run of removed lines then added ones, paired in order, the differing middle marked. */
+function markPairs(lines: DiffLine[]): DiffLine[] {
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.kind !== 'del') continue
+    let dels = i
+    while (dels < lines.length && lines[dels]!.kind === 'del') dels++
+    let adds = dels
+    while (adds < lines.length && lines[adds]!.kind === 'add') adds++
+    for (let k = 0; k < Math.min(dels - i, adds - dels); k++) {
+      const [a, b] = [lines[i + k]!, lines[dels + k]!]
+      let head = 0
+      while (head < a.text.length && head < b.text.length && a.text[head] === b.text[head]) head++
+      let tail = 0
+      while (
+        tail < a.text.length - head &&
+        tail < b.text.length - head &&
+        a.text[a.text.length - 1 - tail] === b.text[b.text.length - 1 - tail]
+      )
+        tail++
+      // Whole words: "Total" → "Grand total" marks both words, not "T" and "Grand t".
+      const word = (c: string | undefined) => c !== undefined && /\w/.test(c)
+      while (head > 0 && word(a.text[head - 1])) head--
+      while (
+        tail > 0 &&
+        word(a.text[a.text.length - tail]) &&
+        (word(a.text[a.text.length - tail - 1]) || word(b.text[b.text.length - tail - 1]))
+      )
+        tail--
+      lines[i + k] = { ...a, changed: [head, a.text.length - tail] }
+      lines[dels + k] = { ...b, changed: [head, b.text.length - tail] }
+    }
+    i = adds - 1
+  }
+  return lines
 }
 
 /**

@@ -18,7 +18,7 @@ import { href, type Route } from './router.js'
 import { Placeholder, Tabs } from './ui.js'
 
 /**
- * The Changes view (CONTRACT §10): every case whose render is not its snapshot, live; the one
+ * The Changes view (docs/inbox.md#reviewing-changes): every case whose render is not its snapshot, live; the one
  * selected compared side by side (a swipe, an overlay, the screenshots) at a width and colour
  * scheme, with the text and HTML diffs beside; Accept, and Accept all. ChangesModel holds the
  * state; this draws it.
@@ -275,6 +275,9 @@ function compareTabs(detail: SnapshotCase): TabSpec[] | null {
   ]
 }
 
+/** The header of a changed case that renders: it knows which of the status's two meanings it is. */
+const CHANGED_NOW = 'The render differs from its snapshot.'
+
 /** What Accept does to a case, said on the button's tooltip and beside it. */
 function acceptWords(detail: SnapshotCase): { label: string; explain: string } {
   if (detail.status === 'obsolete')
@@ -325,7 +328,7 @@ function ChangeHead({ model, detail }: { model: ChangesModel; detail: SnapshotCa
           ? STATUS_WORDS.same.explain
           : detail.error && detail.status === 'changed'
             ? 'It no longer renders: its snapshot stays as it is until the template renders again.'
-            : `${STATUS_WORDS[detail.status].explain} ${canAccept ? words.explain : ''}`}
+            : `${detail.status === 'changed' ? CHANGED_NOW : STATUS_WORDS[detail.status].explain} ${canAccept ? words.explain : ''}`}
       </p>
       {detail.error ? (
         <p class="note note-warn change-error-note" role="note">

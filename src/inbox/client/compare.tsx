@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact'
-import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { SnapshotCase } from './api.js'
 import type { ChangesModel } from './changes-model.js'
 import { contentKey, imageVariant, type CompareOptions } from './changes-route.js'
 import { usePage } from './context.js'
+import { type Box, firstDifference } from './first-difference.js'
 import { FRAME_SANDBOX, MeasuringFrame } from './frame.js'
 import { frameLook, frameSrc, type ViewState } from './preview.js'
 
@@ -143,6 +144,7 @@ function Stage({
   const look = frameLook(view)
   const split = model.split.value
   const above = upperStyle(mode, options, split, model.opacity.value)
+  const { mark, laidOut } = useFirstDifference(model, sides, width, mode === 'swipe')
   return (
     <>
       {mode === 'overlay' ? (
@@ -176,6 +178,19 @@ function Stage({
               }}
             />
           ))}
+          {mark && mode !== 'single' ? (
+            <span
+              class="stage-mark"
+              aria-hidden="true"
+              title="The first difference"
+              style={{
+                left: `${mark.left - 4}px`,
+                top: `${mark.top - 4}px`,
+                width: `${mark.width + 8}px`,
+                height: `${mark.height + 8}px`,
+              }}
+            />
+          ) : null}
           {mode === 'swipe' ? (
             <>
               <span class="stage-label" data-side="snapshot" aria-hidden="true">
@@ -195,11 +210,43 @@ function Stage({
             view={view}
             width={width}
             onHeight={(h) => measured(side.rev, h)}
+            onDocument={(doc) => laidOut(side.id, doc)}
           />
         ))}
       </div>
     </>
   )
+}
+
+/**
+ * Where the two renders first differ (read from the measuring frames, laid out at the stage's
+ * width), to mark on the stage; and, once per case, the swipe's divider put through it, so the
+ * change starts in sight, half of it on each side, instead of behind a divider at 50%. A
+ * difference as wide as half the stage or more (a whole block) is seen either way: the divider
+ * stays where it is.
+ */
+function useFirstDifference(model: ChangesModel, sides: Side[], width: number, swipe: boolean) {
+  const [docs, setDocs] = useState<{ doc: Partial<Record<Side['id'], Document>> }>({ doc: {} })
+  const key = sides.map((s) => s.rev).join(' ')
+  // Each load or relayout is a new object: the box is read again, the documents being the same.
+  const laidOut = (id: Side['id'], doc: Document) =>
+    setDocs((all) => ({ doc: { ...all.doc, [id]: doc } }))
+  const mark = useMemo<Box | null>(() => {
+    const { snapshot, current } = docs.doc
+    if (!snapshot || !current || width === 0) return null
+    try {
+      return firstDifference(snapshot, current)
+    } catch {
+      return null // a frame navigated away meanwhile: nothing to mark
+    }
+  }, [docs, width])
+  const placed = useRef('')
+  useEffect(() => {
+    if (!swipe || !mark || placed.current === key) return
+    placed.current = key
+    if (mark.width < width / 2) model.setSplit(((mark.left + mark.width / 2) / width) * 100)
+  }, [mark, key, swipe, width, model])
+  return { mark, laidOut }
 }
 
 /** A pointer down on the stage puts the divider there, and drags it until it is let go. */

@@ -1,11 +1,12 @@
 import { useMemo } from 'preact/hooks'
-import { diffLines, diffStat, type DiffLine } from './changes-route.js'
+import { diffLines, diffStat, type DiffLine, readable } from './changes-route.js'
 
 /**
  * A unified diff, as text: each line with its numbers in the snapshot and in the render now,
  * removed lines in `<del>` and added ones in `<ins>`, each also marked `-` or `+` (colour is not
  * the only cue, and a copied diff stays a diff). The numbers are drawn by CSS from attributes:
- * copying the diff copies none.
+ * copying the diff copies none. The indentation a hunk's lines share is left out, and the part
+ * of a changed line that differs is marked (`readable`).
  *
  * @example
  * <DiffView id="diff-text" title="Text" diff={detail.diff.text} same="The text is the same." />
@@ -24,7 +25,7 @@ export function DiffView({
 }) {
   // The file header (--- and +++) names what the view already says: the snapshot, the render now.
   const lines = useMemo(
-    () => (diff ? diffLines(diff).filter((l) => l.kind !== 'header') : []),
+    () => (diff ? readable(diffLines(diff).filter((l) => l.kind !== 'header')) : []),
     [diff],
   )
   const { added, removed } = diffStat(lines)
@@ -67,7 +68,7 @@ function Line({ line }: { line: DiffLine }) {
         <ins class="diff-line" data-kind="add">
           {numbers}
           <span class="diff-mark">+</span>
-          {line.text}
+          <Text line={line} />
           {'\n'}
         </ins>
       )
@@ -76,7 +77,7 @@ function Line({ line }: { line: DiffLine }) {
         <del class="diff-line" data-kind="del">
           {numbers}
           <span class="diff-mark">-</span>
-          {line.text}
+          <Text line={line} />
           {'\n'}
         </del>
       )
@@ -97,4 +98,17 @@ function Line({ line }: { line: DiffLine }) {
         </span>
       )
   }
+}
+
+/** A line's text, the part that differs from its pair (if it has one) in a `<mark>`. */
+function Text({ line }: { line: DiffLine }) {
+  if (!line.changed) return <>{line.text}</>
+  const [start, end] = line.changed
+  return (
+    <>
+      {line.text.slice(0, start)}
+      <mark class="diff-change">{line.text.slice(start, end)}</mark>
+      {line.text.slice(end)}
+    </>
+  )
 }

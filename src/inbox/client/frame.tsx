@@ -84,24 +84,31 @@ export function MeasuringFrame({
   view,
   width,
   onHeight,
+  onDocument,
 }: {
   src: string
   view: ViewState
   width: number
   onHeight(height: number): void
+  /** Its document, laid out, after each load and width (the Changes view reads where renders differ). */
+  onDocument?(document: Document): void
 }) {
   const systemDark = usePage().systemDark.value
   const url = frameSrc(src, view, systemDark)
   const measure = useRef<HTMLIFrameElement>(null)
   const report = useRef(onHeight)
   report.current = onHeight
+  const laidOut = useRef(onDocument)
+  laidOut.current = onDocument
   useEffect(() => {
     const element = measure.current
     if (!element) return
     const read = () => {
       const root = element.contentDocument?.documentElement
-      if (root && element.contentDocument?.URL !== 'about:blank')
+      if (root && element.contentDocument?.URL !== 'about:blank') {
         report.current(Math.ceil(root.scrollHeight))
+        laidOut.current?.(element.contentDocument!)
+      }
     }
     read()
     element.addEventListener('load', read)

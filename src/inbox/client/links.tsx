@@ -4,7 +4,7 @@ import { usePage } from './context.js'
 import { clickableLinks, simulateEvent } from './delivery-model.js'
 
 /**
- * The Links tab of a message: what a test reads in it (CONTRACT §9), as the server read it: the
+ * The Links tab of a message: what a test reads in it (docs/testing.md#what-a-record-carries), as the server read it: the
  * record's `codes` (copy) and `links` (text, URL, copy, simulate a click). Nothing is parsed
  * here: one extraction, on the server (src/core/links.ts, codes.ts). Click counts follow the
  * record live, in place: the focus stays on the button that was pressed.

@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'preact/hooks'
 import { usePage } from './context.js'
 import type { LogState } from './inbox.js'
 import { href } from './router.js'
+import { useRevealed } from './ui.js'
 
 /**
  * What surrounds every view: the top bar (sections, the stream's state), the banner while the
@@ -29,6 +30,8 @@ export function TopBar({
   session?: Session | null
 }) {
   const state = usePage().live.value
+  const row = useRef<HTMLUListElement>(null)
+  useRevealed(row, '[aria-current="page"]', current)
   return (
     <header class="topbar">
       <p class="brand">
@@ -54,7 +57,7 @@ export function TopBar({
         </p>
       </div>
       <nav class="sections" aria-label="Sections">
-        <ul>
+        <ul ref={row}>
           {sections.map((s) => (
             <li key={s.id}>
               <a

@@ -213,7 +213,9 @@ function TemplateHead({ model, t }: { model: TemplatesModel; t: TemplateListItem
       </div>
       <dl class="meta meta-line">
         <div>
-          <dt>Expects</dt>
+          {/* Every name it reads, required or not (one read only through `default` included):
+              the Variables tab says which a send must give. */}
+          <dt>Reads</dt>
           <dd class="chips">
             {t.variables.length
               ? t.variables.map((v) => (
@@ -451,10 +453,17 @@ function VariablesTable({
 }) {
   const declared = detail?.declared ?? {}
   const required = detail?.required ?? []
+  // A name read only through `default` (a layout's preheader) and not declared is not expected
+  // of a send: said apart, after the table, rather than listed as if a send should supply it.
+  const defaulted = (name: string) =>
+    declared[name] === undefined &&
+    !required.some((p) => p === name || p.startsWith(`${name}.`) || p.startsWith(`${name}[`))
+  const withDefault = detail ? names.filter(defaulted) : []
+  const expected = names.filter((name) => !withDefault.includes(name))
   return (
     <div class="details">
       <h3>Expected variables</h3>
-      {names.length ? (
+      {expected.length ? (
         <table class="vars vars-expected">
           <thead>
             <tr>
@@ -464,7 +473,7 @@ function VariablesTable({
             </tr>
           </thead>
           <tbody>
-            {names.map((name) => (
+            {expected.map((name) => (
               <tr key={name}>
                 <th scope="row">
                   <code class="var-name">{name}</code>
@@ -478,8 +487,25 @@ function VariablesTable({
           </tbody>
         </table>
       ) : (
-        <p>This template reads no variables.</p>
+        <p>
+          {withDefault.length
+            ? 'A send need give this template no variable.'
+            : 'This template reads no variables.'}
+        </p>
       )}
+      {withDefault.length ? (
+        <p class="muted" id="vars-with-default">
+          Also read, each with a default (<code>{'{{ name | default: … }}'}</code>), so a send may
+          leave {withDefault.length === 1 ? 'it' : 'them'} out:{' '}
+          {withDefault.map((name, i) => (
+            <span key={name}>
+              {i ? ', ' : ''}
+              <code class="var-name">{name}</code>
+            </span>
+          ))}
+          .
+        </p>
+      ) : null}
       {values ? (
         <>
           <h3>{valuesTitle}</h3>

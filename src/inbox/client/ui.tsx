@@ -171,6 +171,7 @@ export function Tabs({
     document.addEventListener('keydown', onKey)
     return () => document.removeEventListener('keydown', onKey)
   }, [arrowsAnywhere])
+  useRevealed(list, '[aria-selected="true"]', selected)
   return (
     <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
       {tabs.map((tab) => (
@@ -191,6 +192,37 @@ export function Tabs({
       ))}
     </div>
   )
+}
+
+/**
+ * At 390 px a row of tabs or sections is wider than the screen and scrolls sideways: the one
+ * that is current is scrolled into the row whole (sideways only: the page does not move), when
+ * it changes, when the row first shows, and when an item's size changes (a count or a badge
+ * that arrives later moves the ones after it).
+ *
+ * @example useRevealed(list, '[aria-selected="true"]', selected)
+ */
+export function useRevealed(
+  row: { current: HTMLElement | null },
+  selector: string,
+  key: unknown,
+): void {
+  useLayoutEffect(() => {
+    const element = row.current
+    if (!element) return
+    const reveal = () => {
+      const item = element.querySelector<HTMLElement>(selector)
+      if (!item || element.scrollWidth <= element.clientWidth) return
+      const box = element.getBoundingClientRect()
+      const at = item.getBoundingClientRect()
+      if (at.left < box.left) element.scrollLeft -= box.left - at.left + 16
+      else if (at.right > box.right) element.scrollLeft += at.right - box.right + 16
+    }
+    reveal()
+    const observer = new ResizeObserver(reveal)
+    for (const child of element.children) observer.observe(child)
+    return () => observer.disconnect()
+  }, [key])
 }
 
 /** A small count on a tab, with words for screen readers. */

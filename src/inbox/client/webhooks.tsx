@@ -66,8 +66,9 @@ export function WebhooksView({ model, route }: { model: WebhooksModel; route: Ro
             </>
           ) : (
             <>
-              No webhook URL is configured. Start sendbox with <code>--webhook &lt;url&gt;</code>{' '}
-              (or <code>SENDBOX_WEBHOOK</code>) and every delivery event is posted there.
+              No webhook URL is configured. Start sendbox with{' '}
+              <code class="nowrap">--webhook &lt;url&gt;</code> (or <code>SENDBOX_WEBHOOK</code>)
+              and every delivery event is posted there.
             </>
           )}
         </p>
@@ -133,9 +134,13 @@ export function WebhooksView({ model, route }: { model: WebhooksModel; route: Ro
           <div class="empty">
             <p class="empty-title">No deliveries yet</p>
             <p>
-              {data.endpoints.length
-                ? 'Send a message: its events show up here as they are posted.'
-                : 'Nothing is posted without a --webhook URL.'}
+              {data.endpoints.length ? (
+                'Send a message: its events show up here as they are posted.'
+              ) : (
+                <>
+                  Nothing is posted without a <code class="nowrap">--webhook</code> URL.
+                </>
+              )}
             </p>
           </div>
         ) : (

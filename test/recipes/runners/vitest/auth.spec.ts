@@ -6,7 +6,10 @@ import { startApp } from './app.js'
 describe.concurrent('emails a person acts on', () => {
   test('the password-reset email links to a page for that account', async ({ sandbox, inbox }) => {
     const app = await startApp(sandbox.url, sandbox.token)
-    await fetch(`${app.url}/forgot`, { method: 'POST', body: `email=${inbox.address}` })
+    await fetch(`${app.url}/forgot`, {
+      method: 'POST',
+      body: new URLSearchParams({ email: inbox.address }),
+    })
 
     const link = await inbox.waitForLink({ text: 'new password' })
     const page = await (await fetch(link)).text()
@@ -16,7 +19,10 @@ describe.concurrent('emails a person acts on', () => {
 
   test('the sign-in code signs in', async ({ sandbox, inbox }) => {
     const app = await startApp(sandbox.url, sandbox.token)
-    await fetch(`${app.url}/sign-in`, { method: 'POST', body: `email=${inbox.address}` })
+    await fetch(`${app.url}/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ email: inbox.address }),
+    })
 
     const code = await inbox.waitForCode()
     const page = await fetch(`${app.url}/verify`, {
@@ -29,7 +35,10 @@ describe.concurrent('emails a person acts on', () => {
 
   test('a wrong code does not', async ({ sandbox, inbox }) => {
     const app = await startApp(sandbox.url, sandbox.token)
-    await fetch(`${app.url}/sign-in`, { method: 'POST', body: `email=${inbox.address}` })
+    await fetch(`${app.url}/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ email: inbox.address }),
+    })
 
     const code = await inbox.waitForCode()
     const wrong = code === '000000' ? '111111' : '000000'
