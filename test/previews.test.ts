@@ -187,7 +187,7 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   })
 
   it('leaves out of the skeleton a name read only through default: its default shows', async () => {
-    const body = await (await get('/templates/defaulted')).json()
+    const body = await jsonOf(get('/templates/defaulted'))
     expect(body.variables).toEqual(['name', 'title'])
     expect(body.skeleton).toEqual({ name: '<name>' })
   })

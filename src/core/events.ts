@@ -27,7 +27,7 @@ export type SandboxEvent =
   | { type: 'log'; health: LogHealth }
   /** A message was sent on to a real mailbox through the relay: `record` is the message after it. */
   | { type: 'release'; record: MessageRecord; release: Release }
-  /** A case's snapshot status changed (CONTRACT §10): a save, a snapshot written or removed. */
+  /** A case's snapshot status changed (docs/snapshots.md): a save, a snapshot written or removed. */
   | { type: 'snapshot'; change: SnapshotChange }
 
 export interface EventBus {

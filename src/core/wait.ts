@@ -88,7 +88,7 @@ export function waitForMessage(
   // The moment the wait counts from is the call's (synchronous): a cursor taken now.
   const from = after === 'now' ? ctx.log.cursor() : after
   const counted: MessageFilter = from === undefined ? filter : { ...filter, after: from }
-  // Without `after`, the newest match already stored answers (CONTRACT §3); with it, the newest
+  // Without `after`, the newest match already stored answers (docs/ci.md#waits-and-old-mail); with it, the newest
   // stored after the cursor (none, for `now`).
   const existing = ctx.log.latest(counted)
   if (existing) return Promise.resolve(existing)

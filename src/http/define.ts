@@ -44,7 +44,7 @@ export type Access =
   /** Changes what every project shares (fixtures, snapshots): an admin token. */
   | 'admin'
 
-/** Who may call, checked before anything else (CONTRACT §1: auth is step 1). */
+/** Who may call, checked before anything else (docs/api.md#the-api: auth is step 1). */
 export interface Security<C> {
   /** The OpenAPI security scheme's name. */
   scheme: string

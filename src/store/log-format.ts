@@ -16,7 +16,7 @@ import type {
  *            {"op":"delete","ids":["…",…]}   a filtered clear: one line, so it lands whole or not at all
  *            {"op":"clear"}                  every message before it is gone (suppressions stay)
  *            {"op":"events","id":"…","events":[{"recipient":0,"type":"delivered","at":"…"}]}
- *                                            a message's delivery events (CONTRACT §7), folded into its record
+ *                                            a message's delivery events (docs/delivery.md), folded into its record
  *            {"op":"release","id":"…","release":{"to":["…"],"at":"…","rejected":[],"response":"250 …"}}
  *                                            a message sent on through the relay, added to its `releases`
  *            {"op":"suppress","address":"…","project":"…","reason":"bounced","createdAt":"…"}

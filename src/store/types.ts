@@ -100,7 +100,7 @@ export interface Release {
   response: string
 }
 
-/** A link a reader could follow (CONTRACT §9); `text` is null for a URL only the text part has. */
+/** A link a reader could follow (docs/testing.md#what-a-record-carries); `text` is null for a URL only the text part has. */
 export interface MessageLink {
   href: string
   text: string | null

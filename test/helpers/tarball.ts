@@ -22,7 +22,7 @@ export async function commonJsProjectWithTarball(dir: string, extra: string[]): 
       env: childEnv({ npm_config_update_notifier: 'false' }),
     },
   )
-  const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>
+  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }]
   const app = join(dir, 'app')
   const installed = join(app, 'node_modules', 'sendbox')
   await mkdir(installed, { recursive: true })
