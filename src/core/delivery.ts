@@ -3,8 +3,8 @@ import type { Parsed } from '../lib/problems.js'
 import { component, enumOf, FIELD, object, optional, parse, relation, rule } from '../lib/schema.js'
 import { isLogWriteError } from '../store/index.js'
 import type {
-  MessageLog,
   MessageRecord,
+  MessageStore,
   RecipientEventEntry,
   RecipientEventType,
   Suppression,
@@ -193,7 +193,12 @@ interface Pending {
   timer: NodeJS.Timeout | null
 }
 
-type DeliveryContext = { log: MessageLog; events: EventBus; config: SendboxConfig; logger: Logger }
+type DeliveryContext = {
+  log: MessageStore
+  events: EventBus
+  config: SendboxConfig
+  logger: Logger
+}
 
 /**
  * Starts the lifecycle: listens for accepted sends on the event bus, and picks up the steps a
@@ -224,13 +229,15 @@ export function createDeliveryEngine(
   }
 
   /** An address on the project's suppression list is suppressed; otherwise its outcome decides. */
-  const planFor = (record: MessageRecord, address: string): RecipientEventType[] =>
-    stepsFor(ctx.log.suppression(record.project, address) ? 'suppressed' : outcomeOf(address))
+  const planFor = async (record: MessageRecord, address: string): Promise<RecipientEventType[]> =>
+    stepsFor(
+      (await ctx.log.suppression(record.project, address)) ? 'suppressed' : outcomeOf(address),
+    )
 
   async function step(p: Pending): Promise<void> {
-    const record = ctx.log.get(p.id)
+    const record = await ctx.log.get(p.id)
     if (closed || !record) return void pending.delete(p.id)
-    p.plans ??= record.recipients.map((r) => planFor(record, r.address))
+    p.plans ??= await Promise.all(record.recipients.map((r) => planFor(record, r.address)))
     const at = new Date().toISOString()
     const entries: RecipientEventEntry[] = []
     p.plans.forEach((plan, recipient) => {
@@ -260,7 +267,7 @@ export function createDeliveryEngine(
     id: string,
     entries: RecipientEventEntry[],
   ): Promise<MessageRecord | undefined> {
-    const before = ctx.log.get(id)
+    const before = await ctx.log.get(id)
     if (entries.length === 0 || !before) return before
     const updating = ctx.log.addEvents(id, entries)
     const suppressions = entries
@@ -294,9 +301,14 @@ export function createDeliveryEngine(
   })
 
   // Steps a previous run did not get to: they go on from where the log says they stopped.
-  for (const record of ctx.log.list().messages.reverse()) {
+  async function resume(): Promise<void> {
+    const { messages } = await ctx.log.list()
+    if (closed) return
+    for (const record of messages.reverse()) resumeOne(record)
+  }
+  function resumeOne(record: MessageRecord): void {
     const left = record.recipients.map(remainingSteps)
-    if (left.every((steps) => steps !== null && steps.length === 0)) continue
+    if (left.every((steps) => steps !== null && steps.length === 0)) return
     if (left.some((steps) => steps === null)) {
       schedule({
         id: record.id,
@@ -315,9 +327,13 @@ export function createDeliveryEngine(
       })
   }
 
+  resume().catch((error: unknown) => {
+    if (!closed) ctx.logger.error('Could not resume the delivery steps left unfinished', error)
+  })
+
   return {
     async simulate(id, input) {
-      const record = ctx.log.get(id)
+      const record = await ctx.log.get(id)
       if (!record) throw new MessageNotFoundError(id)
       let recipient = 0
       if (input.recipient !== undefined) {

@@ -75,14 +75,11 @@ export function waitForMessage(
     return Promise.reject(
       new TypeError(`waitForMessage: after must be "now", got ${JSON.stringify(after)}.`),
     )
-  // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new ones.
-  const existing = after === 'now' ? undefined : ctx.log.latest(filter)
-  if (existing) return Promise.resolve(existing)
   const began = new Date().toISOString()
   // What the wait really lasts, and so what its error reports: at most WAIT_MAX_MS.
   const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
-  const timedOut = () => {
-    const earlier = after === 'now' ? ctx.log.list({ ...filter, limit: 1 }).total : 0
+  const timedOut = async () => {
+    const earlier = after === 'now' ? (await ctx.log.list({ ...filter, limit: 1 })).total : 0
     // Rejected sends that may be the one waited for; with after=now, only those since it began.
     const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
     const hints = rejectionHint(
@@ -93,10 +90,14 @@ export function waitForMessage(
   }
   return new Promise((resolve, reject) => {
     const cleanups: Array<() => void> = []
+    let done = false
     const finish = (settle: () => void) => {
+      if (done) return
+      done = true
       for (const cleanup of cleanups) cleanup()
       settle()
     }
+    const fail = (error: unknown) => finish(() => reject(error))
     cleanups.push(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced).
@@ -107,7 +108,7 @@ export function waitForMessage(
           finish(() => resolve(event.record))
       }),
     )
-    const timer = setTimeout(() => finish(() => reject(timedOut())), waited)
+    const timer = setTimeout(() => timedOut().then(fail, fail), waited)
     cleanups.push(() => clearTimeout(timer))
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
     cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))
@@ -118,5 +119,12 @@ export function waitForMessage(
       signal.addEventListener('abort', onAbort, { once: true })
       cleanups.push(() => signal.removeEventListener('abort', onAbort))
     }
+    // Without `after`, the newest match already stored answers (CONTRACT §3); with it, only new
+    // ones. Asked once subscribed: a match stored while a database answers is heard, not missed.
+    if (after !== 'now')
+      Promise.resolve(ctx.log.latest(filter)).then(
+        (existing) => existing && finish(() => resolve(existing)),
+        fail,
+      )
   })
 }

@@ -58,14 +58,14 @@ const healthOperation = defineOperation({
       }),
     }),
   },
-  handler: ({ ctx }) => ({
+  handler: async ({ ctx }) => ({
     status: 'ok' as const,
     version: ctx.version,
     templates: ctx.catalog.count(),
-    messages: ctx.log.count(),
-    dropped: ctx.log.dropped(),
+    messages: await ctx.log.count(),
+    dropped: await ctx.log.dropped(),
     // What the log holds, against --max-log-bytes.
-    bytes: ctx.log.bytes(),
+    bytes: await ctx.log.bytes(),
     // Open event streams and pending waits: a leak shows up here.
     subscribers: ctx.events.size(),
     // What a client needs to show a working example; never a token given with --token.

@@ -38,8 +38,8 @@ export const ID = pathParam(
   ),
 )
 
-function findMessage(ctx: AppContext, id: string): MessageRecord {
-  const record = ctx.log.get(id)
+async function findMessage(ctx: AppContext, id: string): Promise<MessageRecord> {
+  const record = await ctx.log.get(id)
   if (!record)
     throw apiError(
       404,
@@ -87,8 +87,8 @@ export const messageOperations = [
         query: { limit: '10', fields: 'summary' },
       },
     },
-    handler({ ctx, query }) {
-      const page = ctx.log.list(filterOf(query))
+    async handler({ ctx, query }) {
+      const page = await ctx.log.list(filterOf(query))
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
       const messages =
         query.fields === 'summary'
@@ -165,7 +165,7 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The record.', schema: MESSAGE_RECORD },
     errors: NOT_FOUND,
-    handler: ({ ctx, params }) => ctx.reader.read(findMessage(ctx, params.id)),
+    handler: async ({ ctx, params }) => ctx.reader.read(await findMessage(ctx, params.id)),
   }),
   defineOperation({
     method: 'DELETE',
@@ -178,7 +178,7 @@ export const messageOperations = [
     success: { status: 204, description: 'Deleted; no body.' },
     errors: NOT_FOUND,
     async handler({ ctx, params }) {
-      await deleteMessage(ctx, findMessage(ctx, params.id).id)
+      await deleteMessage(ctx, (await findMessage(ctx, params.id)).id)
     },
   }),
   defineOperation({
@@ -193,7 +193,8 @@ export const messageOperations = [
     query: HTML_QUERY,
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params, query }) => htmlAnswer(findMessage(ctx, params.id).html, query),
+    handler: async ({ ctx, params, query }) =>
+      htmlAnswer((await findMessage(ctx, params.id)).html, query),
   }),
   defineOperation({
     method: 'GET',
@@ -205,8 +206,8 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The text.', contentType: 'text/plain' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params }) =>
-      textResponse(findMessage(ctx, params.id).text, {
+    handler: async ({ ctx, params }) =>
+      textResponse((await findMessage(ctx, params.id)).text, {
         'content-type': 'text/plain; charset=utf-8',
       }),
   }),
@@ -221,8 +222,8 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The checks.', schema: EMAIL_CHECKS },
     errors: NOT_FOUND,
-    handler({ ctx, params }) {
-      const record = findMessage(ctx, params.id)
+    async handler({ ctx, params }) {
+      const record = await findMessage(ctx, params.id)
       return checkEmail({ html: record.html, text: record.text })
     },
   }),
@@ -241,8 +242,8 @@ export const messageOperations = [
       contentType: 'message/rfc822',
     },
     errors: NOT_FOUND,
-    handler({ ctx, params }) {
-      const record = findMessage(ctx, params.id)
+    async handler({ ctx, params }) {
+      const record = await findMessage(ctx, params.id)
       return textResponse(toEml(record), {
         'content-type': 'message/rfc822',
         'content-disposition': `attachment; filename="${record.id}.eml"`,

@@ -33,11 +33,13 @@ const notSuppressed = (address: string) =>
   )
 
 /** An entry with the subject of the message that added it, while the log still has that message. */
-function withSubject(
+async function withSubject(
   ctx: Pick<AppContext, 'log'>,
   suppression: Suppression,
-): Suppression & { subject?: string } {
-  const subject = suppression.messageId ? ctx.log.get(suppression.messageId)?.subject : undefined
+): Promise<Suppression & { subject?: string }> {
+  const subject = suppression.messageId
+    ? (await ctx.log.get(suppression.messageId))?.subject
+    : undefined
   return subject === undefined ? suppression : { ...suppression, subject }
 }
 
@@ -56,11 +58,12 @@ export const suppressionOperations = [
       address: textParam('Only this address.', { examples: ['ada@example.com'] }),
     },
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
-    handler({ ctx, query }) {
-      const suppressions = listSuppressions(ctx, {
+    async handler({ ctx, query }) {
+      const listed = await listSuppressions(ctx, {
         ...projectFilter(query.project),
         ...(query.address ? { address: query.address } : {}),
-      }).map((s) => withSubject(ctx, s))
+      })
+      const suppressions = await Promise.all(listed.map((s) => withSubject(ctx, s)))
       return { suppressions, total: suppressions.length }
     },
   }),
@@ -88,8 +91,8 @@ export const suppressionOperations = [
     query: PROJECT,
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     errors: [[404, 'suppression_not_found']],
-    handler({ ctx, params, query }) {
-      const suppressions = listSuppressions(ctx, {
+    async handler({ ctx, params, query }) {
+      const suppressions = await listSuppressions(ctx, {
         ...projectFilter(query.project),
         address: params.address,
       })
