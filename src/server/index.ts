@@ -10,7 +10,7 @@ import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
 import { createPreviewStore } from '../core/previews.js'
 import { createFrameBatches } from '../inspector/events.js'
-import { openMessageLog, type LogFs } from '../store/index.js'
+import { openMessageLog, type LogFs, type MessageStore } from '../store/index.js'
 import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
 import { createSnapshotBook } from '../core/snapshots.js'
 import { version } from '../version.js'
@@ -108,16 +108,22 @@ export async function startServer(
     events,
     warn: logger.warn,
   })
-  let log: Awaited<ReturnType<typeof openMessageLog>>
+  let log: MessageStore
   try {
-    log = await openMessageLog({
-      file: config.dbFile,
-      maxMessages: config.maxMessages,
-      maxBytes: config.maxLogBytes,
-      warn: logger.warn,
-      onHealth: (health) => events.emit({ type: 'log', health }),
-      ...(seams.logFs ? { fs: seams.logFs } : {}),
-    })
+    log = config.store
+      ? // Loaded only for --store: the client and the SQL stay out of a sandbox on the log.
+        await (await import('../store/postgres/index.js')).openPostgresStore({
+          url: config.store,
+          maxMessages: config.maxMessages,
+        })
+      : await openMessageLog({
+          file: config.dbFile,
+          maxMessages: config.maxMessages,
+          maxBytes: config.maxLogBytes,
+          warn: logger.warn,
+          onHealth: (health) => events.emit({ type: 'log', health }),
+          ...(seams.logFs ? { fs: seams.logFs } : {}),
+        })
   } catch (error) {
     await Promise.all([snapshots.close(), catalog.close()])
     throw error
