@@ -295,7 +295,8 @@ export function createDeliveryEngine(
   }
 
   const stopListening = ctx.events.subscribe((event) => {
-    if (event.type !== 'message' || closed) return
+    // A message another process accepted is that process's to deliver: each step happens once.
+    if (event.type !== 'message' || closed || event.remote) return
     webhooks.enqueue(sentEvent(event.record), event.record.id)
     schedule({ id: event.record.id, plans: null, step: 0, skip: new Set(), timer: null })
   })

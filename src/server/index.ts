@@ -9,6 +9,7 @@ import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
 import { createPreviewStore } from '../core/previews.js'
+import { shareEvents } from '../core/shared-events.js'
 import { createFrameBatches } from '../inspector/events.js'
 import { openMessageLog, type LogFs, type MessageStore } from '../store/index.js'
 import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
@@ -167,6 +168,8 @@ export async function startServer(
     },
   }
   ctx.delivery = createDeliveryEngine(ctx, webhooks)
+  // Several processes on one store are one sandbox: their events reach each other's listeners.
+  const stopSharing = shareEvents(ctx, (error) => logger.error('A shared event was lost', error))
   const stopTemplateEvents = catalog.onChange((change) => {
     events.emit({ type: 'template', change })
     // One console line per reload or failure, on the console of `serve` (tests stay quiet).
@@ -188,6 +191,7 @@ export async function startServer(
     })
   } catch (error) {
     stopTemplateEvents()
+    stopSharing()
     ctx.delivery.close()
     webhooks.close()
     await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
@@ -205,6 +209,7 @@ export async function startServer(
       for (const fn of closers) fn()
       closers.clear()
       stopTemplateEvents()
+      stopSharing()
       // Pending steps and deliveries stop here; a later start picks the steps up from the log.
       ctx.delivery.close()
       webhooks.close()

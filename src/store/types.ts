@@ -186,6 +186,22 @@ export interface MessageStore {
   health(): LogHealth
   /** Writes anything pending and lets go of what it holds (lock, connections). Idempotent. */
   close(): Promise<void>
+  /**
+   * Present on a store several processes share (PostgreSQL): how they tell each other what
+   * happened. Absent on the log, which one process holds.
+   */
+  readonly channel?: StoreChannel
+}
+
+/** A small JSON notice between the processes of one store (at most ~7,000 bytes once serialised). */
+export type Notice = { type: string } & Record<string, unknown>
+
+/** Notices between the processes that share a store (PostgreSQL: LISTEN/NOTIFY). */
+export interface StoreChannel {
+  /** Tells every other process; resolves once sent. */
+  publish(notice: Notice): Promise<void>
+  /** What the other processes publish, in the order sent (never this process's own). */
+  subscribe(listener: (notice: Notice) => void): () => void
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { MessageStore } from '../types.js'
 import { StoreOpenError } from './errors.js'
+import { openChannel } from './channel.js'
 import { migrate } from './schema.js'
 import { createPostgresStore } from './store.js'
 import { storeName } from './url.js'
@@ -64,5 +65,6 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
       `Cannot prepare the PostgreSQL store ${name}: ${reasonOf(error, options.url)}.`,
     )
   }
-  return createPostgresStore(sql, { maxMessages: options.maxMessages })
+  const channel = await openChannel(sql)
+  return createPostgresStore(sql, { maxMessages: options.maxMessages, channel })
 }

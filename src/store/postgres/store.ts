@@ -7,6 +7,7 @@ import type {
   MessageRecord,
   MessageStore,
   Suppression,
+  StoreChannel,
   SuppressionFilter,
 } from '../types.js'
 import { conditionOf, filterColumns } from './filter.js'
@@ -42,6 +43,8 @@ const json = (sql: Sql, value: unknown) => sql.json(value as JSONValue)
 export interface PostgresStoreOptions {
   /** Oldest messages of the whole sandbox are dropped past this many. */
   maxMessages: number
+  /** The processes' channel (channel.ts); closed with the store. */
+  channel?: StoreChannel & { close(): Promise<void> }
 }
 
 /**
@@ -65,6 +68,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   }
 
   return {
+    ...(options.channel ? { channel: options.channel } : {}),
     async append(record) {
       await sql`
         INSERT INTO sendbox_messages ${sql({
@@ -170,6 +174,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
       if (closed) return
       closed = true
       await trimmer.idle()
+      await options.channel?.close().catch(() => {})
       await sql.end({ timeout: 5 })
     },
   }
