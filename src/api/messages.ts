@@ -174,7 +174,7 @@ export const sendOperation = defineOperation({
     const request = { ...body, to: recipients, warnings }
     const to = recipients.map(formatAddress)
     noteRequest(event, { template: request.template, to: request.to.map((a) => a.address) })
-    const fault = ctx.faults.take({ template: request.template, to })
+    const fault = await ctx.faults.take({ template: request.template, to })
     if (fault) throw simulatedFault(fault.status, fault.retryAfter)
     const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, {
       lenient: ctx.config.lenient,

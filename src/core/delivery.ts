@@ -303,6 +303,9 @@ export function createDeliveryEngine(
 
   // Steps a previous run did not get to: they go on from where the log says they stopped.
   async function resume(): Promise<void> {
+    // A store other processes share holds their deliveries under way too: taking them up here
+    // would step them twice (and read every message of the sandbox). Not resumed there, yet.
+    if (ctx.log.channel) return
     const { messages } = await ctx.log.list()
     if (closed) return
     for (const record of messages.reverse()) resumeOne(record)

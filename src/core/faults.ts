@@ -1,6 +1,7 @@
 import type { Parsed } from '../lib/problems.js'
 import { enumOf, integer, object, optional, parse, string } from '../lib/schema.js'
 import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
+import type { Awaitable, FaultTable, StoredFault } from '../store/types.js'
 
 /**
  * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
@@ -58,14 +59,15 @@ export interface SendFacts {
   to: string[]
 }
 
+/** The armed faults: in this process, or in a store the processes share (answers later then). */
 export interface FaultRegistry {
   /** Throws FaultLimitError when MAX_ARMED_FAULTS are armed. */
-  arm(input: FaultInput): Fault
-  list(): Fault[]
+  arm(input: FaultInput): Awaitable<Fault>
+  list(): Awaitable<Fault[]>
   /** Disarms all; returns how many were armed. */
-  clear(): number
+  clear(): Awaitable<number>
   /** The first armed fault matching this send, counted down (and removed at zero). */
-  take(send: SendFacts): Fault | undefined
+  take(send: SendFacts): Awaitable<Fault | undefined>
 }
 
 /** Every fault field, checked by `POST /_sandbox/api/faults` and `sandbox.fail()` and described by the document. */
@@ -150,6 +152,46 @@ function matches(fault: Fault, send: SendFacts): boolean {
     if (!send.to.some((to) => to.toLowerCase().includes(needle))) return false
   }
   return true
+}
+
+/**
+ * The faults of a sandbox whose processes share a store: a fault armed through any of them
+ * fails exactly `count` sends in total, whichever processes receive them. Matching stays here;
+ * the table counts down atomically (a fault another process used up is skipped).
+ *
+ * @example
+ * const faults = createSharedFaultRegistry(store.faults)
+ * await faults.arm({ status: 503, count: 3 })
+ */
+export function createSharedFaultRegistry(table: FaultTable): FaultRegistry {
+  // The table holds what arm() wrote: its status is one of FAULT_STATUSES.
+  const asFault = (stored: StoredFault) => stored as Fault
+  return {
+    async arm(input) {
+      const stored = await table.add(
+        {
+          status: input.status,
+          remaining: input.count ?? 1,
+          match: { ...input.match },
+          retryAfter: input.retryAfter ?? 1,
+          createdAt: new Date().toISOString(),
+        },
+        MAX_ARMED_FAULTS,
+      )
+      if (!stored) throw new FaultLimitError()
+      return asFault(stored)
+    },
+    list: async () => (await table.list()).map(asFault),
+    clear: () => table.clear(),
+    async take(send) {
+      for (const fault of await table.list()) {
+        if (!matches(asFault(fault), send)) continue
+        const taken = await table.countDown(fault.id)
+        if (taken) return asFault(taken)
+      }
+      return undefined
+    },
+  }
 }
 
 export function createFaultRegistry(): FaultRegistry {

@@ -54,9 +54,9 @@ export const faultOperations = [
       },
     },
     errors: [[409, 'too_many_faults']],
-    handler: ({ ctx, body }) => {
+    handler: async ({ ctx, body }) => {
       try {
-        return ctx.faults.arm(body)
+        return await ctx.faults.arm(body)
       } catch (error) {
         if (error instanceof FaultLimitError) throw apiError(409, 'too_many_faults', error.message)
         throw error
@@ -75,7 +75,7 @@ export const faultOperations = [
       description: 'Armed faults.',
       schema: v.object({ faults: v.array(FAULT) }),
     },
-    handler: ({ ctx }) => ({ faults: ctx.faults.list() }),
+    handler: async ({ ctx }) => ({ faults: await ctx.faults.list() }),
   }),
   defineOperation({
     method: 'DELETE',
@@ -85,8 +85,8 @@ export const faultOperations = [
     summary: 'Disarm every fault.',
     description: 'Sends succeed again (unless their token or a Prefer header says otherwise).',
     success: { status: 204, description: 'Disarmed; no body.' },
-    handler({ ctx }) {
-      ctx.faults.clear()
+    async handler({ ctx }) {
+      await ctx.faults.clear()
     },
   }),
 ]

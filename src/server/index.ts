@@ -4,7 +4,7 @@ import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxOptions } from '../core/config.js'
 import { createEventBus } from '../core/events.js'
-import { createFaultRegistry } from '../core/faults.js'
+import { createFaultRegistry, createSharedFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
@@ -147,7 +147,7 @@ export async function startServer(
     catalog,
     log,
     events,
-    faults: createFaultRegistry(),
+    faults: log.faults ? createSharedFaultRegistry(log.faults) : createFaultRegistry(),
     rejections: createRejectionLog(),
     // Replaced just below: the engine needs the context it is part of.
     delivery: undefined as unknown as AppContext['delivery'],

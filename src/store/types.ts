@@ -191,6 +191,30 @@ export interface MessageStore {
    * happened. Absent on the log, which one process holds.
    */
   readonly channel?: StoreChannel
+  /** Present on a store several processes share: the armed faults, counted down by all of them. */
+  readonly faults?: FaultTable
+}
+
+/** An armed fault as a shared store keeps it; what it means is src/core/faults.ts's business. */
+export interface StoredFault {
+  id: string
+  status: number
+  remaining: number
+  match: { template?: string; to?: string }
+  retryAfter: number
+  createdAt: string
+}
+
+/** The armed faults of a sandbox whose processes share a store. */
+export interface FaultTable {
+  /** Those with sends left to fail, oldest first. */
+  list(): Promise<StoredFault[]>
+  /** Arms one unless `max` are armed (then null); the id is the table's, unique across processes. */
+  add(fault: Omit<StoredFault, 'id'>, max: number): Promise<StoredFault | null>
+  /** Disarms all; returns how many were armed. */
+  clear(): Promise<number>
+  /** Counts the fault down by one send; undefined when it had none left (another process took the last). */
+  countDown(id: string): Promise<StoredFault | undefined>
 }
 
 /** A small JSON notice between the processes of one store (at most ~7,000 bytes once serialised). */

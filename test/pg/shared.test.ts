@@ -80,6 +80,32 @@ describePg('sandboxes on one database are one sandbox', () => {
     expect(record!.recipients[0]!.events.map((e) => e.type)).toEqual(['sent', 'delivered'])
   })
 
+  it('counts a fault down across processes: count 3 fails three sends in all', async () => {
+    const [a, b, c] = sandboxes as [TestSandbox, TestSandbox, TestSandbox]
+    const armed = await a.api('/_sandbox/api/faults', {
+      method: 'POST',
+      json: { status: 503, count: 3 },
+    })
+    expect(armed.status).toBe(201)
+    expect((await (await c.api('/_sandbox/api/faults')).json()).faults).toHaveLength(1)
+    const statuses = await Promise.all(
+      [a, b, a, b, c, c, a, b].map((s, i) =>
+        s
+          .send({
+            template: 'hello',
+            from: 'shop@acme.test',
+            to: `f${i}@example.com`,
+            subject: 'Hi',
+            templateVariables: { name: 'Ada' },
+          })
+          .then((r) => r.status),
+      ),
+    )
+    expect(statuses.filter((s) => s === 503)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5)
+    expect((await (await b.api('/_sandbox/api/faults')).json()).faults).toEqual([])
+  })
+
   it('shares suppressions: a bounce through one suppresses the address on every other', async () => {
     const [a, b, c] = sandboxes as [TestSandbox, TestSandbox, TestSandbox]
     const stream = await openEventStream(c.url)

@@ -1,6 +1,7 @@
 import postgres from 'postgres'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
@@ -42,7 +43,7 @@ describePg('the PostgreSQL store', () => {
         },
       ])
       const [{ version }] = await sql`SELECT version FROM sendbox_schema`
-      expect(version).toBe(1)
+      expect(version).toBe(SCHEMA_VERSION)
     } finally {
       await sql.end()
     }
@@ -148,8 +149,34 @@ describePg('several sandboxes on one database', () => {
       startTestSandbox(TEMPLATES, { memory: undefined, store: url }),
     ).rejects.toMatchObject({
       code: 'store_newer',
-      message: expect.stringContaining('newer sendbox (format 99; this one reads up to 1)'),
+      message: expect.stringContaining(
+        `newer sendbox (format 99; this one reads up to ${SCHEMA_VERSION})`,
+      ),
     })
+  })
+
+  it('upgrades a database an older sendbox wrote, keeping its messages', async () => {
+    const url = await freshDatabase()
+    const first = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+    expect((await send(first, 'kept@example.com')).status).toBe(201)
+    await first.close()
+    // What the first format was: no faults table.
+    const sql = postgres(url, { max: 1 })
+    await sql`DROP TABLE sendbox_faults`
+    await sql`UPDATE sendbox_schema SET version = 1`
+    const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+    try {
+      expect((await upgraded.messages()).map((m) => m.to[0]!.address)).toEqual(['kept@example.com'])
+      expect(
+        (await upgraded.api('/_sandbox/api/faults', { method: 'POST', json: { status: 503 } }))
+          .status,
+      ).toBe(201)
+      const [{ version }] = await sql`SELECT version FROM sendbox_schema`
+      expect(version).toBe(SCHEMA_VERSION)
+    } finally {
+      await sql.end()
+      await upgraded.close()
+    }
   })
 })
 

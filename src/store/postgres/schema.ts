@@ -7,7 +7,7 @@ import { StoreOpenError } from './errors.js'
  * refuses a database whose version is newer than the last step it knows: a newer sendbox wrote
  * it, and this one could misread it.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /** Any fixed number, shared by every sendbox: the lock the upgrade takes. */
 const UPGRADE_LOCK = 0x5e9db0c5
@@ -49,6 +49,16 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
       );
       CREATE TABLE sendbox_counters (name text PRIMARY KEY, value bigint NOT NULL);
       INSERT INTO sendbox_counters (name, value) VALUES ('dropped', 0);
+    `),
+  // 2: armed faults, counted down by every process.
+  (sql) =>
+    sql.unsafe(`
+      CREATE TABLE sendbox_faults (
+        seq bigserial PRIMARY KEY,
+        id text GENERATED ALWAYS AS ('fault_' || seq) STORED UNIQUE,
+        remaining integer NOT NULL,
+        fault jsonb NOT NULL
+      );
     `),
 ]
 

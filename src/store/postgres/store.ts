@@ -10,6 +10,7 @@ import type {
   StoreChannel,
   SuppressionFilter,
 } from '../types.js'
+import { createFaultTable } from './faults.js'
 import { conditionOf, filterColumns } from './filter.js'
 
 /** A record's keys in the order the JSON Lines log writes them (JSONB keeps its own order). */
@@ -69,6 +70,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
 
   return {
     ...(options.channel ? { channel: options.channel } : {}),
+    faults: createFaultTable(sql),
     async append(record) {
       await sql`
         INSERT INTO sendbox_messages ${sql({
