@@ -87,6 +87,7 @@ export const sendOperation = defineOperation({
     [422, 'missing_variables'],
     [422, 'render_failed'],
     [507, 'log_write_failed'],
+    [503, 'store_unavailable'],
   ],
   examples: {
     welcome: {

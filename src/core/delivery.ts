@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import type { Parsed } from '../lib/problems.js'
 import { component, enumOf, FIELD, object, optional, parse, relation, rule } from '../lib/schema.js'
-import { isLogWriteError } from '../store/index.js'
+import { isLogWriteError, isStoreUnavailable } from '../store/index.js'
 import type {
   MessageRecord,
   MessageStore,
@@ -222,7 +222,7 @@ export function createDeliveryEngine(
       p.timer = null
       step(p).catch((error: unknown) => {
         // A log that cannot be written said so once, plainly: no stack per delivery step.
-        if (closed || isLogWriteError(error)) return
+        if (closed || isLogWriteError(error) || isStoreUnavailable(error)) return
         ctx.logger.error(`Could not apply the delivery step of ${p.id}`, error)
       })
     }, ctx.config.deliveryDelay)

@@ -4,6 +4,7 @@ import { count } from '../http/components.js'
 import { described } from '../lib/schema.js'
 import type { AppContext } from '../core/context.js'
 import type { LogHealth } from '../store/types.js'
+import { isStoreUnavailable } from '../store/index.js'
 import { defineOperation, registerOperations, type Operation } from '../http/define.js'
 import { eventOperation } from './events.js'
 import { faultOperations } from './fault-routes.js'
@@ -58,7 +59,27 @@ const healthOperation = defineOperation({
       }),
     }),
   },
-  handler: async ({ ctx }) => ({
+  handler: async ({ ctx }) => {
+    try {
+      return await healthOf(ctx)
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error
+      // What a load balancer checks: this process cannot reach the shared store (docs/team.md).
+      return new Response(
+        JSON.stringify({
+          status: 'unavailable',
+          version: ctx.version,
+          store: { name: error.store, reason: error.reason },
+        }),
+        { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+      )
+    }
+  },
+})
+
+/** The health answer: counts from the store (a query each on a database). */
+async function healthOf(ctx: AppContext) {
+  return {
     status: 'ok' as const,
     version: ctx.version,
     templates: ctx.catalog.count(),
@@ -71,8 +92,8 @@ const healthOperation = defineOperation({
     // What a client needs to show a working example; never a token given with --token.
     auth: { tokenPrefixes: ctx.config.tokenPrefixes, exactTokens: ctx.config.tokens.length > 0 },
     ...logHealth(ctx.log.health()),
-  }),
-})
+  }
+}
 
 /** The log's health as the health answer says it: `log`, and `logError` while writes fail. */
 function logHealth({ state, file, reason, message, since }: LogHealth) {

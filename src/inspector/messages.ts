@@ -81,6 +81,8 @@ export const messageOperations = [
         total: count('Matches before limit and offset.'),
       }),
     },
+    // With --store: the database cannot be reached (docs/team.md).
+    errors: [[503, 'store_unavailable']],
     examples: {
       recent: {
         summary: 'The ten newest, as summaries',

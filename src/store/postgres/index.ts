@@ -66,5 +66,5 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
     )
   }
   const channel = await openChannel(sql)
-  return createPostgresStore(sql, { maxMessages: options.maxMessages, channel })
+  return createPostgresStore(sql, { name, maxMessages: options.maxMessages, channel })
 }

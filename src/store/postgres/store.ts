@@ -11,6 +11,7 @@ import type {
   SuppressionFilter,
 } from '../types.js'
 import { createFaultTable } from './faults.js'
+import { guarded } from './guard.js'
 import { conditionOf, filterColumns } from './filter.js'
 
 /** A record's keys in the order the JSON Lines log writes them (JSONB keeps its own order). */
@@ -42,6 +43,8 @@ function recordOf(stored: Record<string, unknown>): MessageRecord {
 const json = (sql: Sql, value: unknown) => sql.json(value as JSONValue)
 
 export interface PostgresStoreOptions {
+  /** `host:port/database`, what an unavailable store's error names. */
+  name: string
   /** Oldest messages of the whole sandbox are dropped past this many. */
   maxMessages: number
   /** The processes' channel (channel.ts); closed with the store. */
@@ -68,9 +71,9 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     return rows.map((row) => recordOf(row.record))
   }
 
-  return {
+  const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
-    faults: createFaultTable(sql),
+    faults: guarded(createFaultTable(sql), options.name),
     async append(record) {
       await sql`
         INSERT INTO sendbox_messages ${sql({
@@ -180,6 +183,9 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
       await sql.end({ timeout: 5 })
     },
   }
+  // The database away is a 503 store_unavailable for the request, not a crash; the client
+  // reconnects at the next query, so the sandbox works again without a restart.
+  return guarded(store, options.name, ['health'])
 }
 
 function suppressionCondition(sql: Sql, filter: SuppressionFilter) {
