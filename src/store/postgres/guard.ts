@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from '../errors.js'
 
 /** Client codes (postgres.js, Node's net) that mean the database could not be reached. */
-const NETWORK = new Set([
+const NETWORK: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',
