@@ -9,7 +9,9 @@ export default defineConfig({
     // is installed: here it ran a second time, under the load of the other files, where its
     // timing-bound steps (a two-second "Copied") were flaky.
     exclude: ['node_modules/**', 'test/browser/**'],
-    globalSetup: ['test/global-setup.ts'],
+    // pg-setup first: it starts the PostgreSQL tests' cluster without waiting, so initdb runs
+    // while global-setup builds.
+    globalSetup: ['test/pg-setup.ts', 'test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Black-box tests spawn real servers; two cores, so keep the pool small.

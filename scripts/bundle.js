@@ -46,6 +46,8 @@ const EXTERNAL = [
   'playwright-core',
   'pngjs',
   'pixelmatch',
+  // --store postgres://… alone (a team's shared sandbox): the client loads with the store.
+  'postgres',
 ]
 
 /**

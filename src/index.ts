@@ -242,9 +242,9 @@ export async function startSendbox(
     caFile: server.tls?.caFile ?? null,
     // Records are copies (strings shared): the store's caches assume its own never change.
     messages: async (filter) =>
-      ctx.log
-        .list(parseMessageFilter(filter, 'sandbox.messages()'))
-        .messages.map((record) => ctx.reader.read(copyJson(record))),
+      (await ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()'))).messages.map(
+        (record) => ctx.reader.read(copyJson(record)),
+      ),
     waitForMessage: async (options = {}) => {
       const { timeout, after: _after, signal: _signal, ...filter } = options
       parseMessageFilter(filter, 'sandbox.waitForMessage()')

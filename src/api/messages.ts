@@ -87,6 +87,7 @@ export const sendOperation = defineOperation({
     [422, 'missing_variables'],
     [422, 'render_failed'],
     [507, 'log_write_failed'],
+    [503, 'store_unavailable'],
   ],
   examples: {
     welcome: {
@@ -174,7 +175,7 @@ export const sendOperation = defineOperation({
     const request = { ...body, to: recipients, warnings }
     const to = recipients.map(formatAddress)
     noteRequest(event, { template: request.template, to: request.to.map((a) => a.address) })
-    const fault = ctx.faults.take({ project: caller.project, template: request.template, to })
+    const fault = await ctx.faults.take({ project: caller.project, template: request.template, to })
     if (fault) throw simulatedFault(fault.status, fault.retryAfter)
     const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, {
       lenient: ctx.config.lenient,

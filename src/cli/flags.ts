@@ -75,6 +75,13 @@ export const serveFlags = {
     default: 'false',
     description: 'Keep messages in memory only (no log file)',
   },
+  store: {
+    type: 'string',
+    env: 'SENDBOX_STORE',
+    valueHint: 'url',
+    description:
+      'A PostgreSQL database (postgres://user:password@host:port/db) instead of the log: every sendbox on it is one sandbox',
+  },
   'max-messages': {
     type: 'string',
     env: 'SENDBOX_MAX_MESSAGES',
@@ -144,7 +151,7 @@ export const serveFlags = {
     env: 'SENDBOX_PROJECTS',
     valueHint: 'file',
     description:
-      'Projects with their own tokens, webhooks and mail (YAML or JSON; docs/team.md#projects): only its tokens are accepted, and the inspector takes one too',
+      'Projects with their own tokens, webhooks and mail (YAML or JSON; docs/team.md#projects-each-teams-mail-behind-its-own-tokens): only its tokens are accepted, and the inspector takes one too',
   },
   https: {
     type: 'boolean',
@@ -337,6 +344,7 @@ export function serveOptionsFrom(
     snapshotNow: pick('snapshot-now') as string | undefined,
     db: pick('db') as string | undefined,
     memory: pick('memory') as boolean | undefined,
+    store: pick('store') as string | undefined,
     maxMessages: num('max-messages'),
     token: pick('token') as string[] | undefined,
     tokenPrefix: pick('token-prefix') as string[] | undefined,

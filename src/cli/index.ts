@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
 import { PACKAGE_ROOT } from '../package-root.js'
 import { version } from '../version.js'
+import { storeName } from '../store/postgres/url.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
 import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
@@ -141,7 +142,9 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       `  Inbox      ${sandbox.inboxUrl}`,
       `  Token      ${token}`,
       `  Templates  ${config.templatesDir}${existsSync(config.templatesDir) ? '' : MISSING_TEMPLATES}`,
-      `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
+      config.store
+        ? `  Store      PostgreSQL ${storeName(config.store)}   (every sendbox on it is one sandbox)`
+        : `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
       `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
       `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,
       // The relay without its user name and password: the console is no place for them.

@@ -81,7 +81,7 @@ function queryOf(filter: object): string {
 /** How `connectSendbox` reaches a sandbox. */
 export interface ConnectOptions {
   /**
-   * The token the inspector takes when the sandbox has projects (docs/team.md#projects): your
+   * The token the inspector takes when the sandbox has projects (docs/team.md#projects-each-teams-mail-behind-its-own-tokens): your
    * project's, or an admin's. Default `SENDBOX_TOKEN`; without projects none is needed.
    */
   token?: string

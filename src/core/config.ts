@@ -36,6 +36,12 @@ export interface SendboxOptions {
   db?: string
   /** Keep messages in memory only (no file, no lock). Default false. */
   memory?: boolean
+  /**
+   * A PostgreSQL database instead of the log file: `postgres://user:password@host:port/db`
+   * (`sslmode` honoured). Every sendbox on the same database is one sandbox (docs/team.md).
+   * Not with `db` or `memory`.
+   */
+  store?: string
   /** Oldest messages are dropped past this many. Default 5000. */
   maxMessages?: number
   /** Exact tokens to accept; when any is given, only these are accepted. */
@@ -62,7 +68,7 @@ export interface SendboxOptions {
   /** Puts HTTP Basic authentication (any user name, this password) on `/_sandbox/`. */
   inspectorPassword?: string
   /**
-   * Projects, each with its own tokens and webhooks, and admin tokens (docs/team.md#projects):
+   * Projects, each with its own tokens and webhooks, and admin tokens (docs/team.md#projects-each-teams-mail-behind-its-own-tokens):
    * a projects file (YAML or JSON), or the same object. With it, only the listed tokens are
    * accepted, and the inspector takes a token too.
    */
@@ -136,8 +142,10 @@ export interface SendboxConfig {
   snapshotsDir: string
   /** RFC 3339: what `"now"` is in snapshot renders. */
   snapshotNow: string
-  /** null with `memory`. */
+  /** null with `memory` or `store`. */
   dbFile: string | null
+  /** The PostgreSQL URL (`--store`), or null for the log. It holds the password: never print it. */
+  store: string | null
   maxMessages: number
   /** Exact tokens; when non-empty, the only ones accepted. */
   tokens: string[]
@@ -468,6 +476,22 @@ function relayAllow(value: string | string[] | undefined): string[] {
   return [...new Set(patterns)]
 }
 
+/** `--store`, checked: a PostgreSQL URL, alone (never echoed: it may hold a password). */
+function storeUrl({ store, db, memory }: SendboxOptions): string | null {
+  if (store === undefined) return null
+  if (typeof store !== 'string' || !/^postgres(ql)?:\/\/./i.test(store.trim()))
+    throw new ConfigError(
+      '--store',
+      'expected a PostgreSQL URL, postgres://user:password@host:port/database (the value given is not shown: it may hold a password)',
+    )
+  if (db !== undefined || memory)
+    throw new ConfigError(
+      '--store',
+      `cannot go with ${db !== undefined ? '--db' : '--memory'}: messages go to the database given by --store, not to a log file or memory`,
+    )
+  return store.trim()
+}
+
 /** Validates options into the config every layer reads. Throws `ConfigError`. */
 export function resolveConfig(
   options: SendboxOptions = {},
@@ -524,7 +548,8 @@ export function resolveConfig(
       cwd,
     ),
     snapshotNow: snapshotNow(options.snapshotNow),
-    dbFile: options.memory ? null : resolve(cwd, options.db ?? DEFAULTS.db),
+    dbFile: options.memory || options.store ? null : resolve(cwd, options.db ?? DEFAULTS.db),
+    store: storeUrl(options),
     maxMessages: integer(
       '--max-messages',
       options.maxMessages ?? DEFAULTS.maxMessages,

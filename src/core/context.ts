@@ -1,6 +1,6 @@
 import type { SendboxConfig } from './config.js'
 import type { EventBus } from './events.js'
-import type { MessageLog } from '../store/types.js'
+import type { MessageStore } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import type { FaultRegistry } from './faults.js'
 import type { RejectionLog } from './rejections.js'
@@ -24,7 +24,8 @@ export interface AppContext {
   config: SendboxConfig
   version: string
   catalog: TemplateCatalog
-  log: MessageLog
+  /** The messages and suppressions: the JSON Lines log or a database (the domain does not know which). */
+  log: MessageStore
   events: EventBus
   faults: FaultRegistry
   /** Recent rejected sends (bounded, in memory). */

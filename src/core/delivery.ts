@@ -1,10 +1,10 @@
 import * as v from 'valibot'
 import type { Parsed } from '../lib/problems.js'
 import { component, enumOf, FIELD, object, optional, parse, relation, rule } from '../lib/schema.js'
-import { isLogWriteError } from '../store/index.js'
+import { isLogWriteError, isStoreUnavailable } from '../store/index.js'
 import type {
-  MessageLog,
   MessageRecord,
+  MessageStore,
   RecipientEventEntry,
   RecipientEventType,
   Suppression,
@@ -193,7 +193,12 @@ interface Pending {
   timer: NodeJS.Timeout | null
 }
 
-type DeliveryContext = { log: MessageLog; events: EventBus; config: SendboxConfig; logger: Logger }
+type DeliveryContext = {
+  log: MessageStore
+  events: EventBus
+  config: SendboxConfig
+  logger: Logger
+}
 
 /**
  * Starts the lifecycle: listens for accepted sends on the event bus, and picks up the steps a
@@ -217,20 +222,22 @@ export function createDeliveryEngine(
       p.timer = null
       step(p).catch((error: unknown) => {
         // A log that cannot be written said so once, plainly: no stack per delivery step.
-        if (closed || isLogWriteError(error)) return
+        if (closed || isLogWriteError(error) || isStoreUnavailable(error)) return
         ctx.logger.error(`Could not apply the delivery step of ${p.id}`, error)
       })
     }, ctx.config.deliveryDelay)
   }
 
   /** An address on the project's suppression list is suppressed; otherwise its outcome decides. */
-  const planFor = (record: MessageRecord, address: string): RecipientEventType[] =>
-    stepsFor(ctx.log.suppression(record.project, address) ? 'suppressed' : outcomeOf(address))
+  const planFor = async (record: MessageRecord, address: string): Promise<RecipientEventType[]> =>
+    stepsFor(
+      (await ctx.log.suppression(record.project, address)) ? 'suppressed' : outcomeOf(address),
+    )
 
   async function step(p: Pending): Promise<void> {
-    const record = ctx.log.get(p.id)
+    const record = await ctx.log.get(p.id)
     if (closed || !record) return void pending.delete(p.id)
-    p.plans ??= record.recipients.map((r) => planFor(record, r.address))
+    p.plans ??= await Promise.all(record.recipients.map((r) => planFor(record, r.address)))
     const at = new Date().toISOString()
     const entries: RecipientEventEntry[] = []
     p.plans.forEach((plan, recipient) => {
@@ -260,7 +267,7 @@ export function createDeliveryEngine(
     id: string,
     entries: RecipientEventEntry[],
   ): Promise<MessageRecord | undefined> {
-    const before = ctx.log.get(id)
+    const before = await ctx.log.get(id)
     if (entries.length === 0 || !before) return before
     const updating = ctx.log.addEvents(id, entries)
     const suppressions = entries
@@ -289,15 +296,24 @@ export function createDeliveryEngine(
   }
 
   const stopListening = ctx.events.subscribe((event) => {
-    if (event.type !== 'message' || closed) return
+    // A message another process accepted is that process's to deliver: each step happens once.
+    if (event.type !== 'message' || closed || event.remote) return
     webhooks.enqueue(sentEvent(event.record), event.record.id)
     schedule({ id: event.record.id, plans: null, step: 0, skip: new Set(), timer: null })
   })
 
   // Steps a previous run did not get to: they go on from where the log says they stopped.
-  for (const record of ctx.log.list().messages.reverse()) {
+  async function resume(): Promise<void> {
+    // A store other processes share holds their deliveries under way too: taking them up here
+    // would step them twice (and read every message of the sandbox). Not resumed there, yet.
+    if (ctx.log.channel) return
+    const { messages } = await ctx.log.list()
+    if (closed) return
+    for (const record of messages.reverse()) resumeOne(record)
+  }
+  function resumeOne(record: MessageRecord): void {
     const left = record.recipients.map(remainingSteps)
-    if (left.every((steps) => steps !== null && steps.length === 0)) continue
+    if (left.every((steps) => steps !== null && steps.length === 0)) return
     if (left.some((steps) => steps === null)) {
       schedule({
         id: record.id,
@@ -316,9 +332,13 @@ export function createDeliveryEngine(
       })
   }
 
+  resume().catch((error: unknown) => {
+    if (!closed) ctx.logger.error('Could not resume the delivery steps left unfinished', error)
+  })
+
   return {
     async simulate(id, input) {
-      const record = ctx.log.get(id)
+      const record = await ctx.log.get(id)
       if (!record) throw new MessageNotFoundError(id)
       let recipient = 0
       if (input.recipient !== undefined) {

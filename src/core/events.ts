@@ -11,7 +11,15 @@ import type { SnapshotChange } from './snapshot-types.js'
 import type { WebhookDelivery } from './webhook-types.js'
 
 /** What the SSE stream, `wait` and the programmatic API listen to. */
-export type SandboxEvent =
+export type SandboxEvent = LocalEvent & {
+  /**
+   * Heard from another process of a shared store (core/shared-events.ts): it did the work (the
+   * delivery of its message), this process only tells its own listeners.
+   */
+  remote?: true
+}
+
+type LocalEvent =
   | { type: 'message'; record: MessageRecord }
   | { type: 'deleted'; id: string; project: string }
   /** `project`: the clear was of that project's messages only; absent, of every project's. */

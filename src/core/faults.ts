@@ -1,9 +1,10 @@
 import type { Parsed } from '../lib/problems.js'
 import { enumOf, integer, object, optional, parse, string } from '../lib/schema.js'
 import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
+import type { Awaitable, FaultTable, StoredFault } from '../store/types.js'
 
 /**
- * Fault injection (docs/delivery.md#faults): make the next n matching sends fail the way the real service
+ * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
  * can, so an application's retry and error paths can be tested. Faulted sends are not stored.
  */
 
@@ -62,16 +63,17 @@ export interface SendFacts {
   to: string[]
 }
 
+/** The armed faults: in this process, or in a store the processes share (answers later then). */
 export interface FaultRegistry {
   /** Throws FaultLimitError when MAX_ARMED_FAULTS are armed. */
   /** `project`: the sends of this project only (a project's own fault); absent, every send. */
-  arm(input: FaultInput, project?: string): Fault
+  arm(input: FaultInput, project?: string): Awaitable<Fault>
   /** The armed faults; with `project`, that project's only. */
-  list(project?: string): Fault[]
+  list(project?: string): Awaitable<Fault[]>
   /** Disarms all (with `project`, that project's); returns how many were armed. */
-  clear(project?: string): number
+  clear(project?: string): Awaitable<number>
   /** The first armed fault matching this send, counted down (and removed at zero). */
-  take(send: SendFacts): Fault | undefined
+  take(send: SendFacts): Awaitable<Fault | undefined>
 }
 
 /** Every fault field, checked by `POST /_sandbox/api/faults` and `sandbox.fail()` and described by the document. */
@@ -157,6 +159,50 @@ function matches(fault: Fault, send: SendFacts): boolean {
     if (!send.to.some((to) => to.toLowerCase().includes(needle))) return false
   }
   return true
+}
+
+/**
+ * The faults of a sandbox whose processes share a store: a fault armed through any of them
+ * fails exactly `count` sends in total, whichever processes receive them. Matching stays here;
+ * the table counts down atomically (a fault another process used up is skipped).
+ *
+ * @example
+ * const faults = createSharedFaultRegistry(store.faults)
+ * await faults.arm({ status: 503, count: 3 })
+ */
+export function createSharedFaultRegistry(table: FaultTable): FaultRegistry {
+  // The table holds what arm() wrote: its status is one of FAULT_STATUSES.
+  const asFault = (stored: StoredFault) => stored as Fault
+  return {
+    async arm(input, project) {
+      const stored = await table.add(
+        {
+          status: input.status,
+          remaining: input.count ?? 1,
+          match: { ...input.match },
+          retryAfter: input.retryAfter ?? 1,
+          createdAt: new Date().toISOString(),
+          ...(project === undefined ? {} : { project }),
+        },
+        MAX_ARMED_FAULTS,
+      )
+      if (!stored) throw new FaultLimitError()
+      return asFault(stored)
+    },
+    list: async (project) =>
+      (await table.list())
+        .map(asFault)
+        .filter((f) => project === undefined || f.project === project),
+    clear: (project) => table.clear(project),
+    async take(send) {
+      for (const fault of await table.list()) {
+        if (!matches(asFault(fault), send)) continue
+        const taken = await table.countDown(fault.id)
+        if (taken) return asFault(taken)
+      }
+      return undefined
+    },
+  }
 }
 
 export function createFaultRegistry(): FaultRegistry {

@@ -1,12 +1,18 @@
 import { newId } from '../lib/ids.js'
 import type { RenderedMessage } from '../templates/index.js'
 import { initialRecipients } from '../store/index.js'
-import type { Address, MessageFilter, MessageLog, MessageRecord, Warning } from '../store/types.js'
+import type {
+  Address,
+  MessageFilter,
+  MessageRecord,
+  MessageStore,
+  Warning,
+} from '../store/types.js'
 import { isEmptyFilter } from '../store/index.js'
 import type { EventBus } from './events.js'
 
 /** What storing and deleting need: the log, and the bus that tells the inbox and the waits. */
-type MessageContext = { log: MessageLog; events: EventBus }
+type MessageContext = { log: MessageStore; events: EventBus }
 
 /**
  * The message operations of the sandbox, free of HTTP: what POST /messages, the inspector's
@@ -61,7 +67,7 @@ export async function storeMessage(
   await ctx.log.append(record)
   // A clear (or delete) made while the line was being written removed it already: telling the
   // inbox and the waits of it now would show a ghost row, and a wait would return a deleted message.
-  if (ctx.log.get(record.id) === record) ctx.events.emit({ type: 'message', record })
+  if ((await ctx.log.get(record.id)) !== undefined) ctx.events.emit({ type: 'message', record })
   return record
 }
 
@@ -88,7 +94,7 @@ export async function clearMessages(
 
 /** Deletes one message; false when there is none with that id. */
 export async function deleteMessage(ctx: MessageContext, id: string): Promise<boolean> {
-  const record = ctx.log.get(id)
+  const record = await ctx.log.get(id)
   if (!record) return false
   await ctx.log.delete(id)
   ctx.events.emit({ type: 'deleted', id, project: record.project })

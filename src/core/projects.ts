@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
 
 /**
- * Projects: each team's mail behind its own tokens (docs/team.md#projects). A projects file names
+ * Projects: each team's mail behind its own tokens (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). A projects file names
  * the projects, the tokens that send and read as each, their own webhooks, and the admin tokens
  * that see every project. Without one, sendbox is the single-user sandbox it always was: any
  * sandbox token sends, and the inspector is open to whoever reaches it.

@@ -29,4 +29,4 @@ export async function removeSuppressions(
 export const listSuppressions = (
   ctx: Pick<AppContext, 'log'>,
   filter: SuppressionFilter = {},
-): Suppression[] => ctx.log.suppressions(filter)
+): Promise<Suppression[]> => Promise.resolve(ctx.log.suppressions(filter))

@@ -85,18 +85,19 @@ export function waitForMessage(
         `waitForMessage: after must be "now" or a cursor (from sandbox.cursor()), got ${JSON.stringify(after)}.`,
       ),
     )
-  // The moment the wait counts from is the call's (synchronous): a cursor taken now.
-  const from = after === 'now' ? ctx.log.cursor() : after
-  const counted: MessageFilter = from === undefined ? filter : { ...filter, after: from }
-  // Without `after`, the newest match already stored answers (docs/ci.md#waits-and-old-mail); with it, the newest
-  // stored after the cursor (none, for `now`).
-  const existing = ctx.log.latest(counted)
-  if (existing) return Promise.resolve(existing)
+  // The moment the wait counts from is the call's: a cursor taken now. The log hands it out at
+  // once; a database answers later, and till then whatever arrives counts (it came after the call).
+  const taken = after === 'now' ? ctx.log.cursor() : after
+  let counted: MessageFilter = filter
+  const countFrom = (from: string | undefined) => {
+    counted = from === undefined ? filter : { ...filter, after: from }
+  }
+  if (typeof taken !== 'object') countFrom(taken)
   const began = new Date().toISOString()
   // What the wait really lasts, and so what its error reports: at most WAIT_MAX_MS.
   const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
-  const timedOut = () => {
-    const earlier = from === undefined ? 0 : ctx.log.list({ ...filter, limit: 1 }).total
+  const timedOut = async () => {
+    const earlier = after === undefined ? 0 : (await ctx.log.list({ ...filter, limit: 1 })).total
     // Rejected sends that may be the one waited for; with after=now, only those since it began.
     const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
     const hints = rejectionHint(
@@ -107,10 +108,14 @@ export function waitForMessage(
   }
   return new Promise((resolve, reject) => {
     const cleanups: Array<() => void> = []
+    let done = false
     const finish = (settle: () => void) => {
+      if (done) return
+      done = true
       for (const cleanup of cleanups) cleanup()
       settle()
     }
+    const fail = (error: unknown) => finish(() => reject(error))
     cleanups.push(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced);
@@ -122,7 +127,7 @@ export function waitForMessage(
           finish(() => resolve(event.record))
       }),
     )
-    const timer = setTimeout(() => finish(() => reject(timedOut())), waited)
+    const timer = setTimeout(() => timedOut().then(fail, fail), waited)
     cleanups.push(() => clearTimeout(timer))
     // An HTTP wait pending at shutdown gets a clean 503, not a 500.
     cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))
@@ -133,5 +138,19 @@ export function waitForMessage(
       signal.addEventListener('abort', onAbort, { once: true })
       cleanups.push(() => signal.removeEventListener('abort', onAbort))
     }
+    // Without `after`, the newest match already stored answers (docs/ci.md#waits-and-old-mail);
+    // with it, the newest stored after the cursor (none, for `now`). Asked once subscribed: a
+    // match stored while a database answers is heard, not missed.
+    const lookUp = () =>
+      Promise.resolve(ctx.log.latest(counted)).then(
+        (existing) => existing && finish(() => resolve(existing)),
+        fail,
+      )
+    if (typeof taken === 'object')
+      taken.then((from) => {
+        countFrom(from)
+        return lookUp()
+      }, fail)
+    else void lookUp()
   })
 }

@@ -57,7 +57,7 @@ export interface WebhookDispatcher {
 
 export interface WebhookOptions {
   endpoints: readonly string[]
-  /** Projects' own endpoints (docs/team.md#projects). */
+  /** Projects' own endpoints (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). */
   projectEndpoints?: readonly WebhookEndpoint[]
   secret: string
   retries: number

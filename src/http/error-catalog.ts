@@ -204,6 +204,16 @@ export const ERROR_CODES = {
       ]),
     }),
   },
+  store_unavailable: {
+    description:
+      'The PostgreSQL store (--store) cannot be reached: nothing was stored or read. Retry-After says when to try again; sendbox reconnects on its own once the database is back (docs/team.md).',
+    detail: v.object({
+      store: text('The database, as host:port/database (never the credentials).', [
+        'db.internal:5432/sendbox',
+      ]),
+      reason: text("The client's reason.", ['ECONNREFUSED', 'CONNECTION_CLOSED', '57P01']),
+    }),
+  },
   internal_error: {
     description:
       "An unexpected error (the details are in sendbox's console, never in the response).",

@@ -1,5 +1,5 @@
 import { HTTPError } from 'h3'
-import { isLogWriteError } from '../store/index.js'
+import { isLogWriteError, isStoreUnavailable } from '../store/index.js'
 import type { ErrorCode } from './error-catalog.js'
 
 /** The one JSON media type, on every answer (h3's own is `application/json;charset=UTF-8`). */
@@ -51,6 +51,13 @@ export function apiError(
  * @example throw asLogWriteFailure(error) // in a catch around a write of the log
  */
 export function asLogWriteFailure(error: unknown): unknown {
+  // A shared store's database away: 503, with when to try again (docs/team.md).
+  if (isStoreUnavailable(error))
+    return apiError(503, 'store_unavailable', error.message, {
+      details: [{ store: error.store, reason: error.reason }],
+      headers: { 'retry-after': '1' },
+      cause: error,
+    })
   if (!isLogWriteError(error)) return error
   return apiError(507, 'log_write_failed', error.message, {
     details: [{ file: error.file, reason: error.reason }],

@@ -7,7 +7,7 @@ export type { Access }
 import { apiError } from './errors.js'
 
 /**
- * The caller's project on the inspector (docs/team.md#projects). Every inspector route says, in
+ * The caller's project on the inspector (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). Every inspector route says, in
  * its definition, what a caller may reach (its `security`, one of those below): registering one
  * without it throws at start (`registerOperations`), and test/projects/scoping.test.ts walks
  * every route of the table with one project's token against another's data.

@@ -1,4 +1,4 @@
-/** The sign-in page and the top bar's project (docs/team.md#projects): part of /_sandbox/app.css. */
+/** The sign-in page and the top bar's project (docs/team.md#projects-each-teams-mail-behind-its-own-tokens): part of /_sandbox/app.css. */
 export const SESSION_CSS = String.raw`
 .sign-in { display: flex; align-items: center; justify-content: center; min-height: 100vh; padding: 24px 16px; }
 .sign-in form { display: flex; flex-direction: column; gap: 12px; width: 100%; max-width: 24em; padding: 24px; background: var(--surface); border: 1px solid var(--border); border-radius: 10px; }

@@ -59,9 +59,9 @@ export const faultOperations = [
     },
     errors: [[409, 'too_many_faults']],
     security: PROJECT_ACCESS,
-    handler: ({ ctx, body, caller }) => {
+    handler: async ({ ctx, body, caller }) => {
       try {
-        return ctx.faults.arm(body, caller.project ?? undefined)
+        return await ctx.faults.arm(body, caller.project ?? undefined)
       } catch (error) {
         if (error instanceof FaultLimitError) throw apiError(409, 'too_many_faults', error.message)
         throw error
@@ -81,7 +81,9 @@ export const faultOperations = [
       schema: v.object({ faults: v.array(FAULT) }),
     },
     security: PROJECT_ACCESS,
-    handler: ({ ctx, caller }) => ({ faults: ctx.faults.list(caller.project ?? undefined) }),
+    handler: async ({ ctx, caller }) => ({
+      faults: await ctx.faults.list(caller.project ?? undefined),
+    }),
   }),
   defineOperation({
     method: 'DELETE',
@@ -92,8 +94,8 @@ export const faultOperations = [
     description: 'Sends succeed again (unless their token or a Prefer header says otherwise).',
     success: { status: 204, description: 'Disarmed; no body.' },
     security: PROJECT_ACCESS,
-    handler({ ctx, caller }) {
-      ctx.faults.clear(caller.project ?? undefined)
+    async handler({ ctx, caller }) {
+      await ctx.faults.clear(caller.project ?? undefined)
     },
   }),
 ]

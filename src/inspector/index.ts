@@ -4,6 +4,7 @@ import { count } from '../http/components.js'
 import { described } from '../lib/schema.js'
 import type { AppContext } from '../core/context.js'
 import type { LogHealth } from '../store/types.js'
+import { isStoreUnavailable } from '../store/index.js'
 import { defineOperation, registerOperations, type Operation } from '../http/define.js'
 import { eventOperation } from './events.js'
 import { faultOperations } from './fault-routes.js'
@@ -16,7 +17,7 @@ import { templatePreviewOperations } from './templates.js'
 import { snapshotOperations } from './snapshots.js'
 import { releaseOperations } from './release-routes.js'
 import { sessionOperations } from './session.js'
-import { PUBLIC_ACCESS } from '../http/viewer.js'
+import { PUBLIC_ACCESS, type Viewer } from '../http/viewer.js'
 
 const healthOperation = defineOperation({
   method: 'GET',
@@ -73,32 +74,51 @@ const healthOperation = defineOperation({
       }),
     ]),
   },
-  handler: ({ ctx, caller }) =>
-    caller === null
-      ? { status: 'ok' as const, version: ctx.version }
-      : {
-          status: 'ok' as const,
+  handler: async ({ ctx, caller }) => {
+    // Without a token (with projects): only that it is up.
+    if (caller === null) return { status: 'ok' as const, version: ctx.version }
+    try {
+      return await healthOf(ctx, caller)
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error
+      // What a load balancer checks: this process cannot reach the shared store (docs/team.md).
+      return new Response(
+        JSON.stringify({
+          status: 'unavailable',
           version: ctx.version,
-          templates: ctx.catalog.count(),
-          // A project's token counts its own messages; an admin (or no projects) every one.
-          messages:
-            caller.project === null
-              ? ctx.log.count()
-              : ctx.log.list({ project: caller.project, limit: 1 }).total,
-          dropped: ctx.log.dropped(),
-          // What the log holds, against --max-log-bytes.
-          bytes: ctx.log.bytes(),
-          // Open event streams and pending waits: a leak shows up here.
-          subscribers: ctx.events.size(),
-          // What a client needs to show a working example; never a token given with --token.
-          auth: {
-            tokenPrefixes: ctx.config.tokenPrefixes,
-            exactTokens: ctx.config.tokens.length > 0 || ctx.config.projects !== null,
-            ...(ctx.config.projects ? { projects: true } : {}),
-          },
-          ...logHealth(ctx.log.health()),
-        },
+          store: { name: error.store, reason: error.reason },
+        }),
+        { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+      )
+    }
+  },
 })
+
+/** The health answer: counts from the store (a query each on a database). */
+async function healthOf(ctx: AppContext, caller: Viewer) {
+  return {
+    status: 'ok' as const,
+    version: ctx.version,
+    templates: ctx.catalog.count(),
+    // A project's token counts its own messages; an admin (or no projects) every one.
+    messages:
+      caller.project === null
+        ? await ctx.log.count()
+        : (await ctx.log.list({ project: caller.project, limit: 1 })).total,
+    dropped: await ctx.log.dropped(),
+    // What the log holds, against --max-log-bytes.
+    bytes: await ctx.log.bytes(),
+    // Open event streams and pending waits: a leak shows up here.
+    subscribers: ctx.events.size(),
+    // What a client needs to show a working example; never a token given with --token.
+    auth: {
+      tokenPrefixes: ctx.config.tokenPrefixes,
+      exactTokens: ctx.config.tokens.length > 0 || ctx.config.projects !== null,
+      ...(ctx.config.projects ? { projects: true } : {}),
+    },
+    ...logHealth(ctx.log.health()),
+  }
+}
 
 /** The log's health as the health answer says it: `log`, and `logError` while writes fail. */
 function logHealth({ state, file, reason, message, since }: LogHealth) {

@@ -42,8 +42,12 @@ export const ID = pathParam(
 )
 
 /** The message, when the viewer may see it: another project's is not found, as if it did not exist. */
-export function findMessage(ctx: AppContext, id: string, viewer: Viewer): MessageRecord {
-  const record = ctx.log.get(id)
+export async function findMessage(
+  ctx: AppContext,
+  id: string,
+  viewer: Viewer,
+): Promise<MessageRecord> {
+  const record = await ctx.log.get(id)
   if (!record || !sees(viewer, record.project))
     throw apiError(
       404,
@@ -91,14 +95,16 @@ export const messageOperations = [
         ),
       }),
     },
+    // With --store: the database cannot be reached (docs/team.md).
+    errors: [[503, 'store_unavailable']],
     examples: {
       recent: {
         summary: 'The ten newest, as summaries',
         query: { limit: '10', fields: 'summary' },
       },
     },
-    handler({ ctx, query, caller }) {
-      const page = ctx.log.list(
+    async handler({ ctx, query, caller }) {
+      const page = await ctx.log.list(
         scoped({ ...filterOf(query), ...(query.after ? { after: query.after } : {}) }, caller),
       )
       // `?fields=summary` leaves out the bodies: what a list needs, at a fraction of the bytes.
@@ -181,7 +187,8 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The record.', schema: MESSAGE_RECORD },
     errors: NOT_FOUND,
-    handler: ({ ctx, params, caller }) => ctx.reader.read(findMessage(ctx, params.id, caller)),
+    handler: async ({ ctx, params, caller }) =>
+      ctx.reader.read(await findMessage(ctx, params.id, caller)),
   }),
   defineOperation({
     method: 'DELETE',
@@ -195,7 +202,7 @@ export const messageOperations = [
     success: { status: 204, description: 'Deleted; no body.' },
     errors: NOT_FOUND,
     async handler({ ctx, params, caller }) {
-      await deleteMessage(ctx, findMessage(ctx, params.id, caller).id)
+      await deleteMessage(ctx, (await findMessage(ctx, params.id, caller)).id)
     },
   }),
   defineOperation({
@@ -211,8 +218,8 @@ export const messageOperations = [
     query: HTML_QUERY,
     success: { status: 200, description: 'The HTML.', contentType: 'text/html' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params, query, caller }) =>
-      htmlAnswer(findMessage(ctx, params.id, caller).html, query),
+    handler: async ({ ctx, params, query, caller }) =>
+      htmlAnswer((await findMessage(ctx, params.id, caller)).html, query),
   }),
   defineOperation({
     method: 'GET',
@@ -225,8 +232,8 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The text.', contentType: 'text/plain' },
     errors: NOT_FOUND,
-    handler: ({ ctx, params, caller }) =>
-      textResponse(findMessage(ctx, params.id, caller).text, {
+    handler: async ({ ctx, params, caller }) =>
+      textResponse((await findMessage(ctx, params.id, caller)).text, {
         'content-type': 'text/plain; charset=utf-8',
       }),
   }),
@@ -242,8 +249,8 @@ export const messageOperations = [
     params: one,
     success: { status: 200, description: 'The checks.', schema: EMAIL_CHECKS },
     errors: NOT_FOUND,
-    handler({ ctx, params, caller }) {
-      const record = findMessage(ctx, params.id, caller)
+    async handler({ ctx, params, caller }) {
+      const record = await findMessage(ctx, params.id, caller)
       return checkEmail({ html: record.html, text: record.text })
     },
   }),
@@ -263,8 +270,8 @@ export const messageOperations = [
       contentType: 'message/rfc822',
     },
     errors: NOT_FOUND,
-    handler({ ctx, params, caller }) {
-      const record = findMessage(ctx, params.id, caller)
+    async handler({ ctx, params, caller }) {
+      const record = await findMessage(ctx, params.id, caller)
       return textResponse(toEml(record), {
         'content-type': 'message/rfc822',
         'content-disposition': `attachment; filename="${record.id}.eml"`,

@@ -7,7 +7,7 @@ import { described, object, string } from '../lib/schema.js'
 import type { AppContext } from '../core/context.js'
 
 /**
- * The inbox page's sign-in (docs/team.md#projects). The page asks for a token once; this route
+ * The inbox page's sign-in (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). The page asks for a token once; this route
  * checks it and keeps it in a cookie for the browser session: HttpOnly (no script of any page
  * reads it), SameSite=Strict (no other site's request carries it), scoped to /_sandbox, never
  * in a URL. Every process of a shared sandbox reads the same cookie, so a load balancer may

@@ -36,11 +36,13 @@ const notSuppressed = (address: string) =>
   )
 
 /** An entry with the subject of the message that added it, while the log still has that message. */
-function withSubject(
+async function withSubject(
   ctx: Pick<AppContext, 'log'>,
   suppression: Suppression,
-): Suppression & { subject?: string } {
-  const subject = suppression.messageId ? ctx.log.get(suppression.messageId)?.subject : undefined
+): Promise<Suppression & { subject?: string }> {
+  const subject = suppression.messageId
+    ? (await ctx.log.get(suppression.messageId))?.subject
+    : undefined
   return subject === undefined ? suppression : { ...suppression, subject }
 }
 
@@ -60,11 +62,12 @@ export const suppressionOperations = [
     },
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     security: PROJECT_ACCESS,
-    handler({ ctx, query, caller }) {
-      const suppressions = listSuppressions(ctx, {
+    async handler({ ctx, query, caller }) {
+      const listed = await listSuppressions(ctx, {
         ...projectFilter(query.project, caller),
         ...(query.address ? { address: query.address } : {}),
-      }).map((s) => withSubject(ctx, s))
+      })
+      const suppressions = await Promise.all(listed.map((s) => withSubject(ctx, s)))
       return { suppressions, total: suppressions.length }
     },
   }),
@@ -94,8 +97,8 @@ export const suppressionOperations = [
     success: { status: 200, description: 'The entries.', schema: SUPPRESSION_LIST },
     errors: [[404, 'suppression_not_found']],
     security: PROJECT_ACCESS,
-    handler({ ctx, params, query, caller }) {
-      const suppressions = listSuppressions(ctx, {
+    async handler({ ctx, params, query, caller }) {
+      const suppressions = await listSuppressions(ctx, {
         ...projectFilter(query.project, caller),
         address: params.address,
       })

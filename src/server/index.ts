@@ -4,13 +4,14 @@ import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxOptions } from '../core/config.js'
 import { createEventBus } from '../core/events.js'
-import { createFaultRegistry } from '../core/faults.js'
+import { createFaultRegistry, createSharedFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
 import { createPreviewStore } from '../core/previews.js'
+import { shareEvents } from '../core/shared-events.js'
 import { createFrameBatches } from '../inspector/events.js'
-import { openMessageLog, type LogFs } from '../store/index.js'
+import { openMessageLog, type LogFs, type MessageStore } from '../store/index.js'
 import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
 import { createSnapshotBook } from '../core/snapshots.js'
 import { version } from '../version.js'
@@ -109,16 +110,22 @@ export async function startServer(
     events,
     warn: logger.warn,
   })
-  let log: Awaited<ReturnType<typeof openMessageLog>>
+  let log: MessageStore
   try {
-    log = await openMessageLog({
-      file: config.dbFile,
-      maxMessages: config.maxMessages,
-      maxBytes: config.maxLogBytes,
-      warn: logger.warn,
-      onHealth: (health) => events.emit({ type: 'log', health }),
-      ...(seams.logFs ? { fs: seams.logFs } : {}),
-    })
+    log = config.store
+      ? // Loaded only for --store: the client and the SQL stay out of a sandbox on the log.
+        await (await import('../store/postgres/index.js')).openPostgresStore({
+          url: config.store,
+          maxMessages: config.maxMessages,
+        })
+      : await openMessageLog({
+          file: config.dbFile,
+          maxMessages: config.maxMessages,
+          maxBytes: config.maxLogBytes,
+          warn: logger.warn,
+          onHealth: (health) => events.emit({ type: 'log', health }),
+          ...(seams.logFs ? { fs: seams.logFs } : {}),
+        })
   } catch (error) {
     await Promise.all([snapshots.close(), catalog.close()])
     throw error
@@ -144,7 +151,7 @@ export async function startServer(
     catalog,
     log,
     events,
-    faults: createFaultRegistry(),
+    faults: log.faults ? createSharedFaultRegistry(log.faults) : createFaultRegistry(),
     rejections: createRejectionLog(),
     // Replaced just below: the engine needs the context it is part of.
     delivery: undefined as unknown as AppContext['delivery'],
@@ -168,6 +175,8 @@ export async function startServer(
     },
   }
   ctx.delivery = createDeliveryEngine(ctx, webhooks)
+  // Several processes on one store are one sandbox: their events reach each other's listeners.
+  const stopSharing = shareEvents(ctx, (error) => logger.error('A shared event was lost', error))
   const stopTemplateEvents = catalog.onChange((change) => {
     events.emit({ type: 'template', change })
     // One console line per reload or failure, on the console of `serve` (tests stay quiet).
@@ -189,6 +198,7 @@ export async function startServer(
     })
   } catch (error) {
     stopTemplateEvents()
+    stopSharing()
     ctx.delivery.close()
     webhooks.close()
     await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
@@ -206,6 +216,7 @@ export async function startServer(
       for (const fn of closers) fn()
       closers.clear()
       stopTemplateEvents()
+      stopSharing()
       // Pending steps and deliveries stop here; a later start picks the steps up from the log.
       ctx.delivery.close()
       webhooks.close()

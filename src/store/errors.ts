@@ -80,3 +80,28 @@ export class LogWriteError extends Error {
 export function isLogWriteError(error: unknown): error is LogWriteError {
   return error instanceof LogWriteError
 }
+
+/**
+ * A shared store (PostgreSQL) could not be reached: nothing was stored or read. The HTTP layer
+ * answers it `503 store_unavailable` with Retry-After; the next request tries again, so the
+ * sandbox works again without a restart once the database is back. `store` is
+ * `host:port/database`: never the credentials.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError'
+  readonly code = 'store_unavailable'
+  constructor(
+    readonly store: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `The PostgreSQL store ${store} cannot be reached (${reason}): nothing was stored or read. Try again shortly; sendbox reconnects on its own.`,
+      options,
+    )
+  }
+}
+
+export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
+  return error instanceof StoreUnavailableError
+}

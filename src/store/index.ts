@@ -11,6 +11,13 @@ export {
   bareAddress,
   type RecordPredicate,
 } from './filter.js'
-export { LogOpenError, isLogOpenError, LogWriteError, isLogWriteError } from './errors.js'
+export {
+  LogOpenError,
+  isLogOpenError,
+  LogWriteError,
+  isLogWriteError,
+  StoreUnavailableError,
+  isStoreUnavailable,
+} from './errors.js'
 export { nodeFs } from './log-fs.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

@@ -1,4 +1,4 @@
-/** The public shape of the message log. Only these types and `openMessageLog` leave src/store. */
+/** The public shape of the stores. Only these types and what index.ts exports leave src/store. */
 import type { Warning } from '../lib/problems.js'
 import type { LogFs } from './log-fs.js'
 
@@ -170,31 +170,36 @@ export interface MessagePage {
   cursor: string
 }
 
-export interface MessageLog {
-  /** The file behind the log, or null with `memory`. */
-  readonly file: string | null
-  /** Resolves once the record's line has been handed to the OS (write(2) returned). */
+/** A value now, or after a round trip: the JSON Lines log answers reads at once, a database later. */
+export type Awaitable<T> = T | Promise<T>
+
+/**
+ * Where a sandbox keeps its messages and suppressions: the one interface the domain (src/core)
+ * uses, whichever store is behind it (the JSON Lines log, or PostgreSQL). Reads are `Awaitable`:
+ * callers always `await` them.
+ */
+export interface MessageStore {
+  /** Resolves once the record is durable as the store promises it (the log: its line handed to the OS). */
   append(record: MessageRecord): Promise<void>
   /** Newest first; `total` counts every match before limit/offset. */
-  list(filter?: MessageFilter): MessagePage
-  get(id: string): MessageRecord | undefined
+  list(filter?: MessageFilter): Awaitable<MessagePage>
+  get(id: string): Awaitable<MessageRecord | undefined>
   /** Newest record matching the filter (limit/offset ignored). */
-  latest(filter?: MessageFilter): MessageRecord | undefined
+  latest(filter?: MessageFilter): Awaitable<MessageRecord | undefined>
   /**
-   * Where the log stands: a message stored from now on is `after` this cursor, none stored
-   * before is. Opaque (a store hands out its own: here, a count of the records stored).
+   * Where the store stands: a message stored from now on is `after` this cursor, none stored
+   * before is. Opaque (each store hands out its own: a count of the records stored, a sequence).
    */
-  cursor(): string
-  /** Whether a record this log handed out passes the filter, `after` included. */
+  cursor(): Awaitable<string>
+  /** Whether a record this store handed out passes the filter, `after` included. */
   matches(record: MessageRecord, filter: MessageFilter): boolean
   /** false when there was no such message. */
   delete(id: string): Promise<boolean>
   /** Clears all, or only the messages matching the filter. Returns how many went. Suppressions stay. */
   clear(filter?: MessageFilter): Promise<number>
   /**
-   * Appends events to a message's recipients as one small line (never a rewrite) and returns
-   * the updated record, a new object (records handed out earlier do not change). Undefined when
-   * the message is gone.
+   * Appends events to a message's recipients and returns the updated record, a new object
+   * (records handed out earlier do not change). Undefined when the message is gone.
    */
   addEvents(id: string, events: readonly RecipientEventEntry[]): Promise<MessageRecord | undefined>
   /**
@@ -203,17 +208,89 @@ export interface MessageLog {
    */
   addRelease(id: string, release: Release): Promise<MessageRecord | undefined>
   /** The suppression of this address for this project, if any. */
-  suppression(project: string, address: string): Suppression | undefined
+  suppression(project: string, address: string): Awaitable<Suppression | undefined>
   /** Suppressions, newest first. */
-  suppressions(filter?: SuppressionFilter): Suppression[]
+  suppressions(filter?: SuppressionFilter): Awaitable<Suppression[]>
   /** Adds (or refreshes) a suppression. */
   suppress(entry: Suppression): Promise<void>
   /** Removes the matching suppressions; returns them. */
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
+  count(): Awaitable<number>
+  /** Messages dropped by `maxMessages` or `maxBytes` since this store was opened. */
+  dropped(): Awaitable<number>
+  /** Bytes the live records take (the length of their JSON). */
+  bytes(): Awaitable<number>
+  /** Whether the store is being written; kept in memory, so it answers at once. */
+  health(): LogHealth
+  /** Writes anything pending and lets go of what it holds (lock, connections). Idempotent. */
+  close(): Promise<void>
+  /**
+   * Present on a store several processes share (PostgreSQL): how they tell each other what
+   * happened. Absent on the log, which one process holds.
+   */
+  readonly channel?: StoreChannel
+  /** Present on a store several processes share: the armed faults, counted down by all of them. */
+  readonly faults?: FaultTable
+}
+
+/** An armed fault as a shared store keeps it; what it means is src/core/faults.ts's business. */
+export interface StoredFault {
+  id: string
+  status: number
+  remaining: number
+  match: { template?: string; to?: string }
+  retryAfter: number
+  createdAt: string
+  /** The project that armed it, whose sends alone it fails. */
+  project?: string
+}
+
+/** The armed faults of a sandbox whose processes share a store. */
+export interface FaultTable {
+  /** Those with sends left to fail, oldest first. */
+  list(): Promise<StoredFault[]>
+  /** Arms one unless `max` are armed (then null); the id is the table's, unique across processes. */
+  add(fault: Omit<StoredFault, 'id'>, max: number): Promise<StoredFault | null>
+  /** Disarms all (with `project`, that project's); returns how many were armed. */
+  clear(project?: string): Promise<number>
+  /** Counts the fault down by one send; undefined when it had none left (another process took the last). */
+  countDown(id: string): Promise<StoredFault | undefined>
+}
+
+/** A small JSON notice between the processes of one store (at most ~7,000 bytes once serialised). */
+export type Notice = { type: string } & Record<string, unknown>
+
+/** Notices between the processes that share a store (PostgreSQL: LISTEN/NOTIFY). */
+export interface StoreChannel {
+  /** Tells every other process; resolves once sent. */
+  publish(notice: Notice): Promise<void>
+  /** What the other processes publish, in the order sent (never this process's own). */
+  subscribe(listener: (notice: Notice) => void): () => void
+}
+
+/**
+ * The JSON Lines log: a `MessageStore` whose reads answer at once, from memory (its own tests,
+ * and the tools that read a log file, use them so).
+ */
+export interface MessageLog extends MessageStore {
+  /** The file behind the log, or null with `memory`. */
+  readonly file: string | null
+  /** Resolves once the record's line has been handed to the OS (write(2) returned). */
+  append(record: MessageRecord): Promise<void>
+  list(filter?: MessageFilter): MessagePage
+  get(id: string): MessageRecord | undefined
+  latest(filter?: MessageFilter): MessageRecord | undefined
+  /** A count of the records stored, handed out at once (a wait takes it at the call). */
+  cursor(): string
+  /**
+   * Appends events to a message's recipients as one small line (never a rewrite) and returns
+   * the updated record, a new object. Undefined when the message is gone.
+   */
+  addEvents(id: string, events: readonly RecipientEventEntry[]): Promise<MessageRecord | undefined>
+  suppression(project: string, address: string): Suppression | undefined
+  suppressions(filter?: SuppressionFilter): Suppression[]
   count(): number
-  /** Messages dropped by `maxMessages` or `maxBytes` since this log was opened. */
   dropped(): number
-  /** Bytes the live records take (the length of their JSON lines). */
   bytes(): number
   /** Whether the log is being written: `write_failed` from a failed write until the next that works. */
   health(): LogHealth

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { ApiError, api, type Session } from './api.js'
 
 /**
- * With projects, the page asks for a token once (docs/team.md#projects). The server keeps it in
+ * With projects, the page asks for a token once (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). The server keeps it in
  * an HttpOnly cookie for the browser session, so after the sign-in no script holds it, and it is
  * never in a URL. The page then loads again, signed in.
  *

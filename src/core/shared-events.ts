@@ -1,0 +1,113 @@
+import type { MessageStore, Notice, RecipientEvent, Suppression } from '../store/types.js'
+import type { EventBus, SandboxEvent } from './events.js'
+
+/**
+ * One sandbox over several processes (docs/team.md): what happens in one reaches the event bus
+ * of every other, so their waits and event streams hear it within milliseconds. A store shared
+ * by processes has a `channel`; on the log this does nothing.
+ *
+ * A notice is small (PostgreSQL's NOTIFY takes at most 8,000 bytes): a message travels as its id
+ * and is read back from the store, which has committed it by the time the notice arrives. Notices
+ * are handled one after another, so a message is always heard before its states.
+ * Templates, snapshots and the log's health stay each process's own (their files are its own).
+ */
+
+/** What travels: the events of the shared state, each by the least that identifies it. */
+function noticeOf(event: SandboxEvent): Notice | null {
+  switch (event.type) {
+    case 'message':
+      return { type: 'message', id: event.record.id }
+    case 'status':
+      return {
+        type: 'status',
+        id: event.record.id,
+        recipient: event.recipient,
+        event: event.event,
+      }
+    case 'deleted':
+      return { type: 'deleted', id: event.id }
+    case 'cleared':
+      return { type: 'cleared', count: event.count }
+    case 'suppression':
+      return {
+        type: 'suppression',
+        change: event.change,
+        suppressions: fitting(event.suppressions),
+      }
+    default:
+      return null
+  }
+}
+
+/** Room for this many suppressions in one notice; a bigger change tells of the first ones only. */
+const SUPPRESSIONS_PER_NOTICE = 40
+
+const fitting = (suppressions: Suppression[]) => suppressions.slice(0, SUPPRESSIONS_PER_NOTICE)
+
+interface NoticeFields {
+  id: string
+  count: number
+  recipient: number
+  event: RecipientEvent
+  change: 'added' | 'removed'
+  suppressions: Suppression[]
+}
+
+/** The event a notice stands for, read back from the store; null when it is gone meanwhile. */
+async function eventOf(store: MessageStore, notice: Notice): Promise<SandboxEvent | null> {
+  // What noticeOf wrote, by the same process code: trusted like the store's own rows.
+  const n = notice as unknown as NoticeFields
+  switch (notice.type) {
+    case 'message': {
+      const record = await store.get(n.id)
+      return record ? { type: 'message', record, remote: true } : null
+    }
+    case 'status': {
+      const record = await store.get(n.id)
+      return record
+        ? { type: 'status', record, recipient: n.recipient, event: n.event, remote: true }
+        : null
+    }
+    case 'deleted':
+      return { type: 'deleted', id: n.id, remote: true }
+    case 'cleared':
+      return { type: 'cleared', count: n.count, remote: true }
+    case 'suppression':
+      return { type: 'suppression', change: n.change, suppressions: n.suppressions, remote: true }
+    default:
+      return null
+  }
+}
+
+/**
+ * Publishes this process's events to the others and emits theirs here, marked `remote`.
+ * Returns the stop function; a no-op on a store without a channel.
+ *
+ * @example
+ * const stop = shareEvents({ log, events }, (error) => logger.error('…', error))
+ */
+export function shareEvents(
+  ctx: { log: MessageStore; events: EventBus },
+  report: (error: unknown) => void,
+): () => void {
+  const { channel } = ctx.log
+  if (!channel) return () => {}
+  const stopPublishing = ctx.events.subscribe((event) => {
+    const notice = event.remote ? null : noticeOf(event)
+    if (notice) channel.publish(notice).catch(report)
+  })
+  // One at a time, in order: a message's read must not be overtaken by its status's.
+  let heard: Promise<void> = Promise.resolve()
+  const stopHearing = channel.subscribe((notice) => {
+    heard = heard
+      .then(() => eventOf(ctx.log, notice))
+      .then((event) => {
+        if (event) ctx.events.emit(event)
+      })
+      .catch(report)
+  })
+  return () => {
+    stopPublishing()
+    stopHearing()
+  }
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto'
+import type { Sql } from 'postgres'
+import type { Notice, StoreChannel } from '../types.js'
+
+/** The one channel every sendbox on a database listens on. */
+const CHANNEL = 'sendbox'
+
+/**
+ * The processes' channel over LISTEN/NOTIFY. Each process marks its notices with its own id and
+ * skips them when they come back. Notices are sent in batches, one statement each (pg_notify over
+ * an array, delivered in the array's order): one at a time in order, without a round trip per
+ * notice, which at a thousand sends a second (four notices each) would take most of a second a
+ * second. Each carries a sequence number, since PostgreSQL folds identical notices of one
+ * transaction into one. The client listens on a connection of its own and listens again after a
+ * reconnection.
+ *
+ * @example
+ * const channel = await openChannel(sql)
+ * channel.subscribe((notice) => console.log(notice.type))
+ * await channel.publish({ type: 'deleted', id: 'msg_1' })
+ */
+export async function openChannel(sql: Sql): Promise<StoreChannel & { close(): Promise<void> }> {
+  const me = randomUUID()
+  const listeners = new Set<(notice: Notice) => void>()
+  let seq = 0
+  let pending: Array<{ payload: string; sent: () => void; failed: (error: unknown) => void }> = []
+  let flushing = false
+
+  const listening = await sql.listen(CHANNEL, (payload) => {
+    let parsed: (Notice & { from?: string; seq?: number }) | null = null
+    try {
+      parsed = JSON.parse(payload)
+    } catch {
+      return // not one of ours
+    }
+    if (!parsed || parsed.from === me || typeof parsed.type !== 'string') return
+    const { from: _from, seq: _seq, ...notice } = parsed
+    for (const listener of listeners) listener(notice as Notice)
+  })
+
+  async function flush(): Promise<void> {
+    flushing = true
+    while (pending.length) {
+      const batch = pending
+      pending = []
+      try {
+        await sql`SELECT pg_notify(${CHANNEL}, payload) FROM unnest(${batch.map((b) => b.payload)}::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`
+        for (const b of batch) b.sent()
+      } catch (error) {
+        for (const b of batch) b.failed(error)
+      }
+    }
+    flushing = false
+  }
+
+  return {
+    publish(notice) {
+      const payload = JSON.stringify({ ...notice, from: me, seq: ++seq })
+      return new Promise<void>((sent, failed) => {
+        pending.push({ payload, sent, failed })
+        if (!flushing) void flush()
+      })
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    close: () => listening.unlisten(),
+  }
+}

@@ -1,0 +1,50 @@
+import type { Fragment, Sql } from 'postgres'
+import { bareAddress, formatAddress } from '../filter.js'
+import type { MessageFilter, MessageRecord } from '../types.js'
+
+/**
+ * The message filters as SQL, with the JSON Lines log's meaning (src/store/filter.ts): text
+ * filters are case-insensitive substrings, matched with LIKE on columns lower-cased by
+ * JavaScript as the log lower-cases them (so both stores fold the same characters), and served by
+ * trigram indexes; `recipient` is exact, on an array of bare addresses (a GIN index).
+ */
+
+/** `to`'s addresses joined by a character no needle holds: a match never spans two of them. */
+const JOIN = '\u0001'
+
+/** The columns a record is filtered by, as the store writes them. */
+export function filterColumns(record: MessageRecord) {
+  return {
+    template_lc: record.template.toLowerCase(),
+    subject_lc: record.subject.toLowerCase(),
+    from_lc: record.from ? formatAddress(record.from).toLowerCase() : '',
+    to_lc: (record.to ?? []).map((a) => formatAddress(a).toLowerCase()).join(JOIN),
+    recipients: (record.to ?? []).map((a) => a.address.toLowerCase()),
+  }
+}
+
+const like = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
+
+/**
+ * `WHERE`'s condition for a filter (`TRUE` for none); limit and offset are paging, not matching.
+ *
+ * @example
+ * await sql`SELECT count(*) FROM sendbox_messages WHERE ${conditionOf(sql, { to: 'ada' })}`
+ */
+export function conditionOf(sql: Sql, filter: MessageFilter = {}): Fragment {
+  const parts: Fragment[] = []
+  if (filter.project) parts.push(sql`project = ${filter.project}`)
+  if (filter.status) parts.push(sql`status = ${filter.status}`)
+  if (filter.template) parts.push(sql`template_lc LIKE ${like(filter.template)}`)
+  if (filter.subject) parts.push(sql`subject_lc LIKE ${like(filter.subject)}`)
+  if (filter.from) parts.push(sql`from_lc LIKE ${like(filter.from)}`)
+  if (filter.to) parts.push(sql`to_lc LIKE ${like(filter.to)}`)
+  if (filter.recipient)
+    parts.push(sql`recipients @> ARRAY[${bareAddress(filter.recipient)}]::text[]`)
+  if (filter.since) {
+    // As on the log: an unreadable time matches nothing, never everything.
+    const since = Date.parse(filter.since)
+    parts.push(Number.isNaN(since) ? sql`FALSE` : sql`created_at >= ${new Date(since)}`)
+  }
+  return parts.reduce((all, part) => sql`${all} AND ${part}`, sql`TRUE`)
+}

@@ -1,0 +1,70 @@
+import type { MessageStore } from '../types.js'
+import { StoreOpenError } from './errors.js'
+import { openChannel } from './channel.js'
+import { migrate } from './schema.js'
+import { createPostgresStore } from './store.js'
+import { storeName } from './url.js'
+
+export { StoreOpenError } from './errors.js'
+export { storeName, isPostgresUrl } from './url.js'
+
+export interface OpenPostgresOptions {
+  /** `postgres://user:password@host:port/database` (`sslmode` honoured). */
+  url: string
+  maxMessages: number
+}
+
+/** A reason from the client, with the URL's password taken out wherever it shows. */
+function reasonOf(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  let password = ''
+  try {
+    password = decodeURIComponent(new URL(url).password)
+  } catch {
+    // An unreadable URL has no password to hide.
+  }
+  return password ? message.split(password).join('***') : message
+}
+
+/**
+ * Connects, creates or upgrades the schema, and answers the store. Throws `StoreOpenError`
+ * (naming `host:port/database`, never the password) when the database cannot be reached or was
+ * written by a newer sendbox. The client is loaded here, so a sandbox on the JSON Lines log
+ * never loads it.
+ *
+ * @example
+ * const store = await openPostgresStore({ url: 'postgres://sendbox@db:5432/sendbox', maxMessages: 5000 })
+ */
+export async function openPostgresStore(options: OpenPostgresOptions): Promise<MessageStore> {
+  const name = storeName(options.url)
+  const { default: postgres } = await import('postgres')
+  const sql = postgres(options.url, {
+    max: 10,
+    // Notices ("extension exists, skipping") are not the user's business.
+    onnotice: () => {},
+    connect_timeout: 10,
+  })
+  try {
+    await sql`SELECT 1`
+  } catch (error) {
+    await sql.end({ timeout: 0 })
+    throw new StoreOpenError(
+      'store_unreachable',
+      name,
+      `Cannot reach the PostgreSQL store ${name}: ${reasonOf(error, options.url)}. Check that the database runs and accepts this user, and the URL given to --store.`,
+    )
+  }
+  try {
+    await migrate(sql, name)
+  } catch (error) {
+    await sql.end({ timeout: 0 })
+    if (error instanceof StoreOpenError) throw error
+    throw new StoreOpenError(
+      'store_failed',
+      name,
+      `Cannot prepare the PostgreSQL store ${name}: ${reasonOf(error, options.url)}.`,
+    )
+  }
+  const channel = await openChannel(sql)
+  return createPostgresStore(sql, { name, maxMessages: options.maxMessages, channel })
+}

@@ -1,0 +1,88 @@
+import type { Sql } from 'postgres'
+import { StoreOpenError } from './errors.js'
+
+/**
+ * The database's format, in numbered steps. A start applies the steps the database lacks, in one
+ * transaction under an advisory lock (several processes starting together upgrade it once), and
+ * refuses a database whose version is newer than the last step it knows: a newer sendbox wrote
+ * it, and this one could misread it.
+ */
+export const SCHEMA_VERSION = 2
+
+/** Any fixed number, shared by every sendbox: the lock the upgrade takes. */
+const UPGRADE_LOCK = 0x5e9db0c5
+
+const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
+  // 1: messages as rows (the filterable columns, lower-cased as the filters compare them, and the
+  // record as JSONB), suppressions, the sandbox's counters.
+  (sql) =>
+    sql.unsafe(`
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      CREATE TABLE sendbox_messages (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        project text NOT NULL,
+        status text NOT NULL,
+        template_lc text NOT NULL,
+        subject_lc text NOT NULL,
+        from_lc text NOT NULL,
+        to_lc text NOT NULL,
+        recipients text[] NOT NULL,
+        bytes integer NOT NULL,
+        record jsonb NOT NULL
+      );
+      CREATE INDEX sendbox_messages_project ON sendbox_messages (project, seq);
+      CREATE INDEX sendbox_messages_status ON sendbox_messages (status, seq);
+      CREATE INDEX sendbox_messages_created ON sendbox_messages (created_at);
+      CREATE INDEX sendbox_messages_recipients ON sendbox_messages USING gin (recipients);
+      CREATE INDEX sendbox_messages_to ON sendbox_messages USING gin (to_lc gin_trgm_ops);
+      CREATE INDEX sendbox_messages_from ON sendbox_messages USING gin (from_lc gin_trgm_ops);
+      CREATE INDEX sendbox_messages_subject ON sendbox_messages USING gin (subject_lc gin_trgm_ops);
+      CREATE INDEX sendbox_messages_template ON sendbox_messages USING gin (template_lc gin_trgm_ops);
+      CREATE TABLE sendbox_suppressions (
+        project text NOT NULL,
+        address text NOT NULL,
+        seq bigserial NOT NULL,
+        entry jsonb NOT NULL,
+        PRIMARY KEY (project, address)
+      );
+      CREATE TABLE sendbox_counters (name text PRIMARY KEY, value bigint NOT NULL);
+      INSERT INTO sendbox_counters (name, value) VALUES ('dropped', 0);
+    `),
+  // 2: armed faults, counted down by every process.
+  (sql) =>
+    sql.unsafe(`
+      CREATE TABLE sendbox_faults (
+        seq bigserial PRIMARY KEY,
+        id text GENERATED ALWAYS AS ('fault_' || seq) STORED UNIQUE,
+        remaining integer NOT NULL,
+        fault jsonb NOT NULL
+      );
+    `),
+]
+
+/**
+ * Creates or upgrades the schema to SCHEMA_VERSION; throws `store_newer` for a newer one.
+ *
+ * @example
+ * await migrate(sql, 'db.internal:5432/sendbox')
+ */
+export async function migrate(sql: Sql, name: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${UPGRADE_LOCK})`
+    await tx`CREATE TABLE IF NOT EXISTS sendbox_schema (version integer NOT NULL)`
+    const rows = await tx<{ version: number }[]>`SELECT version FROM sendbox_schema`
+    const version = rows[0]?.version ?? 0
+    if (version > SCHEMA_VERSION)
+      throw new StoreOpenError(
+        'store_newer',
+        name,
+        `The PostgreSQL store ${name} was written by a newer sendbox (format ${version}; this one reads up to ${SCHEMA_VERSION}). Upgrade sendbox on every process, or point --store at another database.`,
+      )
+    for (let step = version; step < SCHEMA_VERSION; step++) await STEPS[step]!(tx as unknown as Sql)
+    if (rows.length === 0) await tx`INSERT INTO sendbox_schema (version) VALUES (${SCHEMA_VERSION})`
+    else if (version < SCHEMA_VERSION)
+      await tx`UPDATE sendbox_schema SET version = ${SCHEMA_VERSION}`
+  })
+}

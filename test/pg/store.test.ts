@@ -1,0 +1,209 @@
+import postgres from 'postgres'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { runCli } from '../helpers/cli.js'
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
+import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
+
+const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi {{ name }}\n---\n<p>Hello {{ name }}</p>' }
+const send = (sandbox: TestSandbox, to: string | string[], subject = 'Hello there') =>
+  sandbox.send({
+    template: 'hello',
+    from: 'Shop <shop@acme.test>',
+    to,
+    subject,
+    templateVariables: { name: 'Ada' },
+  })
+
+describePg('the PostgreSQL store', () => {
+  let url: string
+  let sandbox: TestSandbox
+  beforeAll(async () => {
+    url = await freshDatabase()
+    sandbox = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+  })
+  afterAll(() => sandbox?.close())
+
+  it('stores a send as a row and answers the inspector from queries', async () => {
+    const sent = await send(sandbox, ['Ada Lovelace <Ada@Example.com>', 'bob@example.com'])
+    expect(sent.status).toBe(201)
+    const { id } = await sent.json()
+    const record = await (await sandbox.api(`/_sandbox/api/messages/${id}`)).json()
+    expect(record).toMatchObject({ id, subject: 'Hello there', to: [{ name: 'Ada Lovelace' }, {}] })
+    // The record's keys come out in the log's order, whatever JSONB keeps.
+    expect(Object.keys(record).slice(0, 4)).toEqual(['id', 'status', 'createdAt', 'project'])
+    const sql = postgres(url, { max: 1 })
+    try {
+      const rows = await sql`SELECT id, to_lc, recipients FROM sendbox_messages`
+      expect(rows).toEqual([
+        {
+          id,
+          to_lc: 'ada lovelace <ada@example.com>\u0001bob@example.com',
+          recipients: ['ada@example.com', 'bob@example.com'],
+        },
+      ])
+      const [{ version }] = await sql`SELECT version FROM sendbox_schema`
+      expect(version).toBe(SCHEMA_VERSION)
+    } finally {
+      await sql.end()
+    }
+  })
+
+  it('filters, pages and counts as the log does', async () => {
+    await sandbox.clear()
+    for (let i = 0; i < 12; i++)
+      expect((await send(sandbox, `user${i}@example.com`, `Order ${i}`)).status).toBe(201)
+    const list = async (query: string) =>
+      (await sandbox.api(`/_sandbox/api/messages?${query}`)).json()
+    expect((await list('to=USER1')).total).toBe(3) // user1, user10, user11
+    expect((await list('recipient=user1@example.com')).total).toBe(1)
+    expect((await list('subject=order%201&limit=1')).messages[0].subject).toBe('Order 11')
+    const page = await list('limit=5&offset=5')
+    expect(page.total).toBe(12)
+    expect(page.messages.map((m: { subject: string }) => m.subject)).toEqual([
+      'Order 6',
+      'Order 5',
+      'Order 4',
+      'Order 3',
+      'Order 2',
+    ])
+    // A LIKE wildcard in a filter is a character, not a wildcard.
+    expect((await list('to=user_')).total).toBe(0)
+    expect(
+      (await list('status=sent&template=hel')).total + (await list('status=delivered')).total,
+    ).toBe(12)
+    const health = await (await sandbox.api('/_sandbox/api/health')).json()
+    expect(health.messages).toBe(12)
+  })
+
+  it('waits, delivers, bounces and suppresses through the database', async () => {
+    const waiting = sandbox.waitForMessage({ to: 'late@example.com', after: 'now', timeout: 5000 })
+    await send(sandbox, 'late@example.com')
+    expect((await waiting).to[0]!.address).toBe('late@example.com')
+    const bounced = await (await send(sandbox, 'bounce@example.com')).json()
+    const done = await sandbox.waitForMessage({
+      recipient: 'bounce@example.com',
+      status: 'bounced',
+    })
+    expect(done.id).toBe(bounced.id)
+    expect((await sandbox.suppressions()).map((s) => s.address)).toContain('bounce@example.com')
+    const again = await (await send(sandbox, 'bounce@example.com')).json()
+    const suppressed = await sandbox.waitForMessage({
+      recipient: 'bounce@example.com',
+      status: 'suppressed',
+    })
+    expect(suppressed.id).toBe(again.id)
+    await sandbox.unsuppress({ address: 'bounce@example.com' })
+    expect(await sandbox.suppressions()).toEqual([])
+  })
+
+  it('deletes and clears', async () => {
+    const { id } = await (await send(sandbox, 'gone@example.com')).json()
+    expect((await sandbox.api(`/_sandbox/api/messages/${id}`, { method: 'DELETE' })).status).toBe(
+      204,
+    )
+    expect((await sandbox.api(`/_sandbox/api/messages/${id}`)).status).toBe(404)
+    await sandbox.clear({ to: 'user' })
+    expect(await sandbox.messages({ to: 'user' })).toEqual([])
+  })
+})
+
+describePg('several sandboxes on one database', () => {
+  it('count --max-messages over the whole sandbox', async () => {
+    const url = await freshDatabase()
+    const options = { memory: undefined, store: url, maxMessages: 5 }
+    const [a, b] = [
+      await startTestSandbox(TEMPLATES, options),
+      await startTestSandbox(TEMPLATES, options),
+    ]
+    try {
+      for (let i = 0; i < 4; i++) {
+        expect((await send(a, `a${i}@example.com`)).status).toBe(201)
+        expect((await send(b, `b${i}@example.com`)).status).toBe(201)
+      }
+      const seen = await a.messages()
+      expect(seen.map((m) => m.to[0]!.address)).toEqual([
+        'b3@example.com',
+        'a3@example.com',
+        'b2@example.com',
+        'a2@example.com',
+        'b1@example.com',
+      ])
+      expect((await b.messages()).length).toBe(5)
+      expect((await (await b.api('/_sandbox/api/health')).json()).dropped).toBe(3)
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+
+  it('refuses a database a newer sendbox wrote, and opens one it wrote itself again', async () => {
+    const url = await freshDatabase()
+    const first = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+    await first.close()
+    const again = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+    await again.close()
+    const sql = postgres(url, { max: 1 })
+    await sql`UPDATE sendbox_schema SET version = 99`
+    await sql.end()
+    await expect(
+      startTestSandbox(TEMPLATES, { memory: undefined, store: url }),
+    ).rejects.toMatchObject({
+      code: 'store_newer',
+      message: expect.stringContaining(
+        `newer sendbox (format 99; this one reads up to ${SCHEMA_VERSION})`,
+      ),
+    })
+  })
+
+  it('upgrades a database an older sendbox wrote, keeping its messages', async () => {
+    const url = await freshDatabase()
+    const first = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+    expect((await send(first, 'kept@example.com')).status).toBe(201)
+    await first.close()
+    // What the first format was: no faults table.
+    const sql = postgres(url, { max: 1 })
+    await sql`DROP TABLE sendbox_faults`
+    await sql`UPDATE sendbox_schema SET version = 1`
+    const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
+    try {
+      expect((await upgraded.messages()).map((m) => m.to[0]!.address)).toEqual(['kept@example.com'])
+      expect(
+        (await upgraded.api('/_sandbox/api/faults', { method: 'POST', json: { status: 503 } }))
+          .status,
+      ).toBe(201)
+      const [{ version }] = await sql`SELECT version FROM sendbox_schema`
+      expect(version).toBe(SCHEMA_VERSION)
+    } finally {
+      await sql.end()
+      await upgraded.close()
+    }
+  })
+})
+
+describePg('sendbox serve --store', () => {
+  it('exits 1 naming the host, never the password, when the database cannot be reached', async () => {
+    // A port nothing listens on: the cluster's own port plus one is as good as any free one.
+    const result = await runCli(
+      ['serve', '--port', '0', '--store', 'postgres://app:hunter2secret@127.0.0.1:1/sendbox'],
+      { timeout: 30_000 },
+    )
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('Cannot reach the PostgreSQL store 127.0.0.1:1/sendbox')
+    expect(result.stdout + result.stderr).not.toContain('hunter2secret')
+  })
+
+  it.each([
+    [['--db', 'x.jsonl'], '--db'],
+    [['--memory'], '--memory'],
+  ])('is a usage error with %j (exit 2)', async (extra, flag) => {
+    const result = await runCli([
+      'serve',
+      '--store',
+      'postgres://a:pw-secret@127.0.0.1/x',
+      ...extra,
+    ])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`--store: cannot go with ${flag}`)
+    expect(result.stderr).not.toContain('pw-secret')
+  })
+})
