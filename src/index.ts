@@ -285,12 +285,18 @@ export async function startSendbox(
         {
           ...sandbox,
           page: async (filter) => {
-            const page = ctx.log.list(parseMessageFilter(filter, 'inbox'))
+            const page = await ctx.log.list(parseMessageFilter(filter, 'inbox'))
             const messages = page.messages.map((record) => ctx.reader.read(copyJson(record)))
             return { messages, cursor: page.cursor }
           },
-          // In this process the log's cursor is read synchronously: exactly the call's moment.
-          now: () => ({ after: ctx.log.cursor() }),
+          // In this process the log's cursor is read synchronously: exactly the call's moment. A
+          // database answers later: then the call's time on this clock, as connectSendbox does.
+          now: () => {
+            const cursor = ctx.log.cursor()
+            if (typeof cursor === 'string') return { after: cursor }
+            cursor.catch(() => undefined)
+            return { since: new Date().toISOString() }
+          },
         },
         inboxOptions,
       ),

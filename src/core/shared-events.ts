@@ -1,4 +1,4 @@
-import type { MessageStore, Notice, RecipientEvent, Suppression } from '../store/types.js'
+import type { MessageStore, Notice, RecipientEvent, Release, Suppression } from '../store/types.js'
 import type { EventBus, SandboxEvent } from './events.js'
 
 /**
@@ -25,9 +25,15 @@ function noticeOf(event: SandboxEvent): Notice | null {
         event: event.event,
       }
     case 'deleted':
-      return { type: 'deleted', id: event.id }
+      return { type: 'deleted', id: event.id, project: event.project }
     case 'cleared':
-      return { type: 'cleared', count: event.count }
+      return {
+        type: 'cleared',
+        count: event.count,
+        ...(event.project === undefined ? {} : { project: event.project }),
+      }
+    case 'release':
+      return { type: 'release', id: event.record.id, release: event.release }
     case 'suppression':
       return {
         type: 'suppression',
@@ -51,6 +57,8 @@ interface NoticeFields {
   event: RecipientEvent
   change: 'added' | 'removed'
   suppressions: Suppression[]
+  project?: string
+  release: Release
 }
 
 /** The event a notice stands for, read back from the store; null when it is gone meanwhile. */
@@ -68,10 +76,19 @@ async function eventOf(store: MessageStore, notice: Notice): Promise<SandboxEven
         ? { type: 'status', record, recipient: n.recipient, event: n.event, remote: true }
         : null
     }
+    case 'release': {
+      const record = await store.get(n.id)
+      return record ? { type: 'release', record, release: n.release, remote: true } : null
+    }
     case 'deleted':
-      return { type: 'deleted', id: n.id, remote: true }
+      return { type: 'deleted', id: n.id, project: n.project ?? '', remote: true }
     case 'cleared':
-      return { type: 'cleared', count: n.count, remote: true }
+      return {
+        type: 'cleared',
+        count: n.count,
+        ...(n.project === undefined ? {} : { project: n.project }),
+        remote: true,
+      }
     case 'suppression':
       return { type: 'suppression', change: n.change, suppressions: n.suppressions, remote: true }
     default:

@@ -45,7 +45,7 @@ export const deliveryOperations = [
       [422, 'url_not_in_message'],
     ],
     async handler({ ctx, params, body, caller }) {
-      findMessage(ctx, params.id, caller)
+      await findMessage(ctx, params.id, caller)
       try {
         return ctx.reader.read(await ctx.delivery.simulate(params.id, body))
       } catch (error) {

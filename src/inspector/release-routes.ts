@@ -121,7 +121,7 @@ export const releaseOperations: Operation[] = [
     ],
     async handler({ ctx, params, body, caller }) {
       // A project's token releases its own messages only (another's is not found).
-      const record = findMessage(ctx, params.id, caller)
+      const record = await findMessage(ctx, params.id, caller)
       const deps = {
         log: ctx.log,
         events: ctx.events,

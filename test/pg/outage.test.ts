@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startCluster } from '../helpers/pg-cluster.js'
 import { describePg } from '../helpers/postgres.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
+import { jsonOf } from '../helpers/http.js'
 
 const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi\n---\n<p>Hello</p>' }
 const send = (sandbox: TestSandbox, to: string) =>
@@ -48,7 +49,7 @@ describePg('the database down and back', () => {
     expect(read.status).toBe(503)
     const health = await sandbox.api('/_sandbox/api/health')
     expect(health.status).toBe(503)
-    const body = await health.json()
+    const body = await jsonOf(health)
     expect(body).toMatchObject({
       status: 'unavailable',
       store: { name: `127.0.0.1:${cluster.port}/postgres` },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { openEventStream } from '../helpers/sse.js'
+import { jsonOf } from '../helpers/http.js'
 
 const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi\n---\n<p>Hello {{ name }}</p>' }
 async function send(sandbox: TestSandbox, to: string): Promise<Response> {
@@ -31,7 +32,7 @@ describePg('sandboxes on one database are one sandbox', () => {
       s.waitForMessage({ to: 'across@example.com', after: 'now', timeout: 5000 }),
     )
     const began = performance.now()
-    const { id } = await (await send(a, 'across@example.com')).json()
+    const { id } = await jsonOf(send(a, 'across@example.com'))
     const heard = await Promise.all(
       waits.map((w) => w.then((record) => ({ id: record.id, ms: performance.now() - began }))),
     )
@@ -45,7 +46,7 @@ describePg('sandboxes on one database are one sandbox', () => {
     const [a, b, c] = sandboxes as [TestSandbox, TestSandbox, TestSandbox]
     const streams = await Promise.all([b, c].map((s) => openEventStream(s.url)))
     try {
-      const { id } = await (await send(a, 'stream@example.com')).json()
+      const { id } = await jsonOf(send(a, 'stream@example.com'))
       for (const stream of streams)
         await stream.until((events) =>
           events.some(
@@ -70,10 +71,10 @@ describePg('sandboxes on one database are one sandbox', () => {
 
   it('delivers a message once, whichever processes hear of it', async () => {
     const [a, b] = sandboxes as [TestSandbox, TestSandbox]
-    const { id } = await (await send(a, 'once@example.com')).json()
+    const { id } = await jsonOf(send(a, 'once@example.com'))
     await b.waitForMessage({ recipient: 'once@example.com', status: 'delivered' })
     // Other processes' steps would show as more events: wait for a later message's delivery first.
-    const { id: later } = await (await send(b, 'later@example.com')).json()
+    const { id: later } = await jsonOf(send(b, 'later@example.com'))
     await a.waitForMessage({ recipient: 'later@example.com', status: 'delivered' })
     expect(later).not.toBe(id)
     const [record] = await b.messages({ recipient: 'once@example.com' })
@@ -87,7 +88,7 @@ describePg('sandboxes on one database are one sandbox', () => {
       json: { status: 503, count: 3 },
     })
     expect(armed.status).toBe(201)
-    expect((await (await c.api('/_sandbox/api/faults')).json()).faults).toHaveLength(1)
+    expect((await jsonOf(c.api('/_sandbox/api/faults'))).faults).toHaveLength(1)
     const statuses = await Promise.all(
       [a, b, a, b, c, c, a, b].map((s, i) =>
         s
@@ -103,7 +104,7 @@ describePg('sandboxes on one database are one sandbox', () => {
     )
     expect(statuses.filter((s) => s === 503)).toHaveLength(3)
     expect(statuses.filter((s) => s === 201)).toHaveLength(5)
-    expect((await (await b.api('/_sandbox/api/faults')).json()).faults).toEqual([])
+    expect((await jsonOf(b.api('/_sandbox/api/faults'))).faults).toEqual([])
   })
 
   it('shares suppressions: a bounce through one suppresses the address on every other', async () => {
@@ -114,7 +115,7 @@ describePg('sandboxes on one database are one sandbox', () => {
       await stream.until((events) =>
         events.some((e) => e.event === 'suppression' && e.data.change === 'added'),
       )
-      const { id } = await (await send(b, 'bounce@example.com')).json()
+      const { id } = await jsonOf(send(b, 'bounce@example.com'))
       const record = await c.waitForMessage({
         recipient: 'bounce@example.com',
         status: 'suppressed',

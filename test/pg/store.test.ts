@@ -4,6 +4,7 @@ import { runCli } from '../helpers/cli.js'
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
+import { jsonOf } from '../helpers/http.js'
 
 const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi {{ name }}\n---\n<p>Hello {{ name }}</p>' }
 const send = (sandbox: TestSandbox, to: string | string[], subject = 'Hello there') =>
@@ -27,8 +28,8 @@ describePg('the PostgreSQL store', () => {
   it('stores a send as a row and answers the inspector from queries', async () => {
     const sent = await send(sandbox, ['Ada Lovelace <Ada@Example.com>', 'bob@example.com'])
     expect(sent.status).toBe(201)
-    const { id } = await sent.json()
-    const record = await (await sandbox.api(`/_sandbox/api/messages/${id}`)).json()
+    const { id } = await jsonOf(sent)
+    const record = await jsonOf(sandbox.api(`/_sandbox/api/messages/${id}`))
     expect(record).toMatchObject({ id, subject: 'Hello there', to: [{ name: 'Ada Lovelace' }, {}] })
     // The record's keys come out in the log's order, whatever JSONB keeps.
     expect(Object.keys(record).slice(0, 4)).toEqual(['id', 'status', 'createdAt', 'project'])
@@ -42,7 +43,9 @@ describePg('the PostgreSQL store', () => {
           recipients: ['ada@example.com', 'bob@example.com'],
         },
       ])
-      const [{ version }] = await sql`SELECT version FROM sendbox_schema`
+      const [{ version }] = (await sql`SELECT version FROM sendbox_schema`) as unknown as [
+        { version: number },
+      ]
       expect(version).toBe(SCHEMA_VERSION)
     } finally {
       await sql.end()
@@ -53,8 +56,7 @@ describePg('the PostgreSQL store', () => {
     await sandbox.clear()
     for (let i = 0; i < 12; i++)
       expect((await send(sandbox, `user${i}@example.com`, `Order ${i}`)).status).toBe(201)
-    const list = async (query: string) =>
-      (await sandbox.api(`/_sandbox/api/messages?${query}`)).json()
+    const list = (query: string) => jsonOf(sandbox.api(`/_sandbox/api/messages?${query}`))
     expect((await list('to=USER1')).total).toBe(3) // user1, user10, user11
     expect((await list('recipient=user1@example.com')).total).toBe(1)
     expect((await list('subject=order%201&limit=1')).messages[0].subject).toBe('Order 11')
@@ -72,7 +74,7 @@ describePg('the PostgreSQL store', () => {
     expect(
       (await list('status=sent&template=hel')).total + (await list('status=delivered')).total,
     ).toBe(12)
-    const health = await (await sandbox.api('/_sandbox/api/health')).json()
+    const health = await jsonOf(sandbox.api('/_sandbox/api/health'))
     expect(health.messages).toBe(12)
   })
 
@@ -80,14 +82,14 @@ describePg('the PostgreSQL store', () => {
     const waiting = sandbox.waitForMessage({ to: 'late@example.com', after: 'now', timeout: 5000 })
     await send(sandbox, 'late@example.com')
     expect((await waiting).to[0]!.address).toBe('late@example.com')
-    const bounced = await (await send(sandbox, 'bounce@example.com')).json()
+    const bounced = await jsonOf(send(sandbox, 'bounce@example.com'))
     const done = await sandbox.waitForMessage({
       recipient: 'bounce@example.com',
       status: 'bounced',
     })
     expect(done.id).toBe(bounced.id)
     expect((await sandbox.suppressions()).map((s) => s.address)).toContain('bounce@example.com')
-    const again = await (await send(sandbox, 'bounce@example.com')).json()
+    const again = await jsonOf(send(sandbox, 'bounce@example.com'))
     const suppressed = await sandbox.waitForMessage({
       recipient: 'bounce@example.com',
       status: 'suppressed',
@@ -98,7 +100,7 @@ describePg('the PostgreSQL store', () => {
   })
 
   it('deletes and clears', async () => {
-    const { id } = await (await send(sandbox, 'gone@example.com')).json()
+    const { id } = await jsonOf(send(sandbox, 'gone@example.com'))
     expect((await sandbox.api(`/_sandbox/api/messages/${id}`, { method: 'DELETE' })).status).toBe(
       204,
     )
@@ -130,7 +132,7 @@ describePg('several sandboxes on one database', () => {
         'b1@example.com',
       ])
       expect((await b.messages()).length).toBe(5)
-      expect((await (await b.api('/_sandbox/api/health')).json()).dropped).toBe(3)
+      expect((await jsonOf(b.api('/_sandbox/api/health'))).dropped).toBe(3)
     } finally {
       await Promise.all([a.close(), b.close()])
     }
@@ -171,7 +173,9 @@ describePg('several sandboxes on one database', () => {
         (await upgraded.api('/_sandbox/api/faults', { method: 'POST', json: { status: 503 } }))
           .status,
       ).toBe(201)
-      const [{ version }] = await sql`SELECT version FROM sendbox_schema`
+      const [{ version }] = (await sql`SELECT version FROM sendbox_schema`) as unknown as [
+        { version: number },
+      ]
       expect(version).toBe(SCHEMA_VERSION)
     } finally {
       await sql.end()

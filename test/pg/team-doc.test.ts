@@ -5,6 +5,7 @@ import { afterAll, expect, it } from 'vitest'
 import { ROOT, type RunningCli, startCli } from '../helpers/cli.js'
 import { fencedBlocks } from '../helpers/docs.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { jsonOf } from '../helpers/http.js'
 
 /**
  * docs/team.md as written: its `sh` block starts two sendbox processes on one database (the
@@ -57,7 +58,7 @@ describePg('docs/team.md', () => {
     )
     // The wait is registered once its request is in: the health's subscriber count says so.
     for (;;) {
-      const health = await (await fetch(`${two.url}/_sandbox/api/health`)).json()
+      const health = await jsonOf(fetch(`${two.url}/_sandbox/api/health`))
       if (health.subscribers > 0) break
     }
     const variables = JSON.parse(await readFile(join(ROOT, 'fixtures/welcome.json'), 'utf8'))
@@ -73,10 +74,10 @@ describePg('docs/team.md', () => {
       }),
     })
     expect(sent.status).toBe(201)
-    const { id } = await sent.json()
+    const { id } = await jsonOf(sent)
     const heard = await waiting
     expect(heard.status).toBe(200)
-    expect((await heard.json()).id).toBe(id)
+    expect((await jsonOf(heard)).id).toBe(id)
 
     const [config] = fencedBlocks(text, 'docs/team.md').filter((b) => b.body.includes('httpchk'))
     const check = /option httpchk GET (\S+)/.exec(config!.body)![1]!

@@ -41,6 +41,9 @@ export function conditionOf(sql: Sql, filter: MessageFilter = {}): Fragment {
   if (filter.to) parts.push(sql`to_lc LIKE ${like(filter.to)}`)
   if (filter.recipient)
     parts.push(sql`recipients @> ARRAY[${bareAddress(filter.recipient)}]::text[]`)
+  // A cursor is a seq (store.ts); one that is not is after every message stored so far.
+  if (filter.after !== undefined)
+    parts.push(/^\d{1,15}$/.test(filter.after) ? sql`seq > ${filter.after}` : sql`FALSE`)
   if (filter.since) {
     // As on the log: an unreadable time matches nothing, never everything.
     const since = Date.parse(filter.since)

@@ -1,5 +1,7 @@
 import type { JSONValue, Sql } from 'postgres'
+import { compileFilter } from '../filter.js'
 import { withEvents } from '../recipients.js'
+import { withRelease } from '../releases.js'
 import { recordSize } from '../size.js'
 import type {
   LogHealth,
@@ -64,18 +66,31 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   const health: LogHealth = { state: 'ok', file: null }
   let closed = false
 
+  // Where each record handed out stands (its row's seq): what `matches` reads for `after`.
+  const seqs = new WeakMap<MessageRecord, number>()
+  const positioned = (row: { record: Record<string, unknown>; seq: string }) => {
+    const record = recordOf(row.record)
+    seqs.set(record, Number(row.seq))
+    return record
+  }
   const page = async (filter: MessageFilter = {}, limit: number | null, offset: number) => {
-    const rows = await sql<{ record: Record<string, unknown> }[]>`
-      SELECT record FROM sendbox_messages WHERE ${conditionOf(sql, filter)}
+    const rows = await sql<{ record: Record<string, unknown>; seq: string }[]>`
+      SELECT record, seq FROM sendbox_messages WHERE ${conditionOf(sql, filter)}
       ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`
-    return rows.map((row) => recordOf(row.record))
+    return rows.map(positioned)
+  }
+  // The newest seq: a message stored from now on has a greater one.
+  const cursor = async () => {
+    const rows = await sql<{ c: string }[]>`
+      SELECT coalesce(max(seq), 0)::text AS c FROM sendbox_messages`
+    return rows[0]!.c
   }
 
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
     faults: guarded(createFaultTable(sql), options.name),
     async append(record) {
-      await sql`
+      const [row] = await sql<{ seq: string }[]>`
         INSERT INTO sendbox_messages ${sql({
           id: record.id,
           created_at: new Date(record.createdAt),
@@ -84,7 +99,9 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
           ...filterColumns(record),
           bytes: recordSize(record),
           record: json(sql, record),
-        })}`
+        })}
+        RETURNING seq`
+      if (row) seqs.set(record, Number(row.seq))
       // Committed: the record is the sandbox's. Past --max-messages, the oldest go before the 201;
       // a trim that fails (the database went away after the commit) is caught up by the next.
       await trimmer.trim().catch(() => {})
@@ -92,17 +109,29 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     async list(filter = {}) {
       const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
       const limit = filter.limit === undefined ? null : Math.max(0, Math.floor(filter.limit)) || 0
-      const [messages, counted] = await Promise.all([
+      const [messages, counted, at] = await Promise.all([
         page(filter, limit, offset),
         sql<{ total: number }[]>`
           SELECT count(*)::int AS total FROM sendbox_messages WHERE ${conditionOf(sql, filter)}`,
+        cursor(),
       ])
-      return { messages, total: counted[0]!.total }
+      return { messages, total: counted[0]!.total, cursor: at }
     },
     async get(id) {
-      const rows = await sql<{ record: Record<string, unknown> }[]>`
-        SELECT record FROM sendbox_messages WHERE id = ${id}`
-      return rows[0] && recordOf(rows[0].record)
+      const rows = await sql<{ record: Record<string, unknown>; seq: string }[]>`
+        SELECT record, seq FROM sendbox_messages WHERE id = ${id}`
+      return rows[0] && positioned(rows[0])
+    },
+    cursor,
+    matches(record, filter) {
+      // A record this process did not read (an event of another's) arrived after the call.
+      const after =
+        filter.after === undefined
+          ? -1
+          : /^\d{1,15}$/.test(filter.after)
+            ? Number(filter.after)
+            : Number.POSITIVE_INFINITY
+      return (seqs.get(record) ?? Number.POSITIVE_INFINITY) > after && compileFilter(filter)(record)
     },
     async latest(filter = {}) {
       return (await page(filter, 1, 0))[0]
@@ -127,6 +156,18 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
         await tx`
           UPDATE sendbox_messages
           SET status = ${next.status}, bytes = ${recordSize(next)}, record = ${json(sql, next)}
+          WHERE id = ${id}`
+        return next
+      })
+    },
+    addRelease(id, release) {
+      return sql.begin(async (tx) => {
+        const rows = await tx<{ record: Record<string, unknown> }[]>`
+          SELECT record FROM sendbox_messages WHERE id = ${id} FOR UPDATE`
+        if (!rows[0]) return undefined
+        const next = withRelease(recordOf(rows[0].record), release)
+        await tx`
+          UPDATE sendbox_messages SET bytes = ${recordSize(next)}, record = ${json(sql, next)}
           WHERE id = ${id}`
         return next
       })
@@ -185,7 +226,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   }
   // The database away is a 503 store_unavailable for the request, not a crash; the client
   // reconnects at the next query, so the sandbox works again without a restart.
-  return guarded(store, options.name, ['health'])
+  return guarded(store, options.name, ['health', 'matches'])
 }
 
 function suppressionCondition(sql: Sql, filter: SuppressionFilter) {

@@ -1,0 +1,15 @@
+/** Types of pg-cluster.js (plain JavaScript, so that .ci/run and the global setup load it as is). */
+export interface Cluster {
+  url: string
+  port: number
+  dir: string
+  /** Settles once the cluster accepts connections. */
+  ready: Promise<void>
+  urlOf(database: string): string
+  start(): Promise<unknown>
+  stop(): Promise<unknown>
+  destroy(): Promise<void>
+}
+export function findPgBin(): string | null
+export function startCluster(options?: { bin?: string }): Promise<Cluster>
+export function planCluster(options?: { bin?: string | null }): Promise<Cluster>
