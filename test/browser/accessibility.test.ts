@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { startTestSandbox, writeFiles } from '../helpers/sandbox.js'
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js'
+import { seriousViolations } from './axe.js'
 import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
 
 /**
@@ -18,16 +18,6 @@ import { hasChromium, inboxSuite, readTree, screenshot } from './helpers.js'
  * script tag, and evaluating bypasses it as a debugger does); the emails' own frames are left
  * out (they are the user's HTML, not the inbox).
  */
-
-const require = createRequire(import.meta.url)
-const AXE = require.resolve('axe-core/axe.min.js')
-
-interface AxeViolation {
-  id: string
-  impact: string | null
-  help: string
-  nodes: { target: string[]; failureSummary?: string }[]
-}
 
 /** What each view is, and what shows it is ready. */
 interface ViewCase {
@@ -223,38 +213,6 @@ describe.skipIf(!hasChromium)(
         .toBe('changed')
     }
 
-    async function audit(page: Page): Promise<string[]> {
-      if (!(await page.evaluate(() => 'axe' in window)))
-        await page.evaluate(await readFile(AXE, 'utf8'))
-      const violations = (await page.evaluate(() =>
-        (
-          window as unknown as {
-            axe: { run(c: unknown, o: unknown): Promise<{ violations: unknown }> }
-          }
-        ).axe
-          .run(document, {
-            iframes: false,
-            runOnly: {
-              type: 'tag',
-              values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
-            },
-          })
-          .then((r) => r.violations),
-      )) as AxeViolation[]
-      return violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map(
-          (v) =>
-            `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-              .slice(0, 4)
-              .map(
-                (n) =>
-                  `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join(' ').trim()}`,
-              )
-              .join('; ')}`,
-        )
-    }
-
     for (const [width, height] of [
       [1280, 800],
       [390, 844],
@@ -272,7 +230,7 @@ describe.skipIf(!hasChromium)(
             await page.goto(`${suite.sandbox.url}/_sandbox/${view.hash(ids)}`)
             await page.locator('#status[data-state="live"]').waitFor()
             await view.ready(page)
-            for (const problem of await audit(page))
+            for (const problem of await seriousViolations(page))
               found.push(`${view.name}, ${colorScheme}: ${problem}`)
             await screenshot(page, `view-${view.name}-${width}-${colorScheme}`)
           }

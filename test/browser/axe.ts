@@ -38,6 +38,12 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map(
       (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`,
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .slice(0, 4)
+          .map(
+            (n) =>
+              `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join(' ').trim()}`,
+          )
+          .join('; ')}`,
     )
 }
