@@ -4,7 +4,7 @@ import { SLUG_HINT, SLUG_PATTERN } from '../templates/index.js'
 import type { Awaitable, FaultTable, StoredFault } from '../store/types.js'
 
 /**
- * Fault injection (CONTRACT §6): make the next n matching sends fail the way the real service
+ * Fault injection (docs/delivery.md#faults): make the next n matching sends fail the way the real service
  * can, so an application's retry and error paths can be tested. Faulted sends are not stored.
  */
 
