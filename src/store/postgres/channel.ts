@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { textArray } from './filter.js'
 import type { Sql } from 'postgres'
 import type { Notice, StoreChannel } from '../types.js'
 
@@ -44,7 +45,7 @@ export async function openChannel(sql: Sql): Promise<StoreChannel & { close(): P
       const batch = pending
       pending = []
       try {
-        await sql`SELECT pg_notify(${CHANNEL}, payload) FROM unnest(${batch.map((b) => b.payload)}::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`
+        await sql`SELECT pg_notify(${CHANNEL}, payload) FROM unnest(${textArray(batch.map((b) => b.payload))}::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`
         for (const b of batch) b.sent()
       } catch (error) {
         for (const b of batch) b.failed(error)

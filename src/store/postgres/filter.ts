@@ -19,9 +19,18 @@ export function filterColumns(record: MessageRecord) {
     subject_lc: record.subject.toLowerCase(),
     from_lc: record.from ? formatAddress(record.from).toLowerCase() : '',
     to_lc: (record.to ?? []).map((a) => formatAddress(a).toLowerCase()).join(JOIN),
-    recipients: (record.to ?? []).map((a) => a.address.toLowerCase()),
+    recipients: textArray((record.to ?? []).map((a) => a.address.toLowerCase())),
   }
 }
+
+/**
+ * A text[] literal (`{"a@x.test","b@x.test"}`): each element quoted, `"` and `\\` escaped, so
+ * the column is written without the client's array types (not fetched: index.ts).
+ *
+ * @example textArray(['ada@example.com']) // '{"ada@example.com"}'
+ */
+export const textArray = (items: readonly string[]): string =>
+  `{${items.map((item) => `"${item.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
 
 const like = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
 

@@ -43,6 +43,10 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
     // Notices ("extension exists, skipping") are not the user's business.
     onnotice: () => {},
     connect_timeout: 10,
+    // No array-type lookup at each connect: the client runs it unawaited, so a database that goes
+    // away mid-connect left an unhandled rejection (seen in test/pg/outage.test.ts). The one array
+    // sendbox writes is given as a literal of text[] (filter.ts).
+    fetch_types: false,
   })
   try {
     await sql`SELECT 1`

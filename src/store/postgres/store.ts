@@ -109,13 +109,15 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     async list(filter = {}) {
       const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
       const limit = filter.limit === undefined ? null : Math.max(0, Math.floor(filter.limit)) || 0
-      const [messages, counted, at] = await Promise.all([
+      // The count and the cursor in one statement: two connections per list, as before cursors.
+      const [messages, counted] = await Promise.all([
         page(filter, limit, offset),
-        sql<{ total: number }[]>`
-          SELECT count(*)::int AS total FROM sendbox_messages WHERE ${conditionOf(sql, filter)}`,
-        cursor(),
+        sql<{ total: number; cursor: string }[]>`
+          SELECT
+            (SELECT count(*)::int FROM sendbox_messages WHERE ${conditionOf(sql, filter)}) AS total,
+            (SELECT coalesce(max(seq), 0)::text FROM sendbox_messages) AS cursor`,
       ])
-      return { messages, total: counted[0]!.total, cursor: at }
+      return { messages, total: counted[0]!.total, cursor: counted[0]!.cursor }
     },
     async get(id) {
       const rows = await sql<{ record: Record<string, unknown>; seq: string }[]>`
