@@ -115,13 +115,15 @@ describe.skipIf(!hasChromium)('the layout a first hour found wanting', { timeout
     expect(await page.locator('#message-pane [role="tab"]').count()).toBe(7)
     expect(await rows(page, '#message-pane [role="tab"]')).toBe(1)
     expect(await cut(page, '#message-pane [role="tab"][aria-selected="true"]')).toEqual([])
-    // Two rows of sections and two of tabs put it ~570 px down on an 844 px screen.
+    // Two rows of sections and two of tabs put it ~570 px down on an 844 px screen; one row of
+    // each, ~445. The fourth action ("Send to a real inbox") wraps the actions to a second row
+    // at 390 px: ~492, still in the top 60% of the screen.
     const top = await page
       .locator('#message-pane iframe')
       .first()
       .evaluate((f) => f.getBoundingClientRect().top)
-    expect(top).toBeLessThan(480)
     await screenshot(page, 'layout-390-message-tabs')
+    expect(top).toBeLessThan(500)
     expect(await cutWhenScrolledTo(page, '#message-pane [role="tab"]')).toEqual([])
     // A tab opened from the URL, at the row's far end, is scrolled into it whole.
     const checks = await visit(`#/messages/${id}?tab=checks`, PHONE)
