@@ -170,22 +170,22 @@ function matches(fault: Fault, send: SendFacts): boolean {
  * const faults = createSharedFaultRegistry(store.faults)
  * await faults.arm({ status: 503, count: 3 })
  */
+/** A fault as armed now, before a registry gives it its id. */
+const armed = (input: FaultInput, project: string | undefined): Omit<Fault, 'id'> => ({
+  status: input.status,
+  remaining: input.count ?? 1,
+  match: { ...input.match },
+  retryAfter: input.retryAfter ?? 1,
+  createdAt: new Date().toISOString(),
+  ...(project === undefined ? {} : { project }),
+})
+
 export function createSharedFaultRegistry(table: FaultTable): FaultRegistry {
   // The table holds what arm() wrote: its status is one of FAULT_STATUSES.
   const asFault = (stored: StoredFault) => stored as Fault
   return {
     async arm(input, project) {
-      const stored = await table.add(
-        {
-          status: input.status,
-          remaining: input.count ?? 1,
-          match: { ...input.match },
-          retryAfter: input.retryAfter ?? 1,
-          createdAt: new Date().toISOString(),
-          ...(project === undefined ? {} : { project }),
-        },
-        MAX_ARMED_FAULTS,
-      )
+      const stored = await table.add(armed(input, project), MAX_ARMED_FAULTS)
       if (!stored) throw new FaultLimitError()
       return asFault(stored)
     },
@@ -211,15 +211,7 @@ export function createFaultRegistry(): FaultRegistry {
   return {
     arm(input, project) {
       if (faults.length >= MAX_ARMED_FAULTS) throw new FaultLimitError()
-      const fault: Fault = {
-        id: `fault_${++seq}`,
-        status: input.status,
-        remaining: input.count ?? 1,
-        match: { ...input.match },
-        retryAfter: input.retryAfter ?? 1,
-        createdAt: new Date().toISOString(),
-        ...(project === undefined ? {} : { project }),
-      }
+      const fault: Fault = { id: `fault_${++seq}`, ...armed(input, project) }
       faults.push(fault)
       return { ...fault }
     },
