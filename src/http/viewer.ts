@@ -51,9 +51,17 @@ export function tokenOf(event: H3Event): string | undefined {
  * @example viewerOf(event, ctx) // { project: 'acme', admin: false }
  */
 export function viewerOf(event: H3Event, ctx: AppContext): Viewer | undefined {
+  return viewerOfToken(tokenOf(event), ctx)
+}
+
+/**
+ * Who a token is on the inspector, or undefined when projects are on and no project lists it.
+ *
+ * @example viewerOfToken('sandbox_admin_5c1d', ctx) // { project: null, admin: true }
+ */
+export function viewerOfToken(token: string | undefined, ctx: AppContext): Viewer | undefined {
   const projects = ctx.config.projects
   if (!projects) return EVERYTHING
-  const token = tokenOf(event)
   const identity = token === undefined ? undefined : projects.identify(token)
   if (!identity) return undefined
   return identity.kind === 'admin'

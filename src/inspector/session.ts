@@ -2,7 +2,7 @@ import { deleteCookie, setCookie } from 'h3'
 import * as v from 'valibot'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { PUBLIC_ACCESS, SESSION_COOKIE, type Viewer } from '../http/viewer.js'
+import { PUBLIC_ACCESS, SESSION_COOKIE, type Viewer, viewerOfToken } from '../http/viewer.js'
 import { described, object, string } from '../lib/schema.js'
 import type { AppContext } from '../core/context.js'
 
@@ -42,6 +42,10 @@ const SIGN_IN = object(
   { description: 'The token to sign in with.' },
 )
 
+/** The session cookie's attributes, the same when it is set and when it is removed. */
+const cookieOf = (ctx: AppContext) =>
+  ({ httpOnly: true, sameSite: 'strict', path: '/_sandbox', secure: ctx.config.https }) as const
+
 function sessionOf(ctx: AppContext, viewer: Viewer | null) {
   return {
     projects: ctx.config.projects !== null,
@@ -77,9 +81,8 @@ export const sessionOperations = [
     success: { status: 200, description: 'Signed in.', schema: SESSION },
     errors: [[401, 'unauthorized']],
     handler({ ctx, event, body }) {
-      const projects = ctx.config.projects
-      const identity = projects ? projects.identify(body.token) : undefined
-      if (projects && !identity)
+      const viewer = viewerOfToken(body.token, ctx)
+      if (!viewer)
         throw apiError(
           401,
           'unauthorized',
@@ -87,17 +90,7 @@ export const sessionOperations = [
           { headers: { 'www-authenticate': 'Token' } },
         )
       // Without projects there is nothing to sign in to: the answer says so, and sets nothing.
-      if (!projects) return sessionOf(ctx, { project: null, admin: true })
-      setCookie(event, SESSION_COOKIE, body.token, {
-        httpOnly: true,
-        sameSite: 'strict',
-        path: '/_sandbox',
-        secure: ctx.config.https,
-      })
-      const viewer: Viewer =
-        identity?.kind === 'project'
-          ? { project: identity.project, admin: false }
-          : { project: null, admin: true }
+      if (ctx.config.projects) setCookie(event, SESSION_COOKIE, body.token, cookieOf(ctx))
       return sessionOf(ctx, viewer)
     },
   }),
@@ -111,12 +104,7 @@ export const sessionOperations = [
     description: 'Always 204, signed in or not.',
     success: { status: 204, description: 'Signed out.' },
     handler({ ctx, event }) {
-      deleteCookie(event, SESSION_COOKIE, {
-        httpOnly: true,
-        sameSite: 'strict',
-        path: '/_sandbox',
-        secure: ctx.config.https,
-      })
+      deleteCookie(event, SESSION_COOKIE, cookieOf(ctx))
     },
   }),
 ]
