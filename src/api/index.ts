@@ -1,5 +1,5 @@
 import type { H3 } from 'h3'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { registerOperations, type Operation } from '../http/define.js'
 import { sendOperation } from './messages.js'
 import { refuseResolvedSlugs, templateOperations } from './templates.js'

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { FAULT_STATUSES, faultFromToken, isFaultStatus, type FaultStatus } from '../core/faults.js'
 import type { ErrorRef, Security } from '../http/define.js'
 import { apiError } from '../http/errors.js'

@@ -1,4 +1,4 @@
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import type { BodyDocument } from '../http/define.js'
 import type { JsonSchema } from '../lib/schema.js'
 import { exampleVariables, missingVariables, type Template } from '../templates/index.js'

@@ -1,6 +1,6 @@
 import type { H3, H3Event } from 'h3'
 import * as v from 'valibot'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { TEMPLATE_SUMMARY, TEMPLATE_SUMMARY_ENTRIES } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { pathParam } from '../http/params.js'

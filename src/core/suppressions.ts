@@ -1,5 +1,5 @@
-import type { Suppression, SuppressionFilter } from '../store/types.js'
-import type { AppContext } from './context.js'
+import type { MessageStore, Suppression, SuppressionFilter } from '../store/types.js'
+import type { EventBus } from './events.js'
 
 /**
  * The suppression list, per project (docs/delivery.md): a hard bounce or a complaint puts the
@@ -7,7 +7,8 @@ import type { AppContext } from './context.js'
  * It lives in the log, so it outlasts a restart; clearing messages leaves it alone.
  */
 
-type Ctx = Pick<AppContext, 'log' | 'events'>
+/** What the suppression rules need of a sandbox: its store and its event bus. */
+type Ctx = { log: MessageStore; events: EventBus }
 
 /**
  * Removes the matching suppressions (all of them with no filter) and tells the event stream.
@@ -27,6 +28,6 @@ export async function removeSuppressions(
 
 /** The list, newest first. */
 export const listSuppressions = (
-  ctx: Pick<AppContext, 'log'>,
+  ctx: Pick<Ctx, 'log'>,
   filter: SuppressionFilter = {},
 ): Promise<Suppression[]> => Promise.resolve(ctx.log.suppressions(filter))

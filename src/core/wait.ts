@@ -1,6 +1,15 @@
-import type { MessageFilter, MessageRecord } from '../store/types.js'
-import type { AppContext } from './context.js'
-import { rejectionHint } from './rejections.js'
+import type { MessageFilter, MessageRecord, MessageStore } from '../store/types.js'
+import type { EventBus } from './events.js'
+import { type RejectionLog, rejectionHint } from './rejections.js'
+
+/** What a wait needs of a sandbox: its store and events, its rejections (for the timeout's hint), and its close. */
+export interface WaitContext {
+  log: MessageStore
+  events: EventBus
+  rejections: RejectionLog
+  /** Registers cleanup to run when the server closes; returns its removal. */
+  onClose(fn: () => void): () => void
+}
 
 export interface WaitOptions extends Omit<MessageFilter, 'after'> {
   /** Milliseconds to wait for a match (default 5000, max 60000). */
@@ -67,10 +76,7 @@ export class WaitTimeoutError extends Error {
  * The newest message matching `filter`, or the first one to arrive before `timeout`.
  * Shared by GET /_sandbox/api/messages/wait and `sandbox.waitForMessage`.
  */
-export function waitForMessage(
-  ctx: Pick<AppContext, 'log' | 'events' | 'onClose' | 'rejections'>,
-  options: WaitOptions,
-): Promise<MessageRecord> {
+export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<MessageRecord> {
   const {
     timeout = WAIT_DEFAULT_MS,
     signal,

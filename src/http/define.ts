@@ -1,6 +1,6 @@
 import { HTTPResponse, type H3, type H3Event } from 'h3'
 import * as v from 'valibot'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from './context.js'
 import { object, parse, problemsOf, type JsonSchema, type Schema } from '../lib/schema.js'
 import { assertJsonContentType, parseJsonBody, readBodyText } from './body.js'
 import type { ErrorRef } from './error-catalog.js'

@@ -1,6 +1,6 @@
 import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema'
 import * as v from 'valibot'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from './context.js'
 import { FIELD_PROBLEM_CODES } from '../lib/problems.js'
 import type { JsonSchema, Schema } from '../lib/schema.js'
 import { operationErrors, type Operation, type OperationExample } from './define.js'

@@ -1,5 +1,5 @@
 import { getCookie, type H3Event } from 'h3'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from './context.js'
 import type { MessageFilter } from '../store/types.js'
 import type { Access, ErrorRef, Security } from './define.js'
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { HTTPResponse } from 'h3'
 import type { SandboxEvent } from '../core/events.js'
-import { createFrameBatch, type FrameBatch, type FrameBatches } from '../core/frame-batch.js'
+import { createFrameBatch, type FrameBatch, type FrameBatches } from '../http/frame-batch.js'
 import { PROJECT_ACCESS } from '../http/viewer.js'
 import type { MessageReader } from '../core/reading.js'
 import { defineOperation } from '../http/define.js'
@@ -106,7 +106,7 @@ export function eventFor(event: SandboxEvent, project: string | null): SandboxEv
 }
 
 /**
- * The frame batches of one sandbox (see core/frame-batch.ts), built by the composition root
+ * The frame batches of one sandbox (see http/frame-batch.ts), built by the composition root
  * into its context: whole records and summaries, per project seen, made on first use.
  *
  * @example const ctx = { …, frames: createFrameBatches(reader) }

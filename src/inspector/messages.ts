@@ -1,5 +1,5 @@
 import { checkEmail } from '../checks/index.js'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { toEml } from '../core/eml.js'
 import { recordSize } from '../store/index.js'
 import { streamJsonList } from './stream.js'

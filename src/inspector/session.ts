@@ -4,7 +4,7 @@ import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
 import { PUBLIC_ACCESS, SESSION_COOKIE, type Viewer, viewerOfToken } from '../http/viewer.js'
 import { described, object, string } from '../lib/schema.js'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 
 /**
  * The inbox page's sign-in (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). The page asks for a token once; this route

@@ -1,4 +1,4 @@
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { listSuppressions, removeSuppressions } from '../core/suppressions.js'
 import type { Suppression } from '../store/types.js'
 import { SUPPRESSION_LIST } from '../http/delivery-components.js'

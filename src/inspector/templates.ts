@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { relative } from 'node:path'
 import { checkEmail } from '../checks/index.js'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import * as v from 'valibot'
 import {
   EMAIL_CHECKS,

@@ -1,4 +1,4 @@
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { WEBHOOK_EVENT_TYPES } from '../core/webhook-events.js'
 import { HISTORY_ATTEMPTS, type WebhookDelivery, type WebhookFilter } from '../core/webhooks.js'
 import { WEBHOOK_DELIVERY } from '../http/delivery-components.js'

@@ -5,7 +5,7 @@ import { noteRequest, requestLogger } from '../http/request-log.js'
 import { registerApiRoutes } from '../api/index.js'
 import { registerInspectorRoutes } from '../inspector/index.js'
 import { registerInboxRoutes } from '../inbox/index.js'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { route } from '../http/route.js'
 import { openApiOperation } from './openapi.js'
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import type { AppContext } from '../core/context.js'
+import type { AppContext } from '../http/context.js'
 import { apiOperations } from '../api/index.js'
 import { defineOperation, type Operation, type OperationExample } from '../http/define.js'
 import { SHARED_ACCESS } from '../http/viewer.js'

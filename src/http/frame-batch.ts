@@ -1,4 +1,4 @@
-import type { SandboxEvent } from './events.js'
+import type { SandboxEvent } from '../core/events.js'
 
 /**
  * The frames of one turn of the event loop, joined into one chunk that every event stream of a
