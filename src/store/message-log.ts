@@ -164,7 +164,7 @@ function createLog(
     get: (id) => index.get(id),
     latest: (filter) => index.latest(filter),
     cursor: index.cursor,
-    matches: index.matches,
+    matches: (record, filter) => index.matches(record, filter),
     ...createSuppressionChanges({ adapter, suppressions, writes, assertOpen }),
     suppression: suppressions.get,
     suppressions: suppressions.list,
