@@ -11,6 +11,9 @@ import type { MessageRecord, Suppression } from './types.js'
  * end (cut back off if they fail) and a compacted file swapped in. Where each record's line
  * lands goes to `spans`, for the next compaction to copy.
  *
+ * Long because it is one object: the handle, the length and the damage flag, shared by its five
+ * operations, each under thirty lines.
+ *
  * @example
  * const log = createLogFile(file, nodeFs, createLineSpans())
  * await log.append(Buffer.from(`${JSON.stringify(record)}\n`), [record])

@@ -31,6 +31,8 @@ export interface LogRecoveryDeps {
  * (memory changes when its line is queued), so the batches still waiting (and the one being
  * written) are settled by the new file instead of being appended after it.
  *
+ * Long because it is one object: the rebuilding flag is shared by its two operations.
+ *
  * @example
  * const recovery = createLogRecovery({ file, fs, warn, queue, expected, live: () => live, compact })
  * await queue.serial(() => recovery.rewriteFromMemory())

@@ -108,6 +108,10 @@ function attachBacking(
  * on disk within 2 s, narrowing the window in which a crash would lose what only memory holds. */
 export const CHECK_INTERVAL_MS = 2000
 
+/**
+ * The message log, put together from its parts (the index, the changes, the writes, the file
+ * check). Long because it is the log's composition: each part is built here and handed the others.
+ */
 function createLog(
   backing: Backing | null,
   data: LogData,
@@ -174,22 +178,31 @@ function createLog(
     health: health.current,
 
     close() {
-      return (closing ??= (async () => {
-        if (checker) clearInterval(checker)
-        if (!backing) return
-        try {
-          // The next open would rewrite a file with dead lines anyway; doing it now keeps starts fast.
-          if (writes.dead() > 0)
-            await compact().catch((error: unknown) =>
-              warn(
-                `Could not compact the message log ${backing.adapter.file}: ${(error as Error).message}`,
-              ),
-            )
-          await backing.adapter.close()
-        } finally {
-          await backing.lock.release()
-        }
-      })())
+      return (closing ??= closeLog(backing, checker, writes.dead() > 0 ? compact : null, warn))
     },
+  }
+}
+
+/**
+ * Closes a log once: its file check stops, dead lines are compacted away (the next open would
+ * rewrite them anyway; doing it now keeps starts fast), the file closes and the lock goes.
+ */
+async function closeLog(
+  backing: Backing | null,
+  checker: NodeJS.Timeout | null,
+  compact: (() => Promise<void>) | null,
+  warn: (message: string) => void,
+): Promise<void> {
+  if (checker) clearInterval(checker)
+  if (!backing) return
+  try {
+    await compact?.().catch((error: unknown) =>
+      warn(
+        `Could not compact the message log ${backing.adapter.file}: ${(error as Error).message}`,
+      ),
+    )
+    await backing.adapter.close()
+  } finally {
+    await backing.lock.release()
   }
 }

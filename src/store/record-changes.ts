@@ -24,6 +24,9 @@ export interface RecordChangesDeps {
  * line before touching memory (memory and file change in the same order) and takes the change
  * back if the line is not written.
  *
+ * Long because it is one object: five operations sharing the count of lines still queued, each
+ * under twenty lines.
+ *
  * @example
  * const changes = createRecordChanges({ adapter, data, index, writes, assertOpen })
  * await changes.append(record) // resolves once its line is written

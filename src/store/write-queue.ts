@@ -33,6 +33,9 @@ export interface WriteQueueOptions<R> {
 }
 
 /**
+ * Long because it is one object: the serial queue and the batch filling are shared by every
+ * operation, each under twenty lines.
+ *
  * @example
  * const queue = createWriteQueue({ write: (batch) => fs.appendFile(file, batch.text) })
  * await Promise.all([queue.add('a\n', [null]), queue.add('b\n', [null])]) // one write: "a\nb\n"
