@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../src/core/config.js'
 import { createEventBus } from '../src/core/events.js'
 import { createFaultRegistry } from '../src/core/faults.js'
+import { createMemoryFaultTable } from '../src/store/memory-faults.js'
 import { createRejectionLog } from '../src/core/rejections.js'
 import { createPreviewStore } from '../src/core/previews.js'
 import { createFrameBatches } from '../src/inspector/events.js'
@@ -41,7 +42,7 @@ beforeAll(async () => {
     catalog: brokenCatalog,
     log: await openMessageLog({ file: null }),
     events: createEventBus(),
-    faults: createFaultRegistry(),
+    faults: createFaultRegistry(createMemoryFaultTable()),
     rejections: createRejectionLog(),
     relay: null,
     logger: { info: () => {}, warn: () => {}, error: reported },

@@ -161,16 +161,7 @@ function matches(fault: Fault, send: SendFacts): boolean {
   return true
 }
 
-/**
- * The faults of a sandbox whose processes share a store: a fault armed through any of them
- * fails exactly `count` sends in total, whichever processes receive them. Matching stays here;
- * the table counts down atomically (a fault another process used up is skipped).
- *
- * @example
- * const faults = createSharedFaultRegistry(store.faults)
- * await faults.arm({ status: 503, count: 3 })
- */
-/** A fault as armed now, before a registry gives it its id. */
+/** A fault as armed now, before its table gives it its id. */
 const armed = (input: FaultInput, project: string | undefined): Omit<Fault, 'id'> => ({
   status: input.status,
   remaining: input.count ?? 1,
@@ -180,7 +171,17 @@ const armed = (input: FaultInput, project: string | undefined): Omit<Fault, 'id'
   ...(project === undefined ? {} : { project }),
 })
 
-export function createSharedFaultRegistry(table: FaultTable): FaultRegistry {
+/**
+ * The faults of a sandbox, over the table its store keeps them in: in memory for the JSON Lines
+ * log, in the database for processes that share one, where a fault armed through any of them
+ * fails exactly `count` sends in total, whichever processes receive them. Matching stays here;
+ * the table counts down atomically (a fault another process used up is skipped).
+ *
+ * @example
+ * const faults = createFaultRegistry(store.faults ?? createMemoryFaultTable())
+ * await faults.arm({ status: 503, count: 3 })
+ */
+export function createFaultRegistry(table: FaultTable): FaultRegistry {
   // The table holds what arm() wrote: its status is one of FAULT_STATUSES.
   const asFault = (stored: StoredFault) => stored as Fault
   return {
@@ -201,35 +202,6 @@ export function createSharedFaultRegistry(table: FaultTable): FaultRegistry {
         if (taken) return asFault(taken)
       }
       return undefined
-    },
-  }
-}
-
-export function createFaultRegistry(): FaultRegistry {
-  let faults: Fault[] = []
-  let seq = 0
-  return {
-    arm(input, project) {
-      if (faults.length >= MAX_ARMED_FAULTS) throw new FaultLimitError()
-      const fault: Fault = { id: `fault_${++seq}`, ...armed(input, project) }
-      faults.push(fault)
-      return { ...fault }
-    },
-    list: (project) =>
-      faults
-        .filter((f) => project === undefined || f.project === project)
-        .map((f) => ({ ...f, match: { ...f.match } })),
-    clear(project) {
-      const n = faults.length
-      faults = faults.filter((f) => project !== undefined && f.project !== project)
-      return n - faults.length
-    },
-    take(send) {
-      const fault = faults.find((f) => matches(f, send))
-      if (!fault) return undefined
-      fault.remaining -= 1
-      if (fault.remaining <= 0) faults = faults.filter((f) => f !== fault)
-      return { ...fault }
     },
   }
 }

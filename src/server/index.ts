@@ -4,14 +4,19 @@ import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxOptions } from '../core/config.js'
 import { createEventBus } from '../core/events.js'
-import { createFaultRegistry, createSharedFaultRegistry } from '../core/faults.js'
+import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createWebhookDispatcher } from '../core/webhooks.js'
 import { createPreviewStore } from '../core/previews.js'
 import { shareEvents } from '../core/shared-events.js'
 import { createFrameBatches } from '../inspector/events.js'
-import { openMessageLog, type LogFs, type MessageStore } from '../store/index.js'
+import {
+  createMemoryFaultTable,
+  openMessageLog,
+  type LogFs,
+  type MessageStore,
+} from '../store/index.js'
 import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
 import { createSnapshotBook } from '../core/snapshots.js'
 import { version } from '../version.js'
@@ -151,7 +156,7 @@ export async function startServer(
     catalog,
     log,
     events,
-    faults: log.faults ? createSharedFaultRegistry(log.faults) : createFaultRegistry(),
+    faults: createFaultRegistry(log.faults ?? createMemoryFaultTable()),
     rejections: createRejectionLog(),
     // Replaced just below: the engine needs the context it is part of.
     delivery: undefined as unknown as AppContext['delivery'],

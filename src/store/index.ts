@@ -20,4 +20,5 @@ export {
   isStoreUnavailable,
 } from './errors.js'
 export { nodeFs } from './log-fs.js'
+export { createMemoryFaultTable } from './memory-faults.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'
