@@ -93,10 +93,15 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
 
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
-    faults: guarded(createFaultTable(sql), options.name),
-    work: guarded(createWorkQueue(sql, options.channel), options.name, ['onAdded']),
-    webhooks: guarded(createWebhookTable(sql), options.name),
-    rejections: guarded(createRejectionTable(sql, options.maxRejections ?? 100), options.name),
+    faults: guarded(createFaultTable(sql), options.name, [], ['list']),
+    work: guarded(createWorkQueue(sql, options.channel), options.name, ['onAdded'], ['size']),
+    webhooks: guarded(createWebhookTable(sql), options.name, [], ['get', 'list', 'pending']),
+    rejections: guarded(
+      createRejectionTable(sql, options.maxRejections ?? 100),
+      options.name,
+      [],
+      ['list'],
+    ),
     async append(record, work = []) {
       // The message and its work in one transaction: a 201 leaves the delivery to whichever
       // process claims it, even when this one is killed the moment after.
@@ -242,8 +247,21 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   }
   // The database away is a 503 store_unavailable for the request, not a crash; the client
   // reconnects at the next query, so the sandbox works again without a restart.
-  return guarded(store, options.name, ['health', 'matches'])
+  return guarded(store, options.name, ['health', 'matches'], READS)
 }
+
+/** The store's methods that only read: tried once more when their connection was dropped. */
+const READS: ReadonlyArray<keyof MessageStore> = [
+  'list',
+  'get',
+  'latest',
+  'cursor',
+  'suppression',
+  'suppressions',
+  'count',
+  'dropped',
+  'bytes',
+]
 
 function suppressionCondition(sql: Sql, filter: SuppressionFilter) {
   const project = filter.project === undefined ? sql`TRUE` : sql`project = ${filter.project}`
