@@ -277,7 +277,7 @@ export async function startSendbox(
       return ctx.reader.read(copyJson(await ctx.delivery.simulate(id, parsed.value)))
     },
     // Copies: a delivery still pending goes on changing inside sendbox.
-    webhooks: async (filter = {}) => copyJson(ctx.webhooks.list(filter).deliveries),
+    webhooks: async (filter = {}) => copyJson((await ctx.webhooks.list(filter)).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
     inbox: (inboxOptions) =>

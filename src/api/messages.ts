@@ -205,7 +205,7 @@ export const sendOperation = defineOperation({
         ...(seen.to ? { to: seen.to } : {}),
       })
     const who = caller as { project?: string; tokenHint?: string } | undefined
-    recordRejection(ctx, {
+    return recordRejection(ctx, {
       ...errorAnswerOf(error),
       ...seen,
       project: who?.project ?? null,

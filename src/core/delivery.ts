@@ -1,21 +1,17 @@
 import * as v from 'valibot'
 import type { Parsed } from '../lib/problems.js'
 import { component, enumOf, FIELD, object, optional, parse, relation, rule } from '../lib/schema.js'
-import { isLogWriteError, isStoreUnavailable } from '../store/index.js'
-import type {
-  MessageRecord,
-  MessageStore,
-  RecipientEventEntry,
-  RecipientEventType,
-  Suppression,
-} from '../store/types.js'
+import type { MessageRecord, MessageStore, RecipientEventEntry, WorkItem } from '../store/types.js'
 import type { SendboxConfig } from './config.js'
+import { createStepApplier } from './delivery-apply.js'
+import { createSharedDelivery } from './delivery-shared.js'
+import { createDeliveryTimers } from './delivery-timers.js'
 import type { EventBus } from './events.js'
 import type { Logger } from './logger.js'
-import { outcomeOf, remainingSteps, stepsFor, suppresses } from './outcomes.js'
 import { readingOf } from './reading.js'
-import { recipientEvent, sentEvent } from './webhook-events.js'
+import { sentEvent } from './webhook-events.js'
 import type { WebhookDispatcher } from './webhooks.js'
+import type { WorkRunner } from './work-runner.js'
 
 /**
  * The delivery lifecycle (docs/delivery.md). Every accepted send fires `message.sent`; then, after
@@ -177,20 +173,15 @@ export interface DeliveryEngine {
    * after it. Throws MessageNotFoundError, RecipientNotFoundError or UrlNotInMessageError.
    */
   simulate(id: string, event: SimulatedEvent): Promise<MessageRecord>
-  /** Messages with automatic steps still to come. */
+  /**
+   * The work a newly accepted message brings, stored with it in one transaction (a store
+   * several processes share); none on the log, where this process delivers on timers.
+   */
+  workOf(record: MessageRecord): WorkItem[]
+  /** Messages with automatic steps still to come in this process's timers. */
   scheduled(): number
   /** Stops every pending step. */
   close(): void
-}
-
-interface Pending {
-  id: string
-  /** Per recipient, the steps left; null until the first step decides them. */
-  plans: RecipientEventType[][] | null
-  step: number
-  /** Recipients a simulated event took over. */
-  skip: Set<number>
-  timer: NodeJS.Timeout | null
 }
 
 type DeliveryContext = {
@@ -200,9 +191,42 @@ type DeliveryContext = {
   logger: Logger
 }
 
+/** The recipient an event names (the first when none is), checked against the message. */
+function recipientIndex(record: MessageRecord, input: SimulatedEvent): number {
+  if (input.recipient === undefined) return 0
+  const wanted = bareAddress(input.recipient)
+  const recipient = record.recipients.findIndex((r) => r.address.toLowerCase() === wanted)
+  if (recipient === -1)
+    throw new RecipientNotFoundError(
+      input.recipient,
+      record.recipients.map((r) => r.address),
+    )
+  return recipient
+}
+
+/** The event a simulation appends, after its checks. */
+function simulatedEntry(record: MessageRecord, input: SimulatedEvent): RecipientEventEntry {
+  const recipient = recipientIndex(record, input)
+  if (input.type === 'clicked') {
+    const urls = clickableUrls(record)
+    if (!urls.includes(input.url?.trim() ?? ''))
+      throw new UrlNotInMessageError(input.url ?? '', urls)
+  }
+  return {
+    recipient,
+    type: input.type,
+    at: new Date().toISOString(),
+    ...(input.type === 'clicked' ? { url: input.url!.trim() } : {}),
+    ...(input.type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
+    simulated: true,
+  }
+}
+
 /**
- * Starts the lifecycle: listens for accepted sends on the event bus, and picks up the steps a
- * previous run left unfinished in the log.
+ * Starts the lifecycle. On the log, this process delivers what it accepts, on timers, and picks
+ * up the steps a previous run left unfinished (delivery-timers.ts). On a store several processes
+ * share (given its `runner`), each message's delivery is a row of work any of them claims
+ * (delivery-shared.ts): done once, and done when the process that accepted it is gone.
  *
  * @example
  * const delivery = createDeliveryEngine(ctx, webhooks)
@@ -211,128 +235,36 @@ type DeliveryContext = {
 export function createDeliveryEngine(
   ctx: DeliveryContext,
   webhooks: WebhookDispatcher,
+  runner?: WorkRunner,
 ): DeliveryEngine {
-  const pending = new Map<string, Pending>()
   let closed = false
-
-  function schedule(p: Pending): void {
-    pending.set(p.id, p)
-    // Even at 0 this is a timer: the step always comes after the send's 201.
-    p.timer = setTimeout(() => {
-      p.timer = null
-      step(p).catch((error: unknown) => {
-        // A log that cannot be written said so once, plainly: no stack per delivery step.
-        if (closed || isLogWriteError(error) || isStoreUnavailable(error)) return
-        ctx.logger.error(`Could not apply the delivery step of ${p.id}`, error)
-      })
-    }, ctx.config.deliveryDelay)
-  }
-
-  /** An address on the project's suppression list is suppressed; otherwise its outcome decides. */
-  const planFor = async (record: MessageRecord, address: string): Promise<RecipientEventType[]> =>
-    stepsFor(
-      (await ctx.log.suppression(record.project, address)) ? 'suppressed' : outcomeOf(address),
-    )
-
-  async function step(p: Pending): Promise<void> {
-    const record = await ctx.log.get(p.id)
-    if (closed || !record) return void pending.delete(p.id)
-    p.plans ??= await Promise.all(record.recipients.map((r) => planFor(record, r.address)))
-    const at = new Date().toISOString()
-    const entries: RecipientEventEntry[] = []
-    p.plans.forEach((plan, recipient) => {
-      const type = plan[p.step]
-      if (type && !p.skip.has(recipient))
-        entries.push({
-          recipient,
-          type,
-          at,
-          ...(type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
-        })
-    })
-    p.step++
-    await apply(record.id, entries)
-    const more = p.plans.some((plan, recipient) => !p.skip.has(recipient) && plan.length > p.step)
-    if (more && !closed) schedule(p)
-    else pending.delete(p.id)
-  }
-
-  /**
-   * Logs the events and the suppressions they cause, then publishes them: the status events,
-   * their webhooks, the suppression events. The new states and the suppressions show in memory
-   * at the same moment (both are queued for the same write), so whoever sees a bounced
-   * recipient also sees its address on the list.
-   */
-  async function apply(
-    id: string,
-    entries: RecipientEventEntry[],
-  ): Promise<MessageRecord | undefined> {
-    const before = await ctx.log.get(id)
-    if (entries.length === 0 || !before) return before
-    const updating = ctx.log.addEvents(id, entries)
-    const suppressions = entries
-      .filter((e) => suppresses(e.type))
-      .map(
-        (e): Suppression => ({
-          address: before.recipients[e.recipient]!.address.toLowerCase(),
-          project: before.project,
-          reason: e.type as Suppression['reason'],
-          createdAt: e.at,
-          messageId: id,
-        }),
+  const apply = createStepApplier(ctx, webhooks, () => closed)
+  const work = runner ? ctx.log.work : undefined
+  const shared =
+    runner && work
+      ? createSharedDelivery(
+          { log: ctx.log, work, deliveryDelay: ctx.config.deliveryDelay },
+          apply,
+          webhooks,
+          runner,
+        )
+      : null
+  const timers = shared
+    ? null
+    : createDeliveryTimers(
+        { log: ctx.log, logger: ctx.logger, deliveryDelay: ctx.config.deliveryDelay },
+        apply,
       )
-    const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
-    // One await over all of them: they share one write, so when it fails they all reject at
-    // once, and one awaited alone would leave the others unobserved (Node ends the process).
-    const [record] = await Promise.all([updating, ...suppressing])
-    if (!record || closed) return record
-    for (const { recipient, ...event } of entries) {
-      ctx.events.emit({ type: 'status', record, recipient, event })
-      const webhook = recipientEvent(record, recipient, event)
-      if (webhook) webhooks.enqueue(webhook, record.id)
-    }
-    if (suppressions.length) ctx.events.emit({ type: 'suppression', change: 'added', suppressions })
-    return record
-  }
 
   const stopListening = ctx.events.subscribe((event) => {
-    // A message another process accepted is that process's to deliver: each step happens once.
+    // A message another process accepted is not this one's to start.
     if (event.type !== 'message' || closed || event.remote) return
-    webhooks.enqueue(sentEvent(event.record), event.record.id)
-    schedule({ id: event.record.id, plans: null, step: 0, skip: new Set(), timer: null })
+    if (runner) return runner.wake()
+    void webhooks.enqueue(sentEvent(event.record), event.record.id)
+    timers?.start(event.record.id)
   })
 
-  // Steps a previous run did not get to: they go on from where the log says they stopped.
-  async function resume(): Promise<void> {
-    // A store other processes share holds their deliveries under way too: taking them up here
-    // would step them twice (and read every message of the sandbox). Not resumed there, yet.
-    if (ctx.log.channel) return
-    const { messages } = await ctx.log.list()
-    if (closed) return
-    for (const record of messages.reverse()) resumeOne(record)
-  }
-  function resumeOne(record: MessageRecord): void {
-    const left = record.recipients.map(remainingSteps)
-    if (left.every((steps) => steps !== null && steps.length === 0)) return
-    if (left.some((steps) => steps === null)) {
-      schedule({
-        id: record.id,
-        plans: null,
-        step: 0,
-        skip: new Set(left.flatMap((steps, i) => (steps !== null ? [i] : []))),
-        timer: null,
-      })
-    } else
-      schedule({
-        id: record.id,
-        plans: left as RecipientEventType[][],
-        step: 0,
-        skip: new Set(),
-        timer: null,
-      })
-  }
-
-  resume().catch((error: unknown) => {
+  timers?.resume().catch((error: unknown) => {
     if (!closed) ctx.logger.error('Could not resume the delivery steps left unfinished', error)
   })
 
@@ -340,40 +272,18 @@ export function createDeliveryEngine(
     async simulate(id, input) {
       const record = await ctx.log.get(id)
       if (!record) throw new MessageNotFoundError(id)
-      let recipient = 0
-      if (input.recipient !== undefined) {
-        const wanted = bareAddress(input.recipient)
-        recipient = record.recipients.findIndex((r) => r.address.toLowerCase() === wanted)
-        if (recipient === -1)
-          throw new RecipientNotFoundError(
-            input.recipient,
-            record.recipients.map((r) => r.address),
-          )
-      }
-      if (input.type === 'clicked') {
-        const urls = clickableUrls(record)
-        if (!urls.includes(input.url?.trim() ?? ''))
-          throw new UrlNotInMessageError(input.url ?? '', urls)
-      }
-      pending.get(id)?.skip.add(recipient)
-      const entry: RecipientEventEntry = {
-        recipient,
-        type: input.type,
-        at: new Date().toISOString(),
-        ...(input.type === 'clicked' ? { url: input.url!.trim() } : {}),
-        ...(input.type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
-        simulated: true,
-      }
+      const entry = simulatedEntry(record, input)
+      timers?.takeOver(id, entry.recipient)
       const updated = await apply(id, [entry])
       if (!updated) throw new MessageNotFoundError(id)
       return updated
     },
-    scheduled: () => pending.size,
+    workOf: (record) => shared?.workOf(record) ?? [],
+    scheduled: () => timers?.scheduled() ?? 0,
     close() {
       closed = true
       stopListening()
-      for (const p of pending.values()) if (p.timer) clearTimeout(p.timer)
-      pending.clear()
+      timers?.close()
     },
   }
 }

@@ -3,16 +3,25 @@ import type { RenderedMessage } from '../templates/index.js'
 import { initialRecipients } from '../store/index.js'
 import type {
   Address,
+  Awaitable,
   MessageFilter,
   MessageRecord,
   MessageStore,
   Warning,
+  WorkItem,
 } from '../store/types.js'
 import { isEmptyFilter } from '../store/index.js'
 import type { EventBus } from './events.js'
 
-/** What storing and deleting need: the log, and the bus that tells the inbox and the waits. */
-type MessageContext = { log: MessageStore; events: EventBus }
+/**
+ * What storing and deleting need: the log, the bus that tells the inbox and the waits, and the
+ * delivery engine's work for a new message (stored with it on a store several processes share).
+ */
+type MessageContext = {
+  log: MessageStore
+  events: EventBus
+  delivery?: { workOf(record: MessageRecord): WorkItem[] }
+}
 
 /**
  * The message operations of the sandbox, free of HTTP: what POST /messages, the inspector's
@@ -64,7 +73,8 @@ export async function storeMessage(
     warnings: [...send.warnings, ...send.rendered.warnings],
     recipients: initialRecipients(send.to, createdAt),
   }
-  await ctx.log.append(record)
+  const work = ctx.delivery?.workOf(record) ?? []
+  await (work.length ? ctx.log.append(record, work) : ctx.log.append(record))
   // A clear (or delete) made while the line was being written removed it already: telling the
   // inbox and the waits of it now would show a ghost row, and a wait would return a deleted message.
   if ((await ctx.log.get(record.id)) !== undefined) ctx.events.emit({ type: 'message', record })
@@ -78,12 +88,12 @@ export async function storeMessage(
  * await clearMessages(ctx, { template: 'welcome' }) // → how many were removed
  */
 export async function clearMessages(
-  ctx: MessageContext & { rejections?: { clear(): number } },
+  ctx: MessageContext & { rejections?: { clear(): Awaitable<number> } },
   filter?: MessageFilter,
 ): Promise<number> {
   const count = await ctx.log.clear(filter)
   // A clean slate clears the recent rejected sends too, so they do not explain a later test's wait.
-  if (isEmptyFilter(filter)) ctx.rejections?.clear()
+  if (isEmptyFilter(filter)) await ctx.rejections?.clear()
   ctx.events.emit({
     type: 'cleared',
     count,

@@ -1,5 +1,5 @@
 import { bareAddress } from '../store/index.js'
-import type { MessageFilter } from '../store/types.js'
+import type { Awaitable, MessageFilter, RejectionTable } from '../store/types.js'
 import type { EventBus } from './events.js'
 import type { Rejection, RejectionInput } from './rejection-types.js'
 import { newMessageId } from './messages.js'
@@ -15,12 +15,12 @@ import { newMessageId } from './messages.js'
 export type { Rejection, RejectionInput } from './rejection-types.js'
 
 export interface RejectionLog {
-  record(input: RejectionInput): Rejection
+  /** Keeps it; resolves once kept (on a store several processes share: written). */
+  record(input: RejectionInput): Promise<Rejection>
   /** Newest first; filters as for messages (a field the request never got to counts as a match). */
-  list(filter?: MessageFilter): Rejection[]
+  list(filter?: MessageFilter): Awaitable<Rejection[]>
   /** Forgets all, or with `project` that project's; returns how many went. */
-  clear(project?: string): number
-  size(): number
+  clear(project?: string): Awaitable<number>
 }
 
 export const MAX_REJECTIONS = 100
@@ -57,18 +57,8 @@ export function createRejectionLog(max = MAX_REJECTIONS): RejectionLog {
   // Oldest first; the newest is pushed, the oldest shifted out.
   const items: Rejection[] = []
   return {
-    record(input) {
-      const rejection: Rejection = {
-        id: newMessageId().replace(/^msg_/, 'rej_'),
-        at: new Date().toISOString(),
-        ...input,
-        message: cut(input.message),
-        details: input.details.slice(0, MAX_DETAILS).map(smallDetail),
-        template: input.template === null ? null : cut(input.template, 200),
-        from: input.from === null ? null : cut(input.from, 320),
-        to: input.to === null ? null : input.to.slice(0, MAX_RECIPIENTS).map((to) => cut(to, 320)),
-        subject: input.subject === null ? null : cut(input.subject, 200),
-      }
+    async record(input) {
+      const rejection = rejectionOf(input)
       items.push(rejection)
       if (items.length > max) items.splice(0, items.length - max)
       return rejection
@@ -82,7 +72,47 @@ export function createRejectionLog(max = MAX_REJECTIONS): RejectionLog {
       items.splice(0, items.length, ...kept)
       return count - kept.length
     },
-    size: () => items.length,
+  }
+}
+
+/** A rejection as kept: an id and a time, every text cut to size. */
+function rejectionOf(input: RejectionInput): Rejection {
+  return {
+    id: newMessageId().replace(/^msg_/, 'rej_'),
+    at: new Date().toISOString(),
+    ...input,
+    message: cut(input.message),
+    details: input.details.slice(0, MAX_DETAILS).map(smallDetail),
+    template: input.template === null ? null : cut(input.template, 200),
+    from: input.from === null ? null : cut(input.from, 320),
+    to: input.to === null ? null : input.to.slice(0, MAX_RECIPIENTS).map((to) => cut(to, 320)),
+    subject: input.subject === null ? null : cut(input.subject, 200),
+  }
+}
+
+/**
+ * The recent rejected sends of a sandbox whose processes share a store: in its table, so that
+ * every process lists the same (the newest `max`).
+ *
+ * @example
+ * const rejections = createSharedRejectionLog(store.rejections)
+ * await rejections.record(input)
+ */
+export function createSharedRejectionLog(
+  table: RejectionTable,
+  max = MAX_REJECTIONS,
+): RejectionLog {
+  return {
+    async record(input) {
+      const rejection = rejectionOf(input)
+      await table.add(rejection as unknown as Rejection & { [key: string]: unknown })
+      return rejection
+    },
+    async list(filter = {}) {
+      const newest = (await table.list(max)) as unknown as Rejection[]
+      return newest.filter((r) => rejectionMatches(r, filter))
+    },
+    clear: (project) => table.clear(project),
   }
 }
 
@@ -119,11 +149,14 @@ export function rejectionMatches(r: Rejection, filter: MessageFilter): boolean {
  * The sentence a timed-out wait adds about rejected sends that match its filter, or nothing.
  *
  * @example
- * rejectionHint(ctx, { to: 'ada@example.com' })
+ * await rejectionHint(ctx, { to: 'ada@example.com' })
  * // → ['2 sends to ada@example.com were rejected: 422 missing_variables (×2): The template "welcome" needs dashboardUrl; …']
  */
-export function rejectionHint(ctx: { rejections: RejectionLog }, filter: MessageFilter): string[] {
-  const matching = ctx.rejections.list(filter)
+export async function rejectionHint(
+  ctx: { rejections: RejectionLog },
+  filter: MessageFilter,
+): Promise<string[]> {
+  const matching = await ctx.rejections.list(filter)
   if (matching.length === 0) return []
   const groups = new Map<string, { count: number; status: number; code: string; message: string }>()
   for (const r of matching) {
@@ -153,13 +186,13 @@ export function rejectionHint(ctx: { rejections: RejectionLog }, filter: Message
  * Keeps a rejected send and tells the event stream (`rejected`).
  *
  * @example
- * recordRejection(ctx, { status: 403, code: 'sandbox_token_required', message: '…', details: [], template: null, from: null, to: null, subject: null, project: null, tokenHint: null })
+ * await recordRejection(ctx, { status: 403, code: 'sandbox_token_required', message: '…', details: [], template: null, from: null, to: null, subject: null, project: null, tokenHint: null })
  */
-export function recordRejection(
+export async function recordRejection(
   ctx: { rejections: RejectionLog; events: EventBus },
   input: RejectionInput,
-): Rejection {
-  const rejection = ctx.rejections.record(input)
+): Promise<Rejection> {
+  const rejection = await ctx.rejections.record(input)
   ctx.events.emit({ type: 'rejected', rejection })
   return rejection
 }

@@ -106,7 +106,7 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
     const earlier = after === undefined ? 0 : (await ctx.log.list({ ...filter, limit: 1 })).total
     // Rejected sends that may be the one waited for; with after=now, only those since it began.
     const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
-    const hints = rejectionHint(
+    const hints = await rejectionHint(
       ctx,
       after === 'now' && !laterSince ? { ...filter, since: began } : filter,
     )

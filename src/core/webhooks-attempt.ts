@@ -1,5 +1,7 @@
+import { newId } from '../lib/ids.js'
+import type { WebhookEvent } from './webhook-events.js'
 import type { WebhookAttempt, WebhookDelivery } from './webhook-types.js'
-import type { Poster } from './webhooks-client.js'
+import type { Poster } from './webhook-poster.js'
 import type { Signer } from './webhooks-signing.js'
 
 /** How much of a receiver's answer is kept with an attempt. */
@@ -80,4 +82,30 @@ export function afterAutomaticAttempt(
   const wait = policy.backoffMs * 2 ** (made - 1)
   delivery.nextAttemptAt = new Date(nowMs + wait).toISOString()
   return wait
+}
+
+/**
+ * A new delivery of an event to one URL: pending, no attempt yet.
+ *
+ * @example
+ * newDelivery(event, { messageId: 'msg_1', webhookId: 'evt_1', url: 'http://127.0.0.1:4000/hooks', createdAt })
+ */
+export function newDelivery(
+  event: WebhookEvent,
+  at: { messageId: string; webhookId: string; url: string; createdAt: string },
+): WebhookDelivery {
+  return {
+    id: newId('whd_'),
+    webhookId: at.webhookId,
+    type: event.type,
+    url: at.url,
+    project: event.data.project,
+    messageId: at.messageId,
+    recipient: event.data.recipient,
+    status: 'pending',
+    createdAt: at.createdAt,
+    nextAttemptAt: null,
+    request: { headers: {}, body: JSON.stringify(event) },
+    attempts: [],
+  }
 }

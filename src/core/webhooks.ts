@@ -1,9 +1,10 @@
 import { newId } from '../lib/ids.js'
+import type { Awaitable } from '../store/types.js'
 import type { EventBus } from './events.js'
 import type { WebhookEvent } from './webhook-events.js'
 import type { WebhookDelivery, WebhookFilter } from './webhook-types.js'
-import { afterAutomaticAttempt, attemptDelivery } from './webhooks-attempt.js'
-import { createPoster } from './webhooks-client.js'
+import { afterAutomaticAttempt, attemptDelivery, newDelivery } from './webhooks-attempt.js'
+import type { Poster } from './webhook-poster.js'
 import { createHistory } from './webhooks-history.js'
 import { createEndpointQueue, type EndpointQueue } from './webhooks-lanes.js'
 import { createSigner, type Signer } from './webhooks-signing.js'
@@ -24,7 +25,10 @@ export { HISTORY_ATTEMPTS } from './webhooks-history.js'
  * - `webhooks-attempt.ts`: one attempt (sign, post, record), and the retry policy;
  * - `webhooks-signing.ts`: the Standard Webhooks signature;
  * - `webhooks-history.ts`: every delivery with its attempts, the newest 1000 attempts kept;
- * - `webhooks-client.ts`: the HTTP client (undici, no pipelining).
+ * - the HTTP client (`Poster`, webhook-poster.ts), handed in by the server, which builds it on
+ *   undici (src/server/webhooks-client.ts);
+ * - `webhooks-shared.ts`: the same on a store several processes share (deliveries and attempts
+ *   in the database, claimed by any process).
  * A send only ever adds to a queue: an unreachable or slow URL costs it nothing.
  */
 
@@ -42,15 +46,19 @@ export interface WebhookDispatcher {
   readonly endpoints: readonly string[]
   /** The URLs one project's events go to: every project's, then its own. */
   endpointsOf(project: string): string[]
-  /** Queues the event for every endpoint (nothing when there is none). */
-  enqueue(event: WebhookEvent, messageId: string): void
+  /**
+   * Queues the event for every endpoint (nothing when there is none); resolves once queued (on a
+   * shared store, once written: it rejects only when the store could not be written). `webhookId` names the event when it must be the
+   * same each time it is queued (an event queued twice for one URL then goes out once).
+   */
+  enqueue(event: WebhookEvent, messageId: string, webhookId?: string): Promise<void>
   /** Newest first; `total` counts the matches before `limit`. */
-  list(filter?: WebhookFilter): { deliveries: WebhookDelivery[]; total: number }
-  get(id: string): WebhookDelivery | undefined
+  list(filter?: WebhookFilter): Awaitable<{ deliveries: WebhookDelivery[]; total: number }>
+  get(id: string): Awaitable<WebhookDelivery | undefined>
   /** Sends the delivery once more, now; resolves after that attempt. Undefined for an unknown id. */
   retry(id: string): Promise<WebhookDelivery | undefined>
   /** Deliveries queued or waiting for a retry. */
-  pending(): number
+  pending(): Awaitable<number>
   /** Stops every timer and request in flight; later events are dropped. */
   close(): void
 }
@@ -66,6 +74,8 @@ export interface WebhookOptions {
   timeoutMs: number
   userAgent: string
   events: EventBus
+  /** The HTTP client (src/server builds it, on undici). */
+  poster: Poster
 }
 
 /** An endpoint with its signer and its queue. */
@@ -91,7 +101,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     ...options.endpoints.map((url) => ({ url })),
     ...(options.projectEndpoints ?? []),
   ]
-  const poster = createPoster({ timeoutMs: options.timeoutMs, eager: endpoints.length > 0 })
+  const { poster } = options
   const sign = createSigner(options.secret, options.userAgent)
   // Each delivery is signed with its endpoint's secret, and retried on its endpoint's queue.
   const routeOf = new WeakMap<WebhookDelivery, Route>()
@@ -150,29 +160,14 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
     endpointsOf: (project) =>
       endpoints.filter((e) => e.project === undefined || e.project === project).map((e) => e.url),
 
-    enqueue(event, messageId) {
-      if (closed || queues.length === 0) return
-      const body = JSON.stringify(event)
-      const webhookId = newId('evt_')
+    enqueue(event, messageId, webhookId = newId('evt_')) {
+      if (closed || queues.length === 0) return Promise.resolve()
       const createdAt = new Date().toISOString()
       const project = event.data.project
       for (const route of queues) {
         if (route.endpoint.project !== undefined && route.endpoint.project !== project) continue
         const { queue } = route
-        const delivery: WebhookDelivery = {
-          id: newId('whd_'),
-          webhookId,
-          type: event.type,
-          url: queue.url,
-          project,
-          messageId,
-          recipient: event.data.recipient,
-          status: 'pending',
-          createdAt,
-          nextAttemptAt: null,
-          request: { headers: {}, body },
-          attempts: [],
-        }
+        const delivery = newDelivery(event, { messageId, webhookId, url: queue.url, createdAt })
         routeOf.set(delivery, route)
         history.add(delivery)
         pendingCount++
@@ -180,6 +175,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
         publish(delivery)
       }
       schedulePump()
+      return Promise.resolve()
     },
 
     list: (filter) => history.list(filter),

@@ -163,7 +163,7 @@ export interface OperationSpec<
     error: unknown
     caller?: C | undefined
     raw?: unknown
-  }): void
+  }): Promise<unknown> | undefined
 }
 
 // Handlers are contravariant in their input; the list of operations holds any of them.
@@ -301,7 +301,9 @@ function handlerOf(op: Operation, ctx: AppContext): RouteHandler {
     } catch (caught) {
       // A write of the log that failed is a 507 for the client, wherever it happened.
       const error = asLogWriteFailure(caught)
-      op.onError?.({ ctx, event, error, ...read })
+      // Awaited (a rejected send is written before its answer, so every process lists it), and
+      // never instead of the answer: what it could not keep is not the client's error.
+      await Promise.resolve(op.onError?.({ ctx, event, error, ...read })).catch(() => {})
       throw error
     }
   }

@@ -49,10 +49,12 @@ export const rejectionOperations = [
       schema: v.object({ rejections: v.array(REJECTION), total: count() }),
     },
     security: PROJECT_ACCESS,
-    handler({ ctx, query, caller }) {
+    async handler({ ctx, query, caller }) {
       const { limit, offset, ...filter } = filterOf(query)
       // A project sees its own; a send whose token was refused belongs to none (an admin sees it).
-      const all = ctx.rejections.list(filter).filter((r) => sees(caller, r.project ?? undefined))
+      const all = (await ctx.rejections.list(filter)).filter((r) =>
+        sees(caller, r.project ?? undefined),
+      )
       const start = offset ?? 0
       return { rejections: all.slice(start, start + (limit ?? all.length)), total: all.length }
     },
@@ -67,8 +69,8 @@ export const rejectionOperations = [
       'A full clear of the messages (`DELETE /_sandbox/api/messages` without a filter) forgets them too.',
     success: { status: 204, description: 'Forgotten.' },
     security: PROJECT_ACCESS,
-    handler({ ctx, caller }) {
-      ctx.rejections.clear(caller.project ?? undefined)
+    async handler({ ctx, caller }) {
+      await ctx.rejections.clear(caller.project ?? undefined)
     },
   }),
 ]

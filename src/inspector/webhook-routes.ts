@@ -24,8 +24,8 @@ const ONE = {
   ),
 }
 
-function findDelivery(ctx: AppContext, id: string, viewer: Viewer): WebhookDelivery {
-  const delivery = ctx.webhooks.get(id)
+async function findDelivery(ctx: AppContext, id: string, viewer: Viewer): Promise<WebhookDelivery> {
+  const delivery = await ctx.webhooks.get(id)
   // Another project's delivery is not found, as if it did not exist.
   if (!delivery || !sees(viewer, delivery.project))
     throw apiError(
@@ -71,7 +71,7 @@ export const webhookOperations = [
       }),
     },
     security: PROJECT_ACCESS,
-    handler({ ctx, query, caller }) {
+    async handler({ ctx, query, caller }) {
       const filter: WebhookFilter = {
         limit: query.limit,
         ...(caller.project === null ? {} : { project: caller.project }),
@@ -79,7 +79,10 @@ export const webhookOperations = [
         ...(query.type ? { type: query.type } : {}),
         ...(query.status ? { status: query.status } : {}),
       }
-      const { deliveries, total } = ctx.webhooks.list(filter)
+      const [{ deliveries, total }, pending] = await Promise.all([
+        ctx.webhooks.list(filter),
+        ctx.webhooks.pending(),
+      ])
       return {
         endpoints:
           caller.project === null
@@ -87,7 +90,7 @@ export const webhookOperations = [
             : ctx.webhooks.endpointsOf(caller.project),
         deliveries,
         total,
-        pending: ctx.webhooks.pending(),
+        pending,
       }
     },
   }),
@@ -121,6 +124,6 @@ export const webhookOperations = [
     errors: [[404, 'webhook_delivery_not_found']],
     security: PROJECT_ACCESS,
     handler: async ({ ctx, params, caller }) =>
-      (await ctx.webhooks.retry(findDelivery(ctx, params.id, caller).id))!,
+      (await ctx.webhooks.retry((await findDelivery(ctx, params.id, caller)).id))!,
   }),
 ]

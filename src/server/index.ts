@@ -5,9 +5,8 @@ import { consola } from 'consola'
 import { resolveConfig, type SendboxOptions } from '../core/config.js'
 import { createEventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
-import { createRejectionLog } from '../core/rejections.js'
+import { createRejectionLog, createSharedRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
-import { createWebhookDispatcher } from '../core/webhooks.js'
 import { createPreviewStore } from '../core/previews.js'
 import { shareEvents } from '../core/shared-events.js'
 import { createFrameBatches } from '../inspector/events.js'
@@ -30,6 +29,7 @@ import { logTemplateChange } from './template-log.js'
 import { listen, StartError, type Listener } from './listener.js'
 import { setUpTls, type TlsSetup } from './tls.js'
 import { createRelayTransport } from './relay.js'
+import { createDeliveryParts } from './work.js'
 
 export { StartError }
 
@@ -137,18 +137,8 @@ export async function startServer(
   }
   const closers = new Set<() => void>()
   let closing: Promise<void> | undefined
-  const webhooks = createWebhookDispatcher({
-    endpoints: config.webhooks,
-    projectEndpoints: config.projects?.names.flatMap((project) =>
-      config.projects!.webhooksOf(project).map(({ url, secret }) => ({ url, project, secret })),
-    ),
-    secret: config.webhookSecret,
-    retries: config.webhookRetries,
-    backoffMs: config.webhookBackoffMs,
-    timeoutMs: config.webhookTimeoutMs,
-    userAgent: `sendbox/${version}`,
-    events,
-  })
+  // Webhooks, and on a store several processes share, the claimer of their delivery work.
+  const { webhooks, runner } = createDeliveryParts(config, log, events, logger)
   const reader = createMessageReader()
   const ctx: AppContext = {
     config,
@@ -157,7 +147,7 @@ export async function startServer(
     log,
     events,
     faults: createFaultRegistry(log.faults ?? createMemoryFaultTable()),
-    rejections: createRejectionLog(),
+    rejections: log.rejections ? createSharedRejectionLog(log.rejections) : createRejectionLog(),
     // Replaced just below: the engine needs the context it is part of.
     delivery: undefined as unknown as AppContext['delivery'],
     webhooks,
@@ -179,7 +169,7 @@ export async function startServer(
       return () => closers.delete(fn)
     },
   }
-  ctx.delivery = createDeliveryEngine(ctx, webhooks)
+  ctx.delivery = createDeliveryEngine(ctx, webhooks, runner)
   // Several processes on one store are one sandbox: their events reach each other's listeners.
   const stopSharing = shareEvents(ctx, (error) => logger.error('A shared event was lost', error))
   const stopTemplateEvents = catalog.onChange((change) => {
@@ -204,6 +194,7 @@ export async function startServer(
   } catch (error) {
     stopTemplateEvents()
     stopSharing()
+    runner?.close()
     ctx.delivery.close()
     webhooks.close()
     await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
@@ -222,7 +213,9 @@ export async function startServer(
       closers.clear()
       stopTemplateEvents()
       stopSharing()
-      // Pending steps and deliveries stop here; a later start picks the steps up from the log.
+      // Pending steps and deliveries stop here; a later start picks the steps up from the log
+      // (on a shared store, the other processes claim them once their leases run out).
+      runner?.close()
       ctx.delivery.close()
       webhooks.close()
       await listener.close()

@@ -179,8 +179,11 @@ export type Awaitable<T> = T | Promise<T>
  * callers always `await` them.
  */
 export interface MessageStore {
-  /** Resolves once the record is durable as the store promises it (the log: its line handed to the OS). */
-  append(record: MessageRecord): Promise<void>
+  /**
+   * Resolves once the record is durable as the store promises it (the log: its line handed to
+   * the OS). A store with a `work` queue adds `work` in the same transaction; the log has none.
+   */
+  append(record: MessageRecord, work?: readonly WorkItem[]): Promise<void>
   /** Newest first; `total` counts every match before limit/offset. */
   list(filter?: MessageFilter): Awaitable<MessagePage>
   get(id: string): Awaitable<MessageRecord | undefined>
@@ -231,6 +234,111 @@ export interface MessageStore {
   readonly channel?: StoreChannel
   /** Present on a store several processes share: the armed faults, counted down by all of them. */
   readonly faults?: FaultTable
+  /**
+   * Present on a store several processes share: work any of them may claim (delivery steps,
+   * webhook attempts), each item done once. Absent on the log, whose one process keeps timers.
+   */
+  readonly work?: WorkQueue
+  /** Present on a store several processes share: every webhook delivery with its attempts. */
+  readonly webhooks?: WebhookTable
+  /** Present on a store several processes share: the recent rejected sends. */
+  readonly rejections?: RejectionTable
+}
+
+/** A plain JSON object, as the shared tables keep what the domain hands them. */
+export type JsonObject = { [key: string]: unknown }
+
+/** One item of work: unique by `kind` and `key` (adding it again does nothing). */
+export interface WorkItem {
+  kind: string
+  key: string
+  /** When it may be claimed (ms since the epoch). */
+  dueAt: number
+  /**
+   * Items of one lane are claimed one at a time, oldest first: the next waits until the one
+   * before is done (a webhook URL's events of one message go out in order).
+   */
+  lane?: string
+  payload: JsonObject
+}
+
+/** An item this process claimed: it holds it until `done`, `later`, or its lease runs out. */
+export interface ClaimedWork extends WorkItem {
+  /** How many times it was put back with `later`. */
+  attempts: number
+}
+
+/**
+ * Due work shared by the processes of one sandbox. An item claimed by a process that then dies
+ * is claimable again once its lease has run out.
+ */
+export interface WorkQueue {
+  /** Adds the items (those already there stay as they are) and wakes the processes. */
+  add(items: readonly WorkItem[]): Promise<void>
+  /**
+   * Claims up to `limit` due items for `leaseMs`; `next` is when the earliest item not claimed
+   * now falls due (ms since the epoch), null when there is none.
+   */
+  claim(limit: number, leaseMs: number): Promise<{ items: ClaimedWork[]; next: number | null }>
+  /** The item is done: it goes, and `then` is added in the same transaction. False when it was no longer this process's. */
+  done(item: Pick<WorkItem, 'kind' | 'key'>, then?: readonly WorkItem[]): Promise<boolean>
+  /** Puts a claimed item back, due at `dueAt`, with its attempts counted and a new payload. */
+  later(item: Pick<WorkItem, 'kind' | 'key'>, dueAt: number, payload: JsonObject): Promise<void>
+  /** Removes an item whoever holds it (a manual retry got it through). */
+  drop(item: Pick<WorkItem, 'kind' | 'key'>): Promise<void>
+  /** Items waiting, claimed or not. */
+  size(): Promise<number>
+  /** Told when another process added work (so this one claims it at once, not at its next poll). */
+  onAdded(listener: () => void): () => void
+}
+
+/** A webhook delivery as the shared table keeps it (its shape is src/core's business). */
+export interface StoredWebhook extends JsonObject {
+  id: string
+  webhookId: string
+  url: string
+  messageId: string
+  project: string
+  type: string
+  status: string
+}
+
+/** What the webhook table filters on. */
+export interface WebhookTableFilter {
+  message?: string
+  project?: string
+  type?: string
+  status?: string
+  url?: string
+  limit?: number
+}
+
+/** Webhook deliveries shared by the processes of one sandbox. */
+export interface WebhookTable {
+  /**
+   * Adds deliveries unless one of the same event (`webhookId`) to the same URL is there already,
+   * with their first attempts as work due now, in one transaction; returns those it added.
+   */
+  add(
+    deliveries: readonly StoredWebhook[],
+    work: (delivery: StoredWebhook) => WorkItem,
+  ): Promise<StoredWebhook[]>
+  /** Writes a delivery's new state (its attempts, status). */
+  save(delivery: StoredWebhook): Promise<void>
+  get(id: string): Promise<StoredWebhook | undefined>
+  /** Newest first; `total` counts the matches before `limit`. */
+  list(filter?: WebhookTableFilter): Promise<{ deliveries: StoredWebhook[]; total: number }>
+  /** Deliveries still pending. */
+  pending(): Promise<number>
+}
+
+/** Rejected sends shared by the processes of one sandbox (each kept as the domain made it). */
+export interface RejectionTable {
+  add(rejection: JsonObject & { project: string | null }): Promise<void>
+  /** Newest first, the newest `max`. */
+  list(max: number): Promise<JsonObject[]>
+  /** Forgets all, or one project's; returns how many went. */
+  clear(project?: string): Promise<number>
 }
 
 /** An armed fault as a shared store keeps it; what it means is src/core/faults.ts's business. */

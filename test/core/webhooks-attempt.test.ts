@@ -5,7 +5,7 @@ import {
   attemptDelivery,
   BODY_START,
 } from '../../src/core/webhooks-attempt.js'
-import type { Poster, PostResult } from '../../src/core/webhooks-client.js'
+import type { Poster, PostResult } from '../../src/core/webhook-poster.js'
 
 function delivery(): WebhookDelivery {
   return {

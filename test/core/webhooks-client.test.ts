@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers/sandbox.js'
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPoster, type Poster } from '../../src/core/webhooks-client.js'
+import { createPoster, type Poster } from '../../src/server/webhooks-client.js'
 import { closedPort, startOnePerReadReceiver } from '../helpers/receiver.js'
 
 /** The webhook client against the kinds of servers receivers really are. */

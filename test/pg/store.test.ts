@@ -162,9 +162,9 @@ describePg('several sandboxes on one database', () => {
     const first = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     expect((await send(first, 'kept@example.com')).status).toBe(201)
     await first.close()
-    // What the first format was: no faults table.
+    // What the first format was: no faults table, no shared work, webhooks or rejections.
     const sql = postgres(url, { max: 1 })
-    await sql`DROP TABLE sendbox_faults`
+    await sql`DROP TABLE sendbox_faults, sendbox_work, sendbox_webhooks, sendbox_rejections`
     await sql`UPDATE sendbox_schema SET version = 1`
     const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     try {

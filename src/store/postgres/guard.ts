@@ -25,29 +25,53 @@ export function isUnreachable(error: unknown): boolean {
   return NETWORK.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code)
 }
 
+/** How long a read keeps trying past dropped connections before it is `store_unavailable`. */
+const READ_RETRY_MS = 400
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /**
  * The same object, each method's failure to reach the database turned into
  * `StoreUnavailableError` (naming `store`, with the client's code as the reason: never the URL).
  *
+ * The methods named in `reads` are tried again first: a connection the database dropped (a
+ * restart, an administrator's 57P01) fails the queries it was carrying, and a fresh connection
+ * would answer them. Once is not enough with postgres.js 3.4: with ten reads under way when
+ * pg_terminate_backend ended the pool's connections, a read's tries failed (CONNECTION_CLOSED,
+ * ECONNRESET, then the server's 57P01 on the same connection) for up to ~100 ms while the pool
+ * reconnected, up to five times in a row. So a read tries again, 5 ms later and twice as long
+ * each time, for up to READ_RETRY_MS; a database that is down makes it `store_unavailable` then.
+ * Changes are not tried again: one may have committed before its answer was lost.
+ *
  * @example
- * const store = guarded(createPostgresStore(sql, options), 'db:5432/sendbox')
+ * const store = guarded(createPostgresStore(sql, options), 'db:5432/sendbox', ['health'], ['get', 'list'])
  */
 export function guarded<T extends object>(
   target: T,
   store: string,
   /** Methods left as they are (a synchronous one stays synchronous). */
   keep: ReadonlyArray<keyof T> = [],
+  /** Methods that only read, tried again while their connections are being replaced. */
+  reads: ReadonlyArray<keyof T> = [],
 ): T {
   const out = { ...target } as Record<string, unknown>
   for (const [key, value] of Object.entries(target)) {
     if (typeof value !== 'function' || keep.includes(key as keyof T)) continue
+    const budget = reads.includes(key as keyof T) ? READ_RETRY_MS : 0
     out[key] = async (...args: unknown[]) => {
-      try {
-        return await value.apply(target, args)
-      } catch (error) {
-        if (!isUnreachable(error)) throw error
-        const code = String((error as { code: string }).code)
-        throw new StoreUnavailableError(store, code, { cause: error })
+      const began = Date.now()
+      for (let wait = 5; ; wait *= 2) {
+        try {
+          return await value.apply(target, args)
+        } catch (error) {
+          if (!isUnreachable(error)) throw error
+          if (Date.now() - began + wait <= budget) {
+            await pause(wait)
+            continue
+          }
+          const code = String((error as { code: string }).code)
+          throw new StoreUnavailableError(store, code, { cause: error })
+        }
       }
     }
   }

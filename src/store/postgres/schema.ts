@@ -7,7 +7,7 @@ import { StoreOpenError } from './errors.js'
  * refuses a database whose version is newer than the last step it knows: a newer sendbox wrote
  * it, and this one could misread it.
  */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** Any fixed number, shared by every sendbox: the lock the upgrade takes. */
 const UPGRADE_LOCK = 0x5e9db0c5
@@ -58,6 +58,43 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
         id text GENERATED ALWAYS AS ('fault_' || seq) STORED UNIQUE,
         remaining integer NOT NULL,
         fault jsonb NOT NULL
+      );
+    `),
+  // 3: work any process claims (delivery steps, webhook attempts), webhook deliveries (one per
+  // event and URL), rejected sends.
+  (sql) =>
+    sql.unsafe(`
+      CREATE TABLE sendbox_work (
+        seq bigserial PRIMARY KEY,
+        kind text NOT NULL,
+        key text NOT NULL,
+        lane text,
+        due_at timestamptz NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        owner text,
+        lease_until timestamptz,
+        payload jsonb NOT NULL,
+        UNIQUE (kind, key)
+      );
+      CREATE INDEX sendbox_work_due ON sendbox_work (due_at);
+      CREATE INDEX sendbox_work_lane ON sendbox_work (lane, seq) WHERE lane IS NOT NULL;
+      CREATE TABLE sendbox_webhooks (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        webhook_id text NOT NULL,
+        url text NOT NULL,
+        message_id text NOT NULL,
+        project text NOT NULL,
+        type text NOT NULL,
+        status text NOT NULL,
+        delivery jsonb NOT NULL,
+        UNIQUE (webhook_id, url)
+      );
+      CREATE INDEX sendbox_webhooks_message ON sendbox_webhooks (message_id, seq);
+      CREATE TABLE sendbox_rejections (
+        seq bigserial PRIMARY KEY,
+        project text,
+        rejection jsonb NOT NULL
       );
     `),
 ]

@@ -15,6 +15,9 @@ import type {
 import { createFaultTable } from './faults.js'
 import { guarded } from './guard.js'
 import { conditionOf, filterColumns } from './filter.js'
+import { createRejectionTable } from './rejections.js'
+import { createWebhookTable } from './webhooks.js'
+import { createWorkQueue, insertWork } from './work.js'
 
 /** A record's keys in the order the JSON Lines log writes them (JSONB keeps its own order). */
 const RECORD_KEYS: ReadonlyArray<keyof MessageRecord> = [
@@ -51,6 +54,8 @@ export interface PostgresStoreOptions {
   maxMessages: number
   /** The processes' channel (channel.ts); closed with the store. */
   channel?: StoreChannel & { close(): Promise<void> }
+  /** Rejected sends kept for the whole sandbox (the newest). */
+  maxRejections?: number
 }
 
 /**
@@ -88,19 +93,33 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
 
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
-    faults: guarded(createFaultTable(sql), options.name),
-    async append(record) {
-      const [row] = await sql<{ seq: string }[]>`
-        INSERT INTO sendbox_messages ${sql({
-          id: record.id,
-          created_at: new Date(record.createdAt),
-          project: record.project,
-          status: record.status,
-          ...filterColumns(record),
-          bytes: recordSize(record),
-          record: json(sql, record),
-        })}
-        RETURNING seq`
+    faults: guarded(createFaultTable(sql), options.name, [], ['list']),
+    work: guarded(createWorkQueue(sql, options.channel), options.name, ['onAdded'], ['size']),
+    webhooks: guarded(createWebhookTable(sql), options.name, [], ['get', 'list', 'pending']),
+    rejections: guarded(
+      createRejectionTable(sql, options.maxRejections ?? 100),
+      options.name,
+      [],
+      ['list'],
+    ),
+    async append(record, work = []) {
+      // The message and its work in one transaction: a 201 leaves the delivery to whichever
+      // process claims it, even when this one is killed the moment after.
+      const row = await sql.begin(async (tx) => {
+        const [inserted] = await tx<{ seq: string }[]>`
+          INSERT INTO sendbox_messages ${tx({
+            id: record.id,
+            created_at: new Date(record.createdAt),
+            project: record.project,
+            status: record.status,
+            ...filterColumns(record),
+            bytes: recordSize(record),
+            record: json(sql, record),
+          })}
+          RETURNING seq`
+        await insertWork(tx, work)
+        return inserted
+      })
       if (row) seqs.set(record, Number(row.seq))
       // Committed: the record is the sandbox's. Past --max-messages, the oldest go before the 201;
       // a trim that fails (the database went away after the commit) is caught up by the next.
@@ -228,8 +247,21 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   }
   // The database away is a 503 store_unavailable for the request, not a crash; the client
   // reconnects at the next query, so the sandbox works again without a restart.
-  return guarded(store, options.name, ['health', 'matches'])
+  return guarded(store, options.name, ['health', 'matches'], READS)
 }
+
+/** The store's methods that only read: tried once more when their connection was dropped. */
+const READS: ReadonlyArray<keyof MessageStore> = [
+  'list',
+  'get',
+  'latest',
+  'cursor',
+  'suppression',
+  'suppressions',
+  'count',
+  'dropped',
+  'bytes',
+]
 
 function suppressionCondition(sql: Sql, filter: SuppressionFilter) {
   const project = filter.project === undefined ? sql`TRUE` : sql`project = ${filter.project}`

@@ -1,4 +1,7 @@
 import type { Agent, Dispatcher } from 'undici'
+import type { PostOptions, Poster, PostResult } from '../core/webhook-poster.js'
+
+export type { Poster, PostOptions, PostResult } from '../core/webhook-poster.js'
 
 /**
  * The HTTP client of outgoing webhooks: POSTs with a small body, many of them, to the same few
@@ -13,35 +16,6 @@ import type { Agent, Dispatcher } from 'undici'
  * undici is loaded on the first post (or at once, `eager`): a sandbox without `--webhook` never
  * loads it (it is ~2 MB, and a server's start-up is mostly module loading).
  */
-
-export interface PostResult {
-  /** null when no response came (refused, reset, timed out). */
-  status: number | null
-  /** The start of the response body (at most `bodyLimit` characters). */
-  body: string
-  /** Why there was no complete response, or null. */
-  error: string | null
-  durationMs: number
-}
-
-export interface PostOptions {
-  headers: Record<string, string>
-  /** The whole attempt, connection to last byte, must fit in this. */
-  timeoutMs: number
-  /** How much of the response body to keep. */
-  bodyLimit: number
-}
-
-export interface Poster {
-  /** `done` never rejects: a failure is a result with `error`. `abort` ends it at once. */
-  post(
-    url: string,
-    body: string,
-    options: PostOptions,
-  ): { done: Promise<PostResult>; abort(): void }
-  /** Closes every connection; requests not yet answered end with an error. */
-  close(): void
-}
 
 export interface PosterOptions {
   /** Keep-alive connections per origin (one request at a time on each). Default 16. */

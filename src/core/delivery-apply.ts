@@ -1,0 +1,111 @@
+import type {
+  MessageRecord,
+  MessageStore,
+  RecipientEventEntry,
+  RecipientEventType,
+  Suppression,
+} from '../store/types.js'
+import type { EventBus } from './events.js'
+import { outcomeOf, stepsFor, suppresses } from './outcomes.js'
+import { recipientEvent } from './webhook-events.js'
+import type { WebhookDispatcher } from './webhooks.js'
+
+type ApplyContext = { log: MessageStore; events: EventBus }
+
+/** Applies recipient events to a message; what delivery steps and simulated events share. */
+export type StepApplier = (
+  id: string,
+  entries: RecipientEventEntry[],
+) => Promise<MessageRecord | undefined>
+
+/**
+ * Logs the events and the suppressions they cause, then publishes them: the status events,
+ * their webhooks, the suppression events. The new states and the suppressions show in memory
+ * at the same moment (both are queued for the same write), so whoever sees a bounced
+ * recipient also sees its address on the list. Resolves once the webhooks are queued (on a
+ * shared store: written, so a step done is a step whose webhooks will go out).
+ *
+ * @example
+ * const apply = createStepApplier(ctx, webhooks, () => closed)
+ * await apply(record.id, [{ recipient: 0, type: 'delivered', at }])
+ */
+export function createStepApplier(
+  ctx: ApplyContext,
+  webhooks: Pick<WebhookDispatcher, 'enqueue'>,
+  isClosed: () => boolean,
+): StepApplier {
+  return async (id, entries) => {
+    const before = await ctx.log.get(id)
+    if (entries.length === 0 || !before) return before
+    const updating = ctx.log.addEvents(id, entries)
+    const suppressions = entries
+      .filter((e) => suppresses(e.type))
+      .map(
+        (e): Suppression => ({
+          address: before.recipients[e.recipient]!.address.toLowerCase(),
+          project: before.project,
+          reason: e.type as Suppression['reason'],
+          createdAt: e.at,
+          messageId: id,
+        }),
+      )
+    const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
+    // One await over all of them: they share one write, so when it fails they all reject at
+    // once, and one awaited alone would leave the others unobserved (Node ends the process).
+    const [record] = await Promise.all([updating, ...suppressing])
+    if (!record || isClosed()) return record
+    const queued: Promise<void>[] = []
+    for (const { recipient, ...event } of entries) {
+      ctx.events.emit({ type: 'status', record, recipient, event })
+      const webhook = recipientEvent(record, recipient, event)
+      if (webhook) queued.push(webhooks.enqueue(webhook, record.id))
+    }
+    if (suppressions.length) ctx.events.emit({ type: 'suppression', change: 'added', suppressions })
+    await Promise.all(queued)
+    return record
+  }
+}
+
+/**
+ * The steps a recipient goes through, decided at its first: an address on the project's
+ * suppression list is suppressed; otherwise its outcome decides.
+ *
+ * @example
+ * await planFor(log, record, 'ada+bounce@example.com') // ['bounced']
+ */
+export async function planFor(
+  log: Pick<MessageStore, 'suppression'>,
+  record: MessageRecord,
+  address: string,
+): Promise<RecipientEventType[]> {
+  return stepsFor(
+    (await log.suppression(record.project, address)) ? 'suppressed' : outcomeOf(address),
+  )
+}
+
+/**
+ * One automatic step's events, all at `at`: the type each recipient's plan has at `step`,
+ * skipping the recipients in `skip` (a simulated event took them over).
+ *
+ * @example
+ * stepEntries([['delivered'], ['deferred', 'delivered']], 0, new Set(), at) // [{ recipient: 0, type: 'delivered', at }, { recipient: 1, type: 'deferred', at }]
+ */
+export function stepEntries(
+  plans: readonly RecipientEventType[][],
+  step: number,
+  skip: ReadonlySet<number>,
+  at: string,
+): RecipientEventEntry[] {
+  const entries: RecipientEventEntry[] = []
+  plans.forEach((plan, recipient) => {
+    const type = plan[step]
+    if (type && !skip.has(recipient))
+      entries.push({
+        recipient,
+        type,
+        at,
+        ...(type === 'bounced' ? { bounce: { type: 'hard' as const } } : {}),
+      })
+  })
+  return entries
+}

@@ -1,0 +1,133 @@
+import { newId } from '../lib/ids.js'
+import type {
+  ClaimedWork,
+  StoredWebhook,
+  WebhookTable,
+  WorkItem,
+  WorkQueue,
+} from '../store/types.js'
+import type { WebhookDelivery } from './webhook-types.js'
+import { afterAutomaticAttempt, attemptDelivery, newDelivery } from './webhooks-attempt.js'
+import type { Poster } from './webhook-poster.js'
+import type { Signer } from './webhooks-signing.js'
+import type { WebhookDispatcher, WebhookEndpoint } from './webhooks.js'
+import type { WorkRunner } from './work-runner.js'
+
+/** The kind of work one webhook attempt is (its key the delivery's id). */
+export const WEBHOOK_WORK = 'webhook'
+
+export interface SharedWebhookParts {
+  endpoints: readonly WebhookEndpoint[]
+  /** Every project's URLs (`--webhook`). */
+  urls: readonly string[]
+  /** The signer of an endpoint (its own secret, or the sandbox's). */
+  signerOf(endpoint: WebhookEndpoint | undefined): Signer
+  poster: Poster
+  policy: { retries: number; backoffMs: number }
+  timeoutMs: number
+  publish(delivery: WebhookDelivery): void
+  table: WebhookTable
+  work: WorkQueue
+  runner: WorkRunner
+}
+
+const stored = (delivery: WebhookDelivery) => delivery as unknown as StoredWebhook
+const deliveryOf = (row: StoredWebhook) => row as unknown as WebhookDelivery
+
+/** The first attempt of a delivery: due now, in its message's lane for its URL. */
+const firstAttempt = (row: StoredWebhook): WorkItem => ({
+  kind: WEBHOOK_WORK,
+  key: row.id,
+  lane: `${row.messageId} ${row.url}`,
+  dueAt: Date.now(),
+  payload: {},
+})
+
+/**
+ * Webhooks on a store several processes share (docs/team.md): every delivery is a row of
+ * `WebhookTable`, one per event and URL (an event queued twice for a URL is kept once), and each
+ * attempt a row of work in its message's lane for that URL, claimed by whichever process is
+ * free. The history, `list` and `get`, is the table's: every process answers the same.
+ *
+ * @example
+ * const webhooks = createSharedWebhookDispatcher(parts)
+ * await webhooks.enqueue(sentEvent(record), record.id)
+ */
+export function createSharedWebhookDispatcher(parts: SharedWebhookParts): WebhookDispatcher {
+  const inFlight = new Set<() => void>()
+  let closed = false
+  const endpointOf = (delivery: WebhookDelivery) =>
+    parts.endpoints.find(
+      (e) => e.url === delivery.url && (e.project === undefined || e.project === delivery.project),
+    )
+  const attempt = (delivery: WebhookDelivery, manual: boolean) =>
+    attemptDelivery(delivery, {
+      poster: parts.poster,
+      sign: parts.signerOf(endpointOf(delivery)),
+      timeoutMs: parts.timeoutMs,
+      manual,
+      inFlight,
+    })
+
+  async function handle(item: ClaimedWork): Promise<void> {
+    const row = await parts.table.get(item.key)
+    if (row?.status !== 'pending') return void (await parts.work.done(item))
+    const delivery = deliveryOf(row)
+    await attempt(delivery, false)
+    if (closed) return
+    const next = afterAutomaticAttempt(delivery, parts.policy)
+    await parts.table.save(stored(delivery))
+    if (next === 'settled') await parts.work.done(item)
+    else await parts.work.later(item, Date.now() + next, {})
+    parts.publish(delivery)
+  }
+  parts.runner.handle(WEBHOOK_WORK, handle)
+
+  return {
+    endpoints: parts.urls,
+    endpointsOf: (project) =>
+      parts.endpoints
+        .filter((e) => e.project === undefined || e.project === project)
+        .map((e) => e.url),
+    async enqueue(event, messageId, webhookId = newId('evt_')) {
+      const createdAt = new Date().toISOString()
+      const deliveries = parts.endpoints
+        .filter((e) => e.project === undefined || e.project === event.data.project)
+        .map((e) => stored(newDelivery(event, { messageId, webhookId, url: e.url, createdAt })))
+      if (closed || deliveries.length === 0) return
+      // A failure (the store away) is the caller's: a delivery step left to its lease is redone.
+      const added = await parts.table.add(deliveries, firstAttempt)
+      parts.runner.wake()
+      for (const row of added) parts.publish(deliveryOf(row))
+    },
+    list: async (filter) => {
+      const { deliveries, total } = await parts.table.list(filter)
+      return { deliveries: deliveries.map(deliveryOf), total }
+    },
+    get: async (id) => {
+      const row = await parts.table.get(id)
+      return row && deliveryOf(row)
+    },
+    async retry(id) {
+      const row = await parts.table.get(id)
+      if (!row || closed) return row && deliveryOf(row)
+      const delivery = deliveryOf(row)
+      const wasPending = delivery.status === 'pending'
+      await attempt(delivery, true)
+      if (delivery.status === 'delivered') delivery.nextAttemptAt = null
+      await parts.table.save(stored(delivery))
+      // It got through while it waited for an automatic retry: its lane moves on.
+      if (wasPending && delivery.status === 'delivered')
+        await parts.work.drop({ kind: WEBHOOK_WORK, key: id })
+      parts.publish(delivery)
+      return delivery
+    },
+    pending: () => parts.table.pending(),
+    close() {
+      closed = true
+      for (const abort of inFlight) abort()
+      inFlight.clear()
+      parts.poster.close()
+    },
+  }
+}

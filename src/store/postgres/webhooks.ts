@@ -1,0 +1,82 @@
+import type { JSONValue, Sql } from 'postgres'
+import type { StoredWebhook, WebhookTable, WebhookTableFilter } from '../types.js'
+import { insertWork } from './work.js'
+
+/** Attempts of settled deliveries kept in the table (pending ones always are), as in one process. */
+const KEPT_DELIVERIES = 1000
+
+function condition(sql: Sql, filter: WebhookTableFilter) {
+  const parts = [
+    filter.message === undefined ? null : sql`message_id = ${filter.message}`,
+    filter.project === undefined ? null : sql`project = ${filter.project}`,
+    filter.type === undefined ? null : sql`type = ${filter.type}`,
+    filter.status === undefined ? null : sql`status = ${filter.status}`,
+    filter.url === undefined ? null : sql`url = ${filter.url}`,
+  ].filter((part) => part !== null)
+  return parts.reduce((all, part) => sql`${all} AND ${part}`, sql`TRUE`)
+}
+
+/**
+ * Webhook deliveries in `sendbox_webhooks`, one per event (`webhook_id`) and URL: an event two
+ * processes both hand in for one URL is added once, so it is posted once. Settled deliveries past
+ * the newest thousand are trimmed as deliveries are added.
+ *
+ * @example
+ * const table = createWebhookTable(sql)
+ * const added = await table.add([delivery], (d) => ({ kind: 'webhook', key: d.id, dueAt: Date.now(), payload: {} }))
+ */
+export function createWebhookTable(sql: Sql): WebhookTable {
+  const columns = (d: StoredWebhook) => ({
+    id: d.id,
+    webhook_id: d.webhookId,
+    url: d.url,
+    message_id: d.messageId,
+    project: d.project,
+    type: d.type,
+    status: d.status,
+    delivery: sql.json(d as unknown as JSONValue),
+  })
+  return {
+    add(deliveries, work) {
+      if (deliveries.length === 0) return Promise.resolve([])
+      return sql.begin(async (tx) => {
+        const rows = await tx<{ delivery: StoredWebhook }[]>`
+          INSERT INTO sendbox_webhooks ${tx(deliveries.map(columns))}
+          ON CONFLICT (webhook_id, url) DO NOTHING
+          RETURNING delivery`
+        const added = rows.map((row) => row.delivery)
+        await insertWork(tx, added.map(work))
+        await tx`
+          DELETE FROM sendbox_webhooks WHERE status <> 'pending' AND seq < (
+            SELECT seq FROM sendbox_webhooks ORDER BY seq DESC OFFSET ${KEPT_DELIVERIES} LIMIT 1)`
+        return added
+      })
+    },
+    async save(delivery) {
+      await sql`
+        UPDATE sendbox_webhooks SET status = ${delivery.status},
+          delivery = ${sql.json(delivery as unknown as JSONValue)}
+        WHERE id = ${delivery.id}`
+    },
+    async get(id) {
+      const rows = await sql<{ delivery: StoredWebhook }[]>`
+        SELECT delivery FROM sendbox_webhooks WHERE id = ${id}`
+      return rows[0]?.delivery
+    },
+    async list(filter = {}) {
+      const where = condition(sql, filter)
+      const [rows, counted] = await Promise.all([
+        sql<{ delivery: StoredWebhook }[]>`
+          SELECT delivery FROM sendbox_webhooks WHERE ${where}
+          ORDER BY seq DESC LIMIT ${filter.limit ?? null}`,
+        sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sendbox_webhooks WHERE ${where}`,
+      ])
+      return { deliveries: rows.map((row) => row.delivery), total: counted[0]!.n }
+    },
+    async pending() {
+      const [row] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM sendbox_webhooks WHERE status = 'pending'`
+      return row!.n
+    },
+  }
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto'
+import type { JSONValue, Sql, TransactionSql } from 'postgres'
+import type { ClaimedWork, Notice, StoreChannel, WorkItem, WorkQueue } from '../types.js'
+
+type Row = {
+  kind: string
+  key: string
+  lane: string | null
+  due_ms: string
+  attempts: number
+  payload: ClaimedWork['payload']
+}
+
+/** The notice that tells the other processes there is new work. */
+const WAKE: Notice = { type: 'work' }
+
+/** Rows for `INSERT … ${sql(rows)}`: one per item. */
+export function workRows(sql: Sql, items: readonly WorkItem[]) {
+  return items.map((item) => ({
+    kind: item.kind,
+    key: item.key,
+    lane: item.lane ?? null,
+    due_at: new Date(item.dueAt),
+    payload: sql.json(item.payload as JSONValue),
+  }))
+}
+
+/**
+ * Inserts work in a transaction (or a statement) under way; items already there stay.
+ *
+ * @example
+ * await insertWork(tx, [{ kind: 'delivery', key: 'msg_1', dueAt: Date.now(), payload: {} }])
+ */
+export async function insertWork(
+  sql: Sql | TransactionSql,
+  items: readonly WorkItem[],
+): Promise<void> {
+  if (items.length === 0) return
+  await sql`
+    INSERT INTO sendbox_work ${sql(workRows(sql as Sql, items))}
+    ON CONFLICT (kind, key) DO NOTHING`
+}
+
+/**
+ * The work queue in `sendbox_work`. A claim takes due rows with `FOR UPDATE SKIP LOCKED` (two
+ * processes claiming at once take different rows, neither waits) and leases them to this process
+ * (`owner`, `lease_until`); a row whose lease ran out (its process died) is claimable again. A
+ * row with a `lane` is claimable only when no older row of its lane is left: a URL's events of
+ * one message go out in order, whichever processes post them. New work is told to the other
+ * processes with a notice, so they claim it at once rather than at their next poll.
+ *
+ * @example
+ * const work = createWorkQueue(sql, channel)
+ * const { items } = await work.claim(16, 10_000)
+ */
+export function createWorkQueue(sql: Sql, channel?: StoreChannel): WorkQueue {
+  const me = randomUUID()
+  const listeners = new Set<() => void>()
+  const wake = () => {
+    for (const listener of listeners) listener()
+    // The others hear it; a lost notice costs them one poll's wait, not the work.
+    channel?.publish(WAKE).catch(() => {})
+  }
+  channel?.subscribe((notice) => {
+    if (notice.type === WAKE.type) for (const listener of listeners) listener()
+  })
+  const key = (item: Pick<WorkItem, 'kind' | 'key'>) =>
+    sql`kind = ${item.kind} AND key = ${item.key}`
+
+  return {
+    async add(items) {
+      await insertWork(sql, items)
+      if (items.length) wake()
+    },
+    async claim(limit, leaseMs) {
+      const rows = await sql<Row[]>`
+        WITH picked AS (
+          SELECT seq FROM sendbox_work w
+          WHERE due_at <= now() AND (lease_until IS NULL OR lease_until < now())
+            AND (lane IS NULL OR NOT EXISTS (
+              SELECT 1 FROM sendbox_work e WHERE e.lane = w.lane AND e.seq < w.seq))
+          ORDER BY due_at, seq LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE sendbox_work SET owner = ${me},
+          lease_until = now() + ${leaseMs} * interval '1 millisecond'
+        FROM picked WHERE sendbox_work.seq = picked.seq
+        RETURNING kind, key, lane, (extract(epoch FROM due_at) * 1000)::text AS due_ms, attempts, payload`
+      const [next] = await sql<{ next: string | null }[]>`
+        SELECT (extract(epoch FROM least(
+          min(due_at) FILTER (WHERE lease_until IS NULL AND due_at > now()),
+          min(lease_until) FILTER (WHERE lease_until > now()))) * 1000)::text AS next
+        FROM sendbox_work`
+      return {
+        items: rows.map((row) => ({
+          kind: row.kind,
+          key: row.key,
+          dueAt: Number(row.due_ms),
+          attempts: row.attempts,
+          payload: row.payload,
+          ...(row.lane === null ? {} : { lane: row.lane }),
+        })),
+        next: next?.next == null ? null : Number(next.next),
+      }
+    },
+    async done(item, then = []) {
+      const gone = await sql.begin(async (tx) => {
+        const result = await tx`DELETE FROM sendbox_work WHERE ${key(item)} AND owner = ${me}`
+        await insertWork(tx, then)
+        return result.count > 0
+      })
+      // The row gone may have held up its lane.
+      wake()
+      return gone
+    },
+    async later(item, dueAt, payload) {
+      await sql`
+        UPDATE sendbox_work
+        SET due_at = ${new Date(dueAt)}, attempts = attempts + 1, owner = NULL, lease_until = NULL,
+            payload = ${sql.json(payload as JSONValue)}
+        WHERE ${key(item)} AND owner = ${me}`
+    },
+    async drop(item) {
+      await sql`DELETE FROM sendbox_work WHERE ${key(item)}`
+      wake()
+    },
+    async size() {
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sendbox_work`
+      return row!.n
+    },
+    onAdded(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+}

@@ -1,0 +1,191 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type RunningCli, startCli } from '../helpers/cli.js'
+import { jsonOf } from '../helpers/http.js'
+import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { type Receiver, startReceiver } from '../helpers/receiver.js'
+
+/**
+ * Several `sendbox serve` processes on one database, as a team runs them (docs/team.md): real
+ * processes, so that one can be SIGKILLed. Each has the same `--webhook`, pointing at one receiver.
+ */
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+
+async function templatesDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sendbox-team-'))
+  await writeFile(join(dir, 'hello.liquid'), '---\nsubject: Hi\n---\n<p>Hello</p>')
+  return dir
+}
+
+function send(process: RunningCli, to: string): Promise<Response> {
+  return fetch(`${process.url}/messages`, {
+    method: 'POST',
+    headers: { authorization: 'token sandbox_team', 'content-type': 'application/json' },
+    body: JSON.stringify({ template: 'hello', from: 'shop@acme.test', to, subject: 'Hi' }),
+  })
+}
+
+/** The wait endpoint of one process: resolves with the record once it is in this state. */
+async function waitFor(process: RunningCli, query: string): Promise<Record<string, any>> {
+  const response = await fetch(`${process.url}/_sandbox/api/messages/wait?${query}&timeout=30000`)
+  if (response.status !== 200) throw new Error(`wait ${query}: ${await response.text()}`)
+  return jsonOf(response)
+}
+
+const api = (process: RunningCli, path: string) => jsonOf(fetch(`${process.url}${path}`))
+
+/** The distinct events (by webhook-id) the receiver got for a message, by type. */
+function eventsOf(receiver: Receiver, id: string): Map<string, Set<string>> {
+  const byType = new Map<string, Set<string>>()
+  for (const r of receiver.received.filter((r) => r.body.data.id === id)) {
+    const ids = byType.get(r.body.type) ?? new Set<string>()
+    ids.add(String(r.headers['webhook-id']))
+    byType.set(r.body.type, ids)
+  }
+  return byType
+}
+
+describePg('processes on one database', () => {
+  let store: string
+  let templates: string
+  let receiver: Receiver
+  const running: RunningCli[] = []
+  const start = async (extra: string[] = []) => {
+    const process = await startCli([
+      'serve',
+      '--port',
+      '0',
+      '--store',
+      store,
+      '--templates',
+      templates,
+      '--webhook',
+      receiver.url,
+      '--webhook-secret',
+      SECRET,
+      ...extra,
+    ])
+    running.push(process)
+    return process
+  }
+
+  beforeAll(async () => {
+    store = await freshDatabase()
+    templates = await templatesDir()
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await Promise.all(running.map((p) => (p.child.exitCode === null ? p.stop() : null)))
+    await receiver?.close()
+    await rm(templates, { recursive: true, force: true })
+  })
+
+  it('a bounce through one of two processes, each with the same --webhook: one bounced event, one request', async () => {
+    const [a, b] = [await start(), await start()]
+    const sent = await send(a, 'bounce+once@example.com')
+    expect(sent.status).toBe(201)
+    const { id } = await jsonOf(sent)
+    const record = await waitFor(b, `recipient=bounce%2Bonce@example.com&status=bounced`)
+    expect(record.id).toBe(id)
+    await receiver.until((got) =>
+      got.some((r) => r.body.data.id === id && r.body.type === 'message.bounced'),
+    )
+    // Both processes list the same deliveries: one per event, each delivered.
+    const lists = await Promise.all(
+      [a, b].map((p) => api(p, `/_sandbox/api/webhooks?message=${id}`)),
+    )
+    for (const list of lists) {
+      const settled = list.deliveries.filter((d: { status: string }) => d.status === 'delivered')
+      expect(list.deliveries.map((d: { type: string }) => d.type).sort()).toEqual([
+        'message.bounced',
+        'message.sent',
+      ])
+      expect(settled).toHaveLength(list.deliveries.length)
+    }
+    expect(lists[0].deliveries.map((d: { id: string }) => d.id)).toEqual(
+      lists[1].deliveries.map((d: { id: string }) => d.id),
+    )
+    // Every request the receiver got for it is one of those deliveries' attempts: one each.
+    const attempts = lists[0].deliveries.reduce(
+      (n: number, d: { attempts: unknown[] }) => n + d.attempts.length,
+      0,
+    )
+    expect(receiver.typesFor(id).sort()).toEqual(['message.bounced', 'message.sent'])
+    expect(attempts).toBe(2)
+    const stored = await api(b, `/_sandbox/api/messages/${id}`)
+    expect(stored.recipients[0].events.map((e: { type: string }) => e.type)).toEqual([
+      'sent',
+      'bounced',
+    ])
+    await Promise.all([a.stop(), b.stop()])
+  }, 60_000)
+
+  it('a process SIGKILLed with deliveries pending: the other finishes them and posts their webhooks', async () => {
+    const [a, b] = [
+      await start(['--delivery-delay', '1500']),
+      await start(['--delivery-delay', '1500']),
+    ]
+    const addresses = Array.from({ length: 12 }, (_, i) =>
+      i % 3 === 0 ? `bounce+k${i}@example.com` : `k${i}@example.com`,
+    )
+    const answers = await Promise.all(addresses.map((to) => send(a, to)))
+    expect(answers.map((r) => r.status)).toEqual(addresses.map(() => 201))
+    const ids: string[] = await Promise.all(answers.map(async (r) => (await jsonOf(r)).id))
+    a.child.kill('SIGKILL')
+    expect((await a.exited).signal).toBe('SIGKILL')
+    // B carries out every step A left: each message reaches its last state.
+    const records = await Promise.all(
+      addresses.map((to) =>
+        waitFor(
+          b,
+          `recipient=${encodeURIComponent(to)}&status=${to.startsWith('bounce') ? 'bounced' : 'delivered'}`,
+        ),
+      ),
+    )
+    expect(records.map((r) => r.id)).toEqual(ids)
+    // And their webhooks: message.sent and the outcome, each one event (one webhook-id).
+    await receiver.until(
+      () =>
+        ids.every((id) => {
+          const events = eventsOf(receiver, id)
+          return events.has('message.sent') && events.size === 2
+        }),
+      30_000,
+    )
+    for (const [i, id] of ids.entries()) {
+      const events = eventsOf(receiver, id)
+      const outcome = addresses[i]!.startsWith('bounce') ? 'message.bounced' : 'message.delivered'
+      expect([...events.keys()].sort()).toEqual([outcome, 'message.sent'].sort())
+      for (const webhookIds of events.values()) expect(webhookIds.size).toBe(1)
+    }
+    for (const record of records)
+      expect(record.recipients[0].events.map((e: { type: string }) => e.type)).toHaveLength(2)
+    await b.stop()
+  }, 90_000)
+
+  it('200+ concurrent sends split between two processes: each stored once, listed, counted, its webhooks once', async () => {
+    const fresh = await freshDatabase()
+    store = fresh
+    const [a, b] = [await start(), await start()]
+    const before = receiver.received.length
+    const addresses = Array.from({ length: 220 }, (_, i) => `c${i}@example.com`)
+    const answers = await Promise.all(addresses.map((to, i) => send(i % 2 ? b : a, to)))
+    expect(answers.map((r) => r.status)).toEqual(addresses.map(() => 201))
+    const ids: string[] = await Promise.all(answers.map(async (r) => (await jsonOf(r)).id))
+    expect(new Set(ids).size).toBe(220)
+    for (const p of [a, b]) {
+      const listed = await api(p, '/_sandbox/api/messages?fields=summary&limit=1000')
+      expect(listed.total).toBe(220)
+      expect(new Set(listed.messages.map((m: { id: string }) => m.id))).toEqual(new Set(ids))
+    }
+    // message.sent and message.delivered for each, posted once each.
+    const got = await receiver.until((all) => all.length - before >= 440, 60_000)
+    const mine = got.slice(before)
+    expect(new Set(mine.map((r) => r.headers['webhook-id'])).size).toBe(440)
+    for (const id of ids) expect(eventsOf(receiver, id).get('message.delivered')?.size).toBe(1)
+    await Promise.all([a.stop(), b.stop()])
+  }, 120_000)
+})
