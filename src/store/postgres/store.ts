@@ -73,6 +73,10 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     seqs.set(record, Number(row.seq))
     return record
   }
+  const samePlace = (record: MessageRecord, row: { seq: string }) => {
+    seqs.set(record, Number(row.seq))
+    return record
+  }
   const page = async (filter: MessageFilter = {}, limit: number | null, offset: number) => {
     const rows = await sql<{ record: Record<string, unknown>; seq: string }[]>`
       SELECT record, seq FROM sendbox_messages WHERE ${conditionOf(sql, filter)}
@@ -149,12 +153,14 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     addEvents(id, events) {
       // One transaction, the row locked: events that two processes add at once both land.
       return sql.begin(async (tx) => {
-        const rows = await tx<{ record: Record<string, unknown> }[]>`
-          SELECT record FROM sendbox_messages WHERE id = ${id} FOR UPDATE`
+        const rows = await tx<{ record: Record<string, unknown>; seq: string }[]>`
+          SELECT record, seq FROM sendbox_messages WHERE id = ${id} FOR UPDATE`
         if (!rows[0]) return undefined
-        const record = recordOf(rows[0].record)
+        const record = positioned(rows[0])
         if (events.length === 0) return record
-        const next = withEvents(record, events)
+        // The changed record keeps its row's place: a wait `after` a later cursor must not take
+        // an older message whose state changed for a new one.
+        const next = samePlace(withEvents(record, events), rows[0])
         await tx`
           UPDATE sendbox_messages
           SET status = ${next.status}, bytes = ${recordSize(next)}, record = ${json(sql, next)}
@@ -164,10 +170,10 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     },
     addRelease(id, release) {
       return sql.begin(async (tx) => {
-        const rows = await tx<{ record: Record<string, unknown> }[]>`
-          SELECT record FROM sendbox_messages WHERE id = ${id} FOR UPDATE`
+        const rows = await tx<{ record: Record<string, unknown>; seq: string }[]>`
+          SELECT record, seq FROM sendbox_messages WHERE id = ${id} FOR UPDATE`
         if (!rows[0]) return undefined
-        const next = withRelease(recordOf(rows[0].record), release)
+        const next = samePlace(withRelease(recordOf(rows[0].record), release), rows[0])
         await tx`
           UPDATE sendbox_messages SET bytes = ${recordSize(next)}, record = ${json(sql, next)}
           WHERE id = ${id}`
