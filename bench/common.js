@@ -1,6 +1,8 @@
 // What the benches share: the send every load makes (the order-receipt example, a layout, a
 // partial and a loop, with its default fixture) and the median of a run's rounds.
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -27,3 +29,54 @@ export function receiptSend(token) {
 
 /** The middle figure (the upper one of an even count). */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/**
+ * A Node child process (`args` after `node`), resolved with its URL once its standard output
+ * matches `readyPattern` (a port, or a whole URL, in its first group).
+ *
+ * @example
+ * const { child, url } = await startChild(['bin/sendbox.js', '--port', '0'], /sendbox ready (\S+)/)
+ */
+export function startChild(args, readyPattern, env = {}) {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, CI: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      const m = readyPattern.exec(out)
+      if (m) resolve({ child, url: m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}` })
+    })
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${out}`)))
+  })
+}
+
+/** Stops a child with SIGTERM; resolves once it has exited. */
+export const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })
+
+/** CPU time (user + system) a process has used, in ms: per send, it is steadier than sends/s on a busy machine. */
+export async function cpuOf(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** A process's resident set size, in bytes. */
+export function rssOf(pid) {
+  return readFile(`/proc/${pid}/status`, 'utf8').then(
+    (s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024,
+  )
+}
+
+/** The value at quantile `q` (0.5 the median, 0.99 the p99) of a list of figures. */
+export const quantile = (xs, q) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
+}

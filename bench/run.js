@@ -1,11 +1,19 @@
 // npm run bench: sendbox against its two floors, side by side, in one run.
 // Every server runs in its own child process; autocannon (32 connections) runs here.
-import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { median, ROOT as root, receiptSend, SLUG } from './common.js'
+import {
+  cpuOf,
+  median,
+  ROOT as root,
+  receiptSend,
+  rssOf,
+  SLUG,
+  startChild,
+  stop,
+} from './common.js'
 
 const templates = join(root, 'templates')
 const DURATION = Number(process.env.BENCH_DURATION ?? 6)
@@ -13,41 +21,6 @@ const CONNECTIONS = 32
 const TOKEN = 'sandbox_bench_0123456789'
 
 const { body, headers } = receiptSend(TOKEN)
-
-function startChild(args, readyPattern) {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = readyPattern.exec(out)
-      if (m) resolve({ child, url: m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}` })
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${out}`)))
-  })
-}
-
-const stop = (child) =>
-  new Promise((resolve) => {
-    child.once('exit', resolve)
-    child.kill('SIGTERM')
-  })
-
-/** CPU time (user + system) a process has used, in ms: per send, it is steadier than sends/s on a busy machine. */
-async function cpuOf(pid) {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-function rssOf(pid) {
-  return readFile(`/proc/${pid}/status`, 'utf8').then(
-    (s) => Number(/VmRSS:\s+(\d+)/.exec(s)[1]) * 1024,
-  )
-}
 
 function load(url, connections = CONNECTIONS, duration = DURATION) {
   return new Promise((resolve, reject) => {

@@ -1,54 +1,57 @@
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
+import type { TestSandbox } from './helpers/sandbox.js'
+import { onEachStore } from './helpers/stores.js'
 
-let sandbox: TestSandbox
-beforeAll(async () => {
-  sandbox = await startTestSandbox({ 'big.liquid': '<p>{{ filler }}</p>' })
-})
-afterAll(() => sandbox?.close())
+onEachStore((store) => {
+  let sandbox: TestSandbox
+  beforeAll(async () => {
+    sandbox = await store.start({ 'big.liquid': '<p>{{ filler }}</p>' })
+  })
+  afterAll(() => sandbox?.close())
 
-const subscribers = async () =>
-  ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number })
-    .subscribers
+  const subscribers = async () =>
+    ((await (await fetch(`${sandbox.url}/_sandbox/api/health`)).json()) as { subscribers: number })
+      .subscribers
 
-describe('a slow event-stream client', () => {
-  it('never holds up sends, and is dropped once it falls too far behind', async () => {
-    const before = await subscribers()
-    // A client that connects and then never reads a byte.
-    const url = new URL(sandbox.url)
-    const socket = connect({ host: url.hostname, port: Number(url.port) })
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
-    socket.write(`GET /_sandbox/api/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
-    socket.pause()
-    const deadline = Date.now() + 5000
-    while ((await subscribers()) === before && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    expect(await subscribers()).toBe(before + 1)
+  describe('a slow event-stream client', () => {
+    it('never holds up sends, and is dropped once it falls too far behind', async () => {
+      const before = await subscribers()
+      // A client that connects and then never reads a byte.
+      const url = new URL(sandbox.url)
+      const socket = connect({ host: url.hostname, port: Number(url.port) })
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+      socket.write(`GET /_sandbox/api/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
+      socket.pause()
+      const deadline = Date.now() + 5000
+      while ((await subscribers()) === before && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
+      expect(await subscribers()).toBe(before + 1)
 
-    // Each event carries ~20 KB of HTML: far more than the socket buffers can hold.
-    const filler = 'x'.repeat(20_000)
-    const body = {
-      template: 'big',
-      from: 'a@acme.test',
-      to: 'b@example.com',
-      subject: 's',
-      templateVariables: { filler },
-    }
-    let sent = 0
-    for (let batch = 0; batch < 75; batch++) {
-      const responses = await Promise.all(Array.from({ length: 16 }, () => sandbox.send(body)))
-      for (const response of responses) {
-        expect(response.status).toBe(201)
-        await response.arrayBuffer()
-        sent++
+      // Each event carries ~20 KB of HTML: far more than the socket buffers can hold.
+      const filler = 'x'.repeat(20_000)
+      const body = {
+        template: 'big',
+        from: 'a@acme.test',
+        to: 'b@example.com',
+        subject: 's',
+        templateVariables: { filler },
       }
-    }
-    expect(sent).toBe(1200)
-    const dropped = Date.now() + 5000
-    while ((await subscribers()) !== before && Date.now() < dropped)
-      await new Promise((r) => setTimeout(r, 20))
-    expect(await subscribers()).toBe(before)
-    socket.destroy()
-  }, 60_000)
+      let sent = 0
+      for (let batch = 0; batch < 75; batch++) {
+        const responses = await Promise.all(Array.from({ length: 16 }, () => sandbox.send(body)))
+        for (const response of responses) {
+          expect(response.status).toBe(201)
+          await response.arrayBuffer()
+          sent++
+        }
+      }
+      expect(sent).toBe(1200)
+      const dropped = Date.now() + 5000
+      while ((await subscribers()) !== before && Date.now() < dropped)
+        await new Promise((r) => setTimeout(r, 20))
+      expect(await subscribers()).toBe(before)
+      socket.destroy()
+    }, 60_000)
+  })
 })

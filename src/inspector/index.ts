@@ -96,18 +96,24 @@ const healthOperation = defineOperation({
 
 /** The health answer: counts from the store (a query each on a database). */
 async function healthOf(ctx: AppContext, caller: Viewer) {
+  // Side by side: on PostgreSQL the count and the sum each read the whole table (at 200,000
+  // messages, one after the other took 154 ms on a loaded machine).
+  const [messages, dropped, bytes] = await Promise.all([
+    // A project's token counts its own messages; an admin (or no projects) every one.
+    caller.project === null
+      ? ctx.log.count()
+      : Promise.resolve(ctx.log.list({ project: caller.project, limit: 1 })).then((p) => p.total),
+    ctx.log.dropped(),
+    // What the log holds, against --max-log-bytes.
+    ctx.log.bytes(),
+  ])
   return {
     status: 'ok' as const,
     version: ctx.version,
     templates: ctx.catalog.count(),
-    // A project's token counts its own messages; an admin (or no projects) every one.
-    messages:
-      caller.project === null
-        ? await ctx.log.count()
-        : (await ctx.log.list({ project: caller.project, limit: 1 })).total,
-    dropped: await ctx.log.dropped(),
-    // What the log holds, against --max-log-bytes.
-    bytes: await ctx.log.bytes(),
+    messages,
+    dropped,
+    bytes,
     // Open event streams and pending waits: a leak shows up here.
     subscribers: ctx.events.size(),
     // What a client needs to show a working example; never a token given with --token.

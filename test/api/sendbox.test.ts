@@ -11,6 +11,7 @@ import {
 } from 'sendbox'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { tempDir, writeFiles } from '../helpers/sandbox.js'
+import { onEachStore } from '../helpers/stores.js'
 
 let dir: string
 let templates: string
@@ -260,104 +261,106 @@ describe('startSendbox', () => {
   })
 })
 
-describe('messages, waitForMessage, clear', () => {
-  let sandbox: Sendbox
-  beforeAll(async () => {
-    sandbox = await startSendbox({ port: 0, memory: true, templates })
-  })
-  afterAll(() => sandbox.close())
-
-  it('messages(filter) are records, newest first', async () => {
-    await sandbox.clear()
-    await send(sandbox, 'Ada <ada@example.com>')
-    await send(sandbox, 'bob@example.com', 'receipt', { order: { id: 7 } })
-    await send(sandbox, 'carol@example.com')
-    const all = await sandbox.messages()
-    expect(all.map((m) => m.to[0]!.address)).toEqual([
-      'carol@example.com',
-      'bob@example.com',
-      'ada@example.com',
-    ])
-    const receipts = await sandbox.messages({ template: 'receipt' })
-    expect(receipts).toHaveLength(1)
-    expect(receipts[0]).toMatchObject({
-      template: 'receipt',
-      subject: 'Hello bob@example.com',
-      html: '<p>Order 7</p>',
-      text: 'Order 7',
+onEachStore((store) => {
+  describe('messages, waitForMessage, clear', () => {
+    let sandbox: Sendbox
+    beforeAll(async () => {
+      sandbox = await startSendbox({ port: 0, memory: true, templates, ...(await store.options()) })
     })
-    await sandbox.clear({ to: 'bob@' })
-    expect(await sandbox.messages()).toHaveLength(2)
-    await sandbox.clear()
-    expect(await sandbox.messages()).toEqual([])
-  })
+    afterAll(() => sandbox.close())
 
-  it('waitForMessage resolves with a message already there, or the first to arrive', async () => {
-    await send(sandbox, 'dora@example.com')
-    expect((await sandbox.waitForMessage({ to: 'dora@example.com' })).to[0]!.address).toBe(
-      'dora@example.com',
-    )
-    const later = sandbox.waitForMessage({ to: 'erin@example.com', timeout: 5000 })
-    setTimeout(() => void send(sandbox, 'erin@example.com'), 50)
-    const record: MessageRecord = await later
-    expect(record).toMatchObject({
-      status: 'sent',
-      template: 'welcome',
-      html: '<p>Welcome, Ada!</p>',
+    it('messages(filter) are records, newest first', async () => {
+      await sandbox.clear()
+      await send(sandbox, 'Ada <ada@example.com>')
+      await send(sandbox, 'bob@example.com', 'receipt', { order: { id: 7 } })
+      await send(sandbox, 'carol@example.com')
+      const all = await sandbox.messages()
+      expect(all.map((m) => m.to[0]!.address)).toEqual([
+        'carol@example.com',
+        'bob@example.com',
+        'ada@example.com',
+      ])
+      const receipts = await sandbox.messages({ template: 'receipt' })
+      expect(receipts).toHaveLength(1)
+      expect(receipts[0]).toMatchObject({
+        template: 'receipt',
+        subject: 'Hello bob@example.com',
+        html: '<p>Order 7</p>',
+        text: 'Order 7',
+      })
+      await sandbox.clear({ to: 'bob@' })
+      expect(await sandbox.messages()).toHaveLength(2)
+      await sandbox.clear()
+      expect(await sandbox.messages()).toEqual([])
     })
-  })
 
-  it('waitForMessage rejects on timeout with an error naming the filter', async () => {
-    const started = Date.now()
-    const error = await sandbox
-      .waitForMessage({ to: 'nobody@example.com', template: 'welcome', timeout: 300 })
-      .catch((e: unknown) => e)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290)
-    expect(error).toBeInstanceOf(WaitTimeoutError)
-    expect((error as Error).message).toContain('nobody@example.com')
-    expect((error as Error).message).toContain('"template":"welcome"')
-    expect((error as Error).message).toContain('300 ms')
-    expect((error as WaitTimeoutError).filter).toEqual({
-      to: 'nobody@example.com',
-      template: 'welcome',
-    })
-  })
-})
-
-describe('fail()', () => {
-  let sandbox: Sendbox
-  beforeAll(async () => {
-    sandbox = await startSendbox({ port: 0, memory: true, templates })
-  })
-  afterAll(() => sandbox.close())
-
-  it('fail({ status: 503, count: 2 }): two sends get 503 simulated_fault, the third succeeds; none is stored', async () => {
-    const fault = await sandbox.fail({ status: 503, count: 2 })
-    expect(fault).toMatchObject({ status: 503, remaining: 2 })
-    for (let i = 0; i < 2; i++) {
-      const response = await send(sandbox, 'ada@example.com')
-      expect(response.status).toBe(503)
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
-        'simulated_fault',
+    it('waitForMessage resolves with a message already there, or the first to arrive', async () => {
+      await send(sandbox, 'dora@example.com')
+      expect((await sandbox.waitForMessage({ to: 'dora@example.com' })).to[0]!.address).toBe(
+        'dora@example.com',
       )
-    }
-    expect(await sandbox.messages()).toEqual([])
-    expect((await send(sandbox, 'ada@example.com')).status).toBe(201)
-    expect(await sandbox.messages()).toHaveLength(1)
+      const later = sandbox.waitForMessage({ to: 'erin@example.com', timeout: 5000 })
+      setTimeout(() => void send(sandbox, 'erin@example.com'), 50)
+      const record: MessageRecord = await later
+      expect(record).toMatchObject({
+        status: 'sent',
+        template: 'welcome',
+        html: '<p>Welcome, Ada!</p>',
+      })
+    })
+
+    it('waitForMessage rejects on timeout with an error naming the filter', async () => {
+      const started = Date.now()
+      const error = await sandbox
+        .waitForMessage({ to: 'nobody@example.com', template: 'welcome', timeout: 300 })
+        .catch((e: unknown) => e)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290)
+      expect(error).toBeInstanceOf(WaitTimeoutError)
+      expect((error as Error).message).toContain('nobody@example.com')
+      expect((error as Error).message).toContain('"template":"welcome"')
+      expect((error as Error).message).toContain('300 ms')
+      expect((error as WaitTimeoutError).filter).toEqual({
+        to: 'nobody@example.com',
+        template: 'welcome',
+      })
+    })
   })
 
-  it('fail() with a match and a 429 with retryAfter', async () => {
-    await sandbox.fail({ status: 429, match: { template: 'receipt' }, retryAfter: 7 })
-    expect((await send(sandbox, 'ada@example.com')).status).toBe(201)
-    const limited = await send(sandbox, 'ada@example.com', 'receipt', { order: { id: 1 } })
-    expect(limited.status).toBe(429)
-    expect(limited.headers.get('retry-after')).toBe('7')
-  })
+  describe('fail()', () => {
+    let sandbox: Sendbox
+    beforeAll(async () => {
+      sandbox = await startSendbox({ port: 0, memory: true, templates, ...(await store.options()) })
+    })
+    afterAll(() => sandbox.close())
 
-  it('an invalid fault rejects with what is wrong', async () => {
-    await expect(sandbox.fail({ status: 418 as 503 })).rejects.toThrow(
-      /status must be one of 429, 500, 502, 503/,
-    )
-    await expect(sandbox.fail({ status: 500, count: 0 })).rejects.toThrow(/count/)
+    it('fail({ status: 503, count: 2 }): two sends get 503 simulated_fault, the third succeeds; none is stored', async () => {
+      const fault = await sandbox.fail({ status: 503, count: 2 })
+      expect(fault).toMatchObject({ status: 503, remaining: 2 })
+      for (let i = 0; i < 2; i++) {
+        const response = await send(sandbox, 'ada@example.com')
+        expect(response.status).toBe(503)
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+          'simulated_fault',
+        )
+      }
+      expect(await sandbox.messages()).toEqual([])
+      expect((await send(sandbox, 'ada@example.com')).status).toBe(201)
+      expect(await sandbox.messages()).toHaveLength(1)
+    })
+
+    it('fail() with a match and a 429 with retryAfter', async () => {
+      await sandbox.fail({ status: 429, match: { template: 'receipt' }, retryAfter: 7 })
+      expect((await send(sandbox, 'ada@example.com')).status).toBe(201)
+      const limited = await send(sandbox, 'ada@example.com', 'receipt', { order: { id: 1 } })
+      expect(limited.status).toBe(429)
+      expect(limited.headers.get('retry-after')).toBe('7')
+    })
+
+    it('an invalid fault rejects with what is wrong', async () => {
+      await expect(sandbox.fail({ status: 418 as 503 })).rejects.toThrow(
+        /status must be one of 429, 500, 502, 503/,
+      )
+      await expect(sandbox.fail({ status: 500, count: 0 })).rejects.toThrow(/count/)
+    })
   })
 })

@@ -6,7 +6,7 @@ import { openApiOperation } from '../../src/server/openapi.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { openEventStream } from '../helpers/sse.js'
-import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { onEachStore } from '../helpers/stores.js'
 import type { SendboxOptions } from '../../src/core/config.js'
 
 /**
@@ -266,7 +266,4 @@ function scopingOn(store: () => Promise<SendboxOptions>) {
   })
 }
 
-describe('on the JSON Lines log', () => scopingOn(async () => ({})))
-describePg('on PostgreSQL', () =>
-  scopingOn(async () => ({ memory: undefined, store: await freshDatabase() })),
-)
+onEachStore((store) => scopingOn(store.options))

@@ -1,0 +1,301 @@
+// npm run bench:team: sendbox processes sharing one PostgreSQL (docs/team.md), measured in one run
+// against one process on the JSON Lines log. It starts a throwaway cluster of Debian's postgresql
+// (test/helpers/pg-cluster.js: fsync and synchronous_commit off, as in the tests; the JSON log does
+// not fsync either) and removes it after. Every sendbox runs in a child process of its own;
+// autocannon and the timed requests run here.
+//
+//   1. sends/s: two processes on PostgreSQL (16 connections each) ÷ one on the JSON log (32),
+//      rounds alternating between the two, medians;
+//   2. a send through one process to a wait on the other: p50 and p99;
+//   3. a database of 5,000 then 200,000 messages (seeded in SQL: one INSERT … SELECT over
+//      generate_series copying a real send's row, a few seconds for 200,000): a page, a `to=`
+//      filter, a wait, `offset=50000`, the health check and the `--max-messages` trim, p50 over
+//      alternating rounds; the RSS of a fresh process after those requests at each size.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import postgres from 'postgres'
+import { findPgBin, startCluster } from '../test/helpers/pg-cluster.js'
+import { median, quantile, ROOT, receiptSend, rssOf, startChild, stop } from './common.js'
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 6)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const LATENCY_SENDS = Number(process.env.BENCH_LATENCY_SENDS ?? 200)
+const QUERY_ROUNDS = Number(process.env.BENCH_QUERY_ROUNDS ?? 40)
+const LARGE = Number(process.env.BENCH_LARGE ?? 200_000)
+const SMALL = 5_000
+const TOKEN = 'sandbox_bench_0123456789'
+const { body, headers } = receiptSend(TOKEN)
+
+const bin = findPgBin()
+if (!bin) {
+  console.error(
+    'bench:team needs PostgreSQL, and none was found: install Debian’s postgresql (apt-get install postgresql), or set SENDBOX_PG_BIN to the folder holding initdb and pg_ctl.',
+  )
+  process.exit(1)
+}
+
+/** A sendbox process on `store` (a PostgreSQL URL) or on a JSON Lines file (`db`). */
+function serve({ store, db, maxMessages = 5000 }) {
+  const where = store ? ['--store', store] : ['--db', db]
+  return startChild(
+    [
+      'bin/sendbox.js',
+      '--port',
+      '0',
+      ...where,
+      '--templates',
+      join(ROOT, 'templates'),
+      '--fixtures',
+      join(ROOT, 'fixtures'),
+      '--no-open',
+      '--max-messages',
+      String(maxMessages),
+    ],
+    /sendbox ready (\S+)/,
+  )
+}
+
+/** autocannon's sends/s on one process (every answer must be a 201). */
+function load(url, connections, duration = DURATION) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: `${url}/messages`, method: 'POST', headers, body, connections, duration },
+      (error, result) => {
+        if (error) return reject(error)
+        if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx from ${url}`))
+        resolve(result.requests.average)
+      },
+    )
+  })
+}
+
+/** Sends/s: the two PostgreSQL processes together ÷ the log's one, per round. */
+async function throughput(json, pair) {
+  await load(json.url, 32, 2)
+  await Promise.all(pair.map((p) => load(p.url, 16, 2)))
+  const rounds = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const log = await load(json.url, 32)
+    const both = await Promise.all(pair.map((p) => load(p.url, 16)))
+    rounds.push({ log, pg: both[0] + both[1] })
+  }
+  return rounds
+}
+
+const sendTo = (url, to) =>
+  fetch(`${url}/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ ...JSON.parse(body), to: [to] }),
+  }).then(async (r) => {
+    await r.arrayBuffer()
+    if (r.status !== 201) throw new Error(`send: ${r.status}`)
+  })
+
+const json = async (url) => {
+  const r = await fetch(url)
+  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`)
+  return r.json()
+}
+
+/** Resolves once `url`'s process counts more than `n` subscribers (the wait is listening). */
+async function subscribed(url, n) {
+  while ((await json(`${url}/_sandbox/api/health`)).subscribers <= n)
+    await new Promise((r) => setImmediate(r))
+}
+
+/**
+ * A wait on `b` (`after=now`, listening before the send), a send through `a`: the time from the
+ * send's start to the wait's answer, and from the send's 201 to it.
+ */
+async function crossLatency(a, b) {
+  const total = []
+  const after201 = []
+  const base = (await json(`${b.url}/_sandbox/api/health`)).subscribers
+  for (let i = 0; i < LATENCY_SENDS; i++) {
+    const to = `latency-${i}-${Date.now()}@example.com`
+    const waited = json(`${b.url}/_sandbox/api/messages/wait?to=${to}&after=now&timeout=10000`)
+    await subscribed(b.url, base)
+    const t0 = performance.now()
+    await sendTo(a.url, to)
+    const t1 = performance.now()
+    await waited
+    const t2 = performance.now()
+    total.push(t2 - t0)
+    after201.push(t2 - t1)
+  }
+  return { total, after201 }
+}
+
+/**
+ * Copies a real send (its row, kept in bench_template) into messages `from`..`to` of the table, each
+ * with its own id and address (`ada-<n>@example.com`), in one INSERT … SELECT: 200,000 rows
+ * in seconds, where as many sends over HTTP take minutes.
+ */
+async function seed(sql, from, to) {
+  await sql`
+    INSERT INTO sendbox_messages (id, created_at, project, status, template_lc, subject_lc,
+      from_lc, to_lc, recipients, bytes, record)
+    SELECT s.id, now(), t.project, t.status, t.template_lc, t.subject_lc, t.from_lc,
+      replace(t.to_lc, 'ada@example.com', s.address), ARRAY[s.address], t.bytes,
+      t.record || jsonb_build_object(
+        'id', s.id,
+        'to', jsonb_set(t.record->'to', '{0,address}', to_jsonb(s.address)),
+        'recipients', jsonb_set(t.record->'recipients', '{0,address}', to_jsonb(s.address)))
+    FROM bench_template t,
+      LATERAL (SELECT 'msg_seed' || lpad(g::text, 22, '0') AS id,
+                      'ada-' || g || '@example.com' AS address
+               FROM generate_series(${from}::int, ${to}::int) g) s`
+  await sql`VACUUM ANALYZE sendbox_messages`
+}
+
+/** The reads timed at each size, by name: a path under the inspector API. */
+const reads = (n) => ({
+  page: '/_sandbox/api/messages?limit=50',
+  'to= filter': `/_sandbox/api/messages?limit=50&to=ada-${Math.floor(n / 2)}@example.com`,
+  wait: `/_sandbox/api/messages/wait?to=ada-${Math.floor(n / 3)}@example.com&timeout=5000`,
+  ...(n > 50_000 ? { 'offset=50000': '/_sandbox/api/messages?limit=50&offset=50000' } : {}),
+  health: '/_sandbox/api/health',
+})
+
+/** Each read once per round, the rounds one after another: the p50 of each; then the RSS. */
+async function timeReads(server, n) {
+  const times = Object.fromEntries(Object.keys(reads(n)).map((name) => [name, []]))
+  for (let round = 0; round < QUERY_ROUNDS; round++)
+    for (const [name, path] of Object.entries(reads(n))) {
+      const t0 = performance.now()
+      await json(`${server.url}${path}`)
+      times[name].push(performance.now() - t0)
+    }
+  const p50 = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs)]))
+  return { p50, rss: await rssOf(server.child.pid) }
+}
+
+/**
+ * Sequential sends through a process of `--max-messages` `cap`, p50: at the cap each send trims
+ * one (the trim's query finds the cut), under it the trim finds nothing to do.
+ */
+async function sendsWithCap(store, cap) {
+  const server = await serve({ store, maxMessages: cap })
+  try {
+    const times = []
+    for (let i = 0; i < 60; i++) {
+      const t0 = performance.now()
+      await sendTo(server.url, `cap-${i}@example.com`)
+      times.push(performance.now() - t0)
+    }
+    return median(times.slice(10))
+  } finally {
+    await stop(server.child)
+  }
+}
+
+/** One size of the large database: a fresh process, its reads, its RSS, the trim. */
+async function atSize(store, sql, n) {
+  const server = await serve({ store, maxMessages: 10_000_000 })
+  try {
+    await timeReads(server, n) // warm-up: the first queries plan and fill caches
+    const measured = await timeReads(server, n)
+    const [{ size }] = await sql`
+      SELECT pg_total_relation_size('sendbox_messages')::float8 AS size`
+    return {
+      ...measured,
+      size,
+      sendUnderCap: await sendsWithCap(store, 10_000_000),
+      sendAtCap: await sendsWithCap(store, n),
+    }
+  } finally {
+    await stop(server.child)
+  }
+}
+
+/** The large database: one real send, copied to 5,000 then to 200,000. */
+async function large(cluster, admin) {
+  await admin.unsafe('CREATE DATABASE large')
+  const store = cluster.urlOf('large')
+  const first = await serve({ store, maxMessages: 10_000_000 })
+  await sendTo(first.url, 'ada@example.com')
+  await stop(first.child)
+  const sql = postgres(store, { max: 2, onnotice: () => {}, fetch_types: false })
+  try {
+    // The real send's row, kept apart: the sends at the cap trim it from the messages.
+    await sql`CREATE TABLE bench_template AS SELECT * FROM sendbox_messages`
+    const seeded = async (from, to) => {
+      const t0 = performance.now()
+      await seed(sql, from, to)
+      return performance.now() - t0
+    }
+    const small = { seeded: await seeded(2, SMALL), ...(await atSize(store, sql, SMALL)) }
+    const big = { seeded: await seeded(SMALL + 1, LARGE), ...(await atSize(store, sql, LARGE)) }
+    return { small, big }
+  } finally {
+    await sql.end()
+  }
+}
+
+const ms = (x) => `${x.toFixed(1)} ms`
+const mb = (x) => `${(x / 1024 / 1024).toFixed(0)} MB`
+
+function report({ rounds, latency, sizes }) {
+  const ratios = rounds.map((r) => r.pg / r.log)
+  console.log(
+    `\nsendbox bench:team — PostgreSQL ${bin.split('/').at(-2)} (fsync off), ${ROUNDS} alternating rounds of ${DURATION} s; medians. Run it on a quiet machine: on a loaded one, read the ratios.\n`,
+  )
+  console.log(
+    `sends/s: 2 processes on PostgreSQL ${median(rounds.map((r) => r.pg)).toFixed(0)}, 1 process on the JSON log ${median(rounds.map((r) => r.log)).toFixed(0)}`,
+  )
+  console.log(
+    `  ratio ${median(ratios).toFixed(2)}   (target >= 0.6; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
+  )
+  console.log(
+    `send through one process → wait on the other (${LATENCY_SENDS} sends): p50 ${ms(quantile(latency.total, 0.5))}, p99 ${ms(quantile(latency.total, 0.99))}; after the 201: p50 ${ms(quantile(latency.after201, 0.5))}, p99 ${ms(quantile(latency.after201, 0.99))}`,
+  )
+  for (const [n, size] of [
+    [SMALL, sizes.small],
+    [LARGE, sizes.big],
+  ]) {
+    console.log(`\nwith ${n.toLocaleString('en')} messages (seeded in ${ms(size.seeded)}):`)
+    for (const [name, p50] of Object.entries(size.p50))
+      console.log(
+        `  ${name.padEnd(14)} p50 ${ms(p50).padStart(9)}${name === 'health' ? '' : '   (target <= 50 ms)'}`,
+      )
+    console.log(
+      `  a send (the trim included): p50 ${ms(size.sendUnderCap)} under --max-messages, ${ms(size.sendAtCap)} at it (each drops one)`,
+    )
+    console.log(`  RSS of the process: ${mb(size.rss)}`)
+    console.log(
+      `  the messages' table with its indexes: ${mb(size.size)} (${(size.size / n / 1024).toFixed(1)} KB a message)`,
+    )
+  }
+  const growth = sizes.big.rss - sizes.small.rss
+  console.log(
+    `\nRSS at ${LARGE.toLocaleString('en')}: ${mb(sizes.big.rss)} (target <= 250 MB), ${growth >= 0 ? '+' : ''}${mb(growth)} over ${SMALL.toLocaleString('en')} (target within 60 MB)`,
+  )
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-team-'))
+const cluster = await startCluster({ bin })
+const admin = postgres(cluster.url, { max: 1, onnotice: () => {}, fetch_types: false })
+const running = []
+try {
+  await admin.unsafe('CREATE DATABASE shared')
+  const log = await serve({ db: join(dir, 'load.jsonl') })
+  running.push(log)
+  const pair = [await serve({ store: cluster.urlOf('shared') })]
+  running.push(pair[0])
+  pair.push(await serve({ store: cluster.urlOf('shared') }))
+  running.push(pair[1])
+  const rounds = await throughput(log, pair)
+  await stop(log.child)
+  const latency = await crossLatency(pair[0], pair[1])
+  for (const p of pair) await stop(p.child)
+  const sizes = await large(cluster, admin)
+  report({ rounds, latency, sizes })
+} finally {
+  for (const p of running) await stop(p.child)
+  await admin.end()
+  await cluster.destroy()
+  await rm(dir, { recursive: true, force: true })
+}
