@@ -60,19 +60,23 @@ describe('the log file (docs/log.md)', () => {
     const acknowledged: string[] = []
     let i = 0
     let killed = false
+    // Resolved by the sender that takes the 300th acknowledgement: the moment to kill.
+    let reached300: () => void = () => {}
+    const enough = new Promise<void>((resolve) => (reached300 = resolve))
     const sender = async () => {
       while (!killed) {
         try {
           const response = await send(first.url, i++)
           if (response.status === 201)
             acknowledged.push(((await response.json()) as { id: string }).id)
+          if (acknowledged.length >= 300) reached300()
         } catch {
           return // the server is gone
         }
       }
     }
     const senders = Array.from({ length: 8 }, sender)
-    while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 10))
+    await enough
     first.child.kill('SIGKILL')
     killed = true
     await Promise.all(senders)

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 import { jsonOf } from './helpers/http.js'
+import { afterTemplateEvents } from './helpers/sse.js'
 
 let sandbox: TestSandbox
 beforeAll(async () => {
@@ -27,6 +28,10 @@ beforeAll(async () => {
 afterAll(() => sandbox?.close())
 
 const get = async (path: string) => fetch(`${sandbox.url}/_sandbox/api${path}`)
+
+/** Runs `change`; resolves once the event stream says welcome's fixtures were reloaded. */
+const fixtureReloaded = (change: () => Promise<unknown>) =>
+  afterTemplateEvents(sandbox.url, change, { slug: 'welcome', source: 'fixture' })
 
 describe('template previews (inspector)', () => {
   it('lists templates with their fixture cases', async () => {
@@ -100,13 +105,10 @@ describe('template previews (inspector)', () => {
   })
 
   it('sees a fixture change on disk', async () => {
-    await writeFile(join(sandbox.dir, 'fixtures/welcome/bob.json'), '{"name":"Robert"}')
-    const deadline = Date.now() + 5000
-    let html = ''
-    while (!html.includes('Robert') && Date.now() < deadline) {
-      html = (await jsonOf(get('/templates/welcome/render?case=bob'))).html
-      await new Promise((r) => setTimeout(r, 25))
-    }
+    await fixtureReloaded(() =>
+      writeFile(join(sandbox.dir, 'fixtures/welcome/bob.json'), '{"name":"Robert"}'),
+    )
+    const { html } = await jsonOf(get('/templates/welcome/render?case=bob'))
     expect(html).toContain('Hi Robert')
   })
 })
@@ -148,19 +150,16 @@ describe('live previews and fixture cases (for the variables editor)', () => {
   })
 
   it('saves the current values as a new fixture case, refusing to overwrite by accident', async () => {
-    const saved = await post('/templates/welcome/fixtures', {
-      name: 'carol',
-      variables: { name: 'Carol' },
+    await fixtureReloaded(async () => {
+      const saved = await post('/templates/welcome/fixtures', {
+        name: 'carol',
+        variables: { name: 'Carol' },
+      })
+      expect(saved.status).toBe(201)
     })
-    expect(saved.status).toBe(201)
-    const deadline = Date.now() + 5000
-    let cases: string[] = []
-    while (!cases.includes('carol') && Date.now() < deadline) {
-      cases = (await jsonOf(get('/templates/welcome'))).fixtures.map(
-        (f: { name: string }) => f.name,
-      )
-      await new Promise((r) => setTimeout(r, 25))
-    }
+    const cases = (await jsonOf(get('/templates/welcome'))).fixtures.map(
+      (f: { name: string }) => f.name,
+    )
     expect(cases).toContain('carol')
     expect((await jsonOf(get('/templates/welcome/render?case=carol'))).html).toContain('Hi Carol')
     expect(

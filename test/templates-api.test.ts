@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, type TestSandbox } from './helpers/sandbox.js'
 import { jsonOf } from './helpers/http.js'
+import { afterTemplateEvents } from './helpers/sse.js'
 
 let sandbox: TestSandbox
 beforeAll(async () => {
@@ -125,48 +126,48 @@ describe('hot reload over HTTP', () => {
   const htmlOf = async (response: Response) =>
     (await jsonOf(fetch(`${sandbox.url}${response.headers.get('location')}`))).html as string
 
-  async function until(check: () => Promise<boolean>) {
-    const deadline = Date.now() + 5000
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('timed out waiting for the reload')
-      await new Promise((r) => setTimeout(r, 25))
-    }
-  }
+  /** Runs `change`; resolves once the event stream announced each `[slug, change]`. */
+  const reloaded = (change: () => Promise<unknown>, ...expected: Array<[string, string]>) =>
+    afterTemplateEvents(
+      sandbox.url,
+      change,
+      ...expected.map(([slug, kind]) => ({ slug, change: kind })),
+    )
 
   it('a changed partial is seen by its parent on the next send, and announced as a template event', async () => {
-    const events = fetch(`${sandbox.url}/_sandbox/api/events`)
     const vars = { name: 'Ada', sender: 'Bob', company: 'Acme' }
     expect(await htmlOf(await send('welcome', vars))).toContain('-- Bob')
-    await writeFile(join(sandbox.templatesDir, 'partials/sig.liquid'), 'Cheers, {{ sender }}')
-    await until(async () => (await htmlOf(await send('welcome', vars))).includes('Cheers, Bob'))
-    const reader = (await events).body!.pipeThrough(new TextDecoderStream()).getReader()
-    let text = ''
-    while (!/event: template\ndata: .*"slug":"welcome"/.test(text)) {
-      const { value, done } = await reader.read()
-      if (done) break
-      text += value
-    }
-    expect(text).toMatch(/event: template\ndata: .*"slug":"welcome"/)
-    await reader.cancel()
+    // The partial's user is announced as changed, its source the partial.
+    await reloaded(
+      () => writeFile(join(sandbox.templatesDir, 'partials/sig.liquid'), 'Cheers, {{ sender }}'),
+      ['welcome', 'changed'],
+    )
+    expect(await htmlOf(await send('welcome', vars))).toContain('Cheers, Bob')
   })
 
   it('an added template, an atomic save, a rename and a delete take effect without a restart', async () => {
     const file = join(sandbox.templatesDir, 'fresh.liquid')
-    await writeFile(file, 'v1 {{ x }}')
-    await until(async () => (await send('fresh', { x: 1 })).status === 201)
+    await reloaded(() => writeFile(file, 'v1 {{ x }}'), ['fresh', 'added'])
+    expect((await send('fresh', { x: 1 })).status).toBe(201)
     // Editor-style save: write a temp file, then rename it over the template.
-    await writeFile(`${file}.tmp`, 'v2 {{ x }}')
-    await rename(`${file}.tmp`, file)
-    await until(async () => (await htmlOf(await send('fresh', { x: 1 }))).startsWith('v2'))
-    await rename(file, join(sandbox.templatesDir, 'renamed.liquid'))
-    await until(
-      async () =>
-        (await send('fresh', { x: 1 })).status === 422 &&
-        (await send('renamed', { x: 1 })).status === 201,
+    await reloaded(async () => {
+      await writeFile(`${file}.tmp`, 'v2 {{ x }}')
+      await rename(`${file}.tmp`, file)
+    }, ['fresh', 'changed'])
+    expect(await htmlOf(await send('fresh', { x: 1 }))).toMatch(/^v2/)
+    await reloaded(
+      () => rename(file, join(sandbox.templatesDir, 'renamed.liquid')),
+      ['fresh', 'removed'],
+      ['renamed', 'added'],
     )
-    await rm(join(sandbox.templatesDir, 'renamed.liquid'))
-    await until(async () => (await get('/templates/renamed')).status === 404)
-    await writeFile(join(sandbox.templatesDir, 'renamed.liquid'), 'back {{ x }}')
-    await until(async () => (await get('/templates/renamed')).status === 200)
+    expect((await send('fresh', { x: 1 })).status).toBe(422)
+    expect((await send('renamed', { x: 1 })).status).toBe(201)
+    await reloaded(() => rm(join(sandbox.templatesDir, 'renamed.liquid')), ['renamed', 'removed'])
+    expect((await get('/templates/renamed')).status).toBe(404)
+    await reloaded(
+      () => writeFile(join(sandbox.templatesDir, 'renamed.liquid'), 'back {{ x }}'),
+      ['renamed', 'added'],
+    )
+    expect((await get('/templates/renamed')).status).toBe(200)
   })
 })

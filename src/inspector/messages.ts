@@ -1,4 +1,4 @@
-import { checkEmail } from '../checks/index.js'
+import { checkEmail } from '../checks/lazy.js'
 import type { AppContext } from '../http/context.js'
 import { toEml } from '../core/eml.js'
 import { recordSize } from '../store/index.js'

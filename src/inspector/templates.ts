@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { relative } from 'node:path'
-import { checkEmail } from '../checks/index.js'
+import { checkEmail } from '../checks/lazy.js'
 import type { AppContext } from '../http/context.js'
 import * as v from 'valibot'
 import {

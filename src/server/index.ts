@@ -17,7 +17,7 @@ import {
   type MessageStore,
 } from '../store/index.js'
 import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
-import { createSnapshotBook } from '../core/snapshots.js'
+import { deferredSnapshotBook } from './snapshot-book.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
@@ -102,13 +102,14 @@ export async function startServer(
   const catalog = await createTemplateCatalog({
     templatesDir: config.templatesDir,
     fixturesDir: config.fixturesDir,
-    watch: true,
+    // Once the port is open (below): chokidar's first scan is no part of the start.
+    watch: false,
     warn: logger.warn,
   })
   const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
   // A missing folder is always worth a word; an empty one only on the console of `serve`.
   if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
-  const snapshots = await createSnapshotBook({
+  const snapshots = deferredSnapshotBook({
     catalog,
     dir: config.snapshotsDir,
     clock: snapshotClock(config.snapshotNow),
@@ -222,12 +223,19 @@ export async function startServer(
       await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
     })())
 
-  // After the caller has heard "ready": the first send then finds the text converter loaded,
-  // and the snapshot statuses are computed (a template at a time) for the first save to compare.
-  setTimeout(() => {
-    warmPlainText()
-    snapshots.prime()
-  }, 0).unref()
+  // What the first request does not need starts now, in the background: the template watcher
+  // (it takes in what changed since the catalog read the folders, so a file written right after
+  // start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
+  // template at a time) for the first save to compare.
+  catalog
+    .startWatching()
+    .catch((error: unknown) =>
+      logger.warn(`Could not watch the templates: ${(error as Error).message}`),
+    )
+  snapshots.start()
+  snapshots.prime()
+  // After the caller has heard "ready": the first send then finds the text converter loaded.
+  setTimeout(() => warmPlainText(), 0).unref()
   return {
     ctx,
     url,

@@ -26,7 +26,9 @@ import type {
   TemplateLookup,
   TemplateSummary,
 } from './types.js'
-import { watchFolders, type FolderWatcher } from './watcher.js'
+import type { FolderWatcher } from './watcher.js'
+import { watchFolders } from './watch-later.js'
+import { changedPaths, folderState } from './folder-state.js'
 
 interface State {
   entries: Map<string, Entry>
@@ -57,7 +59,9 @@ export async function createTemplateCatalog(
     state = { entries, summaries }
   }
 
-  // Initial load.
+  // Initial load. What the folders held as it began: a watcher started later takes in what
+  // changed since (see `startWatching`).
+  const loaded = folderState([templatesDir, fixturesDir])
   {
     const { files, texts } = await listTemplateFiles(templatesDir)
     const compiled = await Promise.all(
@@ -281,9 +285,21 @@ export async function createTemplateCatalog(
   }
 
   let watcher: FolderWatcher | undefined
-  if (options.watch !== false) {
-    watcher = await watchFolders({ folders: [templatesDir, fixturesDir], onBatch: refresh, warn })
-  }
+  let watching: Promise<void> | undefined
+  /**
+   * Starts the watcher (once), then takes in what changed on disk since the initial load: a
+   * file written before chokidar was watching is otherwise never reported.
+   */
+  const startWatching = () =>
+    (watching ??= (async () => {
+      if (closed) return
+      const folders = [templatesDir, fixturesDir]
+      watcher = await watchFolders({ folders, onBatch: refresh, warn })
+      const changed = changedPaths(loaded, folderState(folders))
+      if (changed.length > 0) refresh(changed)
+      await queue
+    })())
+  if (options.watch !== false) await startWatching()
 
   /** Renders a valid entry's cached parse. */
   const renderEntry = (
@@ -343,9 +359,12 @@ export async function createTemplateCatalog(
       listeners.add(listener)
       return () => void listeners.delete(listener)
     },
+    startWatching,
     async close() {
       if (closed) return
       closed = true
+      // A watcher on its way is closed once it is there.
+      await watching?.catch(() => {})
       await watcher?.close()
       await queue
     },

@@ -142,6 +142,11 @@ export interface TemplateCatalog {
   fixtures(slug: string): FixtureCase[]
   /** Called for each change on disk once the catalog has taken it in. Returns an unsubscribe. */
   onChange(listener: (change: TemplateChange) => void): () => void
+  /**
+   * Starts watching the folders (once; `watch: true` did at creation). Resolves when the watcher
+   * is in place and what changed since the catalog read the folders has been taken in.
+   */
+  startWatching(): Promise<void>
   /** Stop watching. Idempotent. */
   close(): Promise<void>
 }
@@ -149,7 +154,10 @@ export interface TemplateCatalog {
 export interface TemplateCatalogOptions {
   templatesDir: string
   fixturesDir: string
-  /** Watch the folders with chokidar (default true). `sendbox check`/`render` pass false. */
+  /**
+   * Watch the folders with chokidar from the start (default true). `sendbox check`/`render` pass
+   * false, and so does the server, which calls `startWatching()` once its port is open.
+   */
   watch?: boolean
   /** Warnings (an unreadable fixture, a watcher error) go here. */
   warn?: (message: string) => void

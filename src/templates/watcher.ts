@@ -15,6 +15,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { watch, type FSWatcher } from 'chokidar'
+import { isEditorArtifact } from './editor-files.js'
+
+export { isEditorArtifact }
 
 export interface FolderWatcher {
   close(): Promise<void>
@@ -28,19 +31,6 @@ export interface WatchOptions {
   warn: (message: string) => void
   debounceMs?: number
   pollMs?: number
-}
-
-/** Files editors create next to the one being saved. */
-export function isEditorArtifact(file: string): boolean {
-  const name = path.basename(file)
-  return (
-    name.startsWith('.') || // hidden files, `.x.swp`, emacs `.#x`, atomic-save temp files
-    name.endsWith('~') ||
-    name === '4913' ||
-    (name.startsWith('#') && name.endsWith('#')) ||
-    /\.sw[a-px]$/.test(name) ||
-    /___jb_(?:tmp|old)___$/.test(name)
-  )
 }
 
 /** A watched folder: what tells it from another at the same path, and the handle that keeps it so. */

@@ -299,8 +299,9 @@ onEachStore((store) => {
       expect((await sandbox.waitForMessage({ to: 'dora@example.com' })).to[0]!.address).toBe(
         'dora@example.com',
       )
+      // The wait counts from its call: a send made right after it is the first to arrive.
       const later = sandbox.waitForMessage({ to: 'erin@example.com', timeout: 5000 })
-      setTimeout(() => void send(sandbox, 'erin@example.com'), 50)
+      await send(sandbox, 'erin@example.com')
       const record: MessageRecord = await later
       expect(record).toMatchObject({
         status: 'sent',

@@ -18,7 +18,10 @@ async function loadsUndici(webhook: boolean): Promise<boolean> {
   const script = `
     import { createServer } from 'node:http'
     import { startSendbox } from 'sendbox'
-    const receiver = createServer((req, res) => req.resume().on('end', () => res.end('ok')))
+    // Resolved when the receiver has the webhook: it went out (on undici, when that is loaded).
+    let received
+    const webhookReceived = new Promise((resolve) => (received = resolve))
+    const receiver = createServer((req, res) => req.resume().on('end', () => { res.end('ok'); received() }))
     await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
     const sandbox = await startSendbox({
       port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))},
@@ -32,7 +35,7 @@ async function loadsUndici(webhook: boolean): Promise<boolean> {
     })
     if (response.status !== 201) throw new Error('send: ' + response.status + ' ' + (await response.text()))
     await sandbox.waitForMessage({ status: 'delivered' })
-    ${webhook ? "while (!(await sandbox.webhooks()).every((d) => d.status === 'delivered')) await new Promise((r) => setTimeout(r, 10))" : ''}
+    ${webhook ? 'await webhookReceived' : ''}
     await sandbox.close()
     receiver.close()
   `

@@ -74,3 +74,30 @@ export async function openEventStream(
     close: () => abort.abort(),
   }
 }
+
+/**
+ * Opens the event stream, runs `change` (a write to the templates or fixtures folder), and
+ * resolves once a `template` event matching each of `expected` (fields of its data, e.g.
+ * `{ slug: 'welcome', source: 'fixture' }`) has arrived: the catalog has taken the change in.
+ */
+export async function afterTemplateEvents(
+  baseUrl: string,
+  change: () => Promise<unknown>,
+  ...expected: Array<Record<string, string>>
+): Promise<void> {
+  const stream = await openEventStream(baseUrl)
+  try {
+    await change()
+    await stream.until((events) =>
+      expected.every((fields) =>
+        events.some(
+          (e) =>
+            e.event === 'template' &&
+            Object.entries(fields).every(([key, value]) => e.data[key] === value),
+        ),
+      ),
+    )
+  } finally {
+    stream.close()
+  }
+}

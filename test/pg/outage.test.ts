@@ -15,6 +15,8 @@ async function healthBecomes(sandbox: TestSandbox, status: number, deadlineMs = 
     const response = await sandbox.api('/_sandbox/api/health')
     if (response.status === status) return response
     if (Date.now() > until) throw new Error(`health stayed ${response.status}`)
+    // The store learns that the database is back only when it next asks it: no event says so
+    // sooner, so health is asked again.
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }

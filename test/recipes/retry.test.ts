@@ -14,6 +14,7 @@ async function sendEmail(apiUrl: string, token: string, message: object, attempt
     if (!retryable || attempt === attempts)
       throw new Error(`sending failed with ${response.status}`)
     const seconds = Number(response.headers.get('Retry-After') ?? 0)
+    // The backoff is the recipe itself (Retry-After, else a growing pause): a wait, not an event.
     await new Promise((resolve) => setTimeout(resolve, seconds > 0 ? seconds * 1000 : 20 * attempt))
   }
 }

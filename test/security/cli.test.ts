@@ -13,6 +13,8 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   const deadline = Date.now() + 5000
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    // A pending /wait sends nothing until it ends, and a wait the server let go tells no one:
+    // the health count is the one witness of either, so it is asked again.
     await new Promise((r) => setTimeout(r, 20))
   }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { codeOf, raw } from '../helpers/http.js'
 import { startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.js'
+import { afterTemplateEvents } from '../helpers/sse.js'
 
 /**
  * What the inspector writes stays small and stays home: fixture cases (owner-only, inside the
@@ -30,24 +31,24 @@ const saveCase = (slug: string, body: unknown) =>
   post(`/_sandbox/api/templates/${slug}/fixtures`, body)
 const mode = async (path: string) => (await stat(path)).mode & 0o777
 
-/** Polls the catalog until the case shows up (or not): the watcher reloads fixtures on its own schedule. */
-async function casesOf(slug: string, expected: string): Promise<string[]> {
-  const deadline = Date.now() + 5000
-  let names: string[] = []
-  while (Date.now() < deadline) {
-    const detail = (await (
-      await fetch(`${sandbox.url}/_sandbox/api/templates/${slug}`)
-    ).json()) as { fixtures: Array<{ name: string }> }
-    names = detail.fixtures.map((f) => f.name)
-    if (names.includes(expected)) break
-    await new Promise((r) => setTimeout(r, 25))
+/** The names of a template's fixture cases, as the inspector lists them. */
+async function casesOf(slug: string): Promise<string[]> {
+  const detail = (await (await fetch(`${sandbox.url}/_sandbox/api/templates/${slug}`)).json()) as {
+    fixtures: Array<{ name: string }>
   }
-  return names
+  return detail.fixtures.map((f) => f.name)
 }
+
+/** Runs `change`; resolves once the event stream says the slug's fixtures were reloaded. */
+const fixturesReloaded = (slug: string, change: () => Promise<unknown>) =>
+  afterTemplateEvents(sandbox.url, change, { slug, source: 'fixture' })
 
 describe('saving a fixture case', () => {
   it('writes the file 0600 in a folder it creates 0700, and answers with a relative path', async () => {
-    const response = await saveCase('welcome', { name: 'ada', variables: { name: 'Ada' } })
+    let response!: Awaited<ReturnType<typeof saveCase>>
+    await fixturesReloaded('welcome', async () => {
+      response = await saveCase('welcome', { name: 'ada', variables: { name: 'Ada' } })
+    })
     expect(response.status).toBe(201)
     expect(response.json).toEqual({ name: 'ada', file: 'fixtures/welcome/ada.json' })
     expect(await mode(join(fixtures, 'welcome', 'ada.json'))).toBe(0o600)
@@ -55,7 +56,7 @@ describe('saving a fixture case', () => {
     expect(await readFile(join(fixtures, 'welcome', 'ada.json'), 'utf8')).toBe(
       '{\n  "name": "Ada"\n}\n',
     )
-    expect(await casesOf('welcome', 'ada')).toContain('ada')
+    expect(await casesOf('welcome')).toContain('ada')
   })
 
   it('a 409 names the file relative to the project, never by its absolute path', async () => {
@@ -77,9 +78,10 @@ describe('saving a fixture case', () => {
   })
 
   it('a fixture_invalid answer does not carry the absolute path either', async () => {
-    await mkdir(join(fixtures, 'receipt'), { recursive: true })
-    await writeFile(join(fixtures, 'receipt', 'broken.json'), '[1]')
-    await casesOf('receipt', 'broken')
+    await fixturesReloaded('receipt', async () => {
+      await mkdir(join(fixtures, 'receipt'), { recursive: true })
+      await writeFile(join(fixtures, 'receipt', 'broken.json'), '[1]')
+    })
     const response = await raw(`${sandbox.url}/_sandbox/api/templates/receipt/render?case=broken`)
     expect(codeOf(response)).toBe('fixture_invalid')
     expect(response.body).not.toContain(sandbox.dir)

@@ -181,6 +181,8 @@ describe('hot reload', () => {
     await catalog.close()
     await catalog.close()
     await fs.writeFile(t('b.liquid'), 'b')
+    // "Nothing happens after close" has no event to wait for: a window longer than the watcher's
+    // debounce (25 ms) and chokidar's own delays has to pass.
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(events).toEqual([])
     expect(catalog.count()).toBe(1)

@@ -57,5 +57,7 @@ with sendbox(command=command) as url:
 
 deadline = time.time() + 10
 while time.time() < deadline and any(alive(pid) for pid in pids):
+    # These processes are not this one's children: their exit sends no signal here, so it is
+    # looked for again.
     time.sleep(0.05)
 print(json.dumps({"url": url, "status": health["status"], "pids": pids, "left": [p for p in pids if alive(p)]}))

@@ -1,0 +1,43 @@
+// Preloaded (`node --import`) into a `serve` by bench/startup.js: when the ready line is printed,
+// writes `startup-probe {"cpuMs":…,"modules":…}` to stderr. The CPU time the process spent until
+// then moves less with the machine's load than the wall time; the number of modules loaded by
+// then (plain files, and the modules each of sendbox's bundles holds, which the bundler marks
+// with a `// <path>` line) does not move at all. Counting needs a module hook, which slows the
+// start: it runs only with STARTUP_PROBE_MODULES=1, in runs that are not timed.
+import { readFileSync, writeSync } from 'node:fs'
+import { register } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { MessageChannel } from 'node:worker_threads'
+
+const loaded = []
+if (process.env.STARTUP_PROBE_MODULES === '1') {
+  const { port1, port2 } = new MessageChannel()
+  port1.on('message', (url) => loaded.push(url))
+  port1.unref()
+  register('./startup-probe-hook.mjs', {
+    parentURL: import.meta.url,
+    data: { port: port2 },
+    transferList: [port2],
+  })
+}
+
+/** Modules in the files loaded: a bundle counts the modules it was built from. */
+const modulesIn = (urls) =>
+  urls
+    .filter((url) => url.startsWith('file:'))
+    .reduce((sum, url) => {
+      const marks = readFileSync(fileURLToPath(url), 'utf8').match(/^\/\/ \S+\.[cm]?js$/gm)
+      return sum + (marks?.length ?? 1)
+    }, 0)
+
+const write = process.stdout.write.bind(process.stdout)
+let seen = false
+process.stdout.write = (chunk, ...rest) => {
+  if (!seen && String(chunk).includes('sendbox ready')) {
+    seen = true
+    const { user, system } = process.cpuUsage()
+    const modules = loaded.length ? modulesIn(loaded) : null
+    writeSync(2, `startup-probe ${JSON.stringify({ cpuMs: (user + system) / 1000, modules })}\n`)
+  }
+  return write(chunk, ...rest)
+}
