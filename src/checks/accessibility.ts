@@ -97,7 +97,7 @@ export function checkAccessibility(parsed: ParsedHtml): Finding[] {
     else if (el.name === 'a' && el.attribs.href !== undefined && !b.ariaHidden)
       link(el, add, spoken, byId)
     else if (el.name === 'table' && !b.hidden) table(el, add)
-    if (!b.hidden && el.children.some((c) => c.type === 'text' && c.data.trim() !== ''))
+    if (!b.hidden && el.children.some((c) => c.type === 'text' && /\S/.test(c.data)))
       textLook(el, b, add, small)
   }
   headings(
