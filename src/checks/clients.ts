@@ -22,6 +22,8 @@ export const CLIENTS = [
 ]
 
 interface Messages {
+  /** Which answer this is (numbered as computed): what a run replayed, named in short. */
+  id?: number
   errors: string[]
   warnings: string[]
   notes: string[]
@@ -46,6 +48,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
   #replayed = new Set<Messages>()
   /** How deep in computing answers: what is computed must hold every message it gives. */
   #computing = 0
+  #answers = 0
 
   /**
    * Checks one email from the DOM the other checks already parsed (doiuse's own `check` would
@@ -66,6 +69,16 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     }
     this.checkHtml(parsed.document)
     return this.errors
+  }
+
+  /**
+   * What the last run's errors are, in short: the answers it replayed that hold errors. Two runs
+   * with the same key have the same errors (two keys may too: answers can overlap).
+   */
+  runKey(): string {
+    const ids: number[] = []
+    for (const answer of this.#replayed) if (answer.errors.length) ids.push(answer.id!)
+    return ids.sort((a, b) => a - b).join(' ')
   }
 
   override checkFeaturesSupport(featureTitles: string | string[]): void {
@@ -112,7 +125,12 @@ export class CachingDoIUseEmail extends DoIUseEmail {
       } finally {
         this.#computing--
       }
-      messages = { errors: this.errors, warnings: this.warnings, notes: this.notes }
+      messages = {
+        id: ++this.#answers,
+        errors: this.errors,
+        warnings: this.warnings,
+        notes: this.notes,
+      }
       ;({ errors: this.errors, warnings: this.warnings, notes: this.notes } = outer)
       if (cache.size >= MAX_CACHED) cache.clear()
       cache.set(key, messages)
@@ -192,8 +210,9 @@ export function checkClients(
   html: string,
   parsed: ParsedHtml,
 ): { clients: ClientScore[]; findings: Finding[] } {
-  const errors = (checker ??= new ClientChecker()).doiuse.run(parsed)
-  const support = checker.support(errors)
+  const { doiuse } = (checker ??= new ClientChecker())
+  const errors = doiuse.run(parsed)
+  const support = checker.support(doiuse.runKey(), errors)
   const lower = html.toLowerCase()
   const lineOf = (feature: string) => {
     const index = lower.indexOf(needle(feature).toLowerCase())
@@ -227,12 +246,11 @@ class ClientChecker {
   readonly doiuse = new CachingDoIUseEmail({ emailClients: CLIENTS })
   readonly #support = new Map<string, Support>()
 
-  support(errors: string[]): Support {
-    const distinct = [...new Set(errors)].sort()
-    const key = distinct.join('\n')
+  /** What a run's `errors` say, by the run's key (`CachingDoIUseEmail.runKey`). */
+  support(key: string, errors: string[]): Support {
     let support = this.#support.get(key)
     if (!support) {
-      support = supportOf(distinct)
+      support = supportOf(new Set(errors))
       if (this.#support.size >= MAX_CACHED) this.#support.clear()
       this.#support.set(key, support)
     }
@@ -240,7 +258,7 @@ class ClientChecker {
   }
 }
 
-function supportOf(errors: string[]): Support {
+function supportOf(errors: Set<string>): Support {
   const unsupported = new Map<string, Set<string>>()
   for (const error of errors) {
     const m = UNSUPPORTED.exec(error)

@@ -72,18 +72,18 @@ const READ: ReadonlySet<string> = new Set([
 ])
 
 /** Chromium's default sizes (em of the parent) and weights. */
-const TAG_EM: Readonly<Record<string, number>> = {
-  h1: 2,
-  h2: 1.5,
-  h3: 1.17,
-  h4: 1,
-  h5: 0.83,
-  h6: 0.67,
-  small: 1 / 1.2,
-  big: 1.2,
-  sub: 1 / 1.2,
-  sup: 1 / 1.2,
-}
+const TAG_EM: ReadonlyMap<string, number> = new Map([
+  ['h1', 2],
+  ['h2', 1.5],
+  ['h3', 1.17],
+  ['h4', 1],
+  ['h5', 0.83],
+  ['h6', 0.67],
+  ['small', 1 / 1.2],
+  ['big', 1.2],
+  ['sub', 1 / 1.2],
+  ['sup', 1 / 1.2],
+])
 const BOLD_TAGS: ReadonlySet<string> = new Set([
   'h1',
   'h2',
@@ -416,7 +416,7 @@ function inheritsAll(element: Element): boolean {
   return !(
     NEVER_SHOWN.has(name) ||
     BOLD_TAGS.has(name) ||
-    name in TAG_EM ||
+    TAG_EM.has(name) ||
     attribs.hidden !== undefined ||
     attribs['aria-hidden'] === 'true' ||
     (name === 'font' && attribs.size !== undefined) ||
@@ -442,8 +442,8 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
     const n = Number.parseInt(size, 10) + (/^[+-]/.test(size) ? 3 : 0)
     fontPx = Number.isFinite(n) ? FONT_SIZE_ATTR[Math.min(7, Math.max(1, n)) - 1]! : fontPx
     fontSetBy = element
-  } else if (element.name in TAG_EM) {
-    fontPx = parent.fontPx === null ? null : parent.fontPx * TAG_EM[element.name]!
+  } else if (TAG_EM.has(element.name)) {
+    fontPx = parent.fontPx === null ? null : parent.fontPx * TAG_EM.get(element.name)!
     fontSetBy = element
   }
   const weight =
