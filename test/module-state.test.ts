@@ -29,6 +29,10 @@ export const ALLOWED: Record<string, string> = {
     'the email-client support tables, built on first use and read-only after: the same for every sandbox',
   'checks/styles.ts: sheets':
     "a bounded memo of a pure function (a <style> block's text → its compiled rules): the same for every sandbox",
+  'checks/styles.ts: colours':
+    "a bounded memo of a pure function (a colour's text → its RGBA, frozen): the same for every sandbox",
+  'checks/styles.ts: inlineStyles':
+    "a bounded memo of a pure function (a style attribute's text → the declarations read): the same for every sandbox",
   'templates/render.ts: converter':
     'the html-to-text converter, built on first use (lazily, for start-up time); stateless after',
   'lib/ids.ts: next':

@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from 'domhandler'
 import type { ParsedHtml } from './html.js'
-import { type Box, blend, computeBoxes, contrast, hex } from './styles.js'
+import { type Box, blend, computeBoxes, contrast, hex, type Rgba } from './styles.js'
 import type { Finding } from './types.js'
 
 /**
@@ -90,15 +90,15 @@ export function checkAccessibility(parsed: ParsedHtml): Finding[] {
   }
 
   document(parsed, add)
-  const small = new Set<Element>()
+  const looks: Looks = { small: new Set(), ratio: contrastMemo() }
   for (const el of elements) {
     const b = box(el)
     if (el.name === 'img' && !b.ariaHidden) image(el, add)
     else if (el.name === 'a' && el.attribs.href !== undefined && !b.ariaHidden)
       link(el, add, spoken, byId)
     else if (el.name === 'table' && !b.hidden) table(el, add)
-    if (!b.hidden && el.children.some((c) => c.type === 'text' && c.data.trim() !== ''))
-      textLook(el, b, add, small)
+    if (!b.hidden && el.children.some((c) => c.type === 'text' && /\S/.test(c.data)))
+      textLook(el, b, add, looks)
   }
   headings(
     elements.filter((el) => /^h[1-6]$/.test(el.name) && !box(el).hidden),
@@ -203,8 +203,31 @@ function table(el: Element, add: Add): void {
   )
 }
 
+/** What the text checks keep over one email. */
+interface Looks {
+  /** The elements already said to set a small size. */
+  small: Set<Element>
+  ratio: (fg: Rgba, bg: Rgba) => number
+}
+
+/**
+ * `contrast`, once per pair of colours in an email: its text is a few colours on a few
+ * backgrounds (the colours are shared objects, see `parseColor`), and the ratio was a tenth of
+ * the accessibility check's time.
+ */
+function contrastMemo(): (fg: Rgba, bg: Rgba) => number {
+  const ratios = new Map<Rgba, Map<Rgba, number>>()
+  return (fg, bg) => {
+    let row = ratios.get(fg)
+    if (!row) ratios.set(fg, (row = new Map()))
+    let ratio = row.get(bg)
+    if (ratio === undefined) row.set(bg, (ratio = contrast(fg, bg)))
+    return ratio
+  }
+}
+
 /** Contrast and size of the text directly inside an element. */
-function textLook(el: Element, b: Box, add: Add, small: Set<Element>): void {
+function textLook(el: Element, b: Box, add: Add, { small, ratio: ratioOf }: Looks): void {
   // Said only in a finding: quoting every text of every email would cost more than the check.
   const words = () => quote(el.children.map((c) => (c.type === 'text' ? c.data : '')).join(' '))
   // Once per element that sets the size: a footer of ten small lines is one thing to fix.
@@ -225,7 +248,7 @@ function textLook(el: Element, b: Box, add: Add, small: Set<Element>): void {
   }
   if (!b.color || !b.background || b.fontPx === null) return
   const fg = b.color.a < 1 ? blend(b.color, b.background) : b.color
-  const ratio = contrast(fg, b.background)
+  const ratio = ratioOf(fg, b.background)
   const large = b.fontPx >= LARGE_PX || (b.bold && b.fontPx >= LARGE_BOLD_PX)
   const needed = large ? LARGE_RATIO : NORMAL_RATIO
   // Text the colour of its background is hidden on purpose (a spacer, a preheader trick), not

@@ -22,6 +22,8 @@ export const CLIENTS = [
 ]
 
 interface Messages {
+  /** Which answer this is (numbered as computed): what a run replayed, named in short. */
+  id?: number
   errors: string[]
   warnings: string[]
   notes: string[]
@@ -42,6 +44,11 @@ export class CachingDoIUseEmail extends DoIUseEmail {
   readonly #declarations = new Map<string, Messages>()
   readonly #nodes = new Map<string, Messages>()
   readonly #stylesheets = new Map<string, Messages>()
+  /** The answers replayed in this run: an answer says the same the second time (see `#replay`). */
+  #replayed = new Set<Messages>()
+  /** How deep in computing answers: what is computed must hold every message it gives. */
+  #computing = 0
+  #answers = 0
 
   /**
    * Checks one email from the DOM the other checks already parsed (doiuse's own `check` would
@@ -52,6 +59,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     this.errors = []
     this.warnings = []
     this.notes = []
+    this.#replayed = new Set()
     for (const style of parsed.elements) {
       if (style.type !== 'style') continue
       const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
@@ -63,6 +71,16 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     return this.errors
   }
 
+  /**
+   * What the last run's errors are, in short: the answers it replayed that hold errors. Two runs
+   * with the same key have the same errors (two keys may too: answers can overlap).
+   */
+  runKey(): string {
+    const ids: number[] = []
+    for (const answer of this.#replayed) if (answer.errors.length) ids.push(answer.id!)
+    return ids.sort((a, b) => a - b).join(' ')
+  }
+
   override checkFeaturesSupport(featureTitles: string | string[]): void {
     for (const title of [featureTitles].flat())
       this.#replay(this.#features, title, () => super.checkFeaturesSupport(title))
@@ -70,13 +88,11 @@ export class CachingDoIUseEmail extends DoIUseEmail {
 
   /** A node's own answer depends only on its tag and attributes; children are walked here. */
   override checkHtmlNode(node: Element): void {
-    const own = {
-      tagName: node.tagName,
-      attributes: node.attributes,
-      childNodes: [],
-    } as unknown as Element
+    // The node without its children, made only when its answer is not known yet.
+    const own = () =>
+      ({ tagName: node.tagName, attributes: node.attributes, childNodes: [] }) as unknown as Element
     this.#replay(this.#nodes, `${node.tagName}\0${JSON.stringify(node.attribs)}`, () =>
-      super.checkHtmlNode(own),
+      super.checkHtmlNode(own()),
     )
     for (const child of node.childNodes)
       if (child.type === 'tag') this.checkHtmlNode(child as Element)
@@ -90,7 +106,12 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     }
   }
 
-  /** Runs `compute` once per key, capturing what it reports; afterwards replays that. */
+  /**
+   * Runs `compute` once per key, capturing what it reports; afterwards replays that. An answer
+   * already replayed in this run is not replayed again (the same node, the same declaration on
+   * every row of a table): a run's messages are read as a set. Inside a computation everything
+   * is replayed, as the answer being captured must hold it all.
+   */
   #replay(cache: Map<string, Messages>, key: string, compute: () => void): void {
     let messages = cache.get(key)
     if (!messages) {
@@ -98,11 +119,25 @@ export class CachingDoIUseEmail extends DoIUseEmail {
       this.errors = []
       this.warnings = []
       this.notes = []
-      compute()
-      messages = { errors: this.errors, warnings: this.warnings, notes: this.notes }
+      this.#computing++
+      try {
+        compute()
+      } finally {
+        this.#computing--
+      }
+      messages = {
+        id: ++this.#answers,
+        errors: this.errors,
+        warnings: this.warnings,
+        notes: this.notes,
+      }
       ;({ errors: this.errors, warnings: this.warnings, notes: this.notes } = outer)
       if (cache.size >= MAX_CACHED) cache.clear()
       cache.set(key, messages)
+    }
+    if (this.#computing === 0) {
+      if (this.#replayed.has(messages)) return
+      this.#replayed.add(messages)
     }
     this.errors.push(...messages.errors)
     this.warnings.push(...messages.warnings)
@@ -110,7 +145,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
   }
 }
 
-let checker: CachingDoIUseEmail | undefined
+let checker: ClientChecker | undefined
 
 const UNSUPPORTED = /^`(.+)` is not supported by `(.+)`$/
 /** Where to look for a feature in the HTML, to point at a line: `display:grid` → `grid`. */
@@ -158,13 +193,72 @@ function featureFix(features: string[]): string {
   ].join(' ')
 }
 
-/** Scores each client on the features the email uses, from the bundled caniemail data. */
+/** What the clients lack, worked out from a run's distinct errors: the same for every email that has them. */
+interface Support {
+  clients: ClientScore[]
+  /** One note per set of clients that lack the same features, without its line. */
+  notes: Array<Omit<Finding, 'line'> & { features: string[] }>
+}
+
+/**
+ * Scores each client on the features the email uses, from the bundled caniemail data.
+ *
+ * @example
+ * checkClients(html, parseHtml(html)).findings // [{ code: 'unsupported_feature', line: 4, … }]
+ */
 export function checkClients(
   html: string,
   parsed: ParsedHtml,
 ): { clients: ClientScore[]; findings: Finding[] } {
-  const lineOfIndex = parsed.lineOf
-  const errors = (checker ??= new CachingDoIUseEmail({ emailClients: CLIENTS })).run(parsed)
+  const { doiuse } = (checker ??= new ClientChecker())
+  const errors = doiuse.run(parsed)
+  const support = checker.support(doiuse.runKey(), errors)
+  const lower = html.toLowerCase()
+  const lineOf = (feature: string) => {
+    const index = lower.indexOf(needle(feature).toLowerCase())
+    return index >= 0 ? parsed.lineOf(index) : null
+  }
+  const findings: Finding[] = support.notes.map(({ features, ...note }) => {
+    const lines = features.map(lineOf).filter((line): line is number => line !== null)
+    // Keys in the order every finding has them (the JSON answers show it).
+    const { check, code, severity, message, fix, column } = note
+    return {
+      check,
+      code,
+      severity,
+      message,
+      fix,
+      line: lines.length ? Math.min(...lines) : null,
+      column,
+    }
+  })
+  // Copies: the caller owns what it gets, the cache keeps its own.
+  const clients = support.clients.map((c) => ({ ...c, unsupported: [...c.unsupported] }))
+  return { clients, findings }
+}
+
+/**
+ * doiuse with its answers cached, and what a set of its errors says about the clients, cached
+ * too: the emails of one project use the same features, so the scores and the notes' sentences
+ * (a fifth of the client check's time, measured on bench/check-email.js) are written once.
+ */
+class ClientChecker {
+  readonly doiuse = new CachingDoIUseEmail({ emailClients: CLIENTS })
+  readonly #support = new Map<string, Support>()
+
+  /** What a run's `errors` say, by the run's key (`CachingDoIUseEmail.runKey`). */
+  support(key: string, errors: string[]): Support {
+    let support = this.#support.get(key)
+    if (!support) {
+      support = supportOf(new Set(errors))
+      if (this.#support.size >= MAX_CACHED) this.#support.clear()
+      this.#support.set(key, support)
+    }
+    return support
+  }
+}
+
+function supportOf(errors: Set<string>): Support {
   const unsupported = new Map<string, Set<string>>()
   for (const error of errors) {
     const m = UNSUPPORTED.exec(error)
@@ -187,13 +281,14 @@ export function checkClients(
       unsupported: missing,
     }
   })
-  const lower = html.toLowerCase()
-  const lineOf = (feature: string) => {
-    const index = lower.indexOf(needle(feature).toLowerCase())
-    return index >= 0 ? lineOfIndex(index) : null
-  }
-  // One note per set of clients that lack the same features: "overflow and border-radius are
-  // not supported by Outlook (Windows)", not one note per feature saying the same thing.
+  return { clients, notes: notesOf(clients, used) }
+}
+
+/**
+ * One note per set of clients that lack the same features: "overflow and border-radius are not
+ * supported by Outlook (Windows)", not one note per feature saying the same thing.
+ */
+function notesOf(clients: ClientScore[], used: Set<string>): Support['notes'] {
   const byLacking = new Map<string, { lacking: string[]; features: string[] }>()
   for (const feature of [...used].sort()) {
     const lacking = clients.filter((c) => c.unsupported.includes(feature)).map((c) => c.client)
@@ -202,18 +297,14 @@ export function checkClients(
     group.features.push(feature)
     byLacking.set(key, group)
   }
-  const findings: Finding[] = [...byLacking.values()].map(({ lacking, features }) => {
-    const lines = features.map(lineOf).filter((line): line is number => line !== null)
-    return {
-      check: 'clients',
-      code: 'unsupported_feature',
-      // Most of the clients lacking a feature is worth a warning; a few is information.
-      severity: lacking.length * 2 > CLIENTS.length ? 'warning' : 'info',
-      message: `${andList(features)} ${features.length === 1 ? 'is' : 'are'} not supported by ${lacking.length === 1 ? '' : `${lacking.length} of ${CLIENTS.length} major clients: `}${clientList(lacking)}.`,
-      fix: featureFix(features),
-      line: lines.length ? Math.min(...lines) : null,
-      column: null,
-    }
-  })
-  return { clients, findings }
+  return [...byLacking.values()].map(({ lacking, features }) => ({
+    check: 'clients',
+    code: 'unsupported_feature',
+    // Most of the clients lacking a feature is worth a warning; a few is information.
+    severity: lacking.length * 2 > CLIENTS.length ? 'warning' : 'info',
+    message: `${andList(features)} ${features.length === 1 ? 'is' : 'are'} not supported by ${lacking.length === 1 ? '' : `${lacking.length} of ${CLIENTS.length} major clients: `}${clientList(lacking)}.`,
+    fix: featureFix(features),
+    column: null,
+    features,
+  }))
 }

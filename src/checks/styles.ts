@@ -1,7 +1,7 @@
 import css, { type CssDeclarationAST, type CssRuleAST } from '@adobe/css-tools'
 import { colord, extend } from 'colord'
 import namesPlugin from 'colord/plugins/names'
-import { compile, selectAll } from 'css-select'
+import { compile } from 'css-select'
 import type { AnyNode, Document, Element } from 'domhandler'
 
 /**
@@ -72,18 +72,18 @@ const READ: ReadonlySet<string> = new Set([
 ])
 
 /** Chromium's default sizes (em of the parent) and weights. */
-const TAG_EM: Readonly<Record<string, number>> = {
-  h1: 2,
-  h2: 1.5,
-  h3: 1.17,
-  h4: 1,
-  h5: 0.83,
-  h6: 0.67,
-  small: 1 / 1.2,
-  big: 1.2,
-  sub: 1 / 1.2,
-  sup: 1 / 1.2,
-}
+const TAG_EM: ReadonlyMap<string, number> = new Map([
+  ['h1', 2],
+  ['h2', 1.5],
+  ['h3', 1.17],
+  ['h4', 1],
+  ['h5', 0.83],
+  ['h6', 0.67],
+  ['small', 1 / 1.2],
+  ['big', 1.2],
+  ['sub', 1 / 1.2],
+  ['sup', 1 / 1.2],
+])
 const BOLD_TAGS: ReadonlySet<string> = new Set([
   'h1',
   'h2',
@@ -139,15 +139,30 @@ function inlineDeclarations(style: string): Array<{ property: string; value: str
   return out
 }
 
-function declare(into: Declared, property: string, raw: string, rank: number): void {
-  if (!READ.has(property)) return
+/** A declaration the check reads, its value trimmed and lower-cased, `!important` taken off. */
+interface Declaration {
+  property: string
+  value: string
+  important: boolean
+}
+
+function normalise(property: string, raw: string): Declaration | null {
+  if (!READ.has(property)) return null
   let value = raw.trim()
-  if (/!\s*important$/i.test(value)) {
-    value = value.replace(/\s*!\s*important$/i, '')
-    rank += IMPORTANT
-  }
-  const was = into.get(property)
-  if (!was || rank >= was.rank) into.set(property, { value: value.toLowerCase(), rank })
+  const important = /!\s*important$/i.test(value)
+  if (important) value = value.replace(/\s*!\s*important$/i, '')
+  return { property, value: value.toLowerCase(), important }
+}
+
+function declare(into: Declared, property: string, raw: string, rank: number): void {
+  const d = normalise(property, raw)
+  if (d) declareRead(into, d, rank)
+}
+
+function declareRead(into: Declared, d: Declaration, rank: number): void {
+  const ranked = d.important ? rank + IMPORTANT : rank
+  const was = into.get(d.property)
+  if (!was || ranked >= was.rank) into.set(d.property, { value: d.value, rank: ranked })
 }
 
 /** A selector's specificity as one number: ids, then classes/attributes/pseudo-classes, then types. */
@@ -166,7 +181,7 @@ interface SheetRule {
   query: CompiledQuery
   /** Specificity, for the cascade (the order in the email is added as it is applied). */
   specificity: number
-  declarations: CssDeclarationAST[]
+  declarations: Declaration[]
 }
 
 /**
@@ -184,9 +199,10 @@ function sheetRules(text: string): SheetRule[] {
   rules = []
   for (const rule of css.parse(text, { silent: true }).stylesheet.rules) {
     if (rule.type !== 'rule') continue
-    const declarations = (rule as CssRuleAST).declarations.filter(
-      (d): d is CssDeclarationAST => d.type === 'declaration' && READ.has(d.property),
-    )
+    const declarations = (rule as CssRuleAST).declarations
+      .filter((d): d is CssDeclarationAST => d.type === 'declaration')
+      .map((d) => normalise(d.property, d.value))
+      .filter((d): d is Declaration => d !== null)
     if (!declarations.length) continue
     for (const selector of (rule as CssRuleAST).selectors) {
       try {
@@ -202,29 +218,47 @@ function sheetRules(text: string): SheetRule[] {
   return rules
 }
 
-/** The `<style>` rules (outside at-rules), applied to the elements they match. */
-function applyStylesheets(styles: Element[], document: Document, into: Map<Element, Declared>) {
-  let order = 0
+/** A `<style>` rule with its place in the cascade: its specificity, then its order in the email. */
+interface RankedRule {
+  rule: SheetRule
+  rank: number
+}
+
+/** The `<style>` rules (outside at-rules), in the email's order. */
+function stylesheetRules(styles: Element[]): RankedRule[] {
+  const ranked: RankedRule[] = []
   for (const style of styles) {
     const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-    for (const rule of sheetRules(text)) {
-      const rank = rule.specificity * 1e4 + ++order
-      for (const element of selectAll<AnyNode, Element>(rule.query, document)) {
-        const declared = into.get(element) ?? new Map()
-        into.set(element, declared)
-        for (const d of rule.declarations) declare(declared, d.property, d.value, rank)
-      }
-    }
+    for (const rule of sheetRules(text))
+      ranked.push({ rule, rank: rule.specificity * 1e4 + ranked.length + 1 })
   }
+  return ranked
+}
+
+/**
+ * What the `<style>` rules that match an element declare. Each rule is tested on the element as
+ * the walk of `computeBoxes` meets it, what css-select's `selectAll` does from the root once per
+ * rule (the same elements, the same test), without a walk of the whole tree per rule.
+ */
+function matchedRules(element: Element, rules: RankedRule[]): Declared | undefined {
+  let declared: Declared | undefined
+  for (const { rule, rank } of rules) {
+    if (!rule.query(element)) continue
+    declared ??= new Map()
+    for (const d of rule.declarations) declareRead(declared, d, rank)
+  }
+  return declared
 }
 
 /** An element's declarations: attributes, then matched rules (already in `sheets`), then inline. */
-function declaredFor(element: Element, matched: Map<Element, Declared>): Read {
+function declaredFor(element: Element, rules: RankedRule[]): Read {
   const { attribs } = element
-  const fromSheets = matched.get(element)
-  // Most elements of an email declare nothing the check reads: no map for them.
+  const fromSheets = rules.length ? matchedRules(element, rules) : undefined
+  // Most elements of an email declare nothing the check reads (no attribute, or a style of
+  // paddings and fonts): no map for them, so that their box is their parent's (`computeBoxes`).
+  const inline = attribs.style ? readInline(attribs.style) : []
   if (
-    !attribs.style &&
+    inline.length === 0 &&
     attribs.bgcolor === undefined &&
     attribs.background === undefined &&
     attribs.color === undefined &&
@@ -239,11 +273,26 @@ function declaredFor(element: Element, matched: Map<Element, Declared>): Read {
     declare(declared, 'color', attribs.color, 0)
   if (element.name === 'body' && attribs.text !== undefined)
     declare(declared, 'color', attribs.text, 0)
-  if (attribs.style)
-    for (const d of inlineDeclarations(attribs.style))
-      declare(declared, d.property, d.value, INLINE)
+  for (const d of inline) declareRead(declared, d, INLINE)
   return declared
 }
+
+/**
+ * The declarations of a `style` attribute that the check reads. By their text, bounded like
+ * `sheets`: an email's rows and cells repeat a few styles, and a project's emails the same few.
+ */
+function readInline(style: string): readonly Declaration[] {
+  let read = inlineStyles.get(style)
+  if (read) return read
+  read = inlineDeclarations(style)
+    .map((d) => normalise(d.property, d.value))
+    .filter((d): d is Declaration => d !== null)
+  if (inlineStyles.size >= MAX_INLINE_STYLES) inlineStyles.clear()
+  inlineStyles.set(style, read)
+  return read
+}
+const inlineStyles = new Map<string, readonly Declaration[]>()
+const MAX_INLINE_STYLES = 5000
 
 /**
  * A CSS colour as RGBA; `current` for `currentColor` and `inherit`; undefined when it cannot
@@ -254,8 +303,27 @@ function declaredFor(element: Element, matched: Map<Element, Declared>): Read {
  */
 export function parseColor(value: string, current: Rgba | null): Rgba | null | undefined {
   if (value === 'currentcolor' || value === 'inherit') return current
+  return colourOf(value) ?? undefined
+}
+
+/**
+ * Colours read, by their text. An email repeats a handful of colours on every element, and
+ * emails of one project the same handful: colord's parse (it tries each of its parsers in turn)
+ * was a tenth of the accessibility check's time. Bounded, like `sheets`. The values are frozen:
+ * every box that has the colour shares the one object.
+ */
+const colours = new Map<string, Readonly<Rgba> | null>()
+const MAX_COLOURS = 2000
+
+/** A colour's RGBA, or null when colord cannot read it. */
+function colourOf(value: string): Readonly<Rgba> | null {
+  let rgba = colours.get(value)
+  if (rgba !== undefined) return rgba
   const parsed = colord(value)
-  return parsed.isValid() ? parsed.toRgb() : undefined
+  rgba = parsed.isValid() ? Object.freeze(parsed.toRgb()) : null
+  if (colours.size >= MAX_COLOURS) colours.clear()
+  colours.set(value, rgba)
+  return rgba
 }
 
 /**
@@ -281,7 +349,7 @@ function backgroundOf(declared: Read, parent: Rgba | null): Rgba | null {
   if (shorthandWins) {
     colour = 'transparent'
     for (const word of shorthand!.match(/[a-z-]+\([^)]*\)|#[\da-f]+|[a-z-]+/gi) ?? [])
-      if (word === 'inherit' || colord(word).isValid()) {
+      if (word === 'inherit' || colourOf(word) !== null) {
         colour = word
         break
       }
@@ -342,6 +410,20 @@ function isHidden(element: Element, declared: Read): boolean {
   return clipped && (zero(get('height')) || zero(get('max-height')))
 }
 
+/** Whether an element with no declarations looks exactly as its parent: its tag and attributes change nothing of `Box`. */
+function inheritsAll(element: Element): boolean {
+  const { name, attribs } = element
+  return !(
+    NEVER_SHOWN.has(name) ||
+    BOLD_TAGS.has(name) ||
+    TAG_EM.has(name) ||
+    attribs.hidden !== undefined ||
+    attribs['aria-hidden'] === 'true' ||
+    (name === 'font' && attribs.size !== undefined) ||
+    (name === 'a' && attribs.href !== undefined)
+  )
+}
+
 /** One element's box from its parent's and its own declarations. */
 function boxOf(element: Element, declared: Read, parent: Box): Box {
   const get = (p: string) => declared.get(p)?.value
@@ -360,8 +442,8 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
     const n = Number.parseInt(size, 10) + (/^[+-]/.test(size) ? 3 : 0)
     fontPx = Number.isFinite(n) ? FONT_SIZE_ATTR[Math.min(7, Math.max(1, n)) - 1]! : fontPx
     fontSetBy = element
-  } else if (element.name in TAG_EM) {
-    fontPx = parent.fontPx === null ? null : parent.fontPx * TAG_EM[element.name]!
+  } else if (TAG_EM.has(element.name)) {
+    fontPx = parent.fontPx === null ? null : parent.fontPx * TAG_EM.get(element.name)!
     fontSetBy = element
   }
   const weight =
@@ -396,15 +478,17 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
  * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
  */
 export function computeBoxes(document: Document, elements: Element[]): Map<Element, Box> {
-  const matched = new Map<Element, Declared>()
-  const styles = elements.filter((el) => el.type === 'style')
-  if (styles.length) applyStylesheets(styles, document, matched)
+  const rules = stylesheetRules(elements.filter((el) => el.type === 'style'))
   const boxes = new Map<Element, Box>()
   const walk = (nodes: AnyNode[], parent: Box) => {
     for (const node of nodes) {
       if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue
       const element = node as Element
-      const box = boxOf(element, declaredFor(element, matched), parent)
+      const declared = declaredFor(element, rules)
+      // An element that declares nothing and whose tag changes nothing has its parent's box, as
+      // `boxOf` would work it out (most cells and rows of a layout table): not worked out again.
+      const box =
+        declared === NOTHING && inheritsAll(element) ? parent : boxOf(element, declared, parent)
       boxes.set(element, box)
       walk(element.children, box)
     }
@@ -427,8 +511,8 @@ export function contrast(a: Rgba, b: Rgba): number {
   }
   const luminance = (c: Rgba) =>
     0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
-  return (hi! + 0.05) / (lo! + 0.05)
+  const [la, lb] = [luminance(a), luminance(b)]
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05)
 }
 
 /**

@@ -51,3 +51,15 @@ describe('client support with cached answers', () => {
     }
   })
 })
+
+describe('client support replayed once a run', () => {
+  it('keeps in each cached answer what it shares with an answer replayed earlier in the run', () => {
+    // The <div>'s answer is computed after the <p>'s, in the same run: the declaration they share
+    // was replayed already, yet the <div>'s cached answer must hold it for an email of its own.
+    const checker = new CachingDoIUseEmail({ emailClients: CLIENTS })
+    const both = '<p style="display:flex">a</p><div style="display:flex">b</div>'
+    const alone = '<div style="display:flex">b</div>'
+    for (const html of [both, alone])
+      expect([...new Set(checker.run(parseHtml(html)))].sort(), html).toEqual(uncached(html))
+  })
+})
