@@ -23,7 +23,7 @@ import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
 import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
 import { startServer } from './server/index.js'
-import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
+import { createInbox, type Inbox, type InboxOptions } from './testkit/inbox.js'
 import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
 // The record as sendbox hands it out: the stored one with its `links` and `codes` (docs/testing.md#what-a-record-carries).
 import type { ReadRecord as MessageRecord } from './store/types.js'
@@ -81,9 +81,9 @@ export {
   SendboxUnreachableError,
   SendboxRequestError,
   type ConnectOptions,
-} from './client/connect.js'
-export type { SendboxClient } from './client/types.js'
-export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './client/inbox.js'
+} from './testkit/connect.js'
+export type { SendboxClient } from './testkit/types.js'
+export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './testkit/inbox.js'
 
 /** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
 export interface Sendbox {

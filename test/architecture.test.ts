@@ -28,15 +28,15 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   inspector: BELOW_ROUTES,
   inbox: BELOW_ROUTES,
   server: ['api', 'inspector', 'inbox', ...BELOW_ROUTES],
-  // The test-suite client: inboxes and connectSendbox, over the domain's types and errors.
-  client: ['core', 'store', 'lib'],
-  index: ['server', 'client', ...BELOW_ROUTES],
+  // The test kit: inboxes and connectSendbox, over the domain's types and errors.
+  testkit: ['core', 'store', 'lib'],
+  index: ['server', 'testkit', ...BELOW_ROUTES],
   cli: ['index', 'mcp', ...BELOW_ROUTES],
   // The MCP server is a client of the inspector API, like the inbox page: nothing of the server.
   mcp: ['lib', 'version', 'package-root'],
   // The test-runner fixtures (sendbox/vitest, sendbox/playwright): a sandbox started or connected.
-  vitest: ['index', 'client', ...BELOW_ROUTES],
-  playwright: ['index', 'client', ...BELOW_ROUTES],
+  vitest: ['index', 'testkit', ...BELOW_ROUTES],
+  playwright: ['index', 'testkit', ...BELOW_ROUTES],
   // The inbox page is a browser program: its own modules, and only types from the server side.
   'inbox/client': [],
 }
