@@ -7,7 +7,7 @@ import {
 } from '../core/delivery.js'
 import { ShuttingDownError, WAIT_DEFAULT_MS, WaitTimeoutError } from '../core/wait.js'
 import type { MessageFilter, ReadRecord, Suppression } from '../store/types.js'
-import { createInbox, type InboxSource } from './inbox.js'
+import { createInbox, type MessageSource } from './inbox.js'
 import type { SendboxClient } from './types.js'
 
 /**
@@ -197,7 +197,7 @@ export function connectSendbox(
    */
   const now = () => ({ since: new Date().toISOString() })
 
-  const source: InboxSource = {
+  const source: MessageSource = {
     messages,
     page,
     now,

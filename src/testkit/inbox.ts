@@ -8,7 +8,7 @@ import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
  */
 
 /** What an inbox needs of a sandbox: its messages, its wait, its clear. */
-export interface InboxSource {
+export interface MessageSource {
   messages(filter: MessageFilter): Promise<ReadRecord[]>
   /** A page of messages, and the log's cursor when it was read. */
   page(filter: MessageFilter): Promise<{ messages: ReadRecord[]; cursor: string }>
@@ -102,7 +102,7 @@ const describeLinkFilter = ({ text, href }: LinkFilter) => {
  * await signUp(inbox.address)
  * const link = await inbox.waitForLink({ text: /confirm/i })
  */
-export function createInbox(source: InboxSource, options: InboxOptions = {}): Inbox {
+export function createInbox(source: MessageSource, options: InboxOptions = {}): Inbox {
   const address = inboxAddress(options)
   const scoped = <F extends object>(filter: F) => ({ ...filter, recipient: address })
 
