@@ -5,7 +5,7 @@ import {
   RecipientNotFoundError,
   UrlNotInMessageError,
 } from '../core/delivery.js'
-import { ShuttingDownError, WAIT_DEFAULT_MS, WaitTimeoutError } from '../core/wait.js'
+import { ShuttingDownError, WAIT_DEFAULT_MS, WaitTimeoutError } from '../core/wait-types.js'
 import type { MessageFilter, ReadRecord, Suppression } from '../store/types.js'
 import { createInbox, type MessageSource } from './inbox.js'
 import type { SendboxClient } from './types.js'

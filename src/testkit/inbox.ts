@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wait.js'
+import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wait-types.js'
 import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
 
 /**
