@@ -5,8 +5,14 @@ import {
   RecipientNotFoundError,
   UrlNotInMessageError,
 } from '../core/delivery.js'
-import { ShuttingDownError, WAIT_DEFAULT_MS, WaitTimeoutError } from '../core/wait-types.js'
-import type { MessageFilter, ReadRecord, Suppression } from '../store/types.js'
+import type { Fault, FaultInput } from '../core/faults.js'
+import {
+  ShuttingDownError,
+  WAIT_DEFAULT_MS,
+  WaitTimeoutError,
+  type WaitOptions,
+} from '../core/wait-types.js'
+import type { MessageFilter, ReadRecord, Suppression, SuppressionFilter } from '../store/types.js'
 import { createInbox, type MessageSource } from './inbox.js'
 import type { SendboxClient } from './types.js'
 
@@ -91,6 +97,206 @@ interface ErrorBody {
   error?: { code?: string; message?: string; details?: unknown[] }
 }
 
+/** One request to the inspector: its answer, or the error it is (`SendboxRequestError`, unreachable). */
+type InspectorRequest = <T>(
+  method: string,
+  path: string,
+  options?: { query?: object; body?: unknown; signal?: AbortSignal },
+) => Promise<{ status: number; body: T }>
+
+const API = '/_sandbox/api'
+
+/**
+ * The sandbox's base URL, without a trailing slash; a TypeError naming the argument when it is
+ * no URL.
+ *
+ * @example baseOf('http://127.0.0.1:5025/') // 'http://127.0.0.1:5025'
+ */
+function baseOf(url: string): string {
+  try {
+    return new URL(url).href.replace(/\/+$/, '')
+  } catch {
+    throw new TypeError(
+      `connectSendbox(): ${JSON.stringify(url)} is not a URL; give the sandbox's base URL, e.g. ${DEFAULT_SENDBOX_URL}.`,
+    )
+  }
+}
+
+/**
+ * Requests to the inspector of the sandbox at `root`, each ended by `closing` (the client's
+ * close) or its own signal. No answer is `SendboxUnreachableError`; an error answer is
+ * `SendboxRequestError` with the inspector's code.
+ *
+ * @example const request = inspectorRequests('http://127.0.0.1:5025', {}, new AbortController().signal)
+ */
+function inspectorRequests(
+  root: string,
+  authorization: Record<string, string>,
+  closing: AbortSignal,
+): InspectorRequest {
+  return async (method, path, options = {}) => {
+    const signals = [closing, ...(options.signal ? [options.signal] : [])]
+    let response: Response
+    try {
+      response = await fetch(`${root}${path}${queryOf(options.query ?? {})}`, {
+        method,
+        signal: AbortSignal.any(signals),
+        ...(options.body !== undefined
+          ? {
+              headers: { 'content-type': 'application/json', ...authorization },
+              body: JSON.stringify(options.body),
+            }
+          : { headers: authorization }),
+      })
+    } catch (error) {
+      if (signals.some((s) => s.aborted)) throw error
+      throw new SendboxUnreachableError(root, (error as Error).cause ?? error)
+    }
+    return answerOf(root, response)
+  }
+}
+
+/** An inspector's answer: its JSON body, or the error it says. */
+async function answerOf<T>(root: string, response: Response): Promise<{ status: number; body: T }> {
+  const text = await response.text()
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    throw new SendboxUnreachableError(root, new Error(`HTTP ${response.status}, not JSON`))
+  }
+  if (response.ok) return { status: response.status, body: body as T }
+  const error = (body as ErrorBody)?.error ?? {}
+  throw new SendboxRequestError(
+    response.status,
+    error.code ?? 'unknown',
+    error.message ?? `HTTP ${response.status}`,
+    error.details ?? [],
+  )
+}
+
+/** Every match unless `limit` is given, as in-process: the inspector pages at most 1000. */
+async function allMessages(
+  request: InspectorRequest,
+  filter: MessageFilter = {},
+): Promise<ReadRecord[]> {
+  const wanted = filter.limit ?? Number.POSITIVE_INFINITY
+  const out: ReadRecord[] = []
+  let offset = filter.offset ?? 0
+  for (;;) {
+    const limit = Math.min(1000, wanted - out.length)
+    const { body } = await request<{ messages: ReadRecord[]; total: number }>(
+      'GET',
+      `${API}/messages`,
+      { query: { ...filter, limit, offset } },
+    )
+    out.push(...body.messages)
+    offset += body.messages.length
+    if (body.messages.length < limit || out.length >= wanted) return out
+  }
+}
+
+async function messagePage(request: InspectorRequest, filter: MessageFilter) {
+  const { body } = await request<{ messages: ReadRecord[]; cursor: string }>(
+    'GET',
+    `${API}/messages`,
+    { query: filter },
+  )
+  return { messages: body.messages, cursor: body.cursor }
+}
+
+/**
+ * `after: 'now'` over HTTP: the call's moment on this machine's clock, sent as `since`. The
+ * server's `after=now` would count from the moment the wait's request arrives, which a send
+ * made after the call but on a faster path (the app's kept-alive connection) beats. A sandbox
+ * on another machine needs the clocks in step; `after: await sandbox.cursor()` needs none.
+ */
+const now = () => ({ since: new Date().toISOString() })
+
+/** GET …/messages/wait, its errors as the in-process wait throws them. */
+async function waitOverHttp(request: InspectorRequest, options: WaitOptions): Promise<ReadRecord> {
+  // A wait answers one message: paging means nothing to it, and /wait takes only what it reads.
+  const {
+    timeout = WAIT_DEFAULT_MS,
+    signal,
+    limit: _limit,
+    offset: _offset,
+    after,
+    ...rest
+  } = options
+  const filter = after === 'now' ? { ...rest, ...now() } : after ? { ...rest, after } : rest
+  try {
+    const query: Query = { ...(filter as Query), timeout }
+    return (
+      await request<ReadRecord>('GET', `${API}/messages/wait`, {
+        query,
+        ...(signal ? { signal } : {}),
+      })
+    ).body
+  } catch (error) {
+    if (error instanceof SendboxRequestError && error.code === 'wait_timeout') {
+      // The server's sentences after its first (earlier matches, rejected sends), without its advice on ?timeout=.
+      const hints = error.message
+        .replace(/^No message matching .*? arrived within \d+ ms\.\s*/, '')
+        .replace(/\s*Send one, or wait longer with \?timeout=.*$/, '')
+      throw new WaitTimeoutError(rest, timeout, { hints: hints ? [hints] : [] })
+    }
+    if (error instanceof SendboxRequestError && error.code === 'shutting_down')
+      throw new ShuttingDownError()
+    throw error
+  }
+}
+
+/** What an inbox reads over HTTP. */
+function httpSource(request: InspectorRequest): MessageSource {
+  return {
+    messages: (filter) => allMessages(request, filter),
+    page: (filter) => messagePage(request, filter),
+    now,
+    waitForMessage: (options) => waitOverHttp(request, options),
+    async clear(filter) {
+      await request('DELETE', `${API}/messages`, { query: filter })
+    },
+  }
+}
+
+async function suppressionsOf(
+  request: InspectorRequest,
+  filter: SuppressionFilter,
+): Promise<Suppression[]> {
+  const { body } = await request<{ suppressions: Suppression[] }>('GET', `${API}/suppressions`, {
+    query: filter,
+  })
+  return body.suppressions
+}
+
+/** `sandbox.unsuppress` over HTTP: the list first (what it resolves with), then the delete. */
+async function unsuppressOverHttp(
+  request: InspectorRequest,
+  filter: SuppressionFilter,
+): Promise<Suppression[]> {
+  const suppressions = await suppressionsOf(request, filter)
+  const project = filter.project ? { project: filter.project } : {}
+  if (filter.address === undefined)
+    await request('DELETE', `${API}/suppressions`, { query: project })
+  else if (suppressions.length)
+    await request('DELETE', `${API}/suppressions/${encodeURIComponent(filter.address)}`, {
+      query: project,
+    })
+  return suppressions
+}
+
+/** `sandbox.fail` over HTTP: an invalid fault is a TypeError, as in-process. */
+async function failOverHttp(request: InspectorRequest, fault: FaultInput): Promise<Fault> {
+  try {
+    return (await request<Fault>('POST', `${API}/faults`, { body: fault })).body
+  } catch (error) {
+    if (error instanceof SendboxRequestError && error.status === 422)
+      throw new TypeError(`sandbox.fail(): the fault is not valid: ${error.message}`)
+    throw error
+  }
+}
+
 /**
  * A client of the sandbox at `url` (default `SENDBOX_URL`, then http://127.0.0.1:5025). Nothing
  * is asked of the server until a method is called; `close()` ends the client's own pending
@@ -112,158 +318,29 @@ export function connectSendbox(
 ): SendboxClient {
   const token = options.token ?? (process.env.SENDBOX_TOKEN || undefined)
   const authorization: Record<string, string> = token ? { authorization: `token ${token}` } : {}
-  let base: URL
-  try {
-    base = new URL(url)
-  } catch {
-    throw new TypeError(
-      `connectSendbox(): ${JSON.stringify(url)} is not a URL; give the sandbox's base URL, e.g. ${DEFAULT_SENDBOX_URL}.`,
-    )
-  }
-  const root = base.href.replace(/\/+$/, '')
+  const root = baseOf(url)
   const closing = new AbortController()
-
-  async function request<T>(
-    method: string,
-    path: string,
-    options: { query?: object; body?: unknown; signal?: AbortSignal } = {},
-  ): Promise<{ status: number; body: T }> {
-    const signals = [closing.signal, ...(options.signal ? [options.signal] : [])]
-    let response: Response
-    try {
-      response = await fetch(`${root}${path}${queryOf(options.query ?? {})}`, {
-        method,
-        signal: AbortSignal.any(signals),
-        ...(options.body !== undefined
-          ? {
-              headers: { 'content-type': 'application/json', ...authorization },
-              body: JSON.stringify(options.body),
-            }
-          : { headers: authorization }),
-      })
-    } catch (error) {
-      if (signals.some((s) => s.aborted)) throw error
-      throw new SendboxUnreachableError(root, (error as Error).cause ?? error)
-    }
-    const text = await response.text()
-    let body: unknown
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      throw new SendboxUnreachableError(root, new Error(`HTTP ${response.status}, not JSON`))
-    }
-    if (response.ok) return { status: response.status, body: body as T }
-    const error = (body as ErrorBody)?.error ?? {}
-    throw new SendboxRequestError(
-      response.status,
-      error.code ?? 'unknown',
-      error.message ?? `HTTP ${response.status}`,
-      error.details ?? [],
-    )
-  }
-
-  const api = '/_sandbox/api'
-  const messages = async (filter: MessageFilter = {}): Promise<ReadRecord[]> => {
-    // Every match unless `limit` is given, as in-process: the inspector pages at most 1000.
-    const wanted = filter.limit ?? Number.POSITIVE_INFINITY
-    const out: ReadRecord[] = []
-    let offset = filter.offset ?? 0
-    for (;;) {
-      const limit = Math.min(1000, wanted - out.length)
-      const { body } = await request<{ messages: ReadRecord[]; total: number }>(
-        'GET',
-        `${api}/messages`,
-        { query: { ...filter, limit, offset } },
-      )
-      out.push(...body.messages)
-      offset += body.messages.length
-      if (body.messages.length < limit || out.length >= wanted) return out
-    }
-  }
-
-  const page = async (filter: MessageFilter) => {
-    const { body } = await request<{ messages: ReadRecord[]; cursor: string }>(
-      'GET',
-      `${api}/messages`,
-      { query: filter },
-    )
-    return { messages: body.messages, cursor: body.cursor }
-  }
-  /**
-   * `after: 'now'` over HTTP: the call's moment on this machine's clock, sent as `since`. The
-   * server's `after=now` would count from the moment the wait's request arrives, which a send
-   * made after the call but on a faster path (the app's kept-alive connection) beats. A sandbox
-   * on another machine needs the clocks in step; `after: await sandbox.cursor()` needs none.
-   */
-  const now = () => ({ since: new Date().toISOString() })
-
-  const source: MessageSource = {
-    messages,
-    page,
-    now,
-    async waitForMessage(options) {
-      // A wait answers one message: paging means nothing to it, and /wait takes only what it reads.
-      const {
-        timeout = WAIT_DEFAULT_MS,
-        signal,
-        limit: _limit,
-        offset: _offset,
-        after,
-        ...rest
-      } = options
-      const filter = after === 'now' ? { ...rest, ...now() } : after ? { ...rest, after } : rest
-      try {
-        const query: Query = { ...(filter as Query), timeout }
-        return (
-          await request<ReadRecord>('GET', `${api}/messages/wait`, {
-            query,
-            ...(signal ? { signal } : {}),
-          })
-        ).body
-      } catch (error) {
-        if (error instanceof SendboxRequestError && error.code === 'wait_timeout') {
-          // The server's sentences after its first (earlier matches, rejected sends), without its advice on ?timeout=.
-          const hints = error.message
-            .replace(/^No message matching .*? arrived within \d+ ms\.\s*/, '')
-            .replace(/\s*Send one, or wait longer with \?timeout=.*$/, '')
-          throw new WaitTimeoutError(rest, timeout, { hints: hints ? [hints] : [] })
-        }
-        if (error instanceof SendboxRequestError && error.code === 'shutting_down')
-          throw new ShuttingDownError()
-        throw error
-      }
-    },
-    async clear(filter) {
-      await request('DELETE', `${api}/messages`, { query: filter })
-    },
-  }
-
+  const request = inspectorRequests(root, authorization, closing.signal)
+  const source = httpSource(request)
   return {
     url: root,
     inboxUrl: `${root}/_sandbox/`,
     token: process.env.SENDBOX_TOKEN || 'sandbox_connected',
-    messages,
+    messages: source.messages,
     waitForMessage: (filter = {}) => source.waitForMessage(filter),
-    cursor: async () => (await page({ limit: 1, fields: 'summary' } as MessageFilter)).cursor,
+    cursor: async () =>
+      (await source.page({ limit: 1, fields: 'summary' } as MessageFilter)).cursor,
     async rejections(filter = {}) {
-      const { body } = await request<{ rejections: [] }>('GET', `${api}/rejections`, {
+      const { body } = await request<{ rejections: [] }>('GET', `${API}/rejections`, {
         query: filter,
       })
       return body.rejections
     },
     clear: (filter = {}) => source.clear(filter),
-    async fail(fault) {
-      try {
-        return (await request<never>('POST', `${api}/faults`, { body: fault })).body
-      } catch (error) {
-        if (error instanceof SendboxRequestError && error.status === 422)
-          throw new TypeError(`sandbox.fail(): the fault is not valid: ${error.message}`)
-        throw error
-      }
-    },
+    fail: (fault) => failOverHttp(request, fault),
     async simulate(id, event) {
       try {
-        const path = `${api}/messages/${encodeURIComponent(id)}/events`
+        const path = `${API}/messages/${encodeURIComponent(id)}/events`
         return (await request<ReadRecord>('POST', path, { body: event })).body
       } catch (error) {
         throw simulateError(id, event, error)
@@ -273,34 +350,13 @@ export function connectSendbox(
       const { url, ...query } = filter
       const { body } = await request<{ deliveries: Array<{ url: string }> }>(
         'GET',
-        `${api}/webhooks`,
+        `${API}/webhooks`,
         { query },
       )
       return body.deliveries.filter((d) => url === undefined || d.url === url) as never
     },
-    async suppressions(filter = {}) {
-      const { body } = await request<{ suppressions: Suppression[] }>(
-        'GET',
-        `${api}/suppressions`,
-        { query: filter },
-      )
-      return body.suppressions
-    },
-    async unsuppress(filter = {}) {
-      const { body } = await request<{ suppressions: Suppression[] }>(
-        'GET',
-        `${api}/suppressions`,
-        { query: filter },
-      )
-      const project = filter.project ? { project: filter.project } : {}
-      if (filter.address === undefined)
-        await request('DELETE', `${api}/suppressions`, { query: project })
-      else if (body.suppressions.length)
-        await request('DELETE', `${api}/suppressions/${encodeURIComponent(filter.address)}`, {
-          query: project,
-        })
-      return body.suppressions
-    },
+    suppressions: (filter = {}) => suppressionsOf(request, filter),
+    unsuppress: (filter = {}) => unsuppressOverHttp(request, filter),
     inbox: (options) => createInbox(source, options),
     async close() {
       closing.abort(new Error('connectSendbox: the client was closed.'))
