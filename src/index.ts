@@ -14,20 +14,17 @@
  * await sandbox.close()
  */
 import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
-import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
+import { parseFaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
 import { parseMessageFilter } from './core/filter-input.js'
 import { copyJson } from './lib/json.js'
-import { parseSimulatedEvent, type SimulatedEvent } from './core/delivery.js'
+import { parseSimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
-import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
-import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
+import { WAIT_MAX_MS, waitForMessage } from './core/wait.js'
 import { startServer } from './server/index.js'
-import { createInbox, type Inbox, type InboxOptions } from './client/inbox.js'
-import type { MessageFilter, Suppression, SuppressionFilter } from './store/types.js'
+import { createInbox } from './testkit/inbox.js'
 // The record as sendbox hands it out: the stored one with its `links` and `codes` (docs/testing.md#what-a-record-carries).
 import type { ReadRecord as MessageRecord } from './store/types.js'
-import type { Rejection } from './core/rejections.js'
 
 export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
 export { StartError } from './server/index.js'
@@ -81,19 +78,18 @@ export {
   SendboxUnreachableError,
   SendboxRequestError,
   type ConnectOptions,
-} from './client/connect.js'
-export type { SendboxClient } from './client/types.js'
-export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './client/inbox.js'
+} from './testkit/connect.js'
+import type { SendboxClient } from './testkit/types.js'
+export type { SendboxClient }
+export type { Inbox, InboxOptions, InboxFilter, LinkFilter } from './testkit/inbox.js'
 
-/** A running sandbox, as `startSendbox` hands it to a test suite (or the CLI). */
-export interface Sendbox {
-  /** API base URL, e.g. `http://127.0.0.1:54321`. */
-  readonly url: string
-  /** The inbox page. */
-  readonly inboxUrl: string
+/**
+ * A running sandbox, as `startSendbox` hands it to a test suite (or the CLI): the test kit's
+ * `SendboxClient` (its methods are declared there, once), and what only a sandbox of this process
+ * has: its port, configuration, webhook secret and local CA.
+ */
+export interface Sendbox extends SendboxClient {
   readonly port: number
-  /** A token this sandbox accepts. */
-  readonly token: string
   readonly config: SendboxConfig
   /** The `whsec_…` secret webhooks are signed with: the `webhookSecret` option, or one generated at start. */
   readonly webhookSecret: string
@@ -109,110 +105,6 @@ export interface Sendbox {
   readonly ca: string | null
   /** The file `ca` is in (for NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE); null when `ca` is. */
   readonly caFile: string | null
-  /**
-   * Stored messages, newest first (all of them unless `limit` is given). The records are
-   * copies, yours to change: what the inspector and the inbox serve stays as it was.
-   *
-   * @example
-   * const [latest] = await sandbox.messages({ template: 'welcome', limit: 1 })
-   */
-  messages(filter?: MessageFilter): Promise<MessageRecord[]>
-  /**
-   * The newest message matching, waiting for one to arrive; with `after: 'now'`, only one stored
-   * after this call (start it before the action). Rejects with `WaitTimeoutError` naming the
-   * filter, earlier matches it left out and recent rejected sends that match, on timeout.
-   *
-   * @example
-   * const reset = sandbox.waitForMessage({ to: 'ada@example.com', template: 'password-reset', after: 'now' })
-   * await app.requestPasswordReset('ada@example.com')
-   * const message = await reset
-   */
-  waitForMessage(filter?: WaitOptions): Promise<MessageRecord>
-  /**
-   * Where the log stands: a wait or a list with `after: cursor` counts only messages stored
-   * since. In this process `after: 'now'` is the same, read at the call.
-   *
-   * @example
-   * const from = await sandbox.cursor()
-   * await app.requestPasswordReset('ada@example.com')
-   * const reset = await sandbox.waitForMessage({ to: 'ada@example.com', after: from })
-   */
-  cursor(): Promise<string>
-  /**
-   * Recent sends that were refused (the newest 100, in memory), newest first: status, error
-   * code and message, and what was read of the request (template, recipients, subject). Never
-   * the token or the body.
-   *
-   * @example
-   * const [last] = await sandbox.rejections({ to: 'ada@example.com' })
-   * last?.code // 'missing_variables'
-   */
-  rejections(filter?: MessageFilter): Promise<Rejection[]>
-  /**
-   * Clears the log, or only the messages matching the filter (a full clear also forgets the
-   * recent rejected sends). A filter it cannot read (an unknown key, a `since` that is no time)
-   * rejects with a `TypeError` and deletes nothing; so do `messages()`, `rejections()` and
-   * `waitForMessage()` with one.
-   *
-   * @example
-   * beforeEach(() => sandbox.clear())
-   */
-  clear(filter?: MessageFilter): Promise<void>
-  /**
-   * Arms a fault: the next `count` matching sends fail with `status`. Throws a `TypeError`
-   * listing what is wrong with an invalid fault.
-   *
-   * @example
-   * await sandbox.fail({ status: 503, count: 2, match: { template: 'welcome' } })
-   */
-  fail(fault: FaultInput): Promise<Fault>
-  /**
-   * Simulates engagement or an outcome for a recipient (the first when none is named): appends
-   * the event, updates the states, fires its webhook. Resolves with the message after it.
-   * Rejects with a `TypeError` for an invalid event, `MessageNotFoundError`,
-   * `RecipientNotFoundError`, or `UrlNotInMessageError` (a click on a link the HTML lacks).
-   *
-   * @example
-   * const message = await sandbox.simulate(sent.id, { type: 'clicked', url: 'https://acme.test/dashboard' })
-   */
-  simulate(id: string, event: SimulatedEvent): Promise<MessageRecord>
-  /**
-   * Webhook deliveries with their attempts, newest first.
-   *
-   * @example
-   * const [delivery] = await sandbox.webhooks({ type: 'message.bounced' })
-   * delivery.attempts[0].statusCode // 200
-   */
-  webhooks(filter?: WebhookFilter): Promise<WebhookDelivery[]>
-  /**
-   * The suppression list, newest first (all projects unless `project` is given).
-   *
-   * @example
-   * expect(await sandbox.suppressions()).toContainEqual(expect.objectContaining({ address: 'ada+bounce@example.com' }))
-   */
-  suppressions(filter?: SuppressionFilter): Promise<Suppression[]>
-  /**
-   * Takes addresses off the suppression list: the matching ones, or all. Clearing messages
-   * leaves the list alone.
-   *
-   * @example
-   * beforeEach(() => sandbox.unsuppress())
-   */
-  unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
-  /**
-   * A fresh inbox (docs/testing.md#inboxes): a unique address (`inbox-<id>@example.com`, or
-   * `options.address` with `{id}` where the unique part goes) and, scoped to it, `messages`,
-   * `waitForMessage`, `waitForLink`, `waitForCode` and `clear`. Tests side by side each take one
-   * and never see each other's mail.
-   *
-   * @example
-   * const inbox = sandbox.inbox()
-   * await app.requestPasswordReset(inbox.address)
-   * const link = await inbox.waitForLink({ text: 'Reset' })
-   */
-  inbox(options?: InboxOptions): Inbox
-  /** Stops the server, flushes the log and frees the port and the lock. Idempotent. */
-  close(): Promise<void>
 }
 
 /**

@@ -11,9 +11,9 @@
  * })
  */
 import { test as base } from 'vitest'
-import { connectSendbox } from './client/connect.js'
-import type { Inbox } from './client/inbox.js'
-import type { SendboxClient } from './client/types.js'
+import { connectSendbox } from './testkit/connect.js'
+import type { Inbox } from './testkit/inbox.js'
+import type { SendboxClient } from './testkit/types.js'
 import type { SendboxOptions } from './core/config.js'
 import { startSendbox } from './index.js'
 

@@ -12,6 +12,13 @@ import { readingOf } from './reading.js'
 import { sentEvent } from './webhook-events.js'
 import type { WebhookDispatcher } from './webhooks.js'
 import type { WorkRunner } from './work-runner.js'
+import { SIMULATED_EVENT_TYPES, type SimulatedEvent } from './simulated-event-types.js'
+
+export {
+  SIMULATED_EVENT_TYPES,
+  type SimulatedEvent,
+  type SimulatedEventType,
+} from './simulated-event-types.js'
 
 /**
  * The delivery lifecycle (docs/delivery.md). Every accepted send fires `message.sent`; then, after
@@ -20,24 +27,6 @@ import type { WorkRunner } from './work-runner.js'
  * webhook each. Simulated engagement (`simulate`) adds events by hand and takes the recipient
  * over: its remaining automatic steps are dropped.
  */
-
-export const SIMULATED_EVENT_TYPES = [
-  'opened',
-  'clicked',
-  'bounced',
-  'complained',
-  'delivered',
-] as const
-export type SimulatedEventType = (typeof SIMULATED_EVENT_TYPES)[number]
-
-/** What POST /_sandbox/api/messages/:id/events and `sandbox.simulate` take. */
-export interface SimulatedEvent {
-  type: SimulatedEventType
-  /** A recipient's address; default: the first recipient. */
-  recipient?: string
-  /** `clicked`: the href of one of the message's `links` (docs/testing.md#what-a-record-carries). */
-  url?: string
-}
 
 const KNOWN = `one of ${SIMULATED_EVENT_TYPES.join(', ')}`
 const RECIPIENT_HINT = `${FIELD} must be the address of one of the message's recipients.`

@@ -1,6 +1,13 @@
 import type { MessageFilter, MessageRecord, MessageStore } from '../store/types.js'
 import type { EventBus } from './events.js'
 import { type RejectionLog, rejectionHint } from './rejections.js'
+import {
+  ShuttingDownError,
+  WAIT_DEFAULT_MS,
+  WAIT_MAX_MS,
+  WaitTimeoutError,
+  type WaitOptions,
+} from './wait-types.js'
 
 /** What a wait needs of a sandbox: its store and events, its rejections (for the timeout's hint), and its close. */
 export interface WaitContext {
@@ -11,70 +18,98 @@ export interface WaitContext {
   onClose(fn: () => void): () => void
 }
 
-export interface WaitOptions extends Omit<MessageFilter, 'after'> {
-  /** Milliseconds to wait for a match (default 5000, max 60000). */
-  timeout?: number
-  /**
-   * `'now'`: only a message stored after the call counts, never one already in the log (a
-   * match from an earlier test cannot satisfy it, nor can its delivery settling later). Start
-   * the wait before the action:
-   * `const next = sandbox.waitForMessage({ to, after: 'now' }); await signUp(); await next`.
-   * A cursor (`await sandbox.cursor()`, a list's `cursor`): only a message stored after it
-   * counts, the newest such at once. Without it, the newest stored match answers at once.
-   */
-  after?: 'now' | (string & {})
-  signal?: AbortSignal
+export {
+  ShuttingDownError,
+  WAIT_DEFAULT_MS,
+  WAIT_MAX_MS,
+  WaitTimeoutError,
+  type WaitOptions,
+  type WaitTimeoutContext,
+} from './wait-types.js'
+
+
+/** A wait under way: it settles once, and then runs every cleanup registered on it. */
+interface PendingWait {
+  resolve(record: MessageRecord): void
+  reject(error: unknown): void
+  onSettle(cleanup: () => void): void
 }
 
-export const WAIT_DEFAULT_MS = 5000
-export const WAIT_MAX_MS = 60_000
-
-/** The sandbox closed while a wait was pending; the inspector answers it 503 shutting_down. */
-export class ShuttingDownError extends Error {
-  override name = 'ShuttingDownError'
-  constructor() {
-    super('sendbox closed while this wait was pending; no message will arrive on it.')
+/**
+ * @example const pending = pendingWait(resolve, reject); pending.onSettle(() => clearTimeout(timer))
+ */
+function pendingWait(
+  resolve: (record: MessageRecord) => void,
+  reject: (error: unknown) => void,
+): PendingWait {
+  const cleanups: Array<() => void> = []
+  let done = false
+  const finish = (settle: () => void) => {
+    if (done) return
+    done = true
+    for (const cleanup of cleanups) cleanup()
+    settle()
+  }
+  return {
+    resolve: (record) => finish(() => resolve(record)),
+    reject: (error) => finish(() => reject(error)),
+    onSettle: (cleanup) => void cleanups.push(cleanup),
   }
 }
 
-/** What a timed-out wait knows beyond its filter, to say why nothing came. */
-export interface WaitTimeoutContext {
-  /** Matches already in the log that the wait left out (`after: 'now'`). */
-  earlier?: number
-  /** Sentences about recent rejected sends that matched the filter. */
-  hints?: string[]
-  /**
-   * What a match had to hold beyond the filter (an inbox's `a link (text Reset)`): messages
-   * matching the filter may have come, without it.
-   */
-  holding?: string
+/**
+ * The error a wait that saw nothing ends with: how many matches it left out (with `after`) and
+ * the recent rejected sends that may be the one waited for (with after=now, only those since it
+ * began).
+ */
+async function timeoutError(
+  ctx: WaitContext,
+  filter: MessageFilter,
+  after: string | undefined,
+  began: string,
+  waited: number,
+): Promise<WaitTimeoutError> {
+  const earlier = after === undefined ? 0 : (await ctx.log.list({ ...filter, limit: 1 })).total
+  const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
+  // Rejected sends that may be the one waited for; with after=now, only those since it began.
+  const hints = await rejectionHint(
+    ctx,
+    after === 'now' && !laterSince ? { ...filter, since: began } : filter,
+  )
+  return new WaitTimeoutError(filter, waited, { earlier, hints })
 }
 
-/** No matching message arrived in time. `filter` says what was waited for. */
-export class WaitTimeoutError extends Error {
-  override name = 'WaitTimeoutError'
-  constructor(
-    readonly filter: MessageFilter,
-    readonly timeout: number,
-    readonly context: WaitTimeoutContext = {},
-  ) {
-    const shown = Object.keys(filter).length ? JSON.stringify(filter) : 'any message'
-    const { earlier = 0, hints = [], holding } = context
-    const parts = [
-      `No message matching ${shown}${holding ? ` with ${holding}` : ''} arrived within ${timeout} ms.`,
-    ]
-    if (earlier > 0)
-      parts.push(
-        `${earlier === 1 ? '1 matching message was' : `${earlier} matching messages were`} already in the log before the wait began and did not count (after: now).`,
-      )
-    parts.push(...hints)
-    super(parts.join(' '))
+/**
+ * Ends `pending` on what stops a wait besides a match: its timeout, the sandbox closing (an HTTP
+ * wait pending at shutdown gets a clean 503, not a 500) and the caller's signal. False when the
+ * signal had already aborted it.
+ */
+function endWaitOn(
+  ctx: WaitContext,
+  pending: PendingWait,
+  waited: number,
+  timedOut: () => Promise<WaitTimeoutError>,
+  signal: AbortSignal | undefined,
+): boolean {
+  const timer = setTimeout(() => timedOut().then(pending.reject, pending.reject), waited)
+  pending.onSettle(() => clearTimeout(timer))
+  pending.onSettle(ctx.onClose(() => pending.reject(new ShuttingDownError())))
+  if (!signal) return true
+  const onAbort = () => pending.reject(signal.reason ?? new Error('The wait was aborted.'))
+  if (signal.aborted) {
+    onAbort()
+    return false
   }
+  signal.addEventListener('abort', onAbort, { once: true })
+  pending.onSettle(() => signal.removeEventListener('abort', onAbort))
+  return true
 }
 
 /**
  * The newest message matching `filter`, or the first one to arrive before `timeout`.
  * Shared by GET /_sandbox/api/messages/wait and `sandbox.waitForMessage`.
+ *
+ * @example const record = await waitForMessage(ctx, { to: 'ada@example.com', timeout: 2000 })
  */
 export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<MessageRecord> {
   const {
@@ -102,27 +137,9 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
   const began = new Date().toISOString()
   // What the wait really lasts, and so what its error reports: at most WAIT_MAX_MS.
   const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
-  const timedOut = async () => {
-    const earlier = after === undefined ? 0 : (await ctx.log.list({ ...filter, limit: 1 })).total
-    // Rejected sends that may be the one waited for; with after=now, only those since it began.
-    const laterSince = filter.since !== undefined && Date.parse(filter.since) > Date.parse(began)
-    const hints = await rejectionHint(
-      ctx,
-      after === 'now' && !laterSince ? { ...filter, since: began } : filter,
-    )
-    return new WaitTimeoutError(filter, waited, { earlier, hints })
-  }
   return new Promise((resolve, reject) => {
-    const cleanups: Array<() => void> = []
-    let done = false
-    const finish = (settle: () => void) => {
-      if (done) return
-      done = true
-      for (const cleanup of cleanups) cleanup()
-      settle()
-    }
-    const fail = (error: unknown) => finish(() => reject(error))
-    cleanups.push(
+    const pending = pendingWait(resolve, reject)
+    pending.onSettle(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced);
         // with `after`, only one stored after the cursor: an older one's delivery settling is not it.
@@ -130,33 +147,24 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
           (event.type === 'message' || event.type === 'status') &&
           ctx.log.matches(event.record, counted)
         )
-          finish(() => resolve(event.record))
+          pending.resolve(event.record)
       }),
     )
-    const timer = setTimeout(() => timedOut().then(fail, fail), waited)
-    cleanups.push(() => clearTimeout(timer))
-    // An HTTP wait pending at shutdown gets a clean 503, not a 500.
-    cleanups.push(ctx.onClose(() => finish(() => reject(new ShuttingDownError()))))
-    if (signal) {
-      const onAbort = () =>
-        finish(() => reject(signal.reason ?? new Error('The wait was aborted.')))
-      if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      cleanups.push(() => signal.removeEventListener('abort', onAbort))
-    }
+    const timedOut = () => timeoutError(ctx, filter, after, began, waited)
+    if (!endWaitOn(ctx, pending, waited, timedOut, signal)) return
     // Without `after`, the newest match already stored answers (docs/ci.md#waits-and-old-mail);
     // with it, the newest stored after the cursor (none, for `now`). Asked once subscribed: a
     // match stored while a database answers is heard, not missed.
     const lookUp = () =>
       Promise.resolve(ctx.log.latest(counted)).then(
-        (existing) => existing && finish(() => resolve(existing)),
-        fail,
+        (existing) => existing && pending.resolve(existing),
+        pending.reject,
       )
     if (typeof taken === 'object')
       taken.then((from) => {
         countFrom(from)
         return lookUp()
-      }, fail)
+      }, pending.reject)
     else void lookUp()
   })
 }

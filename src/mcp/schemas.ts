@@ -1,4 +1,7 @@
 import { z } from 'zod'
+import { SIMULATED_EVENT_TYPES } from '../core/simulated-event-types.js'
+import { WAIT_MAX_MS } from '../core/wait-types.js'
+import { MESSAGE_STATUSES } from '../store/recipients.js'
 
 /**
  * The tools' arguments and results as Zod schemas: the SDK validates arguments with them (a bad
@@ -8,21 +11,11 @@ import { z } from 'zod'
  * to it later included.
  */
 
-/** The overall delivery states (docs/delivery.md); test/mcp checks them against the store's list. */
-export const MESSAGE_STATUSES = [
-  'sent',
-  'delivered',
-  'bounced',
-  'complained',
-  'suppressed',
-  'deferred',
-] as const
-
-/** What POST /_sandbox/api/messages/:id/events simulates; test/mcp checks them against core's. */
-export const EVENT_TYPES = ['opened', 'clicked', 'bounced', 'complained', 'delivered'] as const
-
-/** The inspector's longest wait (WAIT_MAX_MS in src/core/wait.ts). */
-export const WAIT_MAX_MS = 60_000
+// One definition each: the store's statuses, the delivery engine's simulated events, the wait's
+// limit (modules of constants and types only: `sendbox mcp` loads nothing of the server).
+export { MESSAGE_STATUSES } from '../store/recipients.js'
+export { SIMULATED_EVENT_TYPES as EVENT_TYPES } from '../core/simulated-event-types.js'
+export { WAIT_MAX_MS } from '../core/wait-types.js'
 
 const ID = z
   .string()
@@ -139,7 +132,7 @@ export const INPUT = {
   simulate_event: z.strictObject({
     id: ID,
     type: z
-      .enum(EVENT_TYPES)
+      .enum(SIMULATED_EVENT_TYPES)
       .describe(
         'What the recipient did: "opened", "clicked" (needs `url`), "bounced", "complained" or "delivered".',
       ),

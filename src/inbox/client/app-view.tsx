@@ -1,6 +1,6 @@
 import type { Session } from './api.js'
 import { PageContext } from './context.js'
-import type { Inbox } from './inbox.js'
+import type { PageState } from './inbox.js'
 import { ConfirmDialog, LogBanner, Toast, TopBar } from './shell.js'
 import { VIEWS, viewOf } from './views.js'
 
@@ -9,9 +9,9 @@ import { VIEWS, viewOf } from './views.js'
  * names (views.tsx), the toast and the dialog.
  *
  * @example
- * render(<App inbox={createInbox(createPage(browserTiming()))} />, document.getElementById('app')!)
+ * render(<App inbox={createPageState(createPage(browserTiming()))} />, document.getElementById('app')!)
  */
-export function App({ inbox, session = null }: { inbox: Inbox; session?: Session | null }) {
+export function App({ inbox, session = null }: { inbox: PageState; session?: Session | null }) {
   const route = inbox.route.value
   const spec = viewOf(route)
   const View = spec.View

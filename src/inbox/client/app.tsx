@@ -4,7 +4,7 @@ import { browserTiming } from './burst.js'
 import { api } from './api.js'
 import { App } from './app-view.js'
 import { SignIn } from './sign-in.js'
-import { connectInbox, createInbox, type Inbox } from './inbox.js'
+import { connectPageState, createPageState, type PageState } from './inbox.js'
 import { createPage } from './page.js'
 import { currentRoute } from './router.js'
 import { isTyping, keyTarget } from './ui.js'
@@ -20,7 +20,7 @@ import { VIEWS, viewOf } from './views.js'
 const CLOCK_MS = 30_000
 
 /** The route in the URL is shown: its view loads what it needs, the others are left. */
-function navigate(inbox: Inbox): void {
+function navigate(inbox: PageState): void {
   const route = currentRoute()
   const spec = viewOf(route)
   for (const view of VIEWS) if (view !== spec) view.hide?.(inbox)
@@ -29,7 +29,7 @@ function navigate(inbox: Inbox): void {
 }
 
 /** j/k or ↓/↑ move through the list, `/` searches, Esc clears the search or goes back. */
-function onKeydown(inbox: Inbox, event: KeyboardEvent): void {
+function onKeydown(inbox: PageState, event: KeyboardEvent): void {
   if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return
   if (document.querySelector('dialog[open]')) return
   const spec = viewOf(inbox.route.peek())
@@ -83,7 +83,7 @@ async function start(): Promise<void> {
     return
   }
   const page = createPage(browserTiming())
-  const inbox = createInbox(page)
+  const inbox = createPageState(page)
   // The live region is in the shell from the first byte (screen readers watch it from the start).
   const announcer = document.getElementById('announcer')
   effect(() => {
@@ -107,7 +107,7 @@ async function start(): Promise<void> {
   })
   navigate(inbox)
   render(<App inbox={inbox} session={session} />, document.getElementById('app')!)
-  connectInbox(inbox)
+  connectPageState(inbox)
 }
 
 start().catch((error) => console.error(error))

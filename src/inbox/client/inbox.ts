@@ -33,7 +33,7 @@ export interface LogState {
   message?: string
 }
 
-export interface Inbox {
+export interface PageState {
   readonly page: Page
   readonly route: Signal<Route>
   readonly log: Signal<LogState>
@@ -46,9 +46,9 @@ export interface Inbox {
 
 /**
  * @example
- * const inbox = createInbox(createPage(browserTiming()))
+ * const inbox = createPageState(createPage(browserTiming()))
  */
-export function createInbox(page: Page): Inbox {
+export function createPageState(page: Page): PageState {
   return {
     page,
     route: signal(currentRoute()),
@@ -62,7 +62,7 @@ export function createInbox(page: Page): Inbox {
 }
 
 /** Asks health for the log's state (at load, and when the event stream reopens). */
-async function refreshLogState(inbox: Inbox): Promise<void> {
+async function refreshLogState(inbox: PageState): Promise<void> {
   try {
     const health = await api.health()
     inbox.log.value = { state: health.log ?? 'ok', ...health.logError }
@@ -75,7 +75,7 @@ async function refreshLogState(inbox: Inbox): Promise<void> {
  * Opens the event stream (summaries: the list needs no bodies, the open message is fetched
  * whole) and hands each event to the model it is for.
  */
-export function connectInbox(inbox: Inbox): void {
+export function connectPageState(inbox: PageState): void {
   const { messages, templates, webhooks, suppressions, changes, page } = inbox
   connectLive(`${API}/events?fields=summary`, {
     onState: (state) => {

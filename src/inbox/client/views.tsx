@@ -1,7 +1,7 @@
 import type { FunctionComponent } from 'preact'
 import { ChangesView } from './changes.js'
 import { toReview } from './changes-model.js'
-import type { Inbox } from './inbox.js'
+import type { PageState } from './inbox.js'
 import type { ListNav } from './list-nav.js'
 import { MessagesView } from './messages.js'
 import type { Route } from './router.js'
@@ -19,17 +19,17 @@ export interface ViewSpec {
   id: string
   label: string
   /** Draws the view from its model. */
-  View: FunctionComponent<{ inbox: Inbox; route: Route }>
+  View: FunctionComponent<{ inbox: PageState; route: Route }>
   /** Its route is shown (the first time, or with other parameters): load what it needs. */
-  show(inbox: Inbox, route: Route): void
+  show(inbox: PageState, route: Route): void
   /** Another view's route is shown. */
-  hide?(inbox: Inbox): void
+  hide?(inbox: PageState): void
   /** A count after its name in the navigation (null: none). */
-  count?(inbox: Inbox): number | null
+  count?(inbox: PageState): number | null
   /** j/k, `/` and Esc, for a view with a list and a search box. */
-  keys?(inbox: Inbox): ListNav
+  keys?(inbox: PageState): ListNav
   /** Esc with nothing else to do: back from the open item (true when it went). */
-  back?(inbox: Inbox): boolean
+  back?(inbox: PageState): boolean
 }
 
 export const VIEWS: readonly ViewSpec[] = [

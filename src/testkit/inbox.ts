@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wait.js'
+import { WAIT_DEFAULT_MS, WaitTimeoutError, type WaitOptions } from '../core/wait-types.js'
 import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
 
 /**
@@ -8,7 +8,7 @@ import type { MessageFilter, MessageLink, ReadRecord } from '../store/types.js'
  */
 
 /** What an inbox needs of a sandbox: its messages, its wait, its clear. */
-export interface InboxSource {
+export interface MessageSource {
   messages(filter: MessageFilter): Promise<ReadRecord[]>
   /** A page of messages, and the log's cursor when it was read. */
   page(filter: MessageFilter): Promise<{ messages: ReadRecord[]; cursor: string }>
@@ -94,6 +94,91 @@ const describeLinkFilter = ({ text, href }: LinkFilter) => {
   return parts.length ? `a link (${parts.join(' and ')})` : 'a link'
 }
 
+/** An inbox's address and what it reads its mail from: what every helper below works on. */
+interface Scope {
+  readonly source: MessageSource
+  readonly address: string
+}
+
+const scoped = <F extends object>(scope: Scope, filter: F) => ({
+  ...filter,
+  recipient: scope.address,
+})
+
+/** What arrived for the address, in a sentence for a timeout. */
+async function arrived({ source, address }: Scope, wanted: string): Promise<string> {
+  const all = await source.messages({ recipient: address, limit: 5 }).catch(() => [])
+  if (all.length === 0) return `Nothing arrived for ${address}.`
+  const shown = all.map((m) => `"${m.subject}" (${m.template}, ${m.createdAt})`).join(', ')
+  return `${address} received ${all.length === 5 ? 'at least 5 messages' : `${all.length} message${all.length === 1 ? '' : 's'}`}${wanted ? `, none with ${wanted}` : ''}: ${shown}.`
+}
+
+/** A timeout that names the address and what did arrive (and the server's hints: rejected sends). */
+async function timedOut(
+  scope: Scope,
+  filter: InboxFilter,
+  error: WaitTimeoutError,
+  wanted: string,
+): Promise<WaitTimeoutError> {
+  const { timeout = WAIT_DEFAULT_MS, after: _after, signal: _signal, ...rest } = filter
+  // The messages that came matched the filter: the sentence says what they lacked.
+  return new WaitTimeoutError(scoped(scope, rest), timeout, {
+    ...error.context,
+    ...(wanted ? { holding: wanted } : {}),
+    hints: [await arrived(scope, wanted), ...(error.context.hints ?? [])],
+  })
+}
+
+/** The inbox's own wait: a timeout names the address and what came. */
+async function waitScoped(scope: Scope, filter: InboxFilter): Promise<ReadRecord> {
+  try {
+    return await scope.source.waitForMessage(scoped(scope, filter))
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) throw await timedOut(scope, filter, error, '')
+    throw error
+  }
+}
+
+/**
+ * The newest message (stored, or arriving before the timeout) that `pick` finds something in.
+ * Between looks it waits for the next message to the address stored after the cursor the last
+ * look was read at, so none arriving in between is missed, even in the same millisecond.
+ */
+async function waitFor<T>(
+  scope: Scope,
+  filter: InboxFilter,
+  pick: (record: ReadRecord) => T | undefined,
+  wanted: string,
+): Promise<T> {
+  const { timeout = WAIT_DEFAULT_MS, signal, after, ...rest } = filter
+  const deadline = Date.now() + timeout
+  // Read at the call, before the first await: the moment the wait counts from.
+  let from: Pick<MessageFilter, 'after' | 'since'> =
+    after === 'now' ? scope.source.now() : after !== undefined ? { after } : {}
+  for (;;) {
+    const page = await scope.source.page(scoped(scope, { ...rest, ...from, limit: 100 }))
+    for (const record of page.messages) {
+      const found = pick(record)
+      if (found !== undefined) return found
+    }
+    // A `since` the moment was read as stays: the cursor only narrows it.
+    from = { ...from, after: page.cursor }
+    try {
+      await scope.source.waitForMessage(
+        scoped(scope, {
+          ...rest,
+          ...from,
+          timeout: Math.max(0, deadline - Date.now()),
+          ...(signal ? { signal } : {}),
+        }),
+      )
+    } catch (error) {
+      if (error instanceof WaitTimeoutError) throw await timedOut(scope, filter, error, wanted)
+      throw error
+    }
+  }
+}
+
 /**
  * An inbox over a source.
  *
@@ -102,88 +187,18 @@ const describeLinkFilter = ({ text, href }: LinkFilter) => {
  * await signUp(inbox.address)
  * const link = await inbox.waitForLink({ text: /confirm/i })
  */
-export function createInbox(source: InboxSource, options: InboxOptions = {}): Inbox {
-  const address = inboxAddress(options)
-  const scoped = <F extends object>(filter: F) => ({ ...filter, recipient: address })
-
-  /** What arrived for the address, in a sentence for a timeout. */
-  async function arrived(wanted: string): Promise<string> {
-    const all = await source.messages({ recipient: address, limit: 5 }).catch(() => [])
-    if (all.length === 0) return `Nothing arrived for ${address}.`
-    const shown = all.map((m) => `"${m.subject}" (${m.template}, ${m.createdAt})`).join(', ')
-    return `${address} received ${all.length === 5 ? 'at least 5 messages' : `${all.length} message${all.length === 1 ? '' : 's'}`}${wanted ? `, none with ${wanted}` : ''}: ${shown}.`
-  }
-
-  /** A timeout that names the address and what did arrive (and the server's hints: rejected sends). */
-  async function timedOut(
-    filter: InboxFilter,
-    error: WaitTimeoutError,
-    wanted: string,
-  ): Promise<WaitTimeoutError> {
-    const { timeout = WAIT_DEFAULT_MS, after: _after, signal: _signal, ...rest } = filter
-    // The messages that came matched the filter: the sentence says what they lacked.
-    return new WaitTimeoutError(scoped(rest), timeout, {
-      ...error.context,
-      ...(wanted ? { holding: wanted } : {}),
-      hints: [await arrived(wanted), ...(error.context.hints ?? [])],
-    })
-  }
-
-  /**
-   * The newest message (stored, or arriving before the timeout) that `pick` finds something in.
-   * Between looks it waits for the next message to the address stored after the cursor the last
-   * look was read at, so none arriving in between is missed, even in the same millisecond.
-   */
-  async function waitFor<T>(
-    filter: InboxFilter,
-    pick: (record: ReadRecord) => T | undefined,
-    wanted: string,
-  ): Promise<T> {
-    const { timeout = WAIT_DEFAULT_MS, signal, after, ...rest } = filter
-    const deadline = Date.now() + timeout
-    // Read at the call, before the first await: the moment the wait counts from.
-    let from: Pick<MessageFilter, 'after' | 'since'> =
-      after === 'now' ? source.now() : after !== undefined ? { after } : {}
-    for (;;) {
-      const page = await source.page(scoped({ ...rest, ...from, limit: 100 }))
-      for (const record of page.messages) {
-        const found = pick(record)
-        if (found !== undefined) return found
-      }
-      // A `since` the moment was read as stays: the cursor only narrows it.
-      from = { ...from, after: page.cursor }
-      try {
-        await source.waitForMessage(
-          scoped({
-            ...rest,
-            ...from,
-            timeout: Math.max(0, deadline - Date.now()),
-            ...(signal ? { signal } : {}),
-          }),
-        )
-      } catch (error) {
-        if (error instanceof WaitTimeoutError) throw await timedOut(filter, error, wanted)
-        throw error
-      }
-    }
-  }
-
+export function createInbox(source: MessageSource, options: InboxOptions = {}): Inbox {
+  const scope: Scope = { source, address: inboxAddress(options) }
   return {
-    address,
-    messages: (filter = {}) => source.messages(scoped(filter)),
-    async waitForMessage(filter = {}) {
-      try {
-        return await source.waitForMessage(scoped(filter))
-      } catch (error) {
-        if (error instanceof WaitTimeoutError) throw await timedOut(filter, error, '')
-        throw error
-      }
-    },
+    address: scope.address,
+    messages: (filter = {}) => source.messages(scoped(scope, filter)),
+    waitForMessage: (filter = {}) => waitScoped(scope, filter),
     waitForLink(filter = {}) {
-      const { text, href, ...rest } = filter
-      return waitFor(rest, (record) => findLink(record, filter)?.href, describeLinkFilter(filter))
+      const { text: _text, href: _href, ...rest } = filter
+      const pick = (record: ReadRecord) => findLink(record, filter)?.href
+      return waitFor(scope, rest, pick, describeLinkFilter(filter))
     },
-    waitForCode: (filter = {}) => waitFor(filter, (record) => record.codes[0], 'a code'),
-    clear: () => source.clear({ recipient: address }),
+    waitForCode: (filter = {}) => waitFor(scope, filter, (record) => record.codes[0], 'a code'),
+    clear: () => source.clear({ recipient: scope.address }),
   }
 }
