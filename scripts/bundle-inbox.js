@@ -1,5 +1,5 @@
-// Bundles the inbox page (src/inbox/client/, TypeScript and TSX on Preact) into
-// <dist>/inbox/client/: app.js, which the page loads, and the chunks it imports lazily (the
+// Bundles the inbox page (src/inbox/page/, TypeScript and TSX on Preact) into
+// <dist>/inbox/page/: app.js, which the page loads, and the chunks it imports lazily (the
 // CodeMirror variables editor, code-editor.js, loaded when a template opens). Run by
 // scripts/bundle.js, so `npm run build` and the test suite's global setup both build it.
 //
@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'rolldown'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const ENTRY = join(ROOT, 'src/inbox/client/app.tsx')
+const ENTRY = join(ROOT, 'src/inbox/page/app.tsx')
 
 /** A chunk's file name as the server serves it: lower case, letters, digits and dashes. */
 const servable = (name) =>
@@ -28,11 +28,11 @@ const servable = (name) =>
   }.js`
 
 /**
- * @param {string} dist the build's output folder; the client goes to <dist>/inbox/client/
+ * @param {string} dist the build's output folder; the page goes to <dist>/inbox/page/
  * @example await bundleInbox('dist')
  */
 export async function bundleInbox(dist) {
-  const target = join(resolve(dist), 'inbox', 'client')
+  const target = join(resolve(dist), 'inbox', 'page')
   mkdirSync(target, { recursive: true })
   // Staged beside the target, then renamed in (chunks before app.js, which imports them), so a
   // page loading meanwhile never finds a file half written.

@@ -38,18 +38,18 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   vitest: ['index', 'client', ...BELOW_ROUTES],
   playwright: ['index', 'client', ...BELOW_ROUTES],
   // The inbox page is a browser program: its own modules, and only types from the server side.
-  'inbox/client': [],
+  'inbox/page': [],
 }
-/** Type-only imports the browser client may make (erased at build time). */
-const CLIENT_TYPES_FROM = ['store', 'checks', 'templates', 'core', 'inspector', 'api', 'lib']
+/** Type-only imports the inbox page may make (erased at build time). */
+const PAGE_TYPES_FROM = ['store', 'checks', 'templates', 'core', 'inspector', 'api', 'lib']
 
 /** Known exceptions, each with the issue that removes it. Keep this list empty. */
 const EXCEPTIONS = new Set<string>([])
 
-/** The part of src/ a file belongs to: its top folder, `inbox/client`, or a top-level file's name. */
+/** The part of src/ a file belongs to: its top folder, `inbox/page`, or a top-level file's name. */
 export function partOf(file: string): string {
   const rel = relative(SRC, file).split(sep).join('/')
-  if (rel.startsWith('inbox/client/')) return 'inbox/client'
+  if (rel.startsWith('inbox/page/')) return 'inbox/page'
   const [top] = rel.split('/')
   return top!.replace(/\.tsx?$/, '')
 }
@@ -97,7 +97,7 @@ export function violations(
       const target = sourceOf(file, spec)
       const to = partOf(target)
       if (to === from) continue
-      if (from === 'inbox/client' && typeOnly && CLIENT_TYPES_FROM.includes(to)) continue
+      if (from === 'inbox/page' && typeOnly && PAGE_TYPES_FROM.includes(to)) continue
       const edge = `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, target).split(sep).join('/')}`
       if (EXCEPTIONS.has(edge)) continue
       if (!allowed.includes(to))
@@ -116,9 +116,9 @@ describe('layering (ARCHITECTURE.md)', () => {
     const files = [
       join(SRC, 'core/x.ts'),
       join(SRC, 'api/y.ts'),
-      join(SRC, 'inbox/client/z.ts'),
-      join(SRC, 'inbox/client/w.ts'),
-      join(SRC, 'inbox/client/v.tsx'),
+      join(SRC, 'inbox/page/z.ts'),
+      join(SRC, 'inbox/page/w.ts'),
+      join(SRC, 'inbox/page/v.tsx'),
     ]
     const sources: Record<string, string> = {
       [files[0]!]:
@@ -131,8 +131,8 @@ describe('layering (ARCHITECTURE.md)', () => {
     expect(violations(files, (f) => sources[f]!)).toEqual([
       'core/x.ts -> http/route.ts: "core" may not import "http" (ARCHITECTURE.md)',
       'api/y.ts -> inspector/html.ts: "api" may not import "inspector" (ARCHITECTURE.md)',
-      'inbox/client/z.ts -> store/index.ts: "inbox/client" may not import "store" (ARCHITECTURE.md)',
-      'inbox/client/v.tsx -> checks/index.ts: "inbox/client" may not import "checks" (ARCHITECTURE.md)',
+      'inbox/page/z.ts -> store/index.ts: "inbox/page" may not import "store" (ARCHITECTURE.md)',
+      'inbox/page/v.tsx -> checks/index.ts: "inbox/page" may not import "checks" (ARCHITECTURE.md)',
     ])
   })
 

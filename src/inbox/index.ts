@@ -9,12 +9,12 @@ import { PACKAGE_ROOT } from '../package-root.js'
 
 /**
  * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
- * in dist/) and the client, bundled by scripts/bundle-inbox.js into dist/inbox/client/ (app.js,
+ * in dist/) and the page, bundled by scripts/bundle-inbox.js into dist/inbox/page/ (app.js,
  * and the chunks it loads on demand). The page talks to nothing but the inspector API and its
  * event stream.
  */
 
-export const CLIENT_DIR = new URL('dist/inbox/client/', PACKAGE_ROOT)
+export const PAGE_DIR = new URL('dist/inbox/page/', PACKAGE_ROOT)
 
 /** What the page may do: its own scripts, styles and API, and frames of its own origin. */
 export const INBOX_CSP = [
@@ -36,7 +36,7 @@ const COMMON_HEADERS = {
   'referrer-policy': 'no-referrer',
 }
 
-const CLIENT_FILE = /^[a-z0-9][a-z0-9-]*\.js$/
+const PAGE_FILE = /^[a-z0-9][a-z0-9-]*\.js$/
 
 function asset(body: string, type: string, extra: Record<string, string> = {}): Response {
   return new Response(body, { headers: { 'content-type': type, ...COMMON_HEADERS, ...extra } })
@@ -60,7 +60,7 @@ export function registerInboxRoutes(app: H3): void {
   route(app, '/_sandbox/:file', {
     GET: async (event) => {
       const file = getRouterParam(event, 'file') ?? ''
-      if (!CLIENT_FILE.test(file))
+      if (!PAGE_FILE.test(file))
         throw apiError(
           404,
           'not_found',
@@ -68,13 +68,13 @@ export function registerInboxRoutes(app: H3): void {
         )
       let source: string
       try {
-        source = await readFile(new URL(file, CLIENT_DIR), 'utf8')
+        source = await readFile(new URL(file, PAGE_DIR), 'utf8')
       } catch {
         if (file === 'app.js')
           throw apiError(
             503,
             'inbox_not_built',
-            'The inbox script is missing from dist/inbox/client/; build it with `npm run build`.',
+            'The inbox script is missing from dist/inbox/page/; build it with `npm run build`.',
           )
         throw apiError(404, 'not_found', `There is no inbox file "${file}".`)
       }

@@ -377,7 +377,7 @@ dialog p { margin: 0; color: var(--muted); }
   /* A 600 px email fits beside the list (240) and the editor (360 by default): 1280 - 240 - 360
      leaves 680 for the preview, its canvas's padding and its scroll bar. */
   #view-templates { grid-template-columns: 240px minmax(0, 1fr); }
-  /* The editor's width comes from its splitter (src/inbox/client/splitter.tsx). */
+  /* The editor's width comes from its splitter (src/inbox/page/splitter.tsx). */
   .template-body { display: grid; grid-template-columns: min(var(--editor-width, 360px), calc(100% - 360px)) auto minmax(0, 1fr); }
   .template-body[data-editor="off"] { grid-template-columns: minmax(0, 1fr); }
   .vars-editor { min-height: 0; overflow: auto; padding: 14px 16px; border-bottom: 0; border-right: 1px solid var(--border); }

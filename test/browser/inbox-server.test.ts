@@ -5,7 +5,7 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
 /** How the inbox page is served (no browser needed). */
 
-const CLIENT_SOURCES = join(import.meta.dirname, '..', '..', 'src', 'inbox', 'client')
+const PAGE_SOURCES = join(import.meta.dirname, '..', '..', 'src', 'inbox', 'page')
 
 const DARK = [
   '<style>body { background: #fff } @media (prefers-color-scheme: dark) { body { background: #000 } }',
@@ -73,8 +73,8 @@ describe('the inbox page, as served', () => {
     for (const [, file] of chunks) expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
     // Nothing of the page is parsed as markup: the client never hands Preact raw HTML (Preact's
     // own code has the one `innerHTML` that prop would use).
-    for (const file of readdirSync(CLIENT_SOURCES))
-      expect(readFileSync(join(CLIENT_SOURCES, file), 'utf8'), file).not.toMatch(
+    for (const file of readdirSync(PAGE_SOURCES))
+      expect(readFileSync(join(PAGE_SOURCES, file), 'utf8'), file).not.toMatch(
         /dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML/,
       )
 
@@ -85,7 +85,7 @@ describe('the inbox page, as served', () => {
     expect((await get('/_sandbox/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml')
   })
 
-  it('answers unknown inbox files with the JSON 404, and never serves files outside the client folder', async () => {
+  it('answers unknown inbox files with the JSON 404, and never serves files outside the page folder', async () => {
     for (const path of [
       '/_sandbox/nope.js',
       '/_sandbox/..%2Fpackage.json',

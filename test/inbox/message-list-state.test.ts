@@ -1,17 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type {
-  MessageStatus,
-  MessageSummary,
-  MessageSummaryPage,
-} from '../../src/inbox/client/api.js'
+import type { MessageStatus, MessageSummary, MessageSummaryPage } from '../../src/inbox/page/api.js'
 import {
   MAX_LIMIT,
   MessageListState,
   PAGE,
   type PageRequest,
-} from '../../src/inbox/client/message-list-state.js'
-import { matchesSearch, parseSearch, type SearchFilter } from '../../src/inbox/client/search.js'
+} from '../../src/inbox/page/message-list-state.js'
+import { matchesSearch, parseSearch, type SearchFilter } from '../../src/inbox/page/search.js'
 import { compileFilter } from '../../src/store/filter.js'
 import type { MessageRecord } from '../../src/store/types.js'
 

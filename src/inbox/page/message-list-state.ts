@@ -2,7 +2,7 @@ import type { MessageStatus, MessageSummary, MessageSummaryPage } from './api.js
 import { isFiltered, matchesSearch, type SearchFilter } from './search.js'
 
 /**
- * The message list as plain state, without the DOM (src/inbox/client/message-list.ts draws it):
+ * The message list as plain state, without the DOM (src/inbox/page/message-list.ts draws it):
  * which messages the list holds — always the newest `rows.length` of the `total` that match,
  * newest first —, and which rows changed since it was last drawn.
  *
