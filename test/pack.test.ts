@@ -108,6 +108,8 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       expect(files).toContain('dist/sendbox.js')
       expect(files).toContain('dist/sendbox.cjs')
       expect(files).toContain('dist/index.d.ts')
+      expect(files).toContain('dist/inbox/page/app.js')
+      expect(files).toContain('dist/inbox/page/app.css')
       expect(files).toContain('templates/welcome.liquid')
       expect(files).toContain('docs/https.md')
       const { size } = await stat(tarball)

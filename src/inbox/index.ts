@@ -3,15 +3,13 @@ import { getRouterParam, redirect, type H3 } from 'h3'
 import { apiError } from '../http/errors.js'
 import { route } from '../http/route.js'
 import { FAVICON_SVG, INBOX_HTML } from './shell.js'
-import { INBOX_CSS } from './styles.js'
-import { LIFECYCLE_CSS } from './lifecycle-styles.js'
 import { PACKAGE_ROOT } from '../package-root.js'
 
 /**
- * The inbox page at /_sandbox/: an HTML shell, a stylesheet (both string constants, so they ship
- * in dist/) and the page, bundled by scripts/bundle-inbox.js into dist/inbox/page/ (app.js,
- * and the chunks it loads on demand). The page talks to nothing but the inspector API and its
- * event stream.
+ * The inbox page at /_sandbox/: an HTML shell (a string constant, so it ships in dist/) and the
+ * page, built by scripts/bundle-inbox.js into dist/inbox/page/: app.js, the chunks it loads on
+ * demand, and app.css, its stylesheet (from src/inbox/page/styles/). The page talks to nothing
+ * but the inspector API and its event stream.
  */
 
 export const PAGE_DIR = new URL('dist/inbox/page/', PACKAGE_ROOT)
@@ -42,6 +40,25 @@ function asset(body: string, type: string, extra: Record<string, string> = {}): 
   return new Response(body, { headers: { 'content-type': type, ...COMMON_HEADERS, ...extra } })
 }
 
+/**
+ * A file the build wrote to dist/inbox/page/, or a JSON error: the script and the stylesheet
+ * missing are an unbuilt checkout (503), any other name a 404.
+ * @example await builtFile('app.css') // ':root { … }'
+ */
+async function builtFile(file: string): Promise<string> {
+  try {
+    return await readFile(new URL(file, PAGE_DIR), 'utf8')
+  } catch {
+    if (file === 'app.js' || file === 'app.css')
+      throw apiError(
+        503,
+        'inbox_not_built',
+        `The inbox's ${file} is missing from dist/inbox/page/; build it with \`npm run build\`.`,
+      )
+    throw apiError(404, 'not_found', `There is no inbox file "${file}".`)
+  }
+}
+
 export function registerInboxRoutes(app: H3): void {
   route(app, '/_sandbox/', {
     GET: (event) => {
@@ -54,7 +71,7 @@ export function registerInboxRoutes(app: H3): void {
     },
   })
   route(app, '/_sandbox/app.css', {
-    GET: () => asset(INBOX_CSS + LIFECYCLE_CSS, 'text/css; charset=utf-8'),
+    GET: async () => asset(await builtFile('app.css'), 'text/css; charset=utf-8'),
   })
   route(app, '/_sandbox/favicon.svg', { GET: () => asset(FAVICON_SVG, 'image/svg+xml') })
   route(app, '/_sandbox/:file', {
@@ -66,19 +83,7 @@ export function registerInboxRoutes(app: H3): void {
           'not_found',
           `There is no inbox file "${file}". The inbox is /_sandbox/; the inspector API lives under /_sandbox/api.`,
         )
-      let source: string
-      try {
-        source = await readFile(new URL(file, PAGE_DIR), 'utf8')
-      } catch {
-        if (file === 'app.js')
-          throw apiError(
-            503,
-            'inbox_not_built',
-            'The inbox script is missing from dist/inbox/page/; build it with `npm run build`.',
-          )
-        throw apiError(404, 'not_found', `There is no inbox file "${file}".`)
-      }
-      return asset(source, 'text/javascript; charset=utf-8')
+      return asset(await builtFile(file), 'text/javascript; charset=utf-8')
     },
   })
 }
