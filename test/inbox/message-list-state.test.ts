@@ -6,9 +6,11 @@ import {
   MessageListState,
   PAGE,
   type PageRequest,
+  STATUSES,
 } from '../../src/inbox/page/message-list-state.js'
 import { matchesSearch, parseSearch, type SearchFilter } from '../../src/inbox/page/search.js'
 import { compileFilter } from '../../src/store/filter.js'
+import { MESSAGE_STATUSES } from '../../src/store/recipients.js'
 import type { MessageRecord } from '../../src/store/types.js'
 
 /**
@@ -70,6 +72,12 @@ function loaded(server: Server, filter: SearchFilter = {}): MessageListState {
   state.takeChanges()
   return state
 }
+
+describe('the statuses a search may name', () => {
+  it("are the server's own list, not a copy of it", () => {
+    expect(STATUSES).toBe(MESSAGE_STATUSES)
+  })
+})
 
 describe('pages', () => {
   it('loads one page of the newest, and counts what it does not show', () => {
