@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
-  // The inbox client's components are TSX on Preact (tsconfig.inbox.json says the same).
+  // The inbox page's components are TSX on Preact (tsconfig.inbox.json says the same).
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],

@@ -38,10 +38,15 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   vitest: ['index', 'testkit', ...BELOW_ROUTES],
   playwright: ['index', 'testkit', ...BELOW_ROUTES],
   // The inbox page is a browser program: its own modules, and only types from the server side.
-  'inbox/client': [],
+  'inbox/page': [],
 }
-/** Type-only imports the browser client may make (erased at build time). */
-const CLIENT_TYPES_FROM = ['store', 'checks', 'templates', 'core', 'inspector', 'api', 'lib']
+/** Type-only imports the inbox page may make (erased at build time). */
+const PAGE_TYPES_FROM = ['store', 'checks', 'templates', 'core', 'inspector', 'api', 'lib']
+/**
+ * Files whose values the page may import, so that a server constant has one definition: each is
+ * bundled into app.js, so each may itself import nothing but types (checked below).
+ */
+export const PAGE_VALUES_FROM = ['store/recipients.ts']
 
 /**
  * What `sendbox mcp` shares with the server, one definition each: modules of constants and types
@@ -57,10 +62,10 @@ const MCP_SHARED: ReadonlySet<string> = new Set([
 /** Known exceptions, each with the issue that removes it. Keep this list empty. */
 const EXCEPTIONS = new Set<string>([])
 
-/** The part of src/ a file belongs to: its top folder, `inbox/client`, or a top-level file's name. */
+/** The part of src/ a file belongs to: its top folder, `inbox/page`, or a top-level file's name. */
 export function partOf(file: string): string {
   const rel = relative(SRC, file).split(sep).join('/')
-  if (rel.startsWith('inbox/client/')) return 'inbox/client'
+  if (rel.startsWith('inbox/page/')) return 'inbox/page'
   const [top] = rel.split('/')
   return top!.replace(/\.tsx?$/, '')
 }
@@ -108,9 +113,11 @@ export function violations(
       const target = sourceOf(file, spec)
       const to = partOf(target)
       if (to === from) continue
-      if (from === 'inbox/client' && typeOnly && CLIENT_TYPES_FROM.includes(to)) continue
-      if (from === 'mcp' && MCP_SHARED.has(relative(SRC, target).split(sep).join('/'))) continue
-      const edge = `${relative(SRC, file).split(sep).join('/')} -> ${relative(SRC, target).split(sep).join('/')}`
+      if (from === 'inbox/page' && typeOnly && PAGE_TYPES_FROM.includes(to)) continue
+      const rel = relative(SRC, target).split(sep).join('/')
+      if (from === 'inbox/page' && PAGE_VALUES_FROM.includes(rel)) continue
+      if (from === 'mcp' && MCP_SHARED.has(rel)) continue
+      const edge = `${relative(SRC, file).split(sep).join('/')} -> ${rel}`
       if (EXCEPTIONS.has(edge)) continue
       if (!allowed.includes(to))
         problems.push(`${edge}: "${from}" may not import "${to}" (ARCHITECTURE.md)`)
@@ -128,9 +135,10 @@ describe('layering (ARCHITECTURE.md)', () => {
     const files = [
       join(SRC, 'core/x.ts'),
       join(SRC, 'api/y.ts'),
-      join(SRC, 'inbox/client/z.ts'),
-      join(SRC, 'inbox/client/w.ts'),
-      join(SRC, 'inbox/client/v.tsx'),
+      join(SRC, 'inbox/page/z.ts'),
+      join(SRC, 'inbox/page/w.ts'),
+      join(SRC, 'inbox/page/v.tsx'),
+      join(SRC, 'inbox/page/u.ts'),
     ]
     const sources: Record<string, string> = {
       [files[0]!]:
@@ -139,13 +147,23 @@ describe('layering (ARCHITECTURE.md)', () => {
       [files[2]!]: "const m = await import('../../store/index.js')",
       [files[3]!]: "import type { MessageRecord } from '../../store/types.js'",
       [files[4]!]: "import { checkEmail } from '../../checks/index.js'",
+      // A plain constant the page shares with the server: allowed (PAGE_VALUES_FROM).
+      [files[5]!]: "import { MESSAGE_STATUSES } from '../../store/recipients.js'",
     }
     expect(violations(files, (f) => sources[f]!)).toEqual([
       'core/x.ts -> http/route.ts: "core" may not import "http" (ARCHITECTURE.md)',
       'api/y.ts -> inspector/html.ts: "api" may not import "inspector" (ARCHITECTURE.md)',
-      'inbox/client/z.ts -> store/index.ts: "inbox/client" may not import "store" (ARCHITECTURE.md)',
-      'inbox/client/v.tsx -> checks/index.ts: "inbox/client" may not import "checks" (ARCHITECTURE.md)',
+      'inbox/page/z.ts -> store/index.ts: "inbox/page" may not import "store" (ARCHITECTURE.md)',
+      'inbox/page/v.tsx -> checks/index.ts: "inbox/page" may not import "checks" (ARCHITECTURE.md)',
     ])
+  })
+
+  it('what the page imports as values brings nothing else into its bundle: only type imports', () => {
+    for (const file of PAGE_VALUES_FROM)
+      expect(
+        importsOf(readFileSync(join(SRC, file), 'utf8')).filter(({ typeOnly }) => !typeOnly),
+        file,
+      ).toEqual([])
   })
 
   it('every exception still exists (a removed one must leave the list)', () => {

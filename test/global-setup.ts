@@ -12,7 +12,7 @@ import { dirname, join, relative } from 'node:path'
 
 /**
  * The CLI tests run bin/sendbox.js, which runs the bundles in dist/, and the inbox serves its
- * client from dist/inbox/client/: build them from the current sources first, as `npm run build`
+ * page from dist/inbox/page/: build them from the current sources first, as `npm run build`
  * does.
  *
  * tsc writes in place (truncate, then write), so a process reading dist/ meanwhile (a server left
@@ -34,7 +34,7 @@ export default function setup(): void {
     // The inbox page, bundled from its TSX sources (type-checked by `npm run lint`).
     execFileSync(process.execPath, ['scripts/bundle-inbox.js', staging], { stdio: 'inherit' })
     moveChanged(staging, 'dist')
-    pruneStale(join(staging, 'inbox', 'client'), join('dist', 'inbox', 'client'))
+    pruneStale(join(staging, 'inbox', 'page'), join('dist', 'inbox', 'page'))
     // dist/ is built from these sources, as `npm run build` records it: `npm pack` (its
     // `prepack`, test/pack.test.ts) does not build again under the other test files' feet.
     execFileSync(process.execPath, ['scripts/build-inputs.js', 'stamp'], { stdio: 'inherit' })

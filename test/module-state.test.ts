@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest'
  * - a top-level `const` holding a `new Map`, `Set`, `WeakMap` or `WeakSet`, unless typed
  *   `ReadonlyMap`/`ReadonlySet` (then the compiler refuses any change to it).
  * Not caught: a top-level array or object literal that is then mutated, state in a class's
- * static fields. The inbox page (src/inbox/client/, TSX too) is held to it as well: its state is
+ * static fields. The inbox page (src/inbox/page/, TSX too) is held to it as well: its state is
  * made once by app.tsx and handed down (ARCHITECTURE.md, "The inbox page"), so a component test
  * makes its own.
  */

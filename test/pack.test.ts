@@ -102,12 +102,14 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       expect(files.filter((f) => !allowed.test(f))).toEqual([])
       expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
       // What tsc writes before the bundler is not loaded by anything: only the bundles ship.
-      const unbundled = /^dist\/(?!sendbox[^/]*\.c?js$|inbox\/client\/).*\.js$/
+      const unbundled = /^dist\/(?!sendbox[^/]*\.c?js$|inbox\/page\/).*\.js$/
       expect(files.filter((f) => unbundled.test(f))).toEqual([])
       expect(files).toContain('bin/sendbox.js')
       expect(files).toContain('dist/sendbox.js')
       expect(files).toContain('dist/sendbox.cjs')
       expect(files).toContain('dist/index.d.ts')
+      expect(files).toContain('dist/inbox/page/app.js')
+      expect(files).toContain('dist/inbox/page/app.css')
       expect(files).toContain('templates/welcome.liquid')
       expect(files).toContain('docs/https.md')
       const { size } = await stat(tarball)

@@ -2,7 +2,7 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../src/index.js'
-import { sendExample } from '../src/inbox/client/snippet.js'
+import { sendExample } from '../src/inbox/page/snippet.js'
 import { BIN, ROOT } from './helpers/cli.js'
 import {
   anyFencedBlocks,

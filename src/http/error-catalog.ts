@@ -189,7 +189,7 @@ export const ERROR_CODES = {
   shutting_down: { description: 'The sandbox closed while this request was waiting.' },
   inbox_not_built: {
     description:
-      "The inbox page's script is missing from dist/ (an unbuilt checkout); run npm run build.",
+      "The inbox page's script or stylesheet is missing from dist/ (an unbuilt checkout); run npm run build.",
   },
   log_write_failed: {
     description:

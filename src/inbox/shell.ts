@@ -1,6 +1,6 @@
 /**
- * The inbox page's HTML shell: the skip link, the element the client renders into (#app: the
- * top bar, <main>, the dialog; src/inbox/client, bundled to /_sandbox/app.js), and the polite
+ * The inbox page's HTML shell: the skip link, the element the page renders into (#app: the
+ * top bar, <main>, the dialog; src/inbox/page, bundled to /_sandbox/app.js), and the polite
  * live region, there from the first byte so that screen readers watch it before it speaks. No
  * inline script or style anywhere: the page's CSP forbids both.
  */

@@ -5,7 +5,7 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
 /** How the inbox page is served (no browser needed). */
 
-const CLIENT_SOURCES = join(import.meta.dirname, '..', '..', 'src', 'inbox', 'client')
+const PAGE_SOURCES = join(import.meta.dirname, '..', '..', 'src', 'inbox', 'page')
 
 const DARK = [
   '<style>body { background: #fff } @media (prefers-color-scheme: dark) { body { background: #000 } }',
@@ -73,8 +73,8 @@ describe('the inbox page, as served', () => {
     for (const [, file] of chunks) expect((await get(`/_sandbox/${file}`)).status, file).toBe(200)
     // Nothing of the page is parsed as markup: the client never hands Preact raw HTML (Preact's
     // own code has the one `innerHTML` that prop would use).
-    for (const file of readdirSync(CLIENT_SOURCES))
-      expect(readFileSync(join(CLIENT_SOURCES, file), 'utf8'), file).not.toMatch(
+    for (const file of readdirSync(PAGE_SOURCES).filter((name) => /\.tsx?$/.test(name)))
+      expect(readFileSync(join(PAGE_SOURCES, file), 'utf8'), file).not.toMatch(
         /dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML/,
       )
 
@@ -82,10 +82,33 @@ describe('the inbox page, as served', () => {
     expect(css.status).toBe(200)
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
     expect(await css.text()).toContain('prefers-color-scheme: dark')
+    expect(css.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(css.headers.get('cache-control')).toBe('no-cache')
     expect((await get('/_sandbox/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml')
   })
 
-  it('answers unknown inbox files with the JSON 404, and never serves files outside the client folder', async () => {
+  it('serves the stylesheet as one file: the files src/inbox/page/styles/app.css imports, in order', async () => {
+    const served = await (await get('/_sandbox/app.css')).text()
+    const entry = readFileSync(join(PAGE_SOURCES, 'styles', 'app.css'), 'utf8')
+    const imported = [...entry.matchAll(/^@import "\.\/([a-z0-9-]+\.css)";$/gm)].map(([, f]) => f!)
+    expect(imported).toEqual([
+      'base.css',
+      'templates.css',
+      'changes.css',
+      'session.css',
+      'lifecycle.css',
+    ])
+    // No second request for the browser to make: every @import is replaced by its file.
+    expect(served).not.toMatch(/^\s*@import/m)
+    let from = 0
+    for (const file of imported) {
+      const at = served.indexOf(readFileSync(join(PAGE_SOURCES, 'styles', file), 'utf8'), from)
+      expect(at, file).toBeGreaterThanOrEqual(from)
+      from = at
+    }
+  })
+
+  it('answers unknown inbox files with the JSON 404, and never serves files outside the page folder', async () => {
     for (const path of [
       '/_sandbox/nope.js',
       '/_sandbox/..%2Fpackage.json',

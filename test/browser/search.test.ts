@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeFilter, filterToQuery, parseSearch } from '../../src/inbox/client/search.js'
+import { describeFilter, filterToQuery, parseSearch } from '../../src/inbox/page/search.js'
 
 describe("the inbox search box's syntax", () => {
   it.each([

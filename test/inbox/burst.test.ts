@@ -6,7 +6,7 @@ import {
   DRAW_EVERY_MS,
   frameScheduler,
   loneArrivals,
-} from '../../src/inbox/client/burst.js'
+} from '../../src/inbox/page/burst.js'
 import { fakeTiming } from './fake-timing.js'
 
 /** The message list's pacing under a burst of live events, without a browser. */

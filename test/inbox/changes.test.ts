@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { SnapshotCase, SnapshotSummary } from '../../src/inbox/client/api.js'
-import { ChangesModel, toReview } from '../../src/inbox/client/changes-model.js'
+import type { SnapshotCase, SnapshotSummary } from '../../src/inbox/page/api.js'
+import { ChangesModel, toReview } from '../../src/inbox/page/changes-model.js'
 import {
   compareParams,
   contentKey,
@@ -11,10 +11,10 @@ import {
   imageVariant,
   parseCaseId,
   readCompare,
-} from '../../src/inbox/client/changes-route.js'
-import { upperStyle } from '../../src/inbox/client/compare.js'
-import { createPage } from '../../src/inbox/client/page.js'
-import { parseHash } from '../../src/inbox/client/router.js'
+} from '../../src/inbox/page/changes-route.js'
+import { upperStyle } from '../../src/inbox/page/compare.js'
+import { createPage } from '../../src/inbox/page/page.js'
+import { parseHash } from '../../src/inbox/page/router.js'
 import { fakeTiming } from './fake-timing.js'
 
 /**

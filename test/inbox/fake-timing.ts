@@ -1,4 +1,4 @@
-import type { Timing } from '../../src/inbox/client/burst.js'
+import type { Timing } from '../../src/inbox/page/burst.js'
 
 /**
  * A clock, timers and animation frames the test moves by hand: `advance(ms)` runs the timers

@@ -5,7 +5,7 @@ import {
   type LiveEnvironment,
   type LiveState,
   RECONNECT_MS,
-} from '../../src/inbox/client/live.js'
+} from '../../src/inbox/page/live.js'
 
 /**
  * The inbox's event stream without a browser: a fake EventSource the test opens, breaks and

@@ -1,18 +1,16 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type {
-  MessageStatus,
-  MessageSummary,
-  MessageSummaryPage,
-} from '../../src/inbox/client/api.js'
+import type { MessageStatus, MessageSummary, MessageSummaryPage } from '../../src/inbox/page/api.js'
 import {
   MAX_LIMIT,
   MessageListState,
   PAGE,
   type PageRequest,
-} from '../../src/inbox/client/message-list-state.js'
-import { matchesSearch, parseSearch, type SearchFilter } from '../../src/inbox/client/search.js'
+  STATUSES,
+} from '../../src/inbox/page/message-list-state.js'
+import { matchesSearch, parseSearch, type SearchFilter } from '../../src/inbox/page/search.js'
 import { compileFilter } from '../../src/store/filter.js'
+import { MESSAGE_STATUSES } from '../../src/store/recipients.js'
 import type { MessageRecord } from '../../src/store/types.js'
 
 /**
@@ -74,6 +72,12 @@ function loaded(server: Server, filter: SearchFilter = {}): MessageListState {
   state.takeChanges()
   return state
 }
+
+describe('the statuses a search may name', () => {
+  it("are the server's own list, not a copy of it", () => {
+    expect(STATUSES).toBe(MESSAGE_STATUSES)
+  })
+})
 
 describe('pages', () => {
   it('loads one page of the newest, and counts what it does not show', () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import type { MessageRecord, WebhookDelivery } from '../../src/inbox/client/api.js'
-import { applyStatus, clickableLinks, simulations } from '../../src/inbox/client/delivery-model.js'
-import { formatHash, parseHash } from '../../src/inbox/client/router.js'
+import type { MessageRecord, WebhookDelivery } from '../../src/inbox/page/api.js'
+import { applyStatus, clickableLinks, simulations } from '../../src/inbox/page/delivery-model.js'
+import { formatHash, parseHash } from '../../src/inbox/page/router.js'
 import {
   attemptsSummary,
   deliveryState,
   filterDeliveries,
   readFilters,
-} from '../../src/inbox/client/webhooks-model.js'
+} from '../../src/inbox/page/webhooks-model.js'
 
 /** The inbox's plain models, without a browser: what a row, a button or a URL says. */
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { Page } from '../../src/inbox/client/page.js'
-import { RELEASE_TO_KEY, ReleaseModel } from '../../src/inbox/client/release-model.js'
+import type { Page } from '../../src/inbox/page/page.js'
+import { RELEASE_TO_KEY, ReleaseModel } from '../../src/inbox/page/release-model.js'
 
 /** "Send to a real inbox"'s model, without a browser: a stubbed fetch and storage. */
 

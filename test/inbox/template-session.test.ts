@@ -4,9 +4,9 @@ import type {
   Soft,
   TemplateDetail,
   TemplateListItem,
-} from '../../src/inbox/client/api.js'
-import { TemplateSession } from '../../src/inbox/client/template-session.js'
-import { parseVariables, type Variables } from '../../src/inbox/client/variables.js'
+} from '../../src/inbox/page/api.js'
+import { TemplateSession } from '../../src/inbox/page/template-session.js'
+import { parseVariables, type Variables } from '../../src/inbox/page/variables.js'
 
 /**
  * The inbox's template render session, without a browser: what it asks to load, how it keeps

@@ -1,8 +1,9 @@
 import type { MessageStatus, MessageSummary, MessageSummaryPage } from './api.js'
 import { isFiltered, matchesSearch, type SearchFilter } from './search.js'
+import { MESSAGE_STATUSES } from '../../store/recipients.js'
 
 /**
- * The message list as plain state, without the DOM (src/inbox/client/message-list.ts draws it):
+ * The message list as plain state, without the DOM (src/inbox/page/message-list.ts draws it):
  * which messages the list holds — always the newest `rows.length` of the `total` that match,
  * newest first —, and which rows changed since it was last drawn.
  *
@@ -22,14 +23,8 @@ export const MAX_LIMIT = 1000
 /** Ids deleted here, remembered so that the event stream's echo of a deletion counts once. */
 const GONE_KEPT = 1000
 
-export const STATUSES: readonly string[] = [
-  'sent',
-  'delivered',
-  'bounced',
-  'complained',
-  'suppressed',
-  'deferred',
-] satisfies MessageStatus[]
+/** What `status:` may name: the server's own list (a plain constant, bundled into the page). */
+export const STATUSES: readonly string[] = MESSAGE_STATUSES
 
 /** What the page has to redraw: rows to take out, rows whose status changed (rows to add are the ones it has no element for). */
 export interface Changes {

@@ -14,6 +14,8 @@ export type {
   Suppression,
 } from '../../store/types.js'
 export type { WebhookDelivery, WebhookAttempt } from '../../core/webhook-types.js'
+/** What the simulate buttons post. */
+export type { SimulatedEvent } from '../../core/delivery.js'
 export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
 export type { DeclaredVariable, TemplateChange } from '../../templates/types.js'
 export type {
@@ -49,6 +51,7 @@ import type {
   Suppression,
 } from '../../store/types.js'
 import type { WebhookDelivery } from '../../core/webhook-types.js'
+import type { SimulatedEvent } from '../../core/delivery.js'
 import type { CheckReport } from '../../checks/types.js'
 import type {
   LivePreview,
@@ -106,13 +109,6 @@ export interface ReleaseResult {
   accepted: string[]
   rejected: string[]
   response: string
-}
-
-/** What the simulate buttons post. */
-export interface SimulatedEvent {
-  type: 'opened' | 'clicked' | 'bounced' | 'complained' | 'delivered'
-  recipient?: string
-  url?: string
 }
 
 /** An inspector error, in the contract's shape. */

@@ -11,7 +11,12 @@ import { replaceParams, type Route } from './router.js'
  */
 
 /** What the status filter offers: a delivery's own states, and "retrying" (pending after a failed attempt). */
-export const STATUS_FILTERS = ['pending', 'retrying', 'delivered', 'failed'] as const
+export const STATUS_FILTERS = [
+  'pending',
+  'retrying',
+  'delivered',
+  'failed',
+] as const satisfies ReadonlyArray<WebhookDelivery['status'] | 'retrying'>
 export type StatusFilter = (typeof STATUS_FILTERS)[number]
 
 export interface WebhookFilters {

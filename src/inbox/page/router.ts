@@ -13,6 +13,14 @@
  * them; an unknown one shows the messages), the second the item open in it. Both previews also
  * take `width` (320–1600), `dark` (`media` or `invert`), `images=off`, and on a source tab
  * (`source`, the rendered HTML; `liquid`, a template's own file) `line`.
+ *
+ * Why no router library: the page's routes are read outside components (app.tsx's `navigate`
+ * tells the models on `hashchange`; models write parameters with `replaceParams`), and its links
+ * are hashes. preact-iso routes paths only (its maintainers decline hash routing) and would add
+ * 1.8 KB gzipped; wouter-preact has a hash location but is a hook router, peers on Preact 10,
+ * and adds 2.5 KB gzipped. This file is 0.6 KB gzipped, and the views' own URL parameters
+ * (detail-route.ts, changes-route.ts) would stay with either. Back/forward is the browser's
+ * `hashchange`; the focus after a navigation is list-nav.ts's, which neither library does.
  */
 
 export interface Route {
