@@ -27,7 +27,6 @@ export {
   type WaitTimeoutContext,
 } from './wait-types.js'
 
-
 /** A wait under way: it settles once, and then runs every cleanup registered on it. */
 interface PendingWait {
   resolve(record: MessageRecord): void
