@@ -104,6 +104,16 @@ function serialise(entries: readonly LogEntry[]): {
   return { text, records }
 }
 
+/**
+ * The adapter over one log file, put together from its parts: the file (log-file.ts), where each
+ * record's line is (line-spans.ts), the write queue (write-queue.ts) and the rewrite from memory
+ * (log-recovery.ts). Long because it is that composition: the parts share the counts of what the
+ * file holds once the queue has landed, and each operation here is a few lines over them.
+ *
+ * @example
+ * const adapter = createJsonlAdapter('.sendbox/messages.jsonl', { warn: console.warn })
+ * const data = await adapter.read()
+ */
 export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): JsonlAdapter {
   const { fs = nodeFs, maxRecords = Infinity, maxBytes = Infinity } = options
   const spans = createLineSpans()
