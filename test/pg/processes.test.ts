@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type RunningCli, startCli } from '../helpers/cli.js'
 import { jsonOf } from '../helpers/http.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { openEventStream } from '../helpers/sse.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
 /**
@@ -85,9 +86,21 @@ describePg('processes on one database', () => {
 
   it('a bounce through one of two processes, each with the same --webhook: one bounced event, one request', async () => {
     const [a, b] = [await start(), await start()]
+    const stream = await openEventStream(b.url)
     const sent = await send(a, 'bounce+once@example.com')
     expect(sent.status).toBe(201)
     const { id } = await jsonOf(sent)
+    // The other process's event stream hears the deliveries too, whoever posted them.
+    await stream.until((events) =>
+      events.some(
+        (e) =>
+          e.event === 'webhook' &&
+          e.data.messageId === id &&
+          e.data.type === 'message.bounced' &&
+          e.data.status === 'delivered',
+      ),
+    )
+    stream.close()
     const record = await waitFor(b, `recipient=bounce%2Bonce@example.com&status=bounced`)
     expect(record.id).toBe(id)
     await receiver.until((got) =>
