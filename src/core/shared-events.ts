@@ -1,5 +1,6 @@
 import type { MessageStore, Notice, RecipientEvent, Release, Suppression } from '../store/types.js'
 import type { EventBus, SandboxEvent } from './events.js'
+import type { WebhookDelivery } from './webhook-types.js'
 
 /**
  * One sandbox over several processes (docs/team.md): what happens in one reaches the event bus
@@ -34,6 +35,9 @@ function noticeOf(event: SandboxEvent): Notice | null {
       }
     case 'release':
       return { type: 'release', id: event.record.id, release: event.release }
+    case 'webhook':
+      // Read back from the deliveries' table: a body does not fit in a notice.
+      return { type: 'webhook', id: event.delivery.id }
     case 'suppression':
       return {
         type: 'suppression',
@@ -66,6 +70,12 @@ async function eventOf(store: MessageStore, notice: Notice): Promise<SandboxEven
   // What noticeOf wrote, by the same process code: trusted like the store's own rows.
   const n = notice as unknown as NoticeFields
   switch (notice.type) {
+    case 'webhook': {
+      const delivery = await store.webhooks?.get(n.id)
+      return delivery
+        ? { type: 'webhook', delivery: delivery as unknown as WebhookDelivery, remote: true }
+        : null
+    }
     case 'message': {
       const record = await store.get(n.id)
       return record ? { type: 'message', record, remote: true } : null

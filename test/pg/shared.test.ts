@@ -125,4 +125,23 @@ describePg('sandboxes on one database are one sandbox', () => {
       stream.close()
     }
   })
+
+  it('lists a rejected send on every process', async () => {
+    const [a, b, c] = sandboxes as [TestSandbox, TestSandbox, TestSandbox]
+    const refused = await a.send({
+      template: 'no-such-template',
+      from: 'shop@acme.test',
+      to: 'refused@example.com',
+      subject: 'Hi',
+    })
+    expect(refused.status).toBe(422)
+    for (const s of [b, c]) {
+      const { rejections } = await jsonOf(s.api('/_sandbox/api/rejections?to=refused@'))
+      expect(rejections.map((r: { status: number; to: string[] }) => [r.status, r.to])).toEqual([
+        [422, ['refused@example.com']],
+      ])
+    }
+    expect((await c.api('/_sandbox/api/rejections', { method: 'DELETE' })).status).toBe(204)
+    expect((await jsonOf(a.api('/_sandbox/api/rejections'))).rejections).toEqual([])
+  })
 })

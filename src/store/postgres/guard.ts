@@ -26,7 +26,7 @@ export function isUnreachable(error: unknown): boolean {
 }
 
 /** How long a read keeps trying past dropped connections before it is `store_unavailable`. */
-const READ_RETRY_MS = 400
+const READ_RETRY_MS = 1000
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

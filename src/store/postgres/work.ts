@@ -42,6 +42,50 @@ export async function insertWork(
 }
 
 /**
+ * Leases up to `limit` due rows to `me` (see createWorkQueue), and says when the next falls due.
+ *
+ * @example
+ * const { items, next } = await claimWork(sql, 'a1b2…', 16, 10_000)
+ */
+async function claimWork(
+  sql: Sql,
+  me: string,
+  limit: number,
+  leaseMs: number,
+): Promise<{ items: ClaimedWork[]; next: number | null }> {
+  const rows = await sql<Row[]>`
+    WITH picked AS (
+      SELECT seq FROM sendbox_work w
+      WHERE due_at <= now() AND (lease_until IS NULL OR lease_until < now())
+        AND (lane IS NULL OR NOT EXISTS (
+          SELECT 1 FROM sendbox_work e WHERE e.lane = w.lane AND e.seq < w.seq))
+      ORDER BY due_at, seq LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE sendbox_work SET owner = ${me},
+      lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    FROM picked WHERE sendbox_work.seq = picked.seq
+    RETURNING kind, key, lane, (extract(epoch FROM due_at) * 1000)::text AS due_ms, attempts, payload`
+  // The earliest row not claimable now: one due later, or one whose lease runs out.
+  const [next] = await sql<{ next: string | null }[]>`
+    SELECT (extract(epoch FROM least(
+      min(due_at) FILTER (WHERE lease_until IS NULL AND due_at > now()),
+      min(lease_until) FILTER (WHERE lease_until > now()))) * 1000)::text AS next
+    FROM sendbox_work`
+  return {
+    items: rows.map((row) => ({
+      kind: row.kind,
+      key: row.key,
+      dueAt: Number(row.due_ms),
+      attempts: row.attempts,
+      payload: row.payload,
+      ...(row.lane === null ? {} : { lane: row.lane }),
+    })),
+    next: next?.next == null ? null : Number(next.next),
+  }
+}
+
+/**
  * The work queue in `sendbox_work`. A claim takes due rows with `FOR UPDATE SKIP LOCKED` (two
  * processes claiming at once take different rows, neither waits) and leases them to this process
  * (`owner`, `lease_until`); a row whose lease ran out (its process died) is claimable again. A
@@ -72,37 +116,7 @@ export function createWorkQueue(sql: Sql, channel?: StoreChannel): WorkQueue {
       await insertWork(sql, items)
       if (items.length) wake()
     },
-    async claim(limit, leaseMs) {
-      const rows = await sql<Row[]>`
-        WITH picked AS (
-          SELECT seq FROM sendbox_work w
-          WHERE due_at <= now() AND (lease_until IS NULL OR lease_until < now())
-            AND (lane IS NULL OR NOT EXISTS (
-              SELECT 1 FROM sendbox_work e WHERE e.lane = w.lane AND e.seq < w.seq))
-          ORDER BY due_at, seq LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
-        )
-        UPDATE sendbox_work SET owner = ${me},
-          lease_until = now() + ${leaseMs} * interval '1 millisecond'
-        FROM picked WHERE sendbox_work.seq = picked.seq
-        RETURNING kind, key, lane, (extract(epoch FROM due_at) * 1000)::text AS due_ms, attempts, payload`
-      const [next] = await sql<{ next: string | null }[]>`
-        SELECT (extract(epoch FROM least(
-          min(due_at) FILTER (WHERE lease_until IS NULL AND due_at > now()),
-          min(lease_until) FILTER (WHERE lease_until > now()))) * 1000)::text AS next
-        FROM sendbox_work`
-      return {
-        items: rows.map((row) => ({
-          kind: row.kind,
-          key: row.key,
-          dueAt: Number(row.due_ms),
-          attempts: row.attempts,
-          payload: row.payload,
-          ...(row.lane === null ? {} : { lane: row.lane }),
-        })),
-        next: next?.next == null ? null : Number(next.next),
-      }
-    },
+    claim: (limit, leaseMs) => claimWork(sql, me, limit, leaseMs),
     async done(item, then = []) {
       const gone = await sql.begin(async (tx) => {
         const result = await tx`DELETE FROM sendbox_work WHERE ${key(item)} AND owner = ${me}`

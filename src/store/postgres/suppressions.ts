@@ -1,0 +1,56 @@
+import type { JSONValue, Sql } from 'postgres'
+import type { MessageStore, Suppression, SuppressionFilter } from '../types.js'
+
+type SuppressionMethods = Pick<
+  MessageStore,
+  'suppression' | 'suppressions' | 'suppress' | 'unsuppress'
+>
+
+/**
+ * The suppression list in `sendbox_suppressions`, one row per project and address.
+ *
+ * @example
+ * const rows = createSuppressionRows(sql)
+ * await rows.suppress({ address: 'ada@example.com', project, reason: 'bounced', createdAt })
+ */
+export function createSuppressionRows(sql: Sql): SuppressionMethods {
+  const json = (value: unknown) => sql.json(value as JSONValue)
+  return {
+    async suppression(project, address) {
+      const rows = await sql<{ entry: Suppression }[]>`
+        SELECT entry FROM sendbox_suppressions
+        WHERE project = ${project} AND address = ${address.toLowerCase()}`
+      return rows[0]?.entry
+    },
+    async suppressions(filter = {}) {
+      const rows = await sql<{ entry: Suppression }[]>`
+        SELECT entry FROM sendbox_suppressions WHERE ${suppressionCondition(sql, filter)}
+        ORDER BY seq DESC`
+      return rows.map((row) => row.entry)
+    },
+    async suppress(entry) {
+      const stored: Suppression = { ...entry, address: entry.address.toLowerCase() }
+      // A refreshed entry moves to the newest place, as on the log.
+      await sql`
+        INSERT INTO sendbox_suppressions (project, address, entry)
+        VALUES (${stored.project}, ${stored.address}, ${json(stored)})
+        ON CONFLICT (project, address) DO UPDATE
+        SET entry = EXCLUDED.entry,
+            seq = nextval(pg_get_serial_sequence('sendbox_suppressions', 'seq'))`
+    },
+    async unsuppress(filter = {}) {
+      const rows = await sql<{ entry: Suppression; seq: string }[]>`
+        DELETE FROM sendbox_suppressions WHERE ${suppressionCondition(sql, filter)}
+        RETURNING entry, seq`
+      // Oldest first, as the log answers.
+      return rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1)).map((row) => row.entry)
+    },
+  }
+}
+
+function suppressionCondition(sql: Sql, filter: SuppressionFilter) {
+  const project = filter.project === undefined ? sql`TRUE` : sql`project = ${filter.project}`
+  const address =
+    filter.address === undefined ? sql`TRUE` : sql`address = ${filter.address.toLowerCase()}`
+  return sql`${project} AND ${address}`
+}
