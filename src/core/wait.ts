@@ -86,7 +86,8 @@ export function waitForMessage(
       ),
     )
   // The moment the wait counts from is the call's: a cursor taken now. The log hands it out at
-  // once; a database answers later, and till then whatever arrives counts (it came after the call).
+  // once; a database answers later, and what is heard till then is judged once it has (an older
+  // message's state changing meanwhile is not a new message).
   const taken = after === 'now' ? ctx.log.cursor() : after
   let counted: MessageFilter = filter
   const countFrom = (from: string | undefined) => {
@@ -116,15 +117,18 @@ export function waitForMessage(
       settle()
     }
     const fail = (error: unknown) => finish(() => reject(error))
+    // Records heard while the cursor is on its way; null once it has come.
+    let heard: MessageRecord[] | null = typeof taken === 'object' ? [] : null
+    const consider = (record: MessageRecord) => {
+      if (ctx.log.matches(record, counted)) finish(() => resolve(record))
+    }
     cleanups.push(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced);
         // with `after`, only one stored after the cursor: an older one's delivery settling is not it.
-        if (
-          (event.type === 'message' || event.type === 'status') &&
-          ctx.log.matches(event.record, counted)
-        )
-          finish(() => resolve(event.record))
+        if (event.type !== 'message' && event.type !== 'status') return
+        if (heard) heard.push(event.record)
+        else consider(event.record)
       }),
     )
     const timer = setTimeout(() => timedOut().then(fail, fail), waited)
@@ -149,6 +153,9 @@ export function waitForMessage(
     if (typeof taken === 'object')
       taken.then((from) => {
         countFrom(from)
+        const pending = heard ?? []
+        heard = null
+        for (const record of pending) consider(record)
         return lookUp()
       }, fail)
     else void lookUp()
