@@ -15,8 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
-import { median, ROOT as root, receiptSend } from './common.js'
+import { median, ROOT as root, receiptSend, sendsPerSecond } from './common.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -70,18 +69,8 @@ function serve(checkout, dir, ...more) {
   return start([...args, '--max-messages', '5000', ...more], /sendbox ready (\S+)/)
 }
 
-function load(url, connections = 32, duration = DURATION) {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url: `${url}/messages`, method: 'POST', headers, body, connections, duration },
-      (error, result) => {
-        if (error) return reject(error)
-        if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx from ${url}`))
-        resolve(result.requests.average)
-      },
-    )
-  })
-}
+const load = (url, connections = 32, duration = DURATION) =>
+  sendsPerSecond(url, { headers, body }, connections, duration)
 
 async function sequentialP50(url, n = 300) {
   const times = []

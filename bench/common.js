@@ -80,3 +80,24 @@ export const quantile = (xs, q) => {
   const sorted = [...xs].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
 }
+
+/**
+ * Sends/s (autocannon's average) of POST /messages with `send` (`receiptSend`'s), over
+ * `connections` for `duration` seconds; any answer but a 2xx fails it.
+ *
+ * @example
+ * const rps = await sendsPerSecond(url, receiptSend(TOKEN), 32, 6)
+ */
+export async function sendsPerSecond(url, { headers, body }, connections, duration) {
+  const { default: autocannon } = await import('autocannon')
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: `${url}/messages`, method: 'POST', headers, body, connections, duration },
+      (error, result) => {
+        if (error) return reject(error)
+        if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx from ${url}`))
+        resolve(result.requests.average)
+      },
+    )
+  })
+}

@@ -14,10 +14,18 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { findPgBin, startCluster } from '../test/helpers/pg-cluster.js'
-import { median, quantile, ROOT, receiptSend, rssOf, startChild, stop } from './common.js'
+import {
+  median,
+  quantile,
+  ROOT,
+  receiptSend,
+  rssOf,
+  sendsPerSecond,
+  startChild,
+  stop,
+} from './common.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 6)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -57,19 +65,9 @@ function serve({ store, db, maxMessages = 5000 }) {
   )
 }
 
-/** autocannon's sends/s on one process (every answer must be a 201). */
-function load(url, connections, duration = DURATION) {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url: `${url}/messages`, method: 'POST', headers, body, connections, duration },
-      (error, result) => {
-        if (error) return reject(error)
-        if (result.non2xx > 0) return reject(new Error(`${result.non2xx} non-2xx from ${url}`))
-        resolve(result.requests.average)
-      },
-    )
-  })
-}
+/** Sends/s on one process (every answer must be a 201). */
+const load = (url, connections, duration = DURATION) =>
+  sendsPerSecond(url, { headers, body }, connections, duration)
 
 /** Sends/s: the two PostgreSQL processes together ÷ the log's one, per round. */
 async function throughput(json, pair) {

@@ -126,7 +126,8 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
       ),
     )
   // The moment the wait counts from is the call's: a cursor taken now. The log hands it out at
-  // once; a database answers later, and till then whatever arrives counts (it came after the call).
+  // once; a database answers later, and what is heard till then is judged once it has (an older
+  // message's state changing meanwhile is not a new message).
   const taken = after === 'now' ? ctx.log.cursor() : after
   let counted: MessageFilter = filter
   const countFrom = (from: string | undefined) => {
@@ -138,15 +139,18 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
   const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
   return new Promise((resolve, reject) => {
     const pending = pendingWait(resolve, reject)
+    // Records heard while the cursor is on its way; null once it has come.
+    let heard: MessageRecord[] | null = typeof taken === 'object' ? [] : null
+    const consider = (record: MessageRecord) => {
+      if (ctx.log.matches(record, counted)) pending.resolve(record)
+    }
     pending.onSettle(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced);
         // with `after`, only one stored after the cursor: an older one's delivery settling is not it.
-        if (
-          (event.type === 'message' || event.type === 'status') &&
-          ctx.log.matches(event.record, counted)
-        )
-          pending.resolve(event.record)
+        if (event.type !== 'message' && event.type !== 'status') return
+        if (heard) heard.push(event.record)
+        else consider(event.record)
       }),
     )
     const timedOut = () => timeoutError(ctx, filter, after, began, waited)
@@ -162,6 +166,9 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
     if (typeof taken === 'object')
       taken.then((from) => {
         countFrom(from)
+        const early = heard ?? []
+        heard = null
+        for (const record of early) consider(record)
         return lookUp()
       }, pending.reject)
     else void lookUp()

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { afterAll, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { WAIT_MAX_MS } from '../../src/core/wait.js'
+import { HEARTBEAT_MS } from '../../src/inspector/events.js'
 import { ROOT, type RunningCli, startCli } from '../helpers/cli.js'
 import { fencedBlocks } from '../helpers/docs.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
@@ -82,5 +84,20 @@ describePg('docs/team.md', () => {
     const [config] = fencedBlocks(text, 'docs/team.md').filter((b) => b.body.includes('httpchk'))
     const check = /option httpchk GET (\S+)/.exec(config!.body)![1]!
     for (const process of running) expect((await fetch(`${process.url}${check}`)).status).toBe(200)
+  })
+})
+
+describe('docs/team.md: the load balancer', () => {
+  it("waits longer than the longest wait and than the event stream's heartbeat", async () => {
+    const text = await readFile(join(ROOT, 'docs/team.md'), 'utf8')
+    const [config] = fencedBlocks(text, 'docs/team.md').filter((b) => b.body.includes('httpchk'))
+    expect(config!.body).toContain('http-check expect status 200')
+    const timeout = Number(/timeout server (\d+)s/.exec(config!.body)![1]) * 1000
+    expect(timeout).toBeGreaterThan(WAIT_MAX_MS)
+    expect(timeout).toBeGreaterThan(HEARTBEAT_MS)
+    // The prose says the same figures.
+    const prose = text.replace(/\s+/g, ' ')
+    expect(prose).toContain(`a wait may last (${WAIT_MAX_MS / 1000} s)`)
+    expect(prose).toContain(`heartbeat (every ${HEARTBEAT_MS / 1000} s)`)
   })
 })
