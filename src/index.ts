@@ -13,7 +13,7 @@
  * const message = await sandbox.waitForMessage({ to: 'ada@example.com' })
  * await sandbox.close()
  */
-import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
+import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './config.js'
 import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
 import { parseMessageFilter } from './core/filter-input.js'
@@ -29,7 +29,7 @@ import type { MessageFilter, Suppression, SuppressionFilter } from './store/type
 import type { ReadRecord as MessageRecord } from './store/types.js'
 import type { Rejection } from './core/rejections.js'
 
-export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
+export { ConfigError, type SendboxOptions, type SendboxConfig } from './config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
+import { ConfigError, SAMPLE_TOKEN } from '../config.js'
 import { PACKAGE_ROOT } from '../package-root.js'
 import { version } from '../version.js'
 import { storeName } from '../store/postgres/url.js'

@@ -1,4 +1,4 @@
-import type { SendboxConfig } from './config.js'
+import type { SendboxConfig } from './settings.js'
 import type { EventBus } from './events.js'
 import type { MessageStore } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'

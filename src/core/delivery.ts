@@ -9,7 +9,7 @@ import type {
   RecipientEventType,
   Suppression,
 } from '../store/types.js'
-import type { SendboxConfig } from './config.js'
+import type { SendboxConfig } from './settings.js'
 import type { EventBus } from './events.js'
 import type { Logger } from './logger.js'
 import { outcomeOf, remainingSteps, stepsFor, suppresses } from './outcomes.js'

@@ -1,4 +1,4 @@
-import type { RelayConfig } from '../core/config.js'
+import type { RelayConfig } from '../core/settings.js'
 import {
   RelayFailure,
   type RelayMail,
