@@ -424,12 +424,60 @@ function storeUrl({ store, db, memory }: SendboxOptions): string | null {
   return store.trim()
 }
 
-/** Validates options into the config every layer reads. Throws `ConfigError`. */
+/**
+ * Validates options into the config every layer reads. Throws `ConfigError` for the first
+ * option that is wrong, in the order below.
+ *
+ * @example
+ * resolveConfig({ port: 0, memory: true }).dbFile // null
+ */
 export function resolveConfig(
   options: SendboxOptions = {},
   defaults: { open: boolean; logs: boolean } = { open: false, logs: false },
 ): SendboxConfig {
   const cwd = options.cwd ?? process.cwd()
+  const limits = limitsOf(options)
+  const templatesDir = folder('--templates', options.templates, DEFAULTS.templates, cwd)
+  const tokenPrefixes = [
+    DEFAULTS.tokenPrefix,
+    ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix),
+  ]
+  const secret = webhookSecret(options.webhookSecret)
+  const port = options.port ?? DEFAULTS.port
+  return {
+    port: integer('--port', port, 0, 65535, 'a port number from 0 to 65535'),
+    host: limits.host,
+    templatesDir,
+    ...storageOf(options, cwd, templatesDir),
+    maxMessages: integer(
+      '--max-messages',
+      options.maxMessages ?? DEFAULTS.maxMessages,
+      1,
+      10_000_000,
+      'a whole number of at least 1',
+    ),
+    tokens: list(options.token),
+    tokenPrefixes,
+    lenient: options.lenient ?? false,
+    maxBody: limits.maxBody,
+    maxLogBytes: limits.maxLogBytes,
+    ...allowedHosts(options.allowedHosts),
+    cors: [...new Set(list(options.cors).map(corsOrigin))],
+    inspectorPassword: limits.inspectorPassword,
+    projects: projectsOf(options, cwd),
+    open: options.open ?? defaults.open,
+    logs: options.logs ?? defaults.logs,
+    webhooks: webhookUrls(options.webhook),
+    webhookSecret: secret ?? generateWebhookSecret(),
+    webhookSecretGenerated: secret === null,
+    ...deliveryTimingOf(options),
+    ...httpsOptions(options, cwd),
+    ...relayOptionsOf(options),
+  }
+}
+
+/** The sizes, the host and the inspector's password: checked first. */
+function limitsOf(options: SendboxOptions) {
   const maxBody = parseSize(options.maxBody ?? DEFAULTS.maxBody)
   if (maxBody === null || maxBody < 1) {
     throw new ConfigError(
@@ -454,22 +502,12 @@ export function resolveConfig(
       'expected a password; leave the flag out to keep the inspector open',
     )
   }
-  const templatesDir = folder('--templates', options.templates, DEFAULTS.templates, cwd)
-  const tokenPrefixes = [
-    DEFAULTS.tokenPrefix,
-    ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix),
-  ]
-  const secret = webhookSecret(options.webhookSecret)
+  return { maxBody, host, maxLogBytes, inspectorPassword: password ?? null }
+}
+
+/** The fixtures and snapshot folders, the snapshot clock, and where messages are kept. */
+function storageOf(options: SendboxOptions, cwd: string, templatesDir: string) {
   return {
-    port: integer(
-      '--port',
-      options.port ?? DEFAULTS.port,
-      0,
-      65535,
-      'a port number from 0 to 65535',
-    ),
-    host,
-    templatesDir,
     fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd),
     // Beside the templates, not in the folder sendbox started in: `--templates ../shop/emails`
     // started from another checkout must not accept snapshots into that checkout.
@@ -482,27 +520,12 @@ export function resolveConfig(
     snapshotNow: snapshotNow(options.snapshotNow),
     dbFile: options.memory || options.store ? null : resolve(cwd, options.db ?? DEFAULTS.db),
     store: storeUrl(options),
-    maxMessages: integer(
-      '--max-messages',
-      options.maxMessages ?? DEFAULTS.maxMessages,
-      1,
-      10_000_000,
-      'a whole number of at least 1',
-    ),
-    tokens: list(options.token),
-    tokenPrefixes,
-    lenient: options.lenient ?? false,
-    maxBody,
-    maxLogBytes,
-    ...allowedHosts(options.allowedHosts),
-    cors: [...new Set(list(options.cors).map(corsOrigin))],
-    inspectorPassword: password ?? null,
-    projects: projectsOf(options, cwd),
-    open: options.open ?? defaults.open,
-    logs: options.logs ?? defaults.logs,
-    webhooks: webhookUrls(options.webhook),
-    webhookSecret: secret ?? generateWebhookSecret(),
-    webhookSecretGenerated: secret === null,
+  }
+}
+
+/** Webhook retries and their backoff and timeout, and the delivery delay. */
+function deliveryTimingOf(options: SendboxOptions) {
+  return {
     webhookRetries: integer(
       '--webhook-retries',
       options.webhookRetries ?? DEFAULTS.webhookRetries,
@@ -531,7 +554,12 @@ export function resolveConfig(
       600_000,
       'milliseconds',
     ),
-    ...httpsOptions(options, cwd),
+  }
+}
+
+/** `--relay`, `--relay-allow` and the relay's timeout. */
+function relayOptionsOf(options: SendboxOptions) {
+  return {
     relay: relayConfig(options.relay),
     relayAllow: relayAllow(options.relayAllow),
     relayTimeoutMs: integer(
