@@ -14,7 +14,8 @@ if (process.env.STARTUP_PROBE_MODULES === '1') {
   const { port1, port2 } = new MessageChannel()
   port1.on('message', (url) => loaded.push(url))
   port1.unref()
-  register('./startup-probe-hook.mjs', {
+  // The hook test/startup/lazy-loading.test.ts records with: it posts each URL loaded.
+  register('../test/startup/module-hook.mjs', {
     parentURL: import.meta.url,
     data: { port: port2 },
     transferList: [port2],

@@ -13,20 +13,22 @@
  * const message = await sandbox.waitForMessage({ to: 'ada@example.com' })
  * await sandbox.close()
  */
-import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './core/config.js'
-import { parseFaultInput } from './core/faults.js'
+import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './config.js'
+import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
 import { parseMessageFilter } from './core/filter-input.js'
 import { copyJson } from './lib/json.js'
 import { parseSimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
-import { WAIT_MAX_MS, waitForMessage } from './core/wait.js'
+import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
+import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
+import type { AppContext } from './http/context.js'
 import { startServer } from './server/index.js'
 import { createInbox } from './testkit/inbox.js'
 // The record as sendbox hands it out: the stored one with its `links` and `codes` (docs/testing.md#what-a-record-carries).
 import type { ReadRecord as MessageRecord } from './store/types.js'
 
-export { ConfigError, type SendboxOptions, type SendboxConfig } from './core/config.js'
+export { ConfigError, type SendboxOptions, type SendboxConfig } from './config.js'
 export { StartError } from './server/index.js'
 export { WaitTimeoutError, ShuttingDownError, type WaitOptions } from './core/wait.js'
 export type { Fault, FaultInput, FaultMatch, FaultStatus } from './core/faults.js'
@@ -132,6 +134,19 @@ export async function startSendbox(
     webhookSecret: ctx.config.webhookSecret,
     ca: server.tls?.ca ?? null,
     caFile: server.tls?.caFile ?? null,
+    ...messageMethods(ctx),
+    ...deliveryMethods(ctx),
+    inbox: (inboxOptions) => createInbox({ ...sandbox, ...inboxSource(ctx) }, inboxOptions),
+    close: server.close,
+  }
+  return sandbox
+}
+
+/** Reading, waiting for and clearing messages, in this process. */
+function messageMethods(
+  ctx: AppContext,
+): Pick<Sendbox, 'messages' | 'waitForMessage' | 'cursor' | 'rejections' | 'clear'> {
+  return {
     // Records are copies (strings shared): the store's caches assume its own never change.
     messages: async (filter) =>
       (await ctx.log.list(parseMessageFilter(filter, 'sandbox.messages()'))).messages.map(
@@ -152,6 +167,14 @@ export async function startSendbox(
     clear: async (filter) => {
       await clearMessages(ctx, parseMessageFilter(filter, 'sandbox.clear()'))
     },
+  }
+}
+
+/** Faults, simulated delivery events, webhooks and suppressions, in this process. */
+function deliveryMethods(
+  ctx: AppContext,
+): Pick<Sendbox, 'fail' | 'simulate' | 'webhooks' | 'suppressions' | 'unsuppress'> {
+  return {
     fail: async (fault) => {
       const parsed = parseFaultInput(fault)
       if (!parsed.ok)
@@ -172,27 +195,24 @@ export async function startSendbox(
     webhooks: async (filter = {}) => copyJson((await ctx.webhooks.list(filter)).deliveries),
     suppressions: async (filter = {}) => listSuppressions(ctx, filter),
     unsuppress: (filter = {}) => removeSuppressions(ctx, filter),
-    inbox: (inboxOptions) =>
-      createInbox(
-        {
-          ...sandbox,
-          page: async (filter) => {
-            const page = await ctx.log.list(parseMessageFilter(filter, 'inbox'))
-            const messages = page.messages.map((record) => ctx.reader.read(copyJson(record)))
-            return { messages, cursor: page.cursor }
-          },
-          // In this process the log's cursor is read synchronously: exactly the call's moment. A
-          // database answers later: then the call's time on this clock, as connectSendbox does.
-          now: () => {
-            const cursor = ctx.log.cursor()
-            if (typeof cursor === 'string') return { after: cursor }
-            cursor.catch(() => undefined)
-            return { since: new Date().toISOString() }
-          },
-        },
-        inboxOptions,
-      ),
-    close: server.close,
   }
-  return sandbox
+}
+
+/** What an inbox of this process reads: pages of the log, and the moment a wait counts from. */
+function inboxSource(ctx: AppContext) {
+  return {
+    page: async (filter: Parameters<typeof parseMessageFilter>[0]) => {
+      const page = await ctx.log.list(parseMessageFilter(filter, 'inbox'))
+      const messages = page.messages.map((record) => ctx.reader.read(copyJson(record)))
+      return { messages, cursor: page.cursor }
+    },
+    // In this process the log's cursor is read synchronously: exactly the call's moment. A
+    // database answers later: then the call's time on this clock, as connectSendbox does.
+    now: () => {
+      const cursor = ctx.log.cursor()
+      if (typeof cursor === 'string') return { after: cursor }
+      cursor.catch(() => undefined)
+      return { since: new Date().toISOString() }
+    },
+  }
 }

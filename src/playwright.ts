@@ -15,7 +15,7 @@ import { test as base, expect } from '@playwright/test'
 import { connectSendbox } from './testkit/connect.js'
 import type { Inbox } from './testkit/inbox.js'
 import type { SendboxClient } from './testkit/types.js'
-import type { SendboxOptions } from './core/config.js'
+import type { SendboxOptions } from './config.js'
 import { startSendbox } from './index.js'
 
 export interface SendboxFixtures {

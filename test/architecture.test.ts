@@ -27,16 +27,19 @@ export const MAY_IMPORT: Record<string, readonly string[]> = {
   api: BELOW_ROUTES,
   inspector: BELOW_ROUTES,
   inbox: BELOW_ROUTES,
-  server: ['api', 'inspector', 'inbox', ...BELOW_ROUTES],
+  // The options of startSendbox (which the CLI's flags become) checked into the settings the
+  // domain reads: what the server, the library's surface and the CLI share.
+  config: ['core', 'lib'],
+  server: ['api', 'inspector', 'inbox', 'config', ...BELOW_ROUTES],
   // The test kit: inboxes and connectSendbox, over the domain's types and errors.
   testkit: ['core', 'store', 'lib'],
-  index: ['server', 'testkit', ...BELOW_ROUTES],
-  cli: ['index', 'mcp', ...BELOW_ROUTES],
+  index: ['server', 'testkit', 'config', ...BELOW_ROUTES],
+  cli: ['index', 'mcp', 'config', ...BELOW_ROUTES],
   // The MCP server is a client of the inspector API, like the inbox page: nothing of the server.
   mcp: ['lib', 'version', 'package-root'],
   // The test-runner fixtures (sendbox/vitest, sendbox/playwright): a sandbox started or connected.
-  vitest: ['index', 'testkit', ...BELOW_ROUTES],
-  playwright: ['index', 'testkit', ...BELOW_ROUTES],
+  vitest: ['index', 'testkit', 'config', ...BELOW_ROUTES],
+  playwright: ['index', 'testkit', 'config', ...BELOW_ROUTES],
   // The inbox page is a browser program: its own modules, and only types from the server side.
   'inbox/page': [],
 }

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { shownPath } from '../lib/paths.js'
 import { checkEmail } from '../checks/index.js'
-import { ConfigError, resolveConfig } from '../core/config.js'
+import { ConfigError, resolveConfig } from '../config.js'
 import {
   createTemplateCatalog,
   exampleVariables,

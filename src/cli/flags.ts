@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { nearest } from '../lib/suggest.js'
-import { ConfigError, DEFAULTS, type SendboxOptions } from '../core/config.js'
+import { ConfigError, DEFAULTS, type SendboxOptions } from '../config.js'
 
 /**
  * Every `serve` flag, once: its environment variable, default and help line. The parser, the

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { ConfigError, SAMPLE_TOKEN } from '../core/config.js'
+import { ConfigError, SAMPLE_TOKEN } from '../config.js'
+import type { Sendbox } from '../index.js'
 import { PACKAGE_ROOT } from '../package-root.js'
 import { version } from '../version.js'
 import { storeName } from '../store/postgres/url.js'
@@ -103,7 +104,23 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (positionals.length)
     throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
   // Listen for the signals before anything starts, so one that comes early is not fatal.
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = stopSignal(env, exitWithParent)
+  // Loaded here, not at the top: --version, --help, check and render never load the server.
+  const { startSendbox } = await import('../index.js')
+  const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
+  process.stdout.write(banner(sandbox))
+  if (sandbox.config.open) {
+    const { default: open } = await import('open')
+    open(sandbox.inboxUrl).catch(() => {})
+  }
+  await stopped
+  await sandbox.close()
+  return 0
+}
+
+/** Resolves when `serve` is to stop: SIGINT, SIGTERM, or (when asked, or under npm) no parent. */
+function stopSignal(env: NodeJS.ProcessEnv, exitWithParent: boolean | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
     process.on('SIGINT', () => resolve())
     process.on('SIGTERM', () => resolve())
     // Outlive no parent: asked for, or under npm, whose `sh -c` dies on SIGTERM without passing it on.
@@ -124,49 +141,41 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       )
     }
   })
-  // Loaded here, not at the top: --version, --help, check and render never load the server.
-  const { startSendbox } = await import('../index.js')
-  const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
+}
+
+/** What `serve` prints once listening, ending with the ready line. */
+function banner(sandbox: Pick<Sendbox, 'config' | 'url' | 'inboxUrl' | 'caFile'>): string {
   const { config } = sandbox
   const token = config.projects
     ? `the projects file's (${config.projects.names.join(', ')}); the inspector and the inbox take one too`
     : config.tokens.length
       ? `one of the ${config.tokens.length} --token values`
       : `${SAMPLE_TOKEN}  (any token starting with ${config.tokenPrefixes.map((p) => `"${p}"`).join(' or ')} works)`
-  process.stdout.write(
-    [
-      '',
-      `  sendbox ${version}`,
-      '',
-      `  API        ${sandbox.url}   (POST /messages, GET /templates/:slug)`,
-      `  Inbox      ${sandbox.inboxUrl}`,
-      `  Token      ${token}`,
-      `  Templates  ${config.templatesDir}${existsSync(config.templatesDir) ? '' : MISSING_TEMPLATES}`,
-      config.store
-        ? `  Store      PostgreSQL ${storeName(config.store)}   (every sendbox on it is one sandbox)`
-        : `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
-      `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
-      `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,
-      // The relay without its user name and password: the console is no place for them.
-      ...(config.relay
-        ? [
-            `  Relay      ${config.relay.url}, releases to ${config.relayAllow.length ? config.relayAllow.join(', ') : 'no one yet (add --relay-allow)'}`,
-          ]
-        : []),
-      ...(config.deliveryDelay
-        ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`]
-        : []),
-      ...httpsLines(sandbox.caFile, config.httpsCert),
-      '',
-      `sendbox ready ${sandbox.url}`,
-      '',
-    ].join('\n'),
-  )
-  if (config.open) {
-    const { default: open } = await import('open')
-    open(sandbox.inboxUrl).catch(() => {})
-  }
-  await stopped
-  await sandbox.close()
-  return 0
+  return [
+    '',
+    `  sendbox ${version}`,
+    '',
+    `  API        ${sandbox.url}   (POST /messages, GET /templates/:slug)`,
+    `  Inbox      ${sandbox.inboxUrl}`,
+    `  Token      ${token}`,
+    `  Templates  ${config.templatesDir}${existsSync(config.templatesDir) ? '' : MISSING_TEMPLATES}`,
+    config.store
+      ? `  Store      PostgreSQL ${storeName(config.store)}   (every sendbox on it is one sandbox)`
+      : `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
+    `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
+    `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,
+    // The relay without its user name and password: the console is no place for them.
+    ...(config.relay
+      ? [
+          `  Relay      ${config.relay.url}, releases to ${config.relayAllow.length ? config.relayAllow.join(', ') : 'no one yet (add --relay-allow)'}`,
+        ]
+      : []),
+    ...(config.deliveryDelay
+      ? [`  Delivery   a state change every ${config.deliveryDelay} ms (--delivery-delay)`]
+      : []),
+    ...httpsLines(sandbox.caFile, config.httpsCert),
+    '',
+    `sendbox ready ${sandbox.url}`,
+    '',
+  ].join('\n')
 }

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { ConfigError } from '../core/config.js'
+import { ConfigError } from '../config.js'
 import { folderOptions } from './check.js'
 import { type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { usage } from './usage.js'

@@ -1,4 +1,4 @@
-import { ConfigError } from '../core/config.js'
+import { ConfigError } from '../config.js'
 import { type FlagSpec, parseFlags } from './flags.js'
 import { usage } from './usage.js'
 

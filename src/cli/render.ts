@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { ConfigError } from '../core/config.js'
+import { ConfigError } from '../config.js'
 import {
   createTemplateCatalog,
   describeFailure,

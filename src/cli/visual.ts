@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { ConfigError } from '../core/config.js'
+import { ConfigError } from '../config.js'
 import {
   imageFile,
   removeReviewImages,

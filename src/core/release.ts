@@ -1,5 +1,5 @@
 import type { Address, MessageLog, MessageRecord, Release } from '../store/types.js'
-import type { RelayConfig } from './config.js'
+import type { RelayConfig } from './settings.js'
 import type { EventBus } from './events.js'
 import type { Logger } from './logger.js'
 

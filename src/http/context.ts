@@ -1,4 +1,4 @@
-import type { SendboxConfig } from '../core/config.js'
+import type { SendboxConfig } from '../core/settings.js'
 import type { EventBus } from '../core/events.js'
 import type { MessageStore } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'

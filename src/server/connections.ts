@@ -69,21 +69,23 @@ export interface Connections {
  * const close = connections.attach(server)
  */
 export function trackConnections(handler: Handler): Connections {
-  let closing = false
-  const sockets = new Set<Socket>()
-  const raw = new Set<Socket>()
-  /** Answers in progress, per connection. */
-  const answering = new Map<Socket, number>()
+  const state: Tracked = {
+    closing: false,
+    sockets: new Set(),
+    raw: new Set(),
+    answering: new Map(),
+  }
+  const { answering } = state
   const counted: Handler = (req, res) => {
     const socket = req.socket
     answering.set(socket, (answering.get(socket) ?? 0) + 1)
-    if (closing) res.shouldKeepAlive = false
+    if (state.closing) res.shouldKeepAlive = false
     res.once('close', () => {
       const left = answering.get(socket)! - 1
       if (left > 0) return void answering.set(socket, left)
       answering.delete(socket)
       // Headers already sent said keep-alive (an event stream's do): end the connection here.
-      if (closing) socket.end()
+      if (state.closing) socket.end()
     })
     handler(req, res)
   }
@@ -92,46 +94,68 @@ export function trackConnections(handler: Handler): Connections {
       set.add(socket)
       socket.once('close', () => set.delete(socket))
     }
-    server.on(tls ? 'secureConnection' : 'connection', track(sockets))
-    if (tls) server.on('connection', track(raw))
-    // Requests Node itself cannot parse never reach h3; answer them in the same JSON shape.
-    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-      if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
-      badRequest(socket, 'The request could not be parsed as HTTP/1.1.')
-    })
-    // Plain HTTP to the HTTPS port: OpenSSL knows an HTTP request when it sees one, and the TCP
-    // connection under the failed handshake is still open, so the answer says so in plain HTTP
-    // (without it, curl says "Empty reply from server" and Node's fetch "other side closed").
-    if (tls)
-      server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-        if (error.code !== 'ERR_SSL_HTTP_REQUEST') return
-        const tcp = [...raw].find((s) => peer(s) === peer(socket))
-        if (tcp?.writable)
-          badRequest(
-            tcp,
-            'This sandbox serves HTTPS, and the request came as plain HTTP: use https:// with the same host and port (and trust its CA: docs/https.md in the sendbox package).',
-          )
-      })
+    server.on(tls ? 'secureConnection' : 'connection', track(state.sockets))
+    if (tls) server.on('connection', track(state.raw))
+    answerUnparsable(server, tls, state.raw)
     let closed: Promise<void> | undefined
-    return () =>
-      (closed ??= new Promise<void>((resolve) => {
-        closing = true
-        const cut = setTimeout(() => {
-          server.closeAllConnections()
-          for (const socket of raw) socket.destroy()
-        }, CLOSE_GRACE_MS)
-        cut.unref()
-        server.close(() => {
-          clearTimeout(cut)
-          resolve()
-        })
-        // TCP connections whose TLS handshake has not finished have no answer in progress.
-        const secured = new Set([...sockets].map(peer))
-        for (const socket of raw) if (!secured.has(peer(socket))) socket.destroy()
-        for (const socket of sockets) if (!answering.has(socket)) socket.destroy()
-      }))
+    return () => (closed ??= closeTracked(server, state))
   }
   return { handler: counted, attach }
+}
+
+/** The connections of a server, and whether it is closing. */
+interface Tracked {
+  closing: boolean
+  /** The connections answers come on: TCP sockets, or with TLS the TLS sockets. */
+  sockets: Set<Socket>
+  /** With TLS, the TCP connections under them. */
+  raw: Set<Socket>
+  /** Answers in progress, per connection. */
+  answering: Map<Socket, number>
+}
+
+/** Requests Node itself cannot parse never reach h3: they are answered in the same JSON shape. */
+function answerUnparsable(server: Server | HttpsServer, tls: boolean, raw: Set<Socket>): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
+    badRequest(socket, 'The request could not be parsed as HTTP/1.1.')
+  })
+  // Plain HTTP to the HTTPS port: OpenSSL knows an HTTP request when it sees one, and the TCP
+  // connection under the failed handshake is still open, so the answer says so in plain HTTP
+  // (without it, curl says "Empty reply from server" and Node's fetch "other side closed").
+  if (tls)
+    server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      if (error.code !== 'ERR_SSL_HTTP_REQUEST') return
+      const tcp = [...raw].find((s) => peer(s) === peer(socket))
+      if (tcp?.writable)
+        badRequest(
+          tcp,
+          'This sandbox serves HTTPS, and the request came as plain HTTP: use https:// with the same host and port (and trust its CA: docs/https.md in the sendbox package).',
+        )
+    })
+}
+
+/**
+ * Stops listening: idle connections close now, answers in progress may finish for
+ * `CLOSE_GRACE_MS`, then the rest are cut.
+ */
+function closeTracked(server: Server | HttpsServer, state: Tracked): Promise<void> {
+  return new Promise<void>((resolve) => {
+    state.closing = true
+    const cut = setTimeout(() => {
+      server.closeAllConnections()
+      for (const socket of state.raw) socket.destroy()
+    }, CLOSE_GRACE_MS)
+    cut.unref()
+    server.close(() => {
+      clearTimeout(cut)
+      resolve()
+    })
+    // TCP connections whose TLS handshake has not finished have no answer in progress.
+    const secured = new Set([...state.sockets].map(peer))
+    for (const socket of state.raw) if (!secured.has(peer(socket))) socket.destroy()
+    for (const socket of state.sockets) if (!state.answering.has(socket)) socket.destroy()
+  })
 }
 
 /** A `400 bad_request` in the one error model, written by hand on a socket no handler has. */

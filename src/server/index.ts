@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
 import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
-import { resolveConfig, type SendboxOptions } from '../core/config.js'
-import { createEventBus } from '../core/events.js'
+import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../config.js'
+import { createEventBus, type EventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
 import { createRejectionLog, createSharedRejectionLog } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
@@ -16,8 +16,13 @@ import {
   type LogFs,
   type MessageStore,
 } from '../store/index.js'
-import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
-import { deferredSnapshotBook } from './snapshot-book.js'
+import {
+  createTemplateCatalog,
+  snapshotClock,
+  type TemplateCatalog,
+  warmPlainText,
+} from '../templates/index.js'
+import { type DeferredSnapshotBook, deferredSnapshotBook } from './snapshot-book.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
@@ -118,26 +123,83 @@ export async function startServer(
   })
   let log: MessageStore
   try {
-    log = config.store
-      ? // Loaded only for --store: the client and the SQL stay out of a sandbox on the log.
-        await (await import('../store/postgres/index.js')).openPostgresStore({
-          url: config.store,
-          maxMessages: config.maxMessages,
-        })
-      : await openMessageLog({
-          file: config.dbFile,
-          maxMessages: config.maxMessages,
-          maxBytes: config.maxLogBytes,
-          warn: logger.warn,
-          onHealth: (health) => events.emit({ type: 'log', health }),
-          ...(seams.logFs ? { fs: seams.logFs } : {}),
-        })
+    log = await openStore(config, logger, events, seams)
   } catch (error) {
     await Promise.all([snapshots.close(), catalog.close()])
     throw error
   }
-  const closers = new Set<() => void>()
-  let closing: Promise<void> | undefined
+  const { ctx, closers, stop } = assembleContext({
+    config,
+    logger,
+    events,
+    catalog,
+    log,
+    snapshots,
+  })
+  const { listener, tls } = await listenFor(ctx, stop)
+  const port = listener.port
+  const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
+  const exposed = exposureWarning(config, port)
+  if (exposed) logger.warn(exposed)
+  // For a phone on the same network: the inbox's URLs there, and a QR code of the first.
+  if (!isLoopbackHost(config.host) && config.logs) await listener.showNetworkUrls?.('/_sandbox/')
+  const close = () =>
+    (closers.closing ??= (async () => {
+      for (const fn of closers.fns) fn()
+      closers.fns.clear()
+      await stop(listener.close, tls)
+    })())
+  startInBackground(ctx, snapshots)
+  return { ctx, url, port, tls: tls && { ca: tls.ca, caFile: tls.caFile }, close }
+}
+
+/** The message log (or, with `--store`, the PostgreSQL store), open. */
+async function openStore(
+  config: SendboxConfig,
+  logger: Logger,
+  events: EventBus,
+  seams: { logFs?: LogFs },
+): Promise<MessageStore> {
+  if (config.store) {
+    // Loaded only for --store: the client and the SQL stay out of a sandbox on the log.
+    const { openPostgresStore } = await import('../store/postgres/index.js')
+    return openPostgresStore({ url: config.store, maxMessages: config.maxMessages })
+  }
+  return openMessageLog({
+    file: config.dbFile,
+    maxMessages: config.maxMessages,
+    maxBytes: config.maxLogBytes,
+    warn: logger.warn,
+    onHealth: (health) => events.emit({ type: 'log', health }),
+    ...(seams.logFs ? { fs: seams.logFs } : {}),
+  })
+}
+
+/** What closing runs: the callbacks registered with `ctx.onClose`, and whether it has begun. */
+interface Closers {
+  fns: Set<() => void>
+  closing: Promise<void> | undefined
+}
+
+/**
+ * The context every route shares, with the delivery engine, the webhook dispatcher and the
+ * event sharing running on it; `stop` ends them and closes what the context holds (after the
+ * listener, when there is one).
+ */
+function assembleContext(parts: {
+  config: SendboxConfig
+  logger: Logger
+  events: EventBus
+  catalog: TemplateCatalog
+  log: MessageStore
+  snapshots: DeferredSnapshotBook
+}): {
+  ctx: AppContext
+  closers: Closers
+  stop: (closeListener: (() => Promise<void>) | undefined, tls: TlsSetup | null) => Promise<void>
+} {
+  const { config, logger, events, catalog, log, snapshots } = parts
+  const closers: Closers = { fns: new Set(), closing: undefined }
   // Webhooks, and on a store several processes share, the claimer of their delivery work.
   const { webhooks, runner } = createDeliveryParts(config, log, events, logger)
   const reader = createMessageReader()
@@ -160,15 +222,7 @@ export async function startServer(
     relay: config.relay
       ? createRelayTransport(config.relay, { timeoutMs: config.relayTimeoutMs })
       : null,
-    onClose(fn) {
-      // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
-      if (closing !== undefined) {
-        queueMicrotask(fn)
-        return () => {}
-      }
-      closers.add(fn)
-      return () => closers.delete(fn)
-    },
+    onClose: onCloseOf(closers),
   }
   ctx.delivery = createDeliveryEngine(ctx, webhooks, runner)
   // Several processes on one store are one sandbox: their events reach each other's listeners.
@@ -178,69 +232,72 @@ export async function startServer(
     // One console line per reload or failure, on the console of `serve` (tests stay quiet).
     if (config.logs) logTemplateChange(catalog, change, logger)
   })
-  let listener: Listener
+  const stop = async (closeListener: (() => Promise<void>) | undefined, tls: TlsSetup | null) => {
+    stopTemplateEvents()
+    stopSharing()
+    // Pending steps and deliveries stop here; a later start picks the steps up from the log
+    // (on a shared store, the other processes claim them once their leases run out).
+    runner?.close()
+    ctx.delivery.close()
+    webhooks.close()
+    await closeListener?.()
+    await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
+  }
+  return { ctx, closers, stop }
+}
+
+/** `ctx.onClose`: registers what closing runs, or runs it at once when closing has begun. */
+function onCloseOf(closers: Closers): AppContext['onClose'] {
+  return (fn) => {
+    // Once closing, what registers (a wait, an event stream that came in meanwhile) ends now.
+    if (closers.closing !== undefined) {
+      queueMicrotask(fn)
+      return () => {}
+    }
+    closers.fns.add(fn)
+    return () => closers.fns.delete(fn)
+  }
+}
+
+/** TLS when asked, and the listener; a failure stops what the context runs, then throws. */
+async function listenFor(
+  ctx: AppContext,
+  stop: (closeListener: undefined, tls: TlsSetup | null) => Promise<void>,
+): Promise<{ listener: Listener; tls: TlsSetup | null }> {
+  const { config, logger } = ctx
   let tls: TlsSetup | null = null
-  const network = !isLoopbackHost(config.host)
   try {
     // After the log: a second server on the same log has been refused by then, before it could
     // write the CA's files beside it.
     tls = await setUpTls(config, logger.warn)
-    listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
+    const listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
       port: config.port,
       host: config.host,
       warn: logger.warn,
       tls,
-      network,
+      network: !isLoopbackHost(config.host),
     })
+    return { listener, tls }
   } catch (error) {
-    stopTemplateEvents()
-    stopSharing()
-    runner?.close()
-    ctx.delivery.close()
-    webhooks.close()
-    await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
+    await stop(undefined, tls)
     throw error
   }
-  const port = listener.port
-  const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
-  const exposed = exposureWarning(config, port)
-  if (exposed) logger.warn(exposed)
-  // For a phone on the same network: the inbox's URLs there, and a QR code of the first.
-  if (network && config.logs) await listener.showNetworkUrls?.('/_sandbox/')
+}
 
-  const close = () =>
-    (closing ??= (async () => {
-      for (const fn of closers) fn()
-      closers.clear()
-      stopTemplateEvents()
-      stopSharing()
-      // Pending steps and deliveries stop here; a later start picks the steps up from the log
-      // (on a shared store, the other processes claim them once their leases run out).
-      runner?.close()
-      ctx.delivery.close()
-      webhooks.close()
-      await listener.close()
-      await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
-    })())
-
-  // What the first request does not need starts now, in the background: the template watcher
-  // (it takes in what changed since the catalog read the folders, so a file written right after
-  // start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
-  // template at a time) for the first save to compare.
-  catalog
+/**
+ * What the first request does not need starts now, in the background: the template watcher
+ * (it takes in what changed since the catalog read the folders, so a file written right after
+ * start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
+ * template at a time) for the first save to compare; and, once the caller has heard "ready",
+ * the text converter, so that the first send finds it loaded.
+ */
+function startInBackground(ctx: AppContext, snapshots: DeferredSnapshotBook): void {
+  ctx.catalog
     .startWatching()
     .catch((error: unknown) =>
-      logger.warn(`Could not watch the templates: ${(error as Error).message}`),
+      ctx.logger.warn(`Could not watch the templates: ${(error as Error).message}`),
     )
   snapshots.start()
   snapshots.prime()
-  // After the caller has heard "ready": the first send then finds the text converter loaded.
   setTimeout(() => warmPlainText(), 0).unref()
-  return {
-    ctx,
-    url,
-    port,
-    tls: tls && { ca: tls.ca, caFile: tls.caFile },
-    close,
-  }
 }

@@ -1,4 +1,4 @@
-import type { RelayConfig } from '../core/config.js'
+import type { RelayConfig } from '../core/settings.js'
 import {
   RelayFailure,
   type RelayMail,
@@ -21,46 +21,17 @@ export function createRelayTransport(
   relay: RelayConfig,
   { timeoutMs }: { timeoutMs: number },
 ): RelayTransport {
-  const secret = relay.password()
-  const mask = (text: string): string => {
-    if (!secret) return text
-    let masked = text
-    for (const form of new Set([secret, encodeURIComponent(secret)]))
-      masked = masked.split(form).join('***')
-    return masked
-  }
-  const local = isLoopbackHost(relay.host)
+  const mask = maskerOf(relay.password())
   return {
     async send(mail: RelayMail): Promise<RelayResult> {
-      const { createTransport } = (await import('nodemailer')).default
-      const transport = createTransport({
-        host: relay.host,
-        port: relay.port,
-        secure: relay.secure,
-        ...(relay.user !== null ? { auth: { user: relay.user, pass: secret ?? '' } } : {}),
-        // Credentials in the clear only to this machine (a local test server without TLS).
-        requireTLS: relay.user !== null && !relay.secure && !local,
-        tls: { rejectUnauthorized: !relay.insecureTls },
-        connectionTimeout: timeoutMs,
-        greetingTimeout: timeoutMs,
-        socketTimeout: timeoutMs,
-        dnsTimeout: timeoutMs,
-        // The message is given whole: nodemailer must read no file and fetch no URL for it.
-        disableFileAccess: true,
-        disableUrlAccess: true,
-      })
-      let timer: NodeJS.Timeout | undefined
+      const transport = await smtpTransport(relay, timeoutMs)
       // One deadline for the whole release: nodemailer's timeouts are per step.
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          transport.close()
-          reject(
-            new RelayFailure(
-              `The relay ${relay.url} did not answer within ${timeoutMs} ms; nothing was sent.`,
-              null,
-            ),
-          )
-        }, timeoutMs)
+      const deadline = deadlineOf(timeoutMs, () => {
+        transport.close()
+        return new RelayFailure(
+          `The relay ${relay.url} did not answer within ${timeoutMs} ms; nothing was sent.`,
+          null,
+        )
       })
       try {
         const info = await Promise.race([
@@ -72,7 +43,7 @@ export function createRelayTransport(
             text: mail.text,
             headers: { 'X-Sendbox-Message-Id': mail.id },
           }),
-          deadline,
+          deadline.reached,
         ])
         return {
           accepted: info.accepted.map(String),
@@ -83,11 +54,53 @@ export function createRelayTransport(
         if (error instanceof RelayFailure) throw error
         throw failure(error as SmtpError, relay.url, mask)
       } finally {
-        clearTimeout(timer)
+        deadline.clear()
         transport.close()
       }
     },
   }
+}
+
+/** Masks the password (as given, and URL-encoded) in a text that leaves here. */
+function maskerOf(secret: string | null): (text: string) => string {
+  return (text) => {
+    if (!secret) return text
+    let masked = text
+    for (const form of new Set([secret, encodeURIComponent(secret)]))
+      masked = masked.split(form).join('***')
+    return masked
+  }
+}
+
+/** A nodemailer transport for one release (nodemailer loaded at the first). */
+async function smtpTransport(relay: RelayConfig, timeoutMs: number) {
+  const { createTransport } = (await import('nodemailer')).default
+  const secret = relay.password()
+  return createTransport({
+    host: relay.host,
+    port: relay.port,
+    secure: relay.secure,
+    ...(relay.user !== null ? { auth: { user: relay.user, pass: secret ?? '' } } : {}),
+    // Credentials in the clear only to this machine (a local test server without TLS).
+    requireTLS: relay.user !== null && !relay.secure && !isLoopbackHost(relay.host),
+    tls: { rejectUnauthorized: !relay.insecureTls },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    dnsTimeout: timeoutMs,
+    // The message is given whole: nodemailer must read no file and fetch no URL for it.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  })
+}
+
+/** A promise that rejects with `failure()` after `ms`, unless cleared first. */
+function deadlineOf(ms: number, failure: () => Error): { reached: Promise<never>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined
+  const reached = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(failure()), ms)
+  })
+  return { reached, clear: () => clearTimeout(timer) }
 }
 
 /** What nodemailer's errors carry besides a message. */

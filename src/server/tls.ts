@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { ConfigError, type SendboxConfig } from '../core/config.js'
+import { ConfigError, type SendboxConfig } from '../config.js'
 import { isLoopbackHost, reachableAddresses } from './exposure.js'
 
 /**

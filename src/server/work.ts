@@ -1,4 +1,4 @@
-import type { SendboxConfig } from '../core/config.js'
+import type { SendboxConfig } from '../config.js'
 import type { EventBus } from '../core/events.js'
 import type { Logger } from '../core/logger.js'
 import {

@@ -78,18 +78,42 @@ export function analyzeTemplate(engine: Engine, templates: LiquidTemplate[]): Te
   // The walk loads every static partial first, so a missing or broken one is reported at the tag
   // that names it; the analysis below then finds them all in the cache.
   walk(engine, templates, false, new Map(), state)
-  let analysis: ReturnType<typeof engine.liquid.analyzeSync>
+  const { names, paths } = readNeeds(analyzeGlobals(engine, templates), state)
+  // A loop over something the template assigned itself is not the caller's to fill.
+  const items = [...state.items].filter((path) => names.has(path.split(/[.[]/)[0]!))
+  return {
+    names: [...names].sort(),
+    paths,
+    deps: [...new Set([...state.shared, ...state.isolated])].sort(),
+    dynamic: state.dynamic,
+    items: items
+      .filter((p) => !items.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[]`)))
+      .sort(),
+  }
+}
+
+/** liquidjs's own analysis of the template with its partials (found in the engine's cache). */
+function analyzeGlobals(engine: Engine, templates: LiquidTemplate[]) {
   try {
-    analysis = engine.liquid.analyzeSync(templates, { partials: true })
+    return engine.liquid.analyzeSync(templates, { partials: true })
   } catch (err) {
     // liquidjs marks a partial as analysed only after its first node, so a partial that
     // includes itself inside that node (a tree: `{% for c in node.children %}{% include
     // "tree" %}`) recurses without end. Such a template is fine to render; analyse its own
     // file only (the names its partials read from the caller are then not known).
     if (!(err instanceof RangeError)) throw err
-    analysis = engine.liquid.analyzeSync(templates, { partials: false })
+    return engine.liquid.analyzeSync(templates, { partials: false })
   }
+}
 
+/**
+ * The names and paths the caller must (or, when every use is defaulted, may) supply: the
+ * analysis's globals, with aliases of a rendered collection read as the collection.
+ */
+function readNeeds(
+  analysis: ReturnType<Engine['liquid']['analyzeSync']>,
+  state: WalkState,
+): { names: Set<string>; paths: Map<string, boolean> } {
   // Globals that are the very objects of `variables` were not rewritten through an alias. Such a
   // global located in a partial that only `render` reaches reads a name that a render's isolated
   // scope never has: no request can supply it, so it must not be required.
@@ -123,17 +147,7 @@ export function analyzeTemplate(engine: Engine, templates: LiquidTemplate[]): Te
     const defaulted = state.defaulted.has(locationKey(variable.location))
     paths.set(path, (paths.get(path) ?? true) && defaulted)
   }
-  // A loop over something the template assigned itself is not the caller's to fill.
-  const items = [...state.items].filter((path) => names.has(path.split(/[.[]/)[0]!))
-  return {
-    names: [...names].sort(),
-    paths,
-    deps: [...new Set([...state.shared, ...state.isolated])].sort(),
-    dynamic: state.dynamic,
-    items: items
-      .filter((p) => !items.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[]`)))
-      .sort(),
-  }
+  return { names, paths }
 }
 
 function walk(

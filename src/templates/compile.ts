@@ -105,90 +105,106 @@ export function analyzeCompiled(
   engine: Engine,
   compiled: Compiled,
   mtimeOf: (file: string) => number | undefined,
-  text?: { engine: Engine; compiled: Compiled },
+  text?: TextPart,
 ): Entry {
   const entry = analyzeOne(engine, compiled, mtimeOf, text)
   return text ? { ...entry, text: text.compiled } : entry
 }
 
+type TextPart = { engine: Engine; compiled: Compiled }
+
 function analyzeOne(
   engine: Engine,
   compiled: Compiled,
   mtimeOf: (file: string) => number | undefined,
-  text?: { engine: Engine; compiled: Compiled },
+  text?: TextPart,
 ): Entry {
-  const summaryOf = (
-    variables: string[],
-    updatedAt: string,
-    error?: TemplateParseError,
-  ): TemplateSummary => ({
-    slug: compiled.slug,
-    description: compiled.description,
-    variables,
-    updatedAt,
-    ...(error ? { error } : {}),
+  if (!compiled.parsed) return invalidEntry(compiled, compiled.error!, [], false)
+  const outcome = analyzeParts(engine, compiled, compiled.parsed, text)
+  if (!outcome.ok) return invalidEntry(compiled, outcome.error, outcome.deps, outcome.dynamic)
+  return validEntry(compiled, outcome.analysis, mtimeOf, text)
+}
+
+/**
+ * The analysis of the template and of its text version, merged, or the error that makes the
+ * template invalid (with what was learnt of its partials before it).
+ */
+function analyzeParts(
+  engine: Engine,
+  compiled: Compiled,
+  parsed: LiquidTemplate[],
+  text: TextPart | undefined,
+):
+  | { ok: true; analysis: TemplateAnalysis }
+  | { ok: false; error: TemplateParseError; deps: string[]; dynamic: boolean } {
+  let analysis: TemplateAnalysis
+  try {
+    analysis = analyzeTemplate(engine, parsed)
+  } catch (err) {
+    return { ok: false, error: locatedIn(engine, compiled, err), deps: [], dynamic: false }
+  }
+  if (!text) return { ok: true, analysis }
+  // The text version renders with the same variables: what it reads is needed too, and a text
+  // version that does not parse makes the template invalid (the error points into it).
+  const { deps, dynamic } = analysis
+  if (!text.compiled.parsed) return { ok: false, error: text.compiled.error!, deps, dynamic }
+  try {
+    const ofText = analyzeTemplate(text.engine, text.compiled.parsed)
+    return { ok: true, analysis: mergeAnalyses(analysis, ofText) }
+  } catch (err) {
+    return { ok: false, error: locatedIn(engine, text.compiled, err), deps, dynamic }
+  }
+}
+
+/** Where in a compiled file an analysis error points (its front matter lines counted). */
+function locatedIn(engine: Engine, compiled: Compiled, err: unknown): TemplateParseError {
+  return locateError(err, {
+    root: engine.root,
+    file: compiled.file,
+    lineOffset: compiled.lineOffset,
   })
+}
+
+const summaryOf = (
+  compiled: Compiled,
+  variables: string[],
+  updatedAt: string,
+  error?: TemplateParseError,
+): TemplateSummary => ({
+  slug: compiled.slug,
+  description: compiled.description,
+  variables,
+  updatedAt,
+  ...(error ? { error } : {}),
+})
+
+/** An invalid template: its declared variables and its own time, with the error. */
+function invalidEntry(
+  compiled: Compiled,
+  error: TemplateParseError,
+  deps: string[],
+  dynamic: boolean,
+): Entry {
   const ownTime = new Date(compiled.mtimeMs).toISOString()
   const declaredNames = [
     ...new Set(Object.keys(compiled.declared).map((n) => n.split('.')[0]!)),
   ].sort()
-  if (!compiled.parsed) {
-    const error = compiled.error!
-    return {
-      compiled,
-      error,
-      deps: [],
-      dynamic: false,
-      summary: summaryOf(declaredNames, ownTime, error),
-    }
+  return {
+    compiled,
+    error,
+    deps,
+    dynamic,
+    summary: summaryOf(compiled, declaredNames, ownTime, error),
   }
-  let analysis: ReturnType<typeof analyzeTemplate>
-  try {
-    analysis = analyzeTemplate(engine, compiled.parsed)
-  } catch (err) {
-    const error = locateError(err, {
-      root: engine.root,
-      file: compiled.file,
-      lineOffset: compiled.lineOffset,
-    })
-    return {
-      compiled,
-      error,
-      deps: [],
-      dynamic: false,
-      summary: summaryOf(declaredNames, ownTime, error),
-    }
-  }
-  if (text) {
-    // The text version renders with the same variables: what it reads is needed too, and a text
-    // version that does not parse makes the template invalid (the error points into it).
-    if (!text.compiled.parsed) {
-      const error = text.compiled.error!
-      return {
-        compiled,
-        error,
-        deps: analysis.deps,
-        dynamic: analysis.dynamic,
-        summary: summaryOf(declaredNames, ownTime, error),
-      }
-    }
-    try {
-      analysis = mergeAnalyses(analysis, analyzeTemplate(text.engine, text.compiled.parsed))
-    } catch (err) {
-      const error = locateError(err, {
-        root: engine.root,
-        file: text.compiled.file,
-        lineOffset: text.compiled.lineOffset,
-      })
-      return {
-        compiled,
-        error,
-        deps: analysis.deps,
-        dynamic: analysis.dynamic,
-        summary: summaryOf(declaredNames, ownTime, error),
-      }
-    }
-  }
+}
+
+/** A valid template: its variables and paths, updated when it or a partial it uses last was. */
+function validEntry(
+  compiled: Compiled,
+  analysis: TemplateAnalysis,
+  mtimeOf: (file: string) => number | undefined,
+  text: TextPart | undefined,
+): Entry {
   const { variables, requiredPaths } = resolveVariables(analysis, compiled.declared)
   const paths = readPaths(analysis, compiled.declared, requiredPaths)
   let newest = Math.max(compiled.mtimeMs, text?.compiled.mtimeMs ?? 0)
@@ -212,7 +228,7 @@ function analyzeOne(
     template,
     deps: analysis.deps,
     dynamic: analysis.dynamic,
-    summary: summaryOf(template.variables, updatedAt),
+    summary: summaryOf(compiled, template.variables, updatedAt),
   }
 }
 

@@ -3,7 +3,7 @@
  * gray-matter: it evaluates `---js` blocks, and templates are untrusted-ish files that a
  * sandbox must not execute).
  */
-import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml'
+import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node, type YAMLMap } from 'yaml'
 import type { DeclaredVariable } from './types.js'
 
 export interface FrontMatter {
@@ -124,6 +124,18 @@ export function parseFrontMatter(source: string): FrontMatterResult {
     return fail(line, column, 'Front matter must be a YAML mapping (key: value lines).')
   }
 
+  const fields = readFields(root, at)
+  if ('error' in fields) return fail(fields.error.line, fields.error.column, fields.error.message)
+  return { ok: true, body: split.body, lineOffset: split.lineOffset, ...fields }
+}
+
+/** `description` and `variables` of the front matter's mapping. */
+function readFields(
+  root: YAMLMap,
+  at: At,
+):
+  | { description: string | null; declared: Record<string, DeclaredVariable> }
+  | { error: FrontMatterError } {
   let description: string | null = null
   let declared: Record<string, DeclaredVariable> = {}
   for (const pair of root.items) {
@@ -133,20 +145,22 @@ export function parseFrontMatter(source: string): FrontMatterResult {
     if (key === 'description') {
       const value = isScalar(valueNode) ? valueNode.value : valueNode
       if (value === null || value === undefined) continue
-      if (typeof value !== 'string') {
-        const { line, column } = at(valueNode ?? keyNode)
-        return fail(line, column, 'Front matter "description" must be a string.')
-      }
+      if (typeof value !== 'string')
+        return {
+          error: {
+            ...at(valueNode ?? keyNode),
+            message: 'Front matter "description" must be a string.',
+          },
+        }
       description = value
     } else if (key === 'variables') {
       const result = parseDeclared(valueNode, at)
-      if ('error' in result)
-        return fail(result.error.line, result.error.column, result.error.message)
+      if ('error' in result) return result
       declared = result.declared
     }
     // Other keys are left for future use (and for other tools sharing the file).
   }
-  return { ok: true, body: split.body, lineOffset: split.lineOffset, description, declared }
+  return { description, declared }
 }
 
 type At = (node: Node | null | undefined) => { line: number; column: number }
@@ -180,45 +194,49 @@ function parseDeclared(
     if (typeof name !== 'string' || !VARIABLE_NAME.test(name)) {
       return bad(keyNode, `"${String(name)}" is not a valid variable name.`)
     }
-    const valueNode = pair.value as Node | null
-    const value: unknown = valueNode ? valueNode.toJSON() : null
-    if (value === null || value === undefined) {
-      declared[name] = {}
-      continue
-    }
-    if (typeof value === 'string') {
-      declared[name] = { description: value }
-      continue
-    }
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      return bad(valueNode, `Variable "${name}" must have description, example or required.`)
-    }
-    const entry = value as Record<string, unknown>
-    for (const key of Object.keys(entry)) {
-      if (!VARIABLE_KEYS.has(key)) {
-        return bad(
-          valueNode,
-          `Unknown key "${key}" for variable "${name}" (use description, example or required).`,
-        )
-      }
-    }
-    const result: DeclaredVariable = {}
-    if (entry.description !== undefined && entry.description !== null) {
-      if (typeof entry.description !== 'string') {
-        return bad(valueNode, `The description of variable "${name}" must be a string.`)
-      }
-      result.description = entry.description
-    }
-    if ('example' in entry) result.example = entry.example
-    if (entry.required !== undefined && entry.required !== null) {
-      if (typeof entry.required !== 'boolean') {
-        return bad(valueNode, `"required" of variable "${name}" must be true or false.`)
-      }
-      result.required = entry.required
-    }
-    declared[name] = result
+    const entry = declaredVariable(name, pair.value as Node | null, bad)
+    if ('error' in entry) return entry
+    declared[name] = entry.variable
   }
   return { declared }
+}
+
+/** One declared variable: nothing, its description, or {description?, example?, required?}. */
+function declaredVariable(
+  name: string,
+  valueNode: Node | null,
+  bad: (n: Node | null | undefined, message: string) => { error: FrontMatterError },
+): { variable: DeclaredVariable } | { error: FrontMatterError } {
+  const value: unknown = valueNode ? valueNode.toJSON() : null
+  if (value === null || value === undefined) return { variable: {} }
+  if (typeof value === 'string') return { variable: { description: value } }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return bad(valueNode, `Variable "${name}" must have description, example or required.`)
+  }
+  const entry = value as Record<string, unknown>
+  for (const key of Object.keys(entry)) {
+    if (!VARIABLE_KEYS.has(key)) {
+      return bad(
+        valueNode,
+        `Unknown key "${key}" for variable "${name}" (use description, example or required).`,
+      )
+    }
+  }
+  const result: DeclaredVariable = {}
+  if (entry.description !== undefined && entry.description !== null) {
+    if (typeof entry.description !== 'string') {
+      return bad(valueNode, `The description of variable "${name}" must be a string.`)
+    }
+    result.description = entry.description
+  }
+  if ('example' in entry) result.example = entry.example
+  if (entry.required !== undefined && entry.required !== null) {
+    if (typeof entry.required !== 'boolean') {
+      return bad(valueNode, `"required" of variable "${name}" must be true or false.`)
+    }
+    result.required = entry.required
+  }
+  return { variable: result }
 }
 
 /** The first line of a library message, without its trailing position ("at line 3, column 1"). */

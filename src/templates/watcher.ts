@@ -81,94 +81,28 @@ function release(fd: number | undefined): void {
   }
 }
 
+/**
+ * Watches folders; see the top of this file.
+ *
+ * @example
+ * const watcher = await watchFolders({ folders: ['/app/templates'], onBatch: console.log, warn: console.warn })
+ * await watcher.close()
+ */
 export async function watchFolders(options: WatchOptions): Promise<FolderWatcher> {
-  const { onBatch, warn } = options
-  const debounceMs = options.debounceMs ?? 25
   const pollMs = options.pollMs ?? 500
   const roots = [...new Set(options.folders.map((f) => path.resolve(f)))]
-  const pending = new Set<string>()
-  let timer: NodeJS.Timeout | undefined
-  let closed = false
-
-  const flush = () => {
-    timer = undefined
-    if (closed || pending.size === 0) return
-    const paths = [...pending]
-    pending.clear()
-    try {
-      onBatch(paths)
-    } catch (err) {
-      warn(`Template watcher: ${(err as Error).message}`)
-    }
-  }
-  const push = (file: string) => {
-    pending.add(file)
-    if (timer) clearTimeout(timer)
-    timer = setTimeout(flush, debounceMs)
-  }
-
-  let watcher: FSWatcher | undefined
-  /** The roots watched by the current chokidar watcher, each held open. */
-  let watched = new Map<string, HeldFolder>()
-  const releaseAll = () => {
-    for (const { fd } of watched.values()) release(fd)
-    watched = new Map()
-  }
-
-  const start = async () => {
-    await watcher?.close()
-    releaseAll()
-    for (const root of roots) {
-      const held = holdFolder(root)
-      if (held) watched.set(root, held)
-    }
-    const current = watch([...watched.keys()], {
-      ignoreInitial: true,
-      // The roots themselves may be hidden folders; only what is inside them is filtered.
-      ignored: (file: string) => !roots.includes(path.resolve(file)) && isEditorArtifact(file),
-      depth: 16,
-    })
-    watcher = current
-    current.on('all', (event, file) => {
-      if (closed || watcher !== current) return
-      const absolute = path.resolve(file)
-      push(absolute)
-      if (event === 'unlinkDir' && roots.includes(absolute)) void restart(absolute)
-    })
-    current.on('error', (err) =>
-      warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`),
-    )
-    // chokidar never reports "ready" for an empty list of paths.
-    if (watched.size > 0)
-      await new Promise<void>((resolve) => current.once('ready', () => resolve()))
-  }
-
-  // Restarts run one after the other. A restart for a root that came or went reports that root
-  // once the new watch is in place: a file written while it starts is part of its initial scan,
-  // which is not reported (ignoreInitial), so only the rescan the report causes finds it.
-  let restarting: Promise<void> = Promise.resolve()
-  let restartsQueued = 0
-  const restart = (root?: string) => {
-    restartsQueued++
-    restarting = restarting
-      .then(() => (closed ? undefined : start()))
-      .catch((err: unknown) => warn(`Template watcher: ${(err as Error).message}`))
-      .then(() => {
-        restartsQueued--
-        if (root !== undefined) push(root)
-      })
-    return restarting
-  }
-
-  await restart()
+  const batches = createBatcher(options.onBatch, options.warn, options.debounceMs ?? 25)
+  const w: Watching = { roots, warn: options.warn, batches, closed: false, watched: new Map() }
+  const restarts = createRestarts(w)
+  await restarts.restart()
 
   // Roots that come, go or are replaced (checked cheaply: one stat per folder).
   const poll = setInterval(() => {
     // A restart on its way looks again anyway; queueing one per tick would only repeat it.
-    if (restartsQueued > 0) return
+    if (restarts.queued() > 0) return
     for (const root of roots) {
-      if (folderIdentity(root) !== watched.get(root)?.identity) {
-        void restart(root)
+      if (folderIdentity(root) !== w.watched.get(root)?.identity) {
+        void restarts.restart(root)
         return
       }
     }
@@ -177,14 +111,113 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
 
   return {
     async close() {
-      if (closed) return
-      closed = true
+      if (w.closed) return
+      w.closed = true
       clearInterval(poll)
-      if (timer) clearTimeout(timer)
-      pending.clear()
-      await restarting
-      await watcher?.close()
-      releaseAll()
+      batches.cancel()
+      await restarts.settled()
+      await w.watcher?.close()
+      releaseAll(w)
     },
   }
+}
+
+/** What the parts of one `watchFolders` share. */
+interface Watching {
+  roots: string[]
+  warn: (message: string) => void
+  batches: ReturnType<typeof createBatcher>
+  closed: boolean
+  watcher?: FSWatcher
+  /** The roots watched by the current chokidar watcher, each held open. */
+  watched: Map<string, HeldFolder>
+}
+
+/** Changed paths gathered for `debounceMs` after the last one, then handed over at once. */
+function createBatcher(
+  onBatch: (paths: string[]) => void,
+  warn: (message: string) => void,
+  debounceMs: number,
+) {
+  const pending = new Set<string>()
+  let timer: NodeJS.Timeout | undefined
+  const flush = () => {
+    timer = undefined
+    if (pending.size === 0) return
+    const paths = [...pending]
+    pending.clear()
+    try {
+      onBatch(paths)
+    } catch (err) {
+      warn(`Template watcher: ${(err as Error).message}`)
+    }
+  }
+  return {
+    push(file: string) {
+      pending.add(file)
+      if (timer) clearTimeout(timer)
+      timer = setTimeout(flush, debounceMs)
+    },
+    cancel() {
+      if (timer) clearTimeout(timer)
+      pending.clear()
+    },
+  }
+}
+
+function releaseAll(w: Watching): void {
+  for (const { fd } of w.watched.values()) release(fd)
+  w.watched = new Map()
+}
+
+/**
+ * Restarts run one after the other. A restart for a root that came or went reports that root
+ * once the new watch is in place: a file written while it starts is part of its initial scan,
+ * which is not reported (ignoreInitial), so only the rescan the report causes finds it.
+ */
+function createRestarts(w: Watching) {
+  let restarting: Promise<void> = Promise.resolve()
+  let queued = 0
+  const restart = (root?: string): Promise<void> => {
+    queued++
+    restarting = restarting
+      .then(() => (w.closed ? undefined : startChokidar(w, restart)))
+      .catch((err: unknown) => w.warn(`Template watcher: ${(err as Error).message}`))
+      .then(() => {
+        queued--
+        if (root !== undefined && !w.closed) w.batches.push(root)
+      })
+    return restarting
+  }
+  return { restart, queued: () => queued, settled: () => restarting }
+}
+
+/** A chokidar watcher on the roots there now (each held open), in place of the last one. */
+async function startChokidar(w: Watching, restart: (root: string) => Promise<void>) {
+  await w.watcher?.close()
+  releaseAll(w)
+  const { roots } = w
+  for (const root of roots) {
+    const held = holdFolder(root)
+    if (held) w.watched.set(root, held)
+  }
+  const current = watch([...w.watched.keys()], {
+    ignoreInitial: true,
+    // The roots themselves may be hidden folders; only what is inside them is filtered.
+    ignored: (file: string) => !roots.includes(path.resolve(file)) && isEditorArtifact(file),
+    depth: 16,
+  })
+  w.watcher = current
+  current.on('all', (event, file) => {
+    if (w.closed || w.watcher !== current) return
+    const absolute = path.resolve(file)
+    w.batches.push(absolute)
+    if (event === 'unlinkDir' && roots.includes(absolute)) void restart(absolute)
+  })
+  current.on('error', (err) =>
+    w.warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`),
+  )
+  // chokidar never reports "ready" for an empty list of paths.
+  if (w.watched.size > 0)
+    await new Promise<void>((resolve) => current.once('ready', () => resolve()))
 }

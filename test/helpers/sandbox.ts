@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { startSendbox, type Sendbox } from '../../src/index.js'
-import type { SendboxOptions } from '../../src/core/config.js'
+import type { SendboxOptions } from '../../src/config.js'
 
 export const TOKEN = 'sandbox_test_0123456789abcdef'
 

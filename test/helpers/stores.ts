@@ -1,5 +1,5 @@
 import { describe } from 'vitest'
-import type { SendboxOptions } from '../../src/core/config.js'
+import type { SendboxOptions } from '../../src/config.js'
 import { describePg, freshDatabase } from './postgres.js'
 import { startTestSandbox, type TestSandbox } from './sandbox.js'
 

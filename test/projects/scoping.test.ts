@@ -7,7 +7,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { openEventStream } from '../helpers/sse.js'
 import { onEachStore } from '../helpers/stores.js'
-import type { SendboxOptions } from '../../src/core/config.js'
+import type { SendboxOptions } from '../../src/config.js'
 
 /**
  * Every inspector route of the route table (read from it: a route added later is walked too),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { serveOptionsFrom } from '../../src/cli/flags.js'
-import { ConfigError, relayConfig, resolveConfig } from '../../src/core/config.js'
+import { ConfigError, relayConfig, resolveConfig } from '../../src/config.js'
 import { relayAllows } from '../../src/core/release.js'
 
 describe('--relay', () => {

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { resolveConfig, ConfigError } from '../../src/core/config.js'
+import { resolveConfig, ConfigError } from '../../src/config.js'
 import { serveOptionsFrom } from '../../src/cli/flags.js'
 import { startSendbox, type Sendbox } from '../../src/index.js'
 import { tempDir, TOKEN } from '../helpers/sandbox.js'

@@ -2,14 +2,17 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import bytes from 'bytes'
-import { isTimeText, TIME_HINT } from '../lib/time.js'
+import { isTimeText, TIME_HINT } from './lib/time.js'
 import {
   createProjects,
   parseProjects,
   ProjectsFileError,
   type Projects,
   type ProjectsDefinition,
-} from './projects.js'
+} from './core/projects.js'
+import type { RelayConfig, SendboxConfig } from './core/settings.js'
+
+export type { RelayConfig, SendboxConfig }
 
 /**
  * Options of `startSendbox` — they mirror the command-line flags, camelCased. The CLI turns
@@ -117,77 +120,6 @@ export interface SendboxOptions {
   relayAllow?: string | string[]
   /** @internal Milliseconds a release may take in all (connection, greeting, each reply). Default 15000. */
   relayTimeout?: number
-}
-
-/** `--relay`, parsed. Printing it (or its JSON) never shows the password. */
-export interface RelayConfig {
-  /** `smtp://host:port` or `smtps://host:port`: no user, no password; what may be shown. */
-  url: string
-  host: string
-  port: number
-  /** `smtps://`: TLS from the start; `smtp://` upgrades with STARTTLS when the server offers it. */
-  secure: boolean
-  /** `?tls=insecure`: a certificate no CA vouches for is accepted (a local test server's). */
-  insecureTls: boolean
-  user: string | null
-  /** A function, so that the config logged or serialised never holds the password itself. */
-  password(): string | null
-}
-
-export interface SendboxConfig {
-  port: number
-  host: string
-  templatesDir: string
-  fixturesDir: string
-  snapshotsDir: string
-  /** RFC 3339: what `"now"` is in snapshot renders. */
-  snapshotNow: string
-  /** null with `memory` or `store`. */
-  dbFile: string | null
-  /** The PostgreSQL URL (`--store`), or null for the log. It holds the password: never print it. */
-  store: string | null
-  maxMessages: number
-  /** Exact tokens; when non-empty, the only ones accepted. */
-  tokens: string[]
-  /** Accepted prefixes, `sandbox_` first. */
-  tokenPrefixes: string[]
-  lenient: boolean
-  maxBody: number
-  maxLogBytes: number
-  /** Host names allowed besides localhost, `*.localhost` and IP literals (lowercased; `.x` = x and its subdomains). */
-  allowedHosts: string[]
-  /** `--allowed-host all`: no Host check. */
-  anyHost: boolean
-  /** Origins allowed on the emulated API (CORS), normalised like `http://localhost:3000`. */
-  cors: string[]
-  /** null: the inspector is open (it is, unless --inspector-password). */
-  inspectorPassword: string | null
-  /** The projects (`--projects`), or null: one sandbox, every token one project of its own. */
-  projects: Projects | null
-  open: boolean
-  logs: boolean
-  /** Webhook endpoints, as given (validated http(s) URLs). */
-  webhooks: string[]
-  /** `whsec_<base64>`, given or generated. */
-  webhookSecret: string
-  /** Whether the secret was generated at start (so the banner prints it). */
-  webhookSecretGenerated: boolean
-  webhookRetries: number
-  deliveryDelay: number
-  webhookBackoffMs: number
-  webhookTimeoutMs: number
-  /** Serving HTTPS. */
-  https: boolean
-  /** `--https-cert`/`--https-key`, resolved; null: the local CA's certificate. */
-  httpsCert: string | null
-  httpsKey: string | null
-  /** Days a new server certificate of the local CA is valid. */
-  httpsCertDays: number
-  /** `--relay`, or null. */
-  relay: RelayConfig | null
-  /** `--relay-allow` patterns, lowercased: `me@acme.test`, `*@acme.test`. */
-  relayAllow: string[]
-  relayTimeoutMs: number
 }
 
 export const DEFAULTS = {
@@ -492,12 +424,60 @@ function storeUrl({ store, db, memory }: SendboxOptions): string | null {
   return store.trim()
 }
 
-/** Validates options into the config every layer reads. Throws `ConfigError`. */
+/**
+ * Validates options into the config every layer reads. Throws `ConfigError` for the first
+ * option that is wrong, in the order below.
+ *
+ * @example
+ * resolveConfig({ port: 0, memory: true }).dbFile // null
+ */
 export function resolveConfig(
   options: SendboxOptions = {},
   defaults: { open: boolean; logs: boolean } = { open: false, logs: false },
 ): SendboxConfig {
   const cwd = options.cwd ?? process.cwd()
+  const limits = limitsOf(options)
+  const templatesDir = folder('--templates', options.templates, DEFAULTS.templates, cwd)
+  const tokenPrefixes = [
+    DEFAULTS.tokenPrefix,
+    ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix),
+  ]
+  const secret = webhookSecret(options.webhookSecret)
+  const port = options.port ?? DEFAULTS.port
+  return {
+    port: integer('--port', port, 0, 65535, 'a port number from 0 to 65535'),
+    host: limits.host,
+    templatesDir,
+    ...storageOf(options, cwd, templatesDir),
+    maxMessages: integer(
+      '--max-messages',
+      options.maxMessages ?? DEFAULTS.maxMessages,
+      1,
+      10_000_000,
+      'a whole number of at least 1',
+    ),
+    tokens: list(options.token),
+    tokenPrefixes,
+    lenient: options.lenient ?? false,
+    maxBody: limits.maxBody,
+    maxLogBytes: limits.maxLogBytes,
+    ...allowedHosts(options.allowedHosts),
+    cors: [...new Set(list(options.cors).map(corsOrigin))],
+    inspectorPassword: limits.inspectorPassword,
+    projects: projectsOf(options, cwd),
+    open: options.open ?? defaults.open,
+    logs: options.logs ?? defaults.logs,
+    webhooks: webhookUrls(options.webhook),
+    webhookSecret: secret ?? generateWebhookSecret(),
+    webhookSecretGenerated: secret === null,
+    ...deliveryTimingOf(options),
+    ...httpsOptions(options, cwd),
+    ...relayOptionsOf(options),
+  }
+}
+
+/** The sizes, the host and the inspector's password: checked first. */
+function limitsOf(options: SendboxOptions) {
   const maxBody = parseSize(options.maxBody ?? DEFAULTS.maxBody)
   if (maxBody === null || maxBody < 1) {
     throw new ConfigError(
@@ -522,22 +502,12 @@ export function resolveConfig(
       'expected a password; leave the flag out to keep the inspector open',
     )
   }
-  const templatesDir = folder('--templates', options.templates, DEFAULTS.templates, cwd)
-  const tokenPrefixes = [
-    DEFAULTS.tokenPrefix,
-    ...list(options.tokenPrefix).filter((p) => p !== DEFAULTS.tokenPrefix),
-  ]
-  const secret = webhookSecret(options.webhookSecret)
+  return { maxBody, host, maxLogBytes, inspectorPassword: password ?? null }
+}
+
+/** The fixtures and snapshot folders, the snapshot clock, and where messages are kept. */
+function storageOf(options: SendboxOptions, cwd: string, templatesDir: string) {
   return {
-    port: integer(
-      '--port',
-      options.port ?? DEFAULTS.port,
-      0,
-      65535,
-      'a port number from 0 to 65535',
-    ),
-    host,
-    templatesDir,
     fixturesDir: folder('--fixtures', options.fixtures, DEFAULTS.fixtures, cwd),
     // Beside the templates, not in the folder sendbox started in: `--templates ../shop/emails`
     // started from another checkout must not accept snapshots into that checkout.
@@ -550,27 +520,12 @@ export function resolveConfig(
     snapshotNow: snapshotNow(options.snapshotNow),
     dbFile: options.memory || options.store ? null : resolve(cwd, options.db ?? DEFAULTS.db),
     store: storeUrl(options),
-    maxMessages: integer(
-      '--max-messages',
-      options.maxMessages ?? DEFAULTS.maxMessages,
-      1,
-      10_000_000,
-      'a whole number of at least 1',
-    ),
-    tokens: list(options.token),
-    tokenPrefixes,
-    lenient: options.lenient ?? false,
-    maxBody,
-    maxLogBytes,
-    ...allowedHosts(options.allowedHosts),
-    cors: [...new Set(list(options.cors).map(corsOrigin))],
-    inspectorPassword: password ?? null,
-    projects: projectsOf(options, cwd),
-    open: options.open ?? defaults.open,
-    logs: options.logs ?? defaults.logs,
-    webhooks: webhookUrls(options.webhook),
-    webhookSecret: secret ?? generateWebhookSecret(),
-    webhookSecretGenerated: secret === null,
+  }
+}
+
+/** Webhook retries and their backoff and timeout, and the delivery delay. */
+function deliveryTimingOf(options: SendboxOptions) {
+  return {
     webhookRetries: integer(
       '--webhook-retries',
       options.webhookRetries ?? DEFAULTS.webhookRetries,
@@ -599,7 +554,12 @@ export function resolveConfig(
       600_000,
       'milliseconds',
     ),
-    ...httpsOptions(options, cwd),
+  }
+}
+
+/** `--relay`, `--relay-allow` and the relay's timeout. */
+function relayOptionsOf(options: SendboxOptions) {
+  return {
     relay: relayConfig(options.relay),
     relayAllow: relayAllow(options.relayAllow),
     relayTimeoutMs: integer(
