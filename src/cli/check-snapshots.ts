@@ -7,7 +7,7 @@ import {
   removeCase,
   snapshotFiles,
   writeInside,
-} from '../core/snapshot-files.js'
+} from '../templates/snapshot-files.js'
 import { shownPath } from '../lib/paths.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import type { Problem, RenderRule } from './check-types.js'

@@ -9,16 +9,15 @@
  * snapshot files change (a `sendbox check -u`, a `git checkout`). Each status that changes is a
  * `snapshot` event on the bus. Recomputations run one at a time, in order.
  */
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
 import { shownPath } from '../lib/paths.js'
-import {
-  type RenderClock,
-  type TemplateCatalog,
-  type TemplateChange,
-  watchFolders,
-  type FolderWatcher,
+import type {
+  FolderWatcher,
+  RenderClock,
+  TemplateCatalog,
+  TemplateChange,
 } from '../templates/index.js'
+import { type ImageKind, isSnapshotName, VISUAL_VARIANTS } from '../templates/snapshot-files.js'
+import type { SnapshotFolder } from '../templates/snapshot-folder.js'
 import type { EventBus } from './events.js'
 import {
   caseNames,
@@ -28,17 +27,6 @@ import {
   type SnapshotStatus,
   statusOf,
 } from './snapshot-cases.js'
-import {
-  imageFile,
-  type ImageKind,
-  isSnapshotName,
-  listSnapshots,
-  readSnapshot,
-  removeCase,
-  REVIEW_FOLDER,
-  VISUAL_VARIANTS,
-  writeSnapshot,
-} from './snapshot-files.js'
 import type { SnapshotChange, SnapshotCounts, SnapshotSummary } from './snapshot-types.js'
 import { caseDetail, type SnapshotDetail, type SnapshotImage } from './snapshot-detail.js'
 
@@ -80,7 +68,8 @@ export interface SnapshotBook {
 
 export interface SnapshotBookOptions {
   catalog: TemplateCatalog
-  dir: string
+  /** The files: `openSnapshotFolder(dir)` (src/templates/snapshot-folder.ts). */
+  folder: SnapshotFolder
   clock: RenderClock
   events: EventBus
   warn: (message: string) => void
@@ -98,7 +87,7 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
  */
 async function statusesOf(
   catalog: TemplateCatalog,
-  dir: string,
+  folder: SnapshotFolder,
   clock: RenderClock,
   slug: string,
 ): Promise<SnapshotSummary[]> {
@@ -107,13 +96,11 @@ async function statusesOf(
   const out: SnapshotSummary[] = []
   for (const name of names) {
     const render = renderCase(catalog, slug, name, clock)
-    const stored = isSnapshotName(name)
-      ? await readSnapshot(dir, slug, name)
-      : { html: null, text: null }
+    const stored = isSnapshotName(name) ? await folder.read(slug, name) : { html: null, text: null }
     const status = statusOf(render.ok ? render.snapshot : null, stored)
     out.push({ template: slug, case: name, status, ...(render.ok ? {} : { error: render.error }) })
   }
-  const files = isSnapshotName(slug) ? (await listSnapshots(dir, slug)).get(slug) : undefined
+  const files = isSnapshotName(slug) ? (await folder.list(slug)).get(slug) : undefined
   for (const name of files?.keys() ?? [])
     if (!names.includes(name)) out.push({ template: slug, case: name, status: 'obsolete' })
   return out
@@ -127,7 +114,7 @@ async function statusesOf(
  * const { counts } = await snapshots.list()
  */
 export async function createSnapshotBook(options: SnapshotBookOptions): Promise<SnapshotBook> {
-  const { catalog, dir, clock, events, warn } = options
+  const { catalog, folder, clock, events, warn } = options
   const cwd = options.cwd ?? process.cwd()
   /** By slug, its cases' summaries in order. */
   let bySlug = new Map<string, SnapshotSummary[]>()
@@ -171,7 +158,8 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
   const refreshSlugs = (slugs: Iterable<string>) =>
     enqueue(async () => {
       if (!primed) return
-      for (const slug of new Set(slugs)) settle(slug, await statusesOf(catalog, dir, clock, slug))
+      for (const slug of new Set(slugs))
+        settle(slug, await statusesOf(catalog, folder, clock, slug))
     })
 
   /** Every slug: the catalog's and the folder's. Silent the first time (nothing was known). */
@@ -179,12 +167,12 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
     enqueue(async () => {
       const slugs = new Set([
         ...catalog.list().map((t) => t.slug),
-        ...(await listSnapshots(dir)).keys(),
+        ...(await folder.list()).keys(),
         ...bySlug.keys(),
       ])
       const next = new Map<string, SnapshotSummary[]>()
       for (const slug of [...slugs].sort()) {
-        const summaries = await statusesOf(catalog, dir, clock, slug)
+        const summaries = await statusesOf(catalog, folder, clock, slug)
         if (initial) {
           if (summaries.length) next.set(slug, summaries)
         } else settle(slug, summaries)
@@ -199,16 +187,10 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
   }
 
   const stopCatalog = catalog.onChange((change: TemplateChange) => void refreshSlugs([change.slug]))
-  const watcher: FolderWatcher = await watchFolders({
-    folders: [dir],
+  const watcher: FolderWatcher = await folder.watch({
     warn,
-    onBatch(paths) {
-      if (paths.some((p) => p === dir)) return void (primed && refreshAll(false))
-      const slugs = paths
-        .map((p) => path.relative(dir, p).split(path.sep)[0] ?? '')
-        .filter((slug) => slug !== REVIEW_FOLDER && isSnapshotName(slug))
-      if (slugs.length) void refreshSlugs(slugs)
-    },
+    onFolder: () => void (primed && refreshAll(false)),
+    onSlugs: (slugs) => void refreshSlugs(slugs),
   })
 
   /** Waits for the first computation and every recomputation queued so far. */
@@ -219,17 +201,17 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
 
   const detail = async (template: string, caseName: string): Promise<SnapshotDetail | null> => {
     await current()
-    return caseDetail({ catalog, dir, clock, cwd }, template, caseName)
+    return caseDetail({ catalog, folder, clock, cwd }, template, caseName)
   }
 
   const accept = async (template: string, caseName: string): Promise<AcceptOutcome> => {
     const detailed = await detail(template, caseName)
     if (!detailed) return { ok: false, reason: 'not_found' }
     let files: string[]
-    if (detailed.status === 'obsolete') files = await removeCase(dir, template, caseName)
+    if (detailed.status === 'obsolete') files = await folder.remove(template, caseName)
     else {
       if (!detailed.current) return { ok: false, reason: 'render', error: detailed.error! }
-      files = await writeSnapshot(dir, template, caseName, detailed.current)
+      files = await folder.write(template, caseName, detailed.current)
     }
     // Now, not when the watcher notices: the answer and the event agree with the files.
     await refreshSlugs([template])
@@ -246,7 +228,7 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
   }
 
   return {
-    dir,
+    dir: folder.dir,
     prime: () => void prime(),
     async list() {
       await current()
@@ -265,7 +247,7 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
           skipped.push({ template, case: name, error: render.error })
           continue
         }
-        await writeSnapshot(dir, template, name, render.snapshot)
+        await folder.write(template, name, render.snapshot)
         accepted.push({ template, case: name })
       }
       await refreshSlugs(accepted.map((a) => a.template))
@@ -274,7 +256,7 @@ export async function createSnapshotBook(options: SnapshotBookOptions): Promise<
     async image(template, caseName, variant, kind) {
       if (!isSnapshotName(template) || !isSnapshotName(caseName)) return null
       if (!VISUAL_VARIANTS.some((v) => v.name === variant)) return null
-      return readFile(imageFile(dir, template, caseName, variant, kind)).catch(() => null)
+      return folder.image(template, caseName, variant, kind)
     },
     async close() {
       if (closed) return

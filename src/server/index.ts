@@ -14,6 +14,7 @@ import { createFrameBatches } from '../inspector/events.js'
 import { openMessageLog, type LogFs, type MessageStore } from '../store/index.js'
 import { createTemplateCatalog, snapshotClock, warmPlainText } from '../templates/index.js'
 import { createSnapshotBook } from '../core/snapshots.js'
+import { openSnapshotFolder } from '../templates/snapshot-folder.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
 import { createApp } from './app.js'
@@ -105,7 +106,7 @@ export async function startServer(
   if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
   const snapshots = await createSnapshotBook({
     catalog,
-    dir: config.snapshotsDir,
+    folder: openSnapshotFolder(config.snapshotsDir),
     clock: snapshotClock(config.snapshotNow),
     events,
     warn: logger.warn,
