@@ -184,6 +184,70 @@ describe('layering (ARCHITECTURE.md)', () => {
   })
 })
 
+/**
+ * The domain holds rules and state; its files, sockets and clients are reached through interfaces
+ * the composition root hands in (the message store, the snapshot folder, the webhooks' poster,
+ * the relay), so `core` imports no file-system, network or process module, nor their clients.
+ */
+const NO_FILE_SYSTEM = ['core']
+/** Known exceptions, each with what removes it. Keep this list empty. */
+const FILE_SYSTEM_EXCEPTIONS = new Set<string>([])
+/** node:fs and its promises, sockets, HTTP, TLS, processes; undici, postgres, nodemailer, chokidar. */
+const IO_MODULE = String.raw`(?:(?:node:)?(?:fs(?:\/promises)?|net|https?|tls|child_process)|undici|postgres|nodemailer|chokidar)`
+const FILE_SYSTEM_IMPORT = new RegExp(
+  String.raw`(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+['"]${IO_MODULE}['"]|import\(\s*['"]${IO_MODULE}['"]\s*\)`,
+)
+
+export function fileSystemImports(
+  files: string[],
+  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
+): string[] {
+  return files
+    .filter((file) => NO_FILE_SYSTEM.includes(partOf(file)))
+    .map((file) => relative(SRC, file).split(sep).join('/'))
+    .filter(
+      (rel) => !FILE_SYSTEM_EXCEPTIONS.has(rel) && FILE_SYSTEM_IMPORT.test(read(join(SRC, rel))),
+    )
+}
+
+describe('no I/O in the domain (ARCHITECTURE.md)', () => {
+  it('no file of src/core imports the file system, the network, a process or their clients', () => {
+    expect(fileSystemImports(sourceFiles(SRC))).toEqual([])
+  })
+
+  it('catches node:fs, its promises and a dynamic import, in core only', () => {
+    const files = [
+      'core/a.ts',
+      'core/b.ts',
+      'core/c.ts',
+      'core/d.ts',
+      'store/e.ts',
+      'core/f.ts',
+    ].map((f) => join(SRC, f))
+    const sources: Record<string, string> = {
+      [files[0]!]: "import { readFile } from 'node:fs/promises'",
+      [files[1]!]: "const fs = await import('fs')",
+      [files[2]!]: "import path from 'node:path'\nimport { existsSync } from 'node:fs'",
+      [files[3]!]: "import { fsync } from './fsync.js'\nconst u = await import('undici-types-not')",
+      [files[4]!]: "import { readFile } from 'node:fs/promises'",
+      [files[5]!]: "const { Agent } = await import('undici')",
+    }
+    expect(fileSystemImports(files, (f) => sources[f]!)).toEqual([
+      'core/a.ts',
+      'core/b.ts',
+      'core/c.ts',
+      'core/f.ts',
+    ])
+  })
+
+  it('every exception still imports it (a removed one must leave the list)', () => {
+    for (const exception of FILE_SYSTEM_EXCEPTIONS)
+      expect(FILE_SYSTEM_IMPORT.test(readFileSync(join(SRC, exception), 'utf8')), exception).toBe(
+        true,
+      )
+  })
+})
+
 /** Import cycles among files (type-only imports count: they tie the files' meaning together). */
 export function cycles(
   files: string[],

@@ -148,6 +148,20 @@ export function sendRequestDocument(ctx: AppContext, schema: JsonSchema): BodyDo
       const lookup = ctx.catalog.lookup(summary.slug)
       return lookup.ok ? [lookup.template] : []
     })
+  const { components, examples } = templateMembers(ctx, templates, lenient)
+  return {
+    schema: { $ref: ref('SendRequest') },
+    components: { SendRequest: sendSchema(schema, templates, examples, lenient), ...components },
+    examples,
+  }
+}
+
+/** One member of `SendRequest` per template, and a request example of each that has one. */
+function templateMembers(
+  ctx: AppContext,
+  templates: Template[],
+  lenient: boolean,
+): { components: Record<string, JsonSchema>; examples: NonNullable<BodyDocument['examples']> } {
   const components: Record<string, JsonSchema> = {}
   const examples: NonNullable<BodyDocument['examples']> = {}
   for (const template of templates) {
@@ -168,6 +182,16 @@ export function sendRequestDocument(ctx: AppContext, schema: JsonSchema): BodyDo
         },
       }
   }
+  return { components, examples }
+}
+
+/** `SendRequest`: the common shape, the templates by name, one of their members. */
+function sendSchema(
+  schema: JsonSchema,
+  templates: Template[],
+  examples: NonNullable<BodyDocument['examples']>,
+  lenient: boolean,
+): Json {
   const properties = schema.properties as Record<string, Json>
   const [first] = Object.values(examples)
   const send: Json = {
@@ -199,9 +223,5 @@ export function sendRequestDocument(ctx: AppContext, schema: JsonSchema): BodyDo
           description: `${String(schema.description)} No template is loaded now: every send is 422 template_not_found.`,
         }),
   }
-  return {
-    schema: { $ref: ref('SendRequest') },
-    components: { SendRequest: send, ...components },
-    examples,
-  }
+  return send
 }

@@ -53,7 +53,8 @@ export class CachingDoIUseEmail extends DoIUseEmail {
   /**
    * Checks one email from the DOM the other checks already parsed (doiuse's own `check` would
    * parse it again); each distinct `<style>` block is parsed and checked once. Returns doiuse's
-   * errors (`\`feature\` is not supported by \`client\``).
+   * errors (`\`feature\` is not supported by \`client\``), to be read as a set: an answer
+   * repeated in the email is replayed once.
    */
   run(parsed: ParsedHtml): string[] {
     this.errors = []

@@ -1,6 +1,6 @@
 import type { Element } from 'domhandler'
 import { checkAccessibility } from './accessibility.js'
-import { parseHtml } from './html.js'
+import { type ParsedHtml, parseHtml } from './html.js'
 import type { CheckInput, CheckReport, Finding } from './types.js'
 
 export type * from './types.js'
@@ -25,42 +25,80 @@ const isHidden = (el: Element) =>
 /**
  * Runs every check on one rendered email. Async only because the caniemail data (15 MB in
  * memory) is loaded on first use, not at start.
+ *
+ * @example
+ * const report = await checkEmail({ html: '<html lang="en">…</html>', text: 'Hi Ada…' })
+ * report.counts // { error: 0, warning: 1, info: 2 }
  */
 export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   const { html, text } = input
   const parsed = parseHtml(html)
-  const at = (el: Element) => parsed.placeOf(el.startIndex) ?? { line: null, column: null }
+  const htmlBytes = Buffer.byteLength(html)
+  const findings: Finding[] = [
+    ...checkSize(htmlBytes),
+    ...checkImages(parsed),
+    ...checkLinks(parsed, text, input.marketing),
+    ...checkText(parsed, text),
+    // Accessibility (alt text lives here: img_missing_alt)
+    ...checkAccessibility(parsed),
+  ]
+  // Client support
+  const { checkClients } = await import('./clients.js')
+  const clients = checkClients(html, parsed)
+  findings.push(...clients.findings)
+
+  const order = { error: 0, warning: 1, info: 2 }
+  findings.sort(
+    (a, b) =>
+      order[a.severity] - order[b.severity] ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0),
+  )
+  const counts = { error: 0, warning: 0, info: 0 }
+  for (const f of findings) counts[f.severity]++
+  return { htmlBytes, findings, clients: clients.clients, counts }
+}
+
+/** An element's line and column, for a finding about it. */
+const placeOf = (parsed: ParsedHtml, el: Element) =>
+  parsed.placeOf(el.startIndex) ?? { line: null, column: null }
+
+/** Gmail's clipping. */
+function checkSize(htmlBytes: number): Finding[] {
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
+  if (htmlBytes >= GMAIL_CLIP_BYTES)
+    return [
+      {
+        check: 'size',
+        code: 'gmail_clipping',
+        severity: 'error',
+        line: null,
+        column: null,
+        message: `The HTML is ${kb(htmlBytes)}; Gmail clips messages past about 102 KB and hides the rest behind "View entire message".`,
+        fix: 'Trim the markup: fewer nested tables, shorter inline styles, no comments, fewer repeated blocks.',
+      },
+    ]
+  if (htmlBytes >= SIZE_WARN_BYTES)
+    return [
+      {
+        check: 'size',
+        code: 'size_near_clipping',
+        severity: 'warning',
+        line: null,
+        column: null,
+        message: `The HTML is ${kb(htmlBytes)}, close to Gmail's clipping at about 102 KB.`,
+        fix: 'Trim the markup before it grows past 102 KB.',
+      },
+    ]
+  return []
+}
+
+/** Images: their size attributes, and where they load from. */
+function checkImages(parsed: ParsedHtml): Finding[] {
   const findings: Finding[] = []
   const add = (finding: Finding) => findings.push(finding)
-
-  // Size
-  const htmlBytes = Buffer.byteLength(html)
-  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
-  if (htmlBytes >= GMAIL_CLIP_BYTES) {
-    add({
-      check: 'size',
-      code: 'gmail_clipping',
-      severity: 'error',
-      line: null,
-      column: null,
-      message: `The HTML is ${kb(htmlBytes)}; Gmail clips messages past about 102 KB and hides the rest behind "View entire message".`,
-      fix: 'Trim the markup: fewer nested tables, shorter inline styles, no comments, fewer repeated blocks.',
-    })
-  } else if (htmlBytes >= SIZE_WARN_BYTES) {
-    add({
-      check: 'size',
-      code: 'size_near_clipping',
-      severity: 'warning',
-      line: null,
-      column: null,
-      message: `The HTML is ${kb(htmlBytes)}, close to Gmail's clipping at about 102 KB.`,
-      fix: 'Trim the markup before it grows past 102 KB.',
-    })
-  }
-
-  // Images
   for (const img of parsed.elements.filter((el) => el.name === 'img')) {
-    const place = at(img)
+    const place = placeOf(parsed, img)
     const src = attr(img, 'src') ?? ''
     if (attr(img, 'width') === undefined || attr(img, 'height') === undefined)
       add({
@@ -90,49 +128,21 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
         fix: 'Use an https:// URL.',
       })
   }
+  return findings
+}
 
-  // Links
+/** Links: where each goes, and an unsubscribe link in marketing mail. */
+function checkLinks(parsed: ParsedHtml, text: string, marketing: boolean | undefined): Finding[] {
   const links = parsed.elements.filter((el) => el.name === 'a')
-  for (const a of links) {
-    const place = at(a)
-    const href = (attr(a, 'href') ?? '').trim()
-    if (href === '' || href === '#')
-      add({
-        check: 'links',
-        code: 'empty_link',
-        severity: 'warning',
-        ...place,
-        message: `A link has ${href === '' ? 'no href' : 'href="#"'}; it goes nowhere in an inbox.`,
-        fix: 'Point it at a real URL, or make it plain text.',
-      })
-    else if (LOCAL_HOST.test(href))
-      add({
-        check: 'links',
-        code: 'localhost_link',
-        severity: 'error',
-        ...place,
-        message: `A link points at ${href}, which cannot work in a real inbox.`,
-        fix: 'Build links from a public base URL (pass it in as a variable).',
-      })
-    else if (/^http:/i.test(href))
-      add({
-        check: 'links',
-        code: 'insecure_link',
-        severity: 'warning',
-        ...place,
-        message: `A link uses plain http (${href}).`,
-        fix: 'Use an https:// URL.',
-      })
-  }
-  const marketing = input.marketing ?? MARKETING_WORDS.test(text)
+  const findings = links.flatMap((a) => linkFindings(parsed, a))
   const hasUnsubscribe =
     links.some((a) =>
       /unsubscribe|opt[-\s]?out|preferences/i.test(
         `${attr(a, 'href') ?? ''} ${a.children.map((c) => ('data' in c ? c.data : '')).join(' ')}`,
       ),
     ) || /unsubscribe/i.test(text)
-  if (marketing && !hasUnsubscribe)
-    add({
+  if ((marketing ?? MARKETING_WORDS.test(text)) && !hasUnsubscribe)
+    findings.push({
       check: 'links',
       code: 'missing_unsubscribe',
       severity: 'warning',
@@ -141,11 +151,55 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       message: 'This looks like marketing mail but has no unsubscribe link.',
       fix: 'Add a visible unsubscribe link (and a List-Unsubscribe header when you send for real).',
     })
+  return findings
+}
 
-  // Text
+/** Where one link goes: nowhere, somewhere only this machine reaches, or over plain http. */
+function linkFindings(parsed: ParsedHtml, a: Element): Finding[] {
+  const place = placeOf(parsed, a)
+  const href = (attr(a, 'href') ?? '').trim()
+  if (href === '' || href === '#')
+    return [
+      {
+        check: 'links',
+        code: 'empty_link',
+        severity: 'warning',
+        ...place,
+        message: `A link has ${href === '' ? 'no href' : 'href="#"'}; it goes nowhere in an inbox.`,
+        fix: 'Point it at a real URL, or make it plain text.',
+      },
+    ]
+  if (LOCAL_HOST.test(href))
+    return [
+      {
+        check: 'links',
+        code: 'localhost_link',
+        severity: 'error',
+        ...place,
+        message: `A link points at ${href}, which cannot work in a real inbox.`,
+        fix: 'Build links from a public base URL (pass it in as a variable).',
+      },
+    ]
+  if (/^http:/i.test(href))
+    return [
+      {
+        check: 'links',
+        code: 'insecure_link',
+        severity: 'warning',
+        ...place,
+        message: `A link uses plain http (${href}).`,
+        fix: 'Use an https:// URL.',
+      },
+    ]
+  return []
+}
+
+/** The plain-text part, and the preheader inbox lists show. */
+function checkText(parsed: ParsedHtml, text: string): Finding[] {
+  const findings: Finding[] = []
   const plain = text.replace(/\s+/g, ' ').trim()
   if (plain.length === 0)
-    add({
+    findings.push({
       check: 'text',
       code: 'empty_text',
       severity: 'error',
@@ -155,7 +209,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
       fix: 'Put real text content in the HTML (not only images).',
     })
   else if (plain.length < MIN_TEXT_CHARS)
-    add({
+    findings.push({
       check: 'text',
       code: 'short_text',
       severity: 'warning',
@@ -169,31 +223,13 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
     .filter((el) => !body || (el.startIndex ?? 0) > (body.startIndex ?? 0))
     .slice(0, 8)
   if (!firstBlocks.some(isHidden))
-    add({
+    findings.push({
       check: 'text',
       code: 'missing_preheader',
       severity: 'warning',
-      ...(body ? at(body) : { line: null, column: null }),
+      ...(body ? placeOf(parsed, body) : { line: null, column: null }),
       message: 'There is no preheader: inbox lists will preview whatever text comes first.',
       fix: 'Add a hidden preheader right after <body>, e.g. <div style="display:none;max-height:0;overflow:hidden">A one-line summary</div>.',
     })
-
-  // Accessibility (alt text lives here: img_missing_alt)
-  findings.push(...checkAccessibility(parsed))
-
-  // Client support
-  const { checkClients } = await import('./clients.js')
-  const clients = checkClients(html, parsed)
-  findings.push(...clients.findings)
-
-  const order = { error: 0, warning: 1, info: 2 }
-  findings.sort(
-    (a, b) =>
-      order[a.severity] - order[b.severity] ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      (a.column ?? 0) - (b.column ?? 0),
-  )
-  const counts = { error: 0, warning: 0, info: 0 }
-  for (const f of findings) counts[f.severity]++
-  return { htmlBytes, findings, clients: clients.clients, counts }
+  return findings
 }

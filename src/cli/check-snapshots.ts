@@ -7,7 +7,7 @@ import {
   removeCase,
   snapshotFiles,
   writeInside,
-} from '../core/snapshot-files.js'
+} from '../templates/snapshot-files.js'
 import { shownPath } from '../lib/paths.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import type { Problem, RenderRule } from './check-types.js'
@@ -62,6 +62,32 @@ const PARTS = [
   { part: 'text', what: 'text' },
 ] as const
 
+/** An error at a place of a snapshot file, with its diff when there is one. */
+function problem(
+  file: string,
+  at: { line: number; column: number },
+  code: string,
+  message: string,
+  diff?: string,
+): Problem {
+  return {
+    file,
+    line: at.line,
+    column: at.column,
+    code,
+    message,
+    severity: 'error',
+    ...(diff ? { diff } : {}),
+  }
+}
+
+/** What the rule and `finish` of one run share. */
+interface RunState {
+  options: SnapshotRunOptions
+  writes: SnapshotWrites
+  rendered: SnapshotRun['rendered']
+}
+
 /**
  * The snapshot side of a check.
  *
@@ -71,109 +97,104 @@ const PARTS = [
  * report.problems.push(...(await snapshots.finish(catalog)))
  */
 export function snapshotRun(options: SnapshotRunOptions): SnapshotRun {
-  const { dir, update, ci } = options
-  const writes: SnapshotWrites = { written: [], updated: [], removed: [] }
-  const rendered: SnapshotRun['rendered'] = new Map()
-  const problem = (
-    file: string,
-    at: { line: number; column: number },
-    code: string,
-    message: string,
-    diff?: string,
-  ): Problem => ({
-    file,
-    line: at.line,
-    column: at.column,
-    code,
-    message,
-    severity: 'error',
-    ...(diff ? { diff } : {}),
-  })
+  const run: RunState = {
+    options,
+    writes: { written: [], updated: [], removed: [] },
+    rendered: new Map(),
+  }
+  return {
+    dir: options.dir,
+    rule: (input) => compareCase(run, input),
+    finish: (catalog) => obsoleteSnapshots(run, catalog),
+    writes: run.writes,
+    rendered: run.rendered,
+  }
+}
 
-  const rule: RenderRule = async ({ template, caseName, html, text }) => {
-    const name = caseName ?? 'default'
-    const slug = template.slug
-    rendered.set(caseKey(slug, name), { template: slug, case: name, html })
-    const current = snapshotOf({ html, text })
-    const stored = await readSnapshot(dir, slug, name)
-    const files = snapshotFiles(dir, slug, name)
-    const label = `"${slug}" (case "${name}")`
-    const problems: Problem[] = []
-    const missing = PARTS.filter(({ part }) => stored[part] === null)
-    if (missing.length > 0 && ci && !update) {
-      const shown = missing.map(({ part }) => shownPath(files[part]))
-      problems.push(
-        problem(
-          files[missing[0]!.part],
-          { line: 1, column: 1 },
-          'snapshot_missing',
-          `There is no snapshot of ${label} (${shown.join(', ')}): run sendbox check -u where you review changes, and commit ${shownPath(path.join(dir, slug))}/.`,
-        ),
-      )
+/** One case's render against its snapshot: missing, written, updated or changed. */
+async function compareCase(
+  run: RunState,
+  { template, caseName, html, text }: Parameters<RenderRule>[0],
+): Promise<Problem[]> {
+  const { dir, update, ci } = run.options
+  const name = caseName ?? 'default'
+  const slug = template.slug
+  run.rendered.set(caseKey(slug, name), { template: slug, case: name, html })
+  const current = snapshotOf({ html, text })
+  const stored = await readSnapshot(dir, slug, name)
+  const files = snapshotFiles(dir, slug, name)
+  const label = `"${slug}" (case "${name}")`
+  const problems: Problem[] = []
+  const missing = PARTS.filter(({ part }) => stored[part] === null)
+  if (missing.length > 0 && ci && !update) {
+    const shown = missing.map(({ part }) => shownPath(files[part]))
+    problems.push(
+      problem(
+        files[missing[0]!.part],
+        { line: 1, column: 1 },
+        'snapshot_missing',
+        `There is no snapshot of ${label} (${shown.join(', ')}): run sendbox check -u where you review changes, and commit ${shownPath(path.join(dir, slug))}/.`,
+      ),
+    )
+  }
+  for (const { part, what } of PARTS) {
+    const before = stored[part]
+    if (before === current[part]) continue
+    const file = files[part]
+    if (before === null || update) {
+      if (before === null && ci && !update) continue
+      await writeInside(dir, [slug], path.basename(file), current[part])
+      ;(before === null ? run.writes.written : run.writes.updated).push(shownPath(file))
+      continue
     }
-    for (const { part, what } of PARTS) {
-      const before = stored[part]
-      if (before === current[part]) continue
-      if (before === null) {
-        if (ci && !update) continue
-        await writeInside(dir, [slug], path.basename(files[part]), current[part])
-        writes.written.push(shownPath(files[part]))
-        continue
-      }
+    const at = firstDifference(before, current[part])!
+    const diff = unifiedDiff(
+      shownPath(file),
+      `${slug} (${name}), rendered now`,
+      before,
+      current[part],
+    )
+    problems.push(
+      problem(
+        file,
+        at,
+        'snapshot_changed',
+        `The ${what} of ${label} differs from its snapshot from here; review the change, then accept it with sendbox check -u.`,
+        diff ?? undefined,
+      ),
+    )
+  }
+  return problems
+}
+
+/** After the renders: the snapshots of no case, reported, or removed with `--update`. */
+async function obsoleteSnapshots(run: RunState, catalog: TemplateCatalog): Promise<Problem[]> {
+  const { dir, update } = run.options
+  const cases = new Set(allCases(catalog).map((c) => caseKey(c.template, c.case)))
+  const templates = new Set(catalog.list().map((t) => t.slug))
+  const problems: Problem[] = []
+  for (const [slug, byCase] of await listSnapshots(dir)) {
+    for (const [name, files] of byCase) {
+      if (cases.has(caseKey(slug, name))) continue
       if (update) {
-        await writeInside(dir, [slug], path.basename(files[part]), current[part])
-        writes.updated.push(shownPath(files[part]))
+        run.writes.removed.push(...(await removeCase(dir, slug, name)).map((f) => shownPath(f)))
         continue
       }
-      const at = firstDifference(before, current[part])!
-      const diff = unifiedDiff(
-        shownPath(files[part]),
-        `${slug} (${name}), rendered now`,
-        before,
-        current[part],
-      )
+      const why = templates.has(slug)
+        ? `the template "${slug}" has no fixture case "${name}" any more`
+        : `there is no template "${slug}" any more`
+      const file = files.find((f) => f.endsWith('.html')) ?? files[0]!
       problems.push(
         problem(
-          files[part],
-          at,
-          'snapshot_changed',
-          `The ${what} of ${label} differs from its snapshot from here; review the change, then accept it with sendbox check -u.`,
-          diff ?? undefined,
+          file,
+          { line: 1, column: 1 },
+          'snapshot_obsolete',
+          `The snapshot of "${slug}" (case "${name}") is obsolete: ${why}. sendbox check -u removes it (${files.map((f) => shownPath(f)).join(', ')}).`,
         ),
       )
     }
-    return problems
   }
-
-  const finish = async (catalog: TemplateCatalog): Promise<Problem[]> => {
-    const cases = new Set(allCases(catalog).map((c) => caseKey(c.template, c.case)))
-    const templates = new Set(catalog.list().map((t) => t.slug))
-    const problems: Problem[] = []
-    for (const [slug, byCase] of await listSnapshots(dir)) {
-      for (const [name, files] of byCase) {
-        if (cases.has(caseKey(slug, name))) continue
-        if (update) {
-          writes.removed.push(...(await removeCase(dir, slug, name)).map((f) => shownPath(f)))
-          continue
-        }
-        const why = templates.has(slug)
-          ? `the template "${slug}" has no fixture case "${name}" any more`
-          : `there is no template "${slug}" any more`
-        const file = files.find((f) => f.endsWith('.html')) ?? files[0]!
-        problems.push(
-          problem(
-            file,
-            { line: 1, column: 1 },
-            'snapshot_obsolete',
-            `The snapshot of "${slug}" (case "${name}") is obsolete: ${why}. sendbox check -u removes it (${files.map((f) => shownPath(f)).join(', ')}).`,
-          ),
-        )
-      }
-    }
-    return problems
-  }
-
-  return { dir, rule, finish, writes, rendered }
+  return problems
 }
 
 /**

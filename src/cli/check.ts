@@ -9,6 +9,7 @@ import {
   exampleVariables,
   renderMessage,
   snapshotClock,
+  type TemplateFailure,
 } from '../templates/index.js'
 import { lineColumn } from '../lib/json.js'
 import type { RenderClock, Template, TemplateCatalog } from '../templates/types.js'
@@ -16,7 +17,7 @@ import type { Problem, RenderRule } from './check-types.js'
 import { booleanFlag, checkOnlyFlags, type FlagSpec, parseFlags, serveFlags } from './flags.js'
 import { TemplateSources } from './template-places.js'
 import { usage } from './usage.js'
-import { isCi, snapshotRun, writeLines } from './check-snapshots.js'
+import { isCi, type SnapshotWrites, snapshotRun, writeLines } from './check-snapshots.js'
 import { shortDiff } from '../core/snapshot-diff.js'
 import { findBrowser, visualCheck, visualThreshold } from './visual.js'
 
@@ -95,152 +96,196 @@ async function firstUse(
 
 const topLevel = (variable: string) => variable.split(/[.[]/)[0]!
 
-/** Checks every template of a catalog. Files in the problems are absolute. */
+/** What a check of a catalog gathers as it goes, template by template. */
+interface CatalogRun {
+  catalog: TemplateCatalog
+  options: CheckOptions
+  problems: Problem[]
+  /** Slugs of the templates with at least one error. */
+  failing: Set<string>
+  /** The template being checked. */
+  current: string
+  cases: number
+}
+
+type Place = { line: number; column: number }
+const START: Place = { line: 1, column: 1 }
+
+function error(run: CatalogRun, file: string, at: Place, code: string, message: string): void {
+  run.failing.add(run.current)
+  run.problems.push({ file, line: at.line, column: at.column, code, message, severity: 'error' })
+}
+
+function warning(run: CatalogRun, file: string, at: Place, code: string, message: string): void {
+  run.problems.push({ file, line: at.line, column: at.column, code, message, severity: 'warning' })
+}
+
+const inTemplates = (run: CatalogRun, file: string) => path.resolve(run.catalog.templatesDir, file)
+
+/**
+ * Checks every template of a catalog. Files in the problems are absolute.
+ *
+ * @example
+ * const report = await checkCatalog(catalog, { rules: [emailRule], clock: snapshotClock() })
+ * report.failing // ['welcome']
+ */
 export async function checkCatalog(
   catalog: TemplateCatalog,
   options: CheckOptions = {},
 ): Promise<CheckReport> {
-  const rules = options.rules ?? []
-  const problems: Problem[] = []
+  const run: CatalogRun = {
+    catalog,
+    options,
+    problems: [],
+    failing: new Set(),
+    current: '',
+    cases: 0,
+  }
   const templates = catalog.list()
-  let cases = 0
-  const failing = new Set<string>()
-  let current = ''
-  const inTemplates = (file: string) => path.resolve(catalog.templatesDir, file)
-  const error = (
-    file: string,
-    at: { line: number; column: number },
-    code: string,
-    message: string,
-  ) => {
-    failing.add(current)
-    problems.push({ file, line: at.line, column: at.column, code, message, severity: 'error' })
-  }
-  const warning = (
-    file: string,
-    at: { line: number; column: number },
-    code: string,
-    message: string,
-  ) => problems.push({ file, line: at.line, column: at.column, code, message, severity: 'warning' })
-  const start = { line: 1, column: 1 }
-
-  /** Renders non-leniently; reports what fails. `where` is the file missing variables point at. */
-  const render = async (
-    template: Template,
-    variables: Record<string, unknown>,
-    caseName: string | null,
-    where: string,
-  ) => {
-    const source =
-      caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
-    const sets = caseName === null ? 'do not set' : 'does not set'
-    const outcome = renderMessage(catalog, template.slug, variables, {
-      lenient: false,
-      clock: options.clock,
-    })
-    if (!outcome.ok) {
-      const { failure } = outcome
-      if (failure.code === 'missing_variables') {
-        for (const variable of failure.missing)
-          error(
-            where,
-            start,
-            'missing_variables',
-            `"${variable}" is required by the template "${template.slug}" but ${source} ${sets} it.`,
-          )
-      } else if (failure.code !== 'template_not_found') {
-        const { file, line, column, message } = failure.error
-        error(
-          file ? inTemplates(file) : template.file,
-          { line: line || 1, column: column || 1 },
-          failure.code,
-          `${message} (the template "${template.slug}" with ${source})`,
-        )
-      }
-      return
-    }
-    const { rendered } = outcome
-    for (const w of rendered.warnings) {
-      if (w.code === 'unused_variable' && w.variable)
-        warning(
-          where,
-          start,
-          'unused_variable',
-          `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`,
-        )
-    }
-    for (const rule of rules) {
-      for (const problem of await rule({
-        template,
-        caseName,
-        source: where,
-        variables,
-        html: rendered.html,
-        text: rendered.text,
-      })) {
-        if (problem.severity === 'error') failing.add(current)
-        problems.push(problem)
-      }
-    }
-  }
-
   for (const summary of templates) {
-    current = summary.slug
-    const lookup = catalog.lookup(summary.slug)
-    if (!lookup.ok) {
-      if (lookup.reason === 'invalid') {
-        const { file, line, column, message } = lookup.error
-        const own = path.basename(file).startsWith(`${summary.slug}.`) && !file.includes('/')
-        error(
-          inTemplates(file),
-          { line, column },
-          'template_invalid',
-          own ? message : `${message} (used by the template "${summary.slug}")`,
-        )
-      }
-      continue
-    }
-    const template = lookup.template
-    const fixtures = catalog.fixtures(template.slug)
-    cases += fixtures.length
-    if (fixtures.length > 0) {
-      for (const fixture of fixtures) {
-        if (!fixture.variables) {
-          const message = fixture.error ?? 'The fixture is not usable.'
-          error(
-            fixture.file,
-            await jsonErrorPosition(fixture.file, message),
-            'fixture_invalid',
-            `${message.replace(/\.$/, '')} (the fixture case "${fixture.name}" of "${template.slug}").`,
-          )
-          continue
-        }
-        await render(template, fixture.variables, fixture.name, fixture.file)
-      }
-      continue
-    }
-    // No fixture: the front matter must declare what the template needs.
-    const fixtureFile = path.join(catalog.fixturesDir, `${template.slug}.json`)
-    let undeclared = false
-    for (const variable of template.requiredPaths) {
-      if (template.declared[topLevel(variable)] !== undefined) continue
-      undeclared = true
+    run.current = summary.slug
+    await checkTemplate(run, summary.slug)
+  }
+  return {
+    problems: run.problems,
+    templates: templates.length,
+    cases: run.cases,
+    failing: [...run.failing],
+  }
+}
+
+/** One template: each fixture case rendered, or, without fixtures, its front matter's examples. */
+async function checkTemplate(run: CatalogRun, slug: string): Promise<void> {
+  const lookup = run.catalog.lookup(slug)
+  if (!lookup.ok) {
+    if (lookup.reason === 'invalid') {
+      const { file, line, column, message } = lookup.error
+      const own = path.basename(file).startsWith(`${slug}.`) && !file.includes('/')
       error(
-        template.file,
-        await firstUse(template, topLevel(variable)),
-        'undeclared_variable',
-        `"${variable}" is required by the template "${template.slug}", which has no fixture, and its front matter does not declare "${topLevel(variable)}": declare it under variables: (with an example), or add ${path.relative(process.cwd(), fixtureFile) || fixtureFile}.`,
+        run,
+        inTemplates(run, file),
+        { line, column },
+        'template_invalid',
+        own ? message : `${message} (used by the template "${slug}")`,
       )
     }
-    if (undeclared) continue
-    const needed = new Set(template.requiredPaths.map(topLevel))
-    const examples = exampleVariables(template)
-    if ([...needed].every((name) => name in examples)) {
-      cases += 1
-      await render(template, examples, null, template.file)
+    return
+  }
+  const template = lookup.template
+  const fixtures = run.catalog.fixtures(template.slug)
+  run.cases += fixtures.length
+  if (fixtures.length === 0) return checkWithoutFixture(run, template)
+  for (const fixture of fixtures) {
+    if (!fixture.variables) {
+      const message = fixture.error ?? 'The fixture is not usable.'
+      error(
+        run,
+        fixture.file,
+        await jsonErrorPosition(fixture.file, message),
+        'fixture_invalid',
+        `${message.replace(/\.$/, '')} (the fixture case "${fixture.name}" of "${template.slug}").`,
+      )
+      continue
+    }
+    await renderCase(run, template, fixture.variables, fixture.name, fixture.file)
+  }
+}
+
+/** No fixture: the front matter must declare what the template needs; its examples render. */
+async function checkWithoutFixture(run: CatalogRun, template: Template): Promise<void> {
+  const fixtureFile = path.join(run.catalog.fixturesDir, `${template.slug}.json`)
+  let undeclared = false
+  for (const variable of template.requiredPaths) {
+    if (template.declared[topLevel(variable)] !== undefined) continue
+    undeclared = true
+    error(
+      run,
+      template.file,
+      await firstUse(template, topLevel(variable)),
+      'undeclared_variable',
+      `"${variable}" is required by the template "${template.slug}", which has no fixture, and its front matter does not declare "${topLevel(variable)}": declare it under variables: (with an example), or add ${path.relative(process.cwd(), fixtureFile) || fixtureFile}.`,
+    )
+  }
+  if (undeclared) return
+  const needed = new Set(template.requiredPaths.map(topLevel))
+  const examples = exampleVariables(template)
+  if ([...needed].every((name) => name in examples)) {
+    run.cases += 1
+    await renderCase(run, template, examples, null, template.file)
+  }
+}
+
+/** Renders non-leniently; reports what fails. `where` is the file missing variables point at. */
+async function renderCase(
+  run: CatalogRun,
+  template: Template,
+  variables: Record<string, unknown>,
+  caseName: string | null,
+  where: string,
+): Promise<void> {
+  const source = caseName === null ? 'the front-matter examples' : `the fixture case "${caseName}"`
+  const outcome = renderMessage(run.catalog, template.slug, variables, {
+    lenient: false,
+    clock: run.options.clock,
+  })
+  if (!outcome.ok) {
+    const sets = caseName === null ? 'do not set' : 'does not set'
+    return renderFailed(run, template, outcome.failure, { source, sets }, where)
+  }
+  const { rendered } = outcome
+  for (const w of rendered.warnings) {
+    if (w.code === 'unused_variable' && w.variable)
+      warning(
+        run,
+        where,
+        START,
+        'unused_variable',
+        `"${w.variable}" is set by ${source} but the template "${template.slug}" never uses it.`,
+      )
+  }
+  for (const rule of run.options.rules ?? []) {
+    const found = await rule({
+      template,
+      caseName,
+      source: where,
+      variables,
+      html: rendered.html,
+      text: rendered.text,
+    })
+    for (const problem of found) {
+      if (problem.severity === 'error') run.failing.add(run.current)
+      run.problems.push(problem)
     }
   }
-  return { problems, templates: templates.length, cases, failing: [...failing] }
+}
+
+/** A case that did not render: the variables it misses, or where the template failed. */
+function renderFailed(
+  run: CatalogRun,
+  template: Template,
+  failure: TemplateFailure,
+  { source, sets }: { source: string; sets: string },
+  where: string,
+): void {
+  if (failure.code === 'missing_variables') {
+    for (const variable of failure.missing)
+      error(
+        run,
+        where,
+        START,
+        'missing_variables',
+        `"${variable}" is required by the template "${template.slug}" but ${source} ${sets} it.`,
+      )
+  } else if (failure.code !== 'template_not_found') {
+    const { file, line, column, message } = failure.error
+    error(
+      run,
+      file ? inTemplates(run, file) : template.file,
+      { line: line || 1, column: column || 1 },
+      failure.code,
+      `${message} (the template "${template.slug}" with ${source})`,
+    )
+  }
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -393,6 +438,12 @@ export function emailChecks(options: EmailCheckOptions = {}): RenderRule {
   }
 }
 
+/**
+ * `sendbox check [flags]`: the exit code (1 when a problem is an error).
+ *
+ * @example
+ * process.exitCode = await check(['--templates', 'emails', '--json'], process.env, false)
+ */
 export async function check(
   argv: string[],
   env: NodeJS.ProcessEnv,
@@ -410,7 +461,18 @@ export async function check(
       positionals[0]!,
       'unexpected argument; sendbox check takes only flags (see sendbox check --help).',
     )
-  const { templatesDir, fixturesDir } = folderOptions(values, env)
+  const folders = folderOptions(values, env)
+  const { report, writes } = await runCheck(values, env, folders)
+  if (report.templates === 0) report.problems.push(noTemplates(folders.templatesDir))
+  return printReport(report, writes, values.json === true)
+}
+
+/** The check itself: every template rendered, its rules run, snapshots compared and written. */
+async function runCheck(
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  { templatesDir, fixturesDir }: { templatesDir: string; fixturesDir: string },
+): Promise<{ report: CheckReport; writes: SnapshotWrites | undefined }> {
   const visual = values.visual === true
   // Before any render: no browser is bad usage, said at once.
   const browser = visual ? findBrowser(values.browser as string | undefined, env) : null
@@ -423,19 +485,16 @@ export async function check(
     warn: () => {},
   })
   const snapshots = snapshotOptions && snapshotRun({ ...snapshotOptions, ci: isCi(env) })
-  let report: CheckReport
+  // Read only with the email checks on (an unreadable SENDBOX_ variable is no matter without).
+  const emailRule = () =>
+    emailChecks({
+      templatesDir,
+      failOnAccessibility: booleanFlag(values, env, 'fail-on-accessibility', checkFlags) ?? false,
+    })
   try {
-    report = await checkCatalog(catalog, {
+    const report = await checkCatalog(catalog, {
       rules: [
-        ...(values['no-email-checks']
-          ? []
-          : [
-              emailChecks({
-                templatesDir,
-                failOnAccessibility:
-                  booleanFlag(values, env, 'fail-on-accessibility', checkFlags) ?? false,
-              }),
-            ]),
+        ...(values['no-email-checks'] ? [] : [emailRule()]),
         ...(snapshots ? [snapshots.rule] : []),
       ],
       ...(snapshotOptions ? { clock: snapshotOptions.clock } : {}),
@@ -452,30 +511,40 @@ export async function check(
           writes: snapshots.writes,
         })),
       )
+    return { report, writes: snapshots?.writes }
   } finally {
     await catalog.close()
   }
-  const cwd = process.cwd()
-  if (report.templates === 0) {
-    const why = existsSync(templatesDir)
-      ? `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html)`
-      : `The templates folder ${templatesDir} does not exist`
-    report.problems.push({
-      file: templatesDir,
-      line: 1,
-      column: 1,
-      code: 'no_templates',
-      message: `${why}; create a starter with \`npx sendbox init\`, or point --templates at your templates folder.`,
-      severity: 'error',
-    })
+}
+
+/** A check of no template fails: the folder is missing or empty. */
+function noTemplates(templatesDir: string): Problem {
+  const why = existsSync(templatesDir)
+    ? `There are no templates in ${templatesDir} (<slug>.liquid or <slug>.html)`
+    : `The templates folder ${templatesDir} does not exist`
+  return {
+    file: templatesDir,
+    line: 1,
+    column: 1,
+    code: 'no_templates',
+    message: `${why}; create a starter with \`npx sendbox init\`, or point --templates at your templates folder.`,
+    severity: 'error',
   }
+}
+
+/** The problems on stdout (lines, or JSON), the snapshots written and the summary on stderr. */
+function printReport(
+  report: CheckReport,
+  writes: SnapshotWrites | undefined,
+  json: boolean,
+): number {
+  const cwd = process.cwd()
   const problems = report.problems.map((p) => ({
     ...p,
     // The form the inbox and the console show a place in too (src/lib/paths.ts).
     file: shownPath(p.file, cwd),
   }))
-  const writes = snapshots?.writes
-  if (values.json)
+  if (json)
     process.stdout.write(
       `${JSON.stringify({ problems, templates: report.templates, cases: report.cases, ...(writes ? { snapshots: writes } : {}) }, null, 2)}\n`,
     )

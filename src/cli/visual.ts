@@ -9,7 +9,7 @@ import {
   type VisualVariant,
   writeInside,
   writeReviewImage,
-} from '../core/snapshot-files.js'
+} from '../templates/snapshot-files.js'
 import { shownPath } from '../lib/paths.js'
 import type { Problem } from './check-types.js'
 import type { SnapshotWrites } from './check-snapshots.js'

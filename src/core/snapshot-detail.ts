@@ -3,24 +3,18 @@
  * unified diffs between them, and which screenshots of `sendbox check --visual` it has. What
  * `GET /_sandbox/api/snapshots/:template/:case` answers; a function of the files and the catalog.
  */
-import { access } from 'node:fs/promises'
 import { shownPath } from '../lib/paths.js'
 import type { RenderClock, TemplateCatalog } from '../templates/index.js'
+import { isSnapshotName, VISUAL_VARIANTS } from '../templates/snapshot-files.js'
+import type { SnapshotFolder } from '../templates/snapshot-folder.js'
 import { caseNames, renderCase, statusOf } from './snapshot-cases.js'
-import {
-  imageFile,
-  isSnapshotName,
-  readSnapshot,
-  snapshotFiles,
-  VISUAL_VARIANTS,
-} from './snapshot-files.js'
 import type { SnapshotDetail, SnapshotImage } from './snapshot-types.js'
 
 export type { SnapshotDetail, SnapshotImage }
 
 export interface DetailSource {
   catalog: TemplateCatalog
-  dir: string
+  folder: SnapshotFolder
   clock: RenderClock
   /** Where paths are shown from. */
   cwd: string
@@ -29,10 +23,10 @@ export interface DetailSource {
 /**
  * A case in full, or null when it is neither a case nor has a snapshot.
  *
- * @example const detail = await caseDetail({ catalog, dir, clock, cwd }, 'welcome', 'default')
+ * @example const detail = await caseDetail({ catalog, folder, clock, cwd }, 'welcome', 'default')
  */
 export async function caseDetail(
-  { catalog, dir, clock, cwd }: DetailSource,
+  { catalog, folder, clock, cwd }: DetailSource,
   template: string,
   caseName: string,
 ): Promise<SnapshotDetail | null> {
@@ -40,11 +34,11 @@ export async function caseDetail(
   const isCase =
     catalog.list().some((t) => t.slug === template) &&
     caseNames(catalog, template).includes(caseName)
-  const stored = await readSnapshot(dir, template, caseName)
+  const stored = await folder.read(template, caseName)
   if (!isCase && stored.html === null && stored.text === null) return null
   const render = isCase ? renderCase(catalog, template, caseName, clock) : null
   const current = render?.ok ? render.snapshot : null
-  const files = snapshotFiles(dir, template, caseName)
+  const files = folder.files(template, caseName)
   const shown = { html: shownPath(files.html, cwd), text: shownPath(files.text, cwd) }
   const label = `${template} (${caseName}), rendered now`
   // jsdiff loads with the first detail asked for, not with every server.
@@ -62,25 +56,26 @@ export async function caseDetail(
     diff:
       isCase && !current ? { html: null, text: null } : { html: diff('html'), text: diff('text') },
     files: shown,
-    images: await imagesOf(dir, template, caseName),
+    images: await imagesOf(folder, template, caseName),
   }
 }
 
 /** Which images a case has, variant by variant. */
-async function imagesOf(dir: string, slug: string, caseName: string): Promise<SnapshotImage[]> {
-  const there = (file: string) =>
-    access(file).then(
-      () => true,
-      () => false,
-    )
+async function imagesOf(
+  folder: SnapshotFolder,
+  slug: string,
+  caseName: string,
+): Promise<SnapshotImage[]> {
+  const there = (variant: string, kind: 'snapshot' | 'current' | 'diff') =>
+    folder.hasImage(slug, caseName, variant, kind)
   return Promise.all(
     VISUAL_VARIANTS.map(async ({ name, width, scheme }) => ({
       variant: name,
       width,
       scheme,
-      snapshot: await there(imageFile(dir, slug, caseName, name, 'snapshot')),
-      current: await there(imageFile(dir, slug, caseName, name, 'current')),
-      diff: await there(imageFile(dir, slug, caseName, name, 'diff')),
+      snapshot: await there(name, 'snapshot'),
+      current: await there(name, 'current'),
+      diff: await there(name, 'diff'),
     })),
   )
 }

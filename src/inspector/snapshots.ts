@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import type { CaseError } from '../core/snapshot-types.js'
-import { SNAPSHOT_NAME_PATTERN, VISUAL_VARIANTS } from '../core/snapshot-files.js'
+import { SNAPSHOT_NAME_PATTERN, VISUAL_VARIANTS } from '../templates/snapshot-files.js'
 import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { SHARED_ACCESS, ADMIN_ACCESS } from '../http/viewer.js'

@@ -6,6 +6,9 @@
  */
 import type { SnapshotBook, SnapshotBookOptions } from '../core/snapshots.js'
 
+/** The book's options, with the folder as a path: it is opened when the book is built. */
+export type DeferredBookOptions = Omit<SnapshotBookOptions, 'folder'> & { dir: string }
+
 /** The book the routes use, and `start()`, which builds the real one (once). */
 export interface DeferredSnapshotBook extends SnapshotBook {
   start(): void
@@ -20,7 +23,7 @@ export interface DeferredSnapshotBook extends SnapshotBook {
  * snapshots.start()
  * snapshots.prime()
  */
-export function deferredSnapshotBook(options: SnapshotBookOptions): DeferredSnapshotBook {
+export function deferredSnapshotBook(options: DeferredBookOptions): DeferredSnapshotBook {
   let resolveBook!: (book: Promise<SnapshotBook>) => void
   const built = new Promise<SnapshotBook>((resolve) => {
     resolveBook = resolve
@@ -29,7 +32,12 @@ export function deferredSnapshotBook(options: SnapshotBookOptions): DeferredSnap
   built.catch(() => {})
   let started: Promise<SnapshotBook> | undefined
   const start = () => {
-    started ??= import('../core/snapshots.js').then((m) => m.createSnapshotBook(options))
+    started ??= Promise.all([
+      import('../core/snapshots.js'),
+      import('../templates/snapshot-folder.js'),
+    ]).then(([book, folder]) =>
+      book.createSnapshotBook({ ...options, folder: folder.openSnapshotFolder(options.dir) }),
+    )
     // A book that cannot be built is a warning; its routes then answer the error.
     started.catch((error: unknown) =>
       options.warn(`Could not watch the snapshots: ${(error as Error).message}`),
