@@ -35,6 +35,14 @@ const filterQuery = (args: Filters) => ({
 
 type RenderArgs = z.infer<z.ZodObject<typeof RENDER_INPUT>>
 
+/** render_template and check_template: a refusal of both `variables` and `case`, or the request. */
+const renderRun =
+  (what: 'render' | 'checks') =>
+  async (args: RenderArgs, ask: Ask): Promise<InspectorAnswer> => {
+    const request = renderRequest(what, args)
+    return 'ok' in request ? request : ask(request)
+  }
+
 /** render_template and check_template: GET with a fixture case, POST with variables. */
 function renderRequest(
   what: 'render' | 'checks',
@@ -167,10 +175,7 @@ export const TOOLS: readonly Tool[] = [
     input: INPUT.render_template,
     output: OUTPUT.render_template,
     annotations: READ_ONLY,
-    run: async (args: z.infer<typeof INPUT.render_template>, ask) => {
-      const request = renderRequest('render', args)
-      return 'ok' in request ? request : ask(request)
-    },
+    run: renderRun('render'),
   }),
   defineTool({
     name: 'check_template',
@@ -180,10 +185,7 @@ export const TOOLS: readonly Tool[] = [
     input: INPUT.check_template,
     output: OUTPUT.check_template,
     annotations: READ_ONLY,
-    run: async (args: z.infer<typeof INPUT.check_template>, ask) => {
-      const request = renderRequest('checks', args)
-      return 'ok' in request ? request : ask(request)
-    },
+    run: renderRun('checks'),
   }),
   defineTool({
     name: 'simulate_event',
