@@ -61,7 +61,7 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
  * projects.identify('sandbox_other')   // undefined
  */
 export function createProjects(definition: ProjectsDefinition, source = 'projects'): Projects {
-  const entries = checkDefinition(definition, source)
+  const entries = checkDefinition(definition, failIn(source))
   // Every token is compared, always, as SHA-256 digests of one length: how long an answer takes
   // says nothing of how much of a token was right, nor which entry it matched.
   const digests = entries.map(({ token, identity }) => ({ digest: digest(token), identity }))
@@ -82,47 +82,125 @@ export function createProjects(definition: ProjectsDefinition, source = 'project
   }
 }
 
-/** Each token with who it is; throws on a token listed twice or an empty list. */
-function checkDefinition(definition: ProjectsDefinition, source: string) {
-  const fail = (problem: string): never => {
+/** Where a problem of a definition is: a project (or `admin`), and a token of its list. */
+interface Place {
+  owner: string
+  token?: number
+}
+
+type Fail = (problem: string, place: Place) => never
+
+/** `createProjects`' failures: the source, and the problem. */
+const failIn =
+  (source: string): Fail =>
+  (problem) => {
     throw new ProjectsFileError(`${source}: ${problem}`)
   }
+
+/**
+ * Each token with who it is. Every rule of a definition is checked here, once, for the
+ * `projects` option and the file alike (`parseProjects` says where in the file a problem is):
+ * names, a token listed twice (across projects too), an empty list, webhooks.
+ */
+function checkDefinition(definition: ProjectsDefinition, fail: Fail) {
   if (!definition || typeof definition !== 'object' || !definition.projects)
-    fail('has no "projects" (a map of project names to their tokens)')
+    fail('has no "projects" (a map of project names to their tokens)', { owner: '' })
   const entries: { token: string; identity: Identity }[] = []
   const seen = new Map<string, string>()
-  const add = (token: string, identity: Identity, where: string) => {
-    const earlier = seen.get(token)
-    if (earlier)
-      fail(`a token of ${where} is listed again (first in ${earlier}): give each its own`)
-    seen.set(token, where)
-    entries.push({ token, identity })
-  }
+  const add = (tokens: readonly string[], identity: Identity, owner: string) =>
+    tokens.forEach((token, index) => {
+      const earlier = seen.get(token)
+      if (earlier) fail(`${owner}: this token is already ${earlier}'s`, { owner, token: index })
+      seen.set(token, owner)
+      entries.push({ token, identity })
+    })
   for (const [name, project] of Object.entries(definition.projects)) {
+    const place = { owner: name }
     if (!NAME.test(name))
-      fail(`"${name.slice(0, 64)}" is not a project name (letters, digits, ".", "_", "-")`)
-    if (name === ADMIN_PROJECT) fail(`"${ADMIN_PROJECT}" is the admin tokens' own: name it so`)
-    if (!project?.tokens?.length) fail(`project "${name}" has no tokens`)
-    for (const token of project.tokens) add(token, { kind: 'project', project: name }, name)
+      fail(`"${name.slice(0, 64)}" is not a project name (letters, digits, ".", "_", "-")`, place)
+    if (name === ADMIN_PROJECT)
+      fail(`"${ADMIN_PROJECT}" is the admin tokens' own: name it so`, place)
+    if (!project?.tokens?.length) fail(`project "${name}" has no tokens`, place)
+    add(project.tokens, { kind: 'project', project: name }, name)
     for (const hook of project.webhooks ?? []) checkWebhook(hook, name, fail)
   }
   if (definition.admin) {
-    if (!definition.admin.tokens?.length) fail('"admin" has no tokens')
-    for (const token of definition.admin.tokens)
-      add(token, { kind: 'admin', project: ADMIN_PROJECT }, 'admin')
+    if (!definition.admin.tokens?.length) fail('"admin" has no tokens', { owner: 'admin' })
+    add(definition.admin.tokens, { kind: 'admin', project: ADMIN_PROJECT }, 'admin')
   }
   return entries
 }
 
-function checkWebhook(hook: ProjectWebhook, name: string, fail: (problem: string) => never) {
+function checkWebhook(hook: ProjectWebhook, name: string, fail: Fail) {
   let url: URL | undefined
   try {
     url = new URL(hook.url)
   } catch {}
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    fail(`a webhook of "${name}" has no http(s) url`)
+    fail(`a webhook of "${name}" has no http(s) url`, { owner: name })
   if (typeof hook.secret !== 'string' || !WEBHOOK_SECRET.test(hook.secret))
-    fail(`a webhook of "${name}" needs a secret "whsec_<base64>"`)
+    fail(`a webhook of "${name}" needs a secret "whsec_<base64>"`, { owner: name })
+}
+
+type NodeFail = (node: Node | null | undefined, problem: string, offset?: number) => never
+
+/** A list of tokens in the file: one or more non-blank strings. */
+function tokenList(node: unknown, owner: string, where: unknown, fail: NodeFail): string[] {
+  if (!isSeq(node) || node.items.length === 0)
+    return fail((node ?? where) as Node, `${owner} needs "tokens": a list of one or more`)
+  return node.items.map((item) => {
+    if (!isScalar(item) || typeof item.value !== 'string' || item.value.trim() === '')
+      return fail(item as Node, `${owner}: a token is not a string`)
+    return item.value
+  })
+}
+
+/** Where each owner (a project, `admin`) is in the file: its key, and its tokens' items. */
+type Places = Map<string, { key: Node; tokens: unknown }>
+
+/** One project of the file, read into `definition`, its nodes into `places`. */
+function readProject(
+  entry: { key: unknown; value: unknown },
+  definition: ProjectsDefinition,
+  places: Places,
+  fail: NodeFail,
+): void {
+  const name = isScalar(entry.key) ? String(entry.key.value) : ''
+  if (!isMap(entry.value)) fail(entry.value as Node, `project "${name}" needs "tokens"`)
+  const project = entry.value as { get(key: string, keep: true): unknown }
+  const tokens = project.get('tokens', true)
+  const list = tokenList(tokens, `project "${name}"`, entry.value, fail)
+  const hooks = project.get('webhooks', true)
+  const webhooks = hooks === undefined ? undefined : webhookList(hooks, name, fail)
+  definition.projects[name] = { tokens: list, ...(webhooks ? { webhooks } : {}) }
+  places.set(name, { key: entry.key as Node, tokens })
+}
+
+/** `admin` of the file, read into `definition`, its nodes into `places`. */
+function readAdmin(
+  pair: { key: unknown; value: unknown },
+  definition: ProjectsDefinition,
+  places: Places,
+  fail: NodeFail,
+): void {
+  const admin = pair.value as { get?(key: string, keep: true): unknown }
+  if (!isMap(admin)) fail(pair.value as Node, '"admin" needs "tokens"')
+  const tokens = admin.get!('tokens', true)
+  definition.admin = { tokens: tokenList(tokens, '"admin"', pair.value, fail) }
+  places.set('admin', { key: pair.key as Node, tokens })
+}
+
+/**
+ * The definition's rules (`checkDefinition`), with a problem placed in the file: a token at its
+ * item, anything else at its project's name.
+ */
+function checkPlaced(definition: ProjectsDefinition, places: Places, fail: NodeFail): void {
+  checkDefinition(definition, (problem, place) => {
+    const at = places.get(place.owner)
+    const items = (at?.tokens as { items?: Node[] } | undefined)?.items
+    if (place.token !== undefined && items?.[place.token]) return fail(items[place.token], problem)
+    return fail(at?.key, problem)
+  })
 }
 
 /**
@@ -137,78 +215,40 @@ function checkWebhook(hook: ProjectWebhook, name: string, fail: (problem: string
 export function parseProjects(text: string, file: string): ProjectsDefinition {
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
-  const at = (node: Node | null | undefined, offset?: number) => {
+  const fail: NodeFail = (node, problem, offset) => {
     const { line, col } = lines.linePos(offset ?? node?.range?.[0] ?? 0)
-    return `${file}:${line}:${col}`
-  }
-  const fail = (node: Node | null | undefined, problem: string, offset?: number): never => {
-    throw new ProjectsFileError(`${at(node, offset)}  ${problem}`)
+    throw new ProjectsFileError(`${file}:${line}:${col}  ${problem}`)
   }
   const [error] = doc.errors
   if (error) fail(null, `does not parse: ${error.message.split('\n')[0]}`, error.pos[0])
   const root = doc.contents
   if (!isMap(root)) return fail(root, 'expected a map with "projects" (and "admin")')
-  const tokens = (node: unknown, owner: string, where: unknown): string[] => {
-    if (!isSeq(node) || node.items.length === 0)
-      return fail((node ?? where) as Node, `${owner} needs "tokens": a list of one or more`)
-    return node.items.map((item) => {
-      if (!isScalar(item) || typeof item.value !== 'string' || item.value.trim() === '')
-        return fail(item as Node, `${owner}: a token is not a string`)
-      return item.value
-    })
-  }
   const definition: ProjectsDefinition = { projects: {} }
-  const seen = new Map<string, string>()
-  const once = (list: string[], items: unknown, owner: string) => {
-    list.forEach((token, i) => {
-      const earlier = seen.get(token)
-      if (earlier)
-        fail((items as { items: Node[] }).items[i], `${owner}: this token is already ${earlier}'s`)
-      seen.set(token, owner)
-    })
-  }
+  const places: Places = new Map()
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : ''
     if (key === 'projects') {
       if (!isMap(pair.value) || pair.value.items.length === 0)
         fail(pair.value as Node, '"projects" needs one or more projects')
+      // Each project checked as it is read: the first problem in the file is the one named.
       for (const entry of (pair.value as { items: { key: unknown; value: unknown }[] }).items) {
-        const name = isScalar(entry.key) ? String(entry.key.value) : ''
-        if (!isMap(entry.value)) fail(entry.value as Node, `project "${name}" needs "tokens"`)
-        const project = entry.value as { get(key: string, keep: true): unknown }
-        const list = tokens(project.get('tokens', true), `project "${name}"`, entry.value)
-        once(list, project.get('tokens', true), name)
-        const hooks = project.get('webhooks', true)
-        const webhooks = hooks === undefined ? undefined : webhookList(hooks, name, fail)
-        definition.projects[name] = { tokens: list, ...(webhooks ? { webhooks } : {}) }
-        try {
-          checkDefinition({ projects: { [name]: definition.projects[name]! } }, name)
-        } catch (caught) {
-          fail(entry.key as Node, (caught as Error).message.replace(`${name}: `, ''))
-        }
+        readProject(entry, definition, places, fail)
+        checkPlaced(definition, places, fail)
       }
     } else if (key === 'admin') {
-      const admin = pair.value as { get?(key: string, keep: true): unknown }
-      if (!isMap(admin)) fail(pair.value as Node, '"admin" needs "tokens"')
-      const list = tokens(admin.get!('tokens', true), '"admin"', pair.value)
-      once(list, admin.get!('tokens', true), 'admin')
-      definition.admin = { tokens: list }
-    } else {
+      readAdmin(pair, definition, places, fail)
+      checkPlaced(definition, places, fail)
+    } else
       fail(
         pair.key as Node,
         `"${key.slice(0, 40)}" is not known here: the file has "projects" and "admin"`,
       )
-    }
   }
   if (Object.keys(definition.projects).length === 0) fail(root, 'has no "projects"')
   return definition
 }
 
-function webhookList(
-  node: unknown,
-  name: string,
-  fail: (node: Node | null | undefined, problem: string) => never,
-): ProjectWebhook[] {
+function webhookList(node: unknown, name: string, fail: NodeFail): ProjectWebhook[] {
   if (!isSeq(node)) return fail(node as Node, `project "${name}": "webhooks" is a list`)
   return node.items.map((item) => {
     const value = (item as { toJSON(): unknown }).toJSON?.() as Partial<ProjectWebhook> | undefined

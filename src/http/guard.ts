@@ -222,6 +222,50 @@ export function guardPolicy(config: {
   }
 }
 
+/** 403 host_not_allowed: a request addressed to a name sendbox does not answer (DNS rebinding). */
+function hostNotAllowed(host: string | null) {
+  const name = host === null ? '' : (hostName(host) ?? host)
+  return apiError(
+    403,
+    'host_not_allowed',
+    `sendbox does not answer requests addressed to ${quoted(name)}: only localhost, *.localhost, IP addresses and names given with --allowed-host (this stops DNS rebinding, where a website points its own name at your machine). To reach sendbox under this name, start it with --allowed-host ${name || '<name>'} (or SENDBOX_ALLOWED_HOSTS).`,
+    { headers: NOSNIFF },
+  )
+}
+
+/** 403 cross_origin_forbidden, with what to do: `--cors` for the API, the inbox itself else. */
+function crossOriginForbidden(reason: string, origin: string | null, api: boolean, vary: boolean) {
+  const from = origin && origin !== 'null' ? origin : null
+  const hint = api
+    ? ` To let a browser app on ${from ?? 'your origin'} call the emulated API, start sendbox with --cors ${from ?? '<origin>'}.`
+    : ' The inspector and the inbox answer only their own page, curl and test suites; open the inbox itself instead.'
+  return apiError(
+    403,
+    'cross_origin_forbidden',
+    `This request came from another website (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason}), and sendbox does not let websites read or change the sandbox.${hint}`,
+    { headers: { ...NOSNIFF, ...(api && vary ? { vary: 'Origin' } : {}) } },
+  )
+}
+
+/** 401 unauthorized: the inspector wants the --inspector-password. */
+const unauthorized = () =>
+  apiError(
+    401,
+    'unauthorized',
+    'The inspector is protected by --inspector-password: sign in with any user name and that password (curl -u :<password>).',
+    {
+      headers: { 'www-authenticate': 'Basic realm="sendbox", charset="UTF-8"', ...NOSNIFF },
+    },
+  )
+
+/** The headers an answer to an allowed CORS origin carries. */
+const corsHeaders = (origin: string) => ({
+  'access-control-allow-origin': origin,
+  'access-control-expose-headers': CORS_EXPOSE,
+  vary: 'Origin',
+  ...NOSNIFF,
+})
+
 /**
  * The guard as one h3 middleware. `check` returns a preflight answer, throws the 401/403s, and
  * otherwise puts the headers every answer carries on `event.res`; `headersFor` gives them again
@@ -236,78 +280,54 @@ export function createGuard(policy: GuardPolicy): {
   headersFor(event: H3Event): Record<string, string>
 } {
   const extra = new WeakMap<H3Event, Record<string, string>>()
-  const corsVary = policy.cors.length > 0
-
-  function check(event: H3Event): Response | undefined {
-    const headers = event.req.headers
-    const host = headers.get('host')
-    if (!isHostAllowed(host, policy)) {
-      const name = host === null ? '' : (hostName(host) ?? host)
-      throw apiError(
-        403,
-        'host_not_allowed',
-        `sendbox does not answer requests addressed to ${quoted(name)}: only localhost, *.localhost, IP addresses and names given with --allowed-host (this stops DNS rebinding, where a website points its own name at your machine). To reach sendbox under this name, start it with --allowed-host ${name || '<name>'} (or SENDBOX_ALLOWED_HOSTS).`,
-        { headers: NOSNIFF },
-      )
-    }
-    const pathname = event.url.pathname
-    const method = event.req.method
-    const origin = headers.get('origin')
-    const api = isApiPath(pathname)
-    const corsOrigin = api && origin !== null && policy.cors.includes(origin) ? origin : null
-    if (corsOrigin) {
-      if (method === 'OPTIONS' && headers.has('access-control-request-method'))
-        return preflight(corsOrigin)
-      const added = {
-        'access-control-allow-origin': corsOrigin,
-        'access-control-expose-headers': CORS_EXPOSE,
-        vary: 'Origin',
-        ...NOSNIFF,
-      }
-      extra.set(event, added)
-      for (const [name, value] of Object.entries(added)) event.res.headers.set(name, value)
-      return undefined
-    }
-    const reason = crossSiteReason(
-      { host, origin, site: headers.get('sec-fetch-site'), mode: headers.get('sec-fetch-mode') },
-      method,
-      pathname,
-      policy.tls,
-    )
-    if (reason) {
-      const hint = api
-        ? ` To let a browser app on ${origin && origin !== 'null' ? origin : 'your origin'} call the emulated API, start sendbox with --cors ${origin && origin !== 'null' ? origin : '<origin>'}.`
-        : ' The inspector and the inbox answer only their own page, curl and test suites; open the inbox itself instead.'
-      throw apiError(
-        403,
-        'cross_origin_forbidden',
-        `This request came from another website (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason}), and sendbox does not let websites read or change the sandbox.${hint}`,
-        {
-          headers: { ...NOSNIFF, ...(api && corsVary ? { vary: 'Origin' } : {}) },
-        },
-      )
-    }
-    if (
-      policy.inspectorPassword !== null &&
-      !api &&
-      !basicAuthMatches(headers.get('authorization'), policy.inspectorPassword)
-    ) {
-      throw apiError(
-        401,
-        'unauthorized',
-        'The inspector is protected by --inspector-password: sign in with any user name and that password (curl -u :<password>).',
-        {
-          headers: { 'www-authenticate': 'Basic realm="sendbox", charset="UTF-8"', ...NOSNIFF },
-        },
-      )
-    }
-    event.res.headers.set('x-content-type-options', 'nosniff')
-    if (api && corsVary) event.res.headers.set('vary', 'Origin')
-    return undefined
-  }
-
   return {
-    check,
+    check: (event) => checkRequest(policy, extra, event),
     headersFor: (event) => extra.get(event) ?? NOSNIFF,
   }
+}
+
+/**
+ * The guard's checks, in order: the Host, then an allowed CORS origin (a preflight answered, its
+ * headers kept in `extra` for an error answer), then a cross-site request, then the inspector's
+ * password.
+ */
+function checkRequest(
+  policy: GuardPolicy,
+  extra: WeakMap<H3Event, Record<string, string>>,
+  event: H3Event,
+): Response | undefined {
+  const headers = event.req.headers
+  const host = headers.get('host')
+  if (!isHostAllowed(host, policy)) throw hostNotAllowed(host)
+  const pathname = event.url.pathname
+  const method = event.req.method
+  const origin = headers.get('origin')
+  const api = isApiPath(pathname)
+  const corsVary = policy.cors.length > 0
+  const corsOrigin = api && origin !== null && policy.cors.includes(origin) ? origin : null
+  if (corsOrigin) {
+    if (method === 'OPTIONS' && headers.has('access-control-request-method'))
+      return preflight(corsOrigin)
+    const added = corsHeaders(corsOrigin)
+    extra.set(event, added)
+    for (const [name, value] of Object.entries(added)) event.res.headers.set(name, value)
+    return undefined
+  }
+  const site = {
+    host,
+    origin,
+    site: headers.get('sec-fetch-site'),
+    mode: headers.get('sec-fetch-mode'),
+  }
+  const reason = crossSiteReason(site, method, pathname, policy.tls)
+  if (reason) throw crossOriginForbidden(reason, origin, api, corsVary)
+  if (
+    policy.inspectorPassword !== null &&
+    !api &&
+    !basicAuthMatches(headers.get('authorization'), policy.inspectorPassword)
+  )
+    throw unauthorized()
+  event.res.headers.set('x-content-type-options', 'nosniff')
+  if (api && corsVary) event.res.headers.set('vary', 'Origin')
+  return undefined
 }

@@ -1,18 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { z } from 'zod'
 import type { InspectorAnswer, InspectorRequest } from './inspector.js'
-import { type FILTERS, INPUT, OUTPUT, type RENDER_INPUT } from './schemas.js'
+import { TOOLS } from './tool-list.js'
 
 /**
- * The tools of docs/mcp.md#tools, each one or two inspector requests. Results go back as
- * structured content and, for clients that read only text, as the same JSON in a text block;
- * an inspector error (or an unreachable sandbox) is a tool error whose text starts with its code.
+ * Registers the tools (tool-list.ts). Results go back as structured content and, for clients
+ * that read only text, as the same JSON in a text block; an inspector error (or an unreachable
+ * sandbox) is a tool error whose text starts with its code.
  */
-
-type Ask = (request: Omit<InspectorRequest, 'signal'>) => Promise<InspectorAnswer>
-
-const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const
 
 /** An answer → a tool result: the body as structured content and as JSON text, or an error. */
 export function toolResult(answer: InspectorAnswer): CallToolResult {
@@ -28,42 +23,6 @@ export function toolResult(answer: InspectorAnswer): CallToolResult {
   }
 }
 
-/** Two arguments that exclude each other: refused in the inspector's words for a bad body. */
-const notBoth = (field: string, message: string): InspectorAnswer => ({
-  ok: false,
-  error: {
-    code: 'validation_failed',
-    message,
-    details: [{ field, code: 'invalid_value', message }],
-  },
-})
-
-type Filters = Partial<Record<keyof typeof FILTERS, string>>
-const filterQuery = (args: Filters) => ({
-  to: args.to,
-  recipient: args.recipient,
-  from: args.from,
-  template: args.template,
-  subject: args.subject,
-  status: args.status,
-  since: args.since,
-})
-
-type RenderArgs = z.infer<z.ZodObject<typeof RENDER_INPUT>>
-
-/** render_template and check_template: GET with a fixture case, POST with variables. */
-function renderRequest(
-  what: 'render' | 'checks',
-  args: RenderArgs,
-): InspectorAnswer | InspectorRequest {
-  const path = `/templates/${encodeURIComponent(args.slug)}/${what}`
-  if (args.variables !== undefined && args.case !== undefined)
-    return notBoth('case', 'Give `variables` or a fixture `case`, not both.')
-  if (args.variables !== undefined)
-    return { method: 'POST', path, body: { variables: args.variables } }
-  return { path, query: { case: args.case } }
-}
-
 /**
  * Registers every tool on `server`; `ask` sends one request to the sandbox's inspector.
  *
@@ -73,178 +32,14 @@ export function registerTools(
   server: McpServer,
   ask: (request: InspectorRequest) => Promise<InspectorAnswer>,
 ): void {
-  // Each call's own signal: an MCP client that cancels the call stops its request (and a wait).
-  const tool =
-    <A>(run: (args: A, ask: Ask) => Promise<InspectorAnswer>) =>
-    async (args: A, extra: { signal: AbortSignal }) =>
-      toolResult(await run(args, (request) => ask({ ...request, signal: extra.signal })))
-
-  server.registerTool(
-    'list_messages',
-    {
-      title: 'List messages',
-      description:
-        'Messages the sandbox received, newest first, as `{ messages, total }`. Each message carries id, status, template, from, to, subject, createdAt, and its `links` ({ href, text }) and one-time `codes`. Filters narrow the list (all must match). Summaries by default; `fields: "full"` adds html, text and templateVariables.',
-      inputSchema: INPUT.list_messages,
-      outputSchema: OUTPUT.list_messages,
-      annotations: READ_ONLY,
-    },
-    tool((args: z.infer<typeof INPUT.list_messages>, ask) =>
-      ask({
-        path: '/messages',
-        query: {
-          ...filterQuery(args),
-          limit: args.limit,
-          offset: args.offset,
-          fields: args.fields ?? 'summary',
-        },
-      }),
-    ),
-  )
-
-  server.registerTool(
-    'get_message',
-    {
-      title: 'Get a message',
-      description:
-        'One message in full: the record with html, text, templateVariables, recipients and their delivery events, `links` ({ href, text }: follow one to test a flow) and `codes` (one-time codes to type). Error message_not_found when there is none with that id.',
-      inputSchema: INPUT.get_message,
-      outputSchema: OUTPUT.record,
-      annotations: READ_ONLY,
-    },
-    tool((args: z.infer<typeof INPUT.get_message>, ask) =>
-      ask({ path: `/messages/${encodeURIComponent(args.id)}` }),
-    ),
-  )
-
-  server.registerTool(
-    'wait_for_message',
-    {
-      title: 'Wait for a message',
-      description:
-        'The newest message matching the filters, or the first to arrive within `timeout` milliseconds (default 5000, at most 60000): use it right after making the application send. Returns the whole record, with `links` and `codes`. Error wait_timeout when none came. To wait for what an action sends, take `cursor` from list_messages first, act, then wait with `after` set to that cursor.',
-      inputSchema: INPUT.wait_for_message,
-      outputSchema: OUTPUT.record,
-      annotations: READ_ONLY,
-    },
-    tool((args: z.infer<typeof INPUT.wait_for_message>, ask) =>
-      ask({
-        path: '/messages/wait',
-        query: { ...filterQuery(args), timeout: args.timeout, after: args.after },
-        holds: args.timeout ?? 5000,
-      }),
-    ),
-  )
-
-  server.registerTool(
-    'list_templates',
-    {
-      title: 'List templates',
-      description:
-        'The templates a message can be sent with, as `{ templates }`: each with its slug, description, the variables it expects, and its fixture cases (sample variables).',
-      inputSchema: INPUT.list_templates,
-      outputSchema: OUTPUT.list_templates,
-      annotations: READ_ONLY,
-    },
-    tool((_args: unknown, ask) => ask({ path: '/templates' })),
-  )
-
-  server.registerTool(
-    'get_template',
-    {
-      title: 'Get a template',
-      description:
-        'One template in full: its Liquid source, the variables and dotted paths it needs, declared variables, fixture cases, and a `skeleton` of starting values for render_template. Error template_not_found (with the nearest slugs) when there is none.',
-      inputSchema: INPUT.get_template,
-      outputSchema: OUTPUT.get_template,
-      annotations: READ_ONLY,
-    },
-    tool((args: z.infer<typeof INPUT.get_template>, ask) =>
-      ask({ path: `/templates/${encodeURIComponent(args.slug)}` }),
-    ),
-  )
-
-  server.registerTool(
-    'render_template',
-    {
-      title: 'Render a template',
-      description:
-        'Renders a template without sending or storing anything, with `variables` or a fixture `case`. Returns html, text, warnings, and `missing`: the variables a send would still need (they render empty here). Errors carry the code: template_not_found, template_invalid or render_failed (with file, line and column), fixture_not_found.',
-      inputSchema: INPUT.render_template,
-      outputSchema: OUTPUT.render_template,
-      annotations: READ_ONLY,
-    },
-    tool(async (args: z.infer<typeof INPUT.render_template>, ask) => {
-      const request = renderRequest('render', args)
-      return 'ok' in request ? request : ask(request)
-    }),
-  )
-
-  server.registerTool(
-    'check_template',
-    {
-      title: 'Check a template',
-      description:
-        "Email checks of a template rendered with `variables` or a fixture `case` (the same checks a sent message gets): the HTML's size against Gmail's clipping, mail-client support of its HTML and CSS, images, links, the plain text, and accessibility (check: 'accessibility': alt text, link names, lang, title, contrast, text size, heading order). Returns `findings` (errors first; each with a fix, and the line and column of its element in the rendered HTML), per-client support and counts.",
-      inputSchema: INPUT.check_template,
-      outputSchema: OUTPUT.check_template,
-      annotations: READ_ONLY,
-    },
-    tool(async (args: z.infer<typeof INPUT.check_template>, ask) => {
-      const request = renderRequest('checks', args)
-      return 'ok' in request ? request : ask(request)
-    }),
-  )
-
-  server.registerTool(
-    'simulate_event',
-    {
-      title: 'Simulate a delivery event',
-      description:
-        'Makes a recipient of a message open it, click a link (type "clicked" with `url`, one of its links), bounce, complain, or be delivered: the states change and the webhooks fire as if it had happened. Returns the message record after the event. Errors: message_not_found, recipient_not_found, url_not_in_message (its details list the links).',
-      inputSchema: INPUT.simulate_event,
-      outputSchema: OUTPUT.record,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    tool((args: z.infer<typeof INPUT.simulate_event>, ask) =>
-      ask({
-        method: 'POST',
-        path: `/messages/${encodeURIComponent(args.id)}/events`,
-        body: { type: args.type, recipient: args.recipient, url: args.url },
-      }),
-    ),
-  )
-
-  server.registerTool(
-    'clear_messages',
-    {
-      title: 'Clear messages',
-      description:
-        'Deletes messages from the sandbox: the one with `id`, or those the filters match, or, with no arguments, every message. Returns `{ deleted }`, how many matched. Use it before a flow to start from an empty inbox.',
-      inputSchema: INPUT.clear_messages,
-      outputSchema: OUTPUT.clear_messages,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    },
-    tool(async (args: z.infer<typeof INPUT.clear_messages>, ask) => {
-      const { id, ...filters } = args
-      if (id !== undefined && Object.values(filters).some((value) => value !== undefined))
-        return notBoth('id', 'Give an `id` or filters, not both.')
-      if (id !== undefined) {
-        const deleted = await ask({
-          method: 'DELETE',
-          path: `/messages/${encodeURIComponent(id)}`,
-        })
-        return deleted.ok ? { ok: true, status: 200, body: { deleted: 1 } } : deleted
-      }
-      // The count first (one record's worth of answer), so the agent learns what it deleted.
-      const counted = await ask({
-        path: '/messages',
-        query: { ...filterQuery(args), limit: 1, fields: 'summary' },
-      })
-      if (!counted.ok) return counted
-      const cleared = await ask({ method: 'DELETE', path: '/messages', query: filterQuery(args) })
-      if (!cleared.ok) return cleared
-      return { ok: true, status: 200, body: { deleted: (counted.body as { total: number }).total } }
-    }),
-  )
+  for (const { name, input, output, run, ...shown } of TOOLS)
+    server.registerTool(
+      name,
+      { ...shown, inputSchema: input, outputSchema: output },
+      // Each call's own signal: an MCP client that cancels the call stops its request (and a wait).
+      async (args: unknown, extra: { signal: AbortSignal }) =>
+        toolResult(
+          await run(args as never, (request) => ask({ ...request, signal: extra.signal })),
+        ),
+    )
 }

@@ -79,6 +79,25 @@ describe('a projects file', () => {
     expect((error as Error).message).toContain(problem)
   })
 
+  it('the projects option is held to the same rules, one check for both: a token listed twice names its owners', () => {
+    const twice = {
+      projects: {
+        acme: { tokens: ['sandbox_a'] },
+        billing: { tokens: ['sandbox_b', 'sandbox_a'] },
+      },
+    }
+    expect(() => createProjects(twice, 'the projects option')).toThrow(ProjectsFileError)
+    expect(() => createProjects(twice, 'the projects option')).toThrow(
+      "the projects option: billing: this token is already acme's",
+    )
+    // In a file, the same rule places the token: line 5, the second item of billing's list.
+    const file =
+      'projects:\n  acme:\n    tokens: [sandbox_a]\n  billing:\n    tokens: [sandbox_b, sandbox_a]\n'
+    expect(() => parseProjects(file, 'projects.yml')).toThrow(
+      "projects.yml:5:25  billing: this token is already acme's",
+    )
+  })
+
   it('a bad file stops `sendbox serve` with exit 1, naming the file, line and problem', async () => {
     const dir = await tempDir()
     const file = join(dir, 'projects.yml')
