@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact'
+import type { ComponentChildren, RefObject } from 'preact'
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import type { MessageStatus, Warning } from './api.js'
 import { usePage } from './context.js'
@@ -141,11 +141,43 @@ export function Tabs({
     event.preventDefault()
     step(at, to)
   }
-  // ←/→ from anywhere while these tabs are on screen (their view is open, with an item).
-  const current = useRef({ selected, onSelect, tabs })
-  current.current = { selected, onSelect, tabs }
+  useArrowsAnywhere(list, !!arrowsAnywhere, { selected, onSelect, tabs })
+  useRevealed(list, '[aria-selected="true"]', selected)
+  return (
+    <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
+      {tabs.map((tab) => (
+        <button
+          key={tab.id}
+          type="button"
+          role="tab"
+          id={`${prefix}-tab-${tab.id}`}
+          aria-controls={`${prefix}-panel`}
+          aria-selected={tab.id === selected ? 'true' : 'false'}
+          tabIndex={tab.id === selected ? 0 : -1}
+          data-tab={tab.id}
+          onClick={() => onSelect(tab.id)}
+        >
+          {tab.label}
+          {badges?.[tab.id]}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+/**
+ * ←/→ switch these tabs from anywhere while they are on screen (their view is open, with an
+ * item), except where the arrows have a use of their own (fields, sliders, splitters).
+ */
+function useArrowsAnywhere(
+  list: RefObject<HTMLDivElement | null>,
+  on: boolean,
+  props: Pick<TabsProps, 'selected' | 'onSelect' | 'tabs'>,
+): void {
+  const current = useRef(props)
+  current.current = props
   useEffect(() => {
-    if (!arrowsAnywhere) return
+    if (!on) return
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return
       if (
@@ -170,28 +202,7 @@ export function Tabs({
     }
     document.addEventListener('keydown', onKey)
     return () => document.removeEventListener('keydown', onKey)
-  }, [arrowsAnywhere])
-  useRevealed(list, '[aria-selected="true"]', selected)
-  return (
-    <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
-      {tabs.map((tab) => (
-        <button
-          key={tab.id}
-          type="button"
-          role="tab"
-          id={`${prefix}-tab-${tab.id}`}
-          aria-controls={`${prefix}-panel`}
-          aria-selected={tab.id === selected ? 'true' : 'false'}
-          tabIndex={tab.id === selected ? 0 : -1}
-          data-tab={tab.id}
-          onClick={() => onSelect(tab.id)}
-        >
-          {tab.label}
-          {badges?.[tab.id]}
-        </button>
-      ))}
-    </div>
-  )
+  }, [on])
 }
 
 /**
