@@ -9,7 +9,7 @@ import {
   simulateEvent,
   simulations,
 } from './delivery-model.js'
-import { RelativeTime, StatusBadge } from './ui.js'
+import { RelativeTime, Select, StatusBadge } from './ui.js'
 
 /**
  * The Delivery tab of a message: the overall status with what it means, then each recipient
@@ -133,23 +133,16 @@ function LinkToClick({
   return (
     <span class="field click-field">
       <label for={id}>Link to click</label>
-      <select
+      <Select
         id={id}
         class="click-url"
         disabled={links.length === 0}
         value={url}
-        onChange={(event) => onPick((event.target as HTMLSelectElement).value)}
+        options={links.map((link) => [link, link])}
+        onPick={onPick}
       >
-        {links.length ? (
-          links.map((link) => (
-            <option key={link} value={link}>
-              {link}
-            </option>
-          ))
-        ) : (
-          <option value="">The message has no links</option>
-        )}
-      </select>
+        {links.length ? null : <option value="">The message has no links</option>}
+      </Select>
     </span>
   )
 }

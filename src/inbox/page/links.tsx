@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { MessageRecord, Recipient } from './api.js'
 import { usePage } from './context.js'
 import { clickableLinks, simulateEvent } from './delivery-model.js'
+import { Select } from './ui.js'
 
 /**
  * The Links tab of a message: what a test reads in it (docs/testing.md#what-a-record-carries), as the server read it: the
@@ -107,17 +108,12 @@ function ClicksBy({
   return (
     <p class="field">
       <label for="links-recipient">Clicks by</label>
-      <select
+      <Select
         id="links-recipient"
         value={by}
-        onChange={(event) => onPick((event.target as HTMLSelectElement).value)}
-      >
-        {recipients.map((r) => (
-          <option key={r.address} value={r.address}>
-            {r.address}
-          </option>
-        ))}
-      </select>
+        options={recipients.map((r) => [r.address, r.address])}
+        onPick={onPick}
+      />
     </p>
   )
 }

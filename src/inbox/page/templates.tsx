@@ -12,7 +12,7 @@ import { formatHash, type Route } from './router.js'
 import { Splitter, useStoredWidth } from './splitter.js'
 import { TemplateNotes } from './template-notes.js'
 import { TEMPLATE_TABS, type TemplatesModel } from './templates-model.js'
-import { JsonBlock, Placeholder, RelativeTime, SourceView, Tabs } from './ui.js'
+import { JsonBlock, Placeholder, RelativeTime, Select, SourceView, Tabs } from './ui.js'
 import { VariablesEditor } from './variables-editor.js'
 
 /**
@@ -300,17 +300,12 @@ function CasePicker({
   return (
     <div class="field">
       <label for="case-select">Fixture</label>
-      <select
+      <Select
         id="case-select"
         value={selected}
-        onChange={(event) => onPick((event.target as HTMLSelectElement).value)}
-      >
-        {cases.map((c) => (
-          <option key={c.name} value={c.name}>
-            {c.error ? `${c.name} (invalid)` : c.name}
-          </option>
-        ))}
-      </select>
+        options={cases.map((c) => [c.name, c.error ? `${c.name} (invalid)` : c.name])}
+        onPick={onPick}
+      />
     </div>
   )
 }

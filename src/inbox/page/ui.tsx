@@ -66,6 +66,39 @@ export function WarningItems({ warnings }: { warnings: Warning[] }) {
 }
 
 /** A centred message where content will be (loading, nothing selected, gone). */
+/**
+ * A `<select>` of `[value, label]` options that hands the picked value on; `children` come
+ * first (an "Any" option, or the one option there is when there is nothing to pick).
+ *
+ * @example
+ * <Select id="case-select" value={name} options={[['ada', 'ada']]} onPick={setCase} />
+ */
+export function Select({
+  options,
+  onPick,
+  children,
+  ...attributes
+}: {
+  id: string
+  value: string
+  options: ReadonlyArray<readonly [string, string]>
+  onPick: (value: string) => void
+  class?: string
+  disabled?: boolean
+  children?: ComponentChildren
+}) {
+  return (
+    <select {...attributes} onChange={(e) => onPick((e.target as HTMLSelectElement).value)}>
+      {children}
+      {options.map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+    </select>
+  )
+}
+
 export function Placeholder({ children }: { children: ComponentChildren }) {
   return <div class="placeholder">{children}</div>
 }

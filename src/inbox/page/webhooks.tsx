@@ -3,7 +3,7 @@ import type { WebhookAttempt, WebhookDelivery } from './api.js'
 import { fullTime, plural } from './format.js'
 import { Count, countOf } from './list-pane.js'
 import { href, type Route } from './router.js'
-import { Placeholder, RelativeTime, StatusBadge } from './ui.js'
+import { Placeholder, RelativeTime, Select, StatusBadge } from './ui.js'
 import {
   attemptResult,
   attemptsSummary,
@@ -174,18 +174,9 @@ function FilterSelect({
   return (
     <span class="field">
       <label for={id}>{label}</label>
-      <select
-        id={id}
-        value={value}
-        onChange={(e) => onChange((e.target as HTMLSelectElement).value)}
-      >
+      <Select id={id} value={value} options={options} onPick={onChange}>
         <option value="">Any</option>
-        {options.map(([v, text]) => (
-          <option key={v} value={v}>
-            {text}
-          </option>
-        ))}
-      </select>
+      </Select>
     </span>
   )
 }
