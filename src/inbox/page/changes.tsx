@@ -7,6 +7,7 @@ import {
   COMPARE_MODES,
   caseId,
   sameCase,
+  type CaseKey,
   type CompareMode,
 } from './changes-route.js'
 import type { TabSpec } from './detail-route.js'
@@ -62,6 +63,20 @@ export function ChangeBadge({ status }: { status: SnapshotStatus }) {
   )
 }
 
+/** An empty list: the filter matches nothing, or nothing is left to review. */
+function NoChanges({ filtered }: { filtered: boolean }) {
+  if (filtered) return <p class="empty-title">No case matches</p>
+  return (
+    <>
+      <p class="empty-title">Nothing to review</p>
+      <p>
+        Every render is its snapshot. Save a template, a partial or a fixture and the cases it
+        changes show up here at once.
+      </p>
+    </>
+  )
+}
+
 function ChangeList({ model }: { model: ChangesModel }) {
   const items = model.items.value
   const counts = model.counts.value
@@ -107,19 +122,7 @@ function ChangeList({ model }: { model: ChangesModel }) {
           </p>
         ) : null
       }
-      empty={
-        !items || shown.length ? null : items.length ? (
-          <p class="empty-title">No case matches</p>
-        ) : (
-          <>
-            <p class="empty-title">Nothing to review</p>
-            <p>
-              Every render is its snapshot. Save a template, a partial or a fixture and the cases it
-              changes show up here at once.
-            </p>
-          </>
-        )
-      }
+      empty={!items || shown.length ? null : <NoChanges filtered={items.length > 0} />}
     >
       {shown.map((s) => (
         <ChangeRow key={caseId(s)} s={s} href={model.hrefFor(s)} current={sameCase(s, open)} />
@@ -167,34 +170,9 @@ function ChangeDetail({ model }: { model: ChangesModel }) {
   const open = model.open.value
   const state = model.detailState.value
   const detail = model.detail.value
-  if (!open) {
-    const items = model.items.value
-    return (
-      <Placeholder>
-        {items && !items.length ? (
-          <p>Nothing to review: every render is its snapshot.</p>
-        ) : (
-          <p>Select a case to compare its snapshot with its render now.</p>
-        )}
-        <p class="hint">
-          Swipe between them, lay one over the other, read the diffs, then accept the change or fix
-          the template.
-        </p>
-      </Placeholder>
-    )
-  }
-  if (state === 'gone')
-    return (
-      <Placeholder>
-        <p>
-          There is no case <code>{open.case}</code> of <code>{open.template}</code>, and no snapshot
-          of it (any more).
-        </p>
-        <p>
-          <a href={model.hrefFor(null)}>All changes</a>
-        </p>
-      </Placeholder>
-    )
+  if (!open)
+    return <NoCaseOpen nothingToReview={!!model.items.value && !model.items.value.length} />
+  if (state === 'gone') return <CaseGone open={open} allHref={model.hrefFor(null)} />
   if (!detail || !sameCase(detail, open))
     return (
       <Placeholder>
@@ -229,22 +207,61 @@ function ChangeDetail({ model }: { model: ChangesModel }) {
             <Compare model={model} detail={detail} />
           </div>
         </div>
-        <aside class="change-diffs" aria-label="Diffs">
-          <DiffView
-            id="diff-text"
-            title="Text"
-            diff={detail.diff.text}
-            same={sameWords(detail, 'text')}
-          />
-          <DiffView
-            id="diff-html"
-            title="HTML"
-            diff={detail.diff.html}
-            same={sameWords(detail, 'HTML')}
-          />
-        </aside>
+        <ChangeDiffs detail={detail} />
       </div>
     </article>
+  )
+}
+
+/** No case open: what the view is for, or that there is nothing to review. */
+function NoCaseOpen({ nothingToReview }: { nothingToReview: boolean }) {
+  return (
+    <Placeholder>
+      {nothingToReview ? (
+        <p>Nothing to review: every render is its snapshot.</p>
+      ) : (
+        <p>Select a case to compare its snapshot with its render now.</p>
+      )}
+      <p class="hint">
+        Swipe between them, lay one over the other, read the diffs, then accept the change or fix
+        the template.
+      </p>
+    </Placeholder>
+  )
+}
+
+/** The case in the URL is neither rendered nor snapshotted (any more). */
+function CaseGone({ open, allHref }: { open: CaseKey; allHref: string }) {
+  return (
+    <Placeholder>
+      <p>
+        There is no case <code>{open.case}</code> of <code>{open.template}</code>, and no snapshot
+        of it (any more).
+      </p>
+      <p>
+        <a href={allHref}>All changes</a>
+      </p>
+    </Placeholder>
+  )
+}
+
+/** The text and HTML diffs, beside the comparison (under it below 1280 px). */
+function ChangeDiffs({ detail }: { detail: SnapshotCase }) {
+  return (
+    <aside class="change-diffs" aria-label="Diffs">
+      <DiffView
+        id="diff-text"
+        title="Text"
+        diff={detail.diff.text}
+        same={sameWords(detail, 'text')}
+      />
+      <DiffView
+        id="diff-html"
+        title="HTML"
+        diff={detail.diff.html}
+        same={sameWords(detail, 'HTML')}
+      />
+    </aside>
   )
 }
 
@@ -290,6 +307,23 @@ function acceptWords(detail: SnapshotCase): { label: string; explain: string } {
   return { label: 'Accept', explain: `Write this render over its snapshot, ${detail.files.html}.` }
 }
 
+function RenderError({ error }: { error: NonNullable<SnapshotCase['error']> }) {
+  return (
+    <p class="note note-warn change-error-note" role="note">
+      <strong>Does not render now</strong> (<code>{error.code}</code>): {error.message} Fix it
+      before accepting.
+    </p>
+  )
+}
+
+/** What the case's state means, and what Accept would do (`accepts`, when it can). */
+function acceptExplain(detail: SnapshotCase, accepts: string): string {
+  if (detail.status === 'same') return STATUS_WORDS.same.explain
+  if (detail.error && detail.status === 'changed')
+    return 'It no longer renders: its snapshot stays as it is until the template renders again.'
+  return `${detail.status === 'changed' ? CHANGED_NOW : STATUS_WORDS[detail.status].explain} ${accepts}`
+}
+
 function ChangeHead({ model, detail }: { model: ChangesModel; detail: SnapshotCase }) {
   const key = { template: detail.template, case: detail.case }
   const accepting = model.accepting.value.has(caseId(key)) || model.accepting.value.has('*')
@@ -324,18 +358,9 @@ function ChangeHead({ model, detail }: { model: ChangesModel; detail: SnapshotCa
         </div>
       </div>
       <p class="lede" id="accept-explain">
-        {detail.status === 'same'
-          ? STATUS_WORDS.same.explain
-          : detail.error && detail.status === 'changed'
-            ? 'It no longer renders: its snapshot stays as it is until the template renders again.'
-            : `${detail.status === 'changed' ? CHANGED_NOW : STATUS_WORDS[detail.status].explain} ${canAccept ? words.explain : ''}`}
+        {acceptExplain(detail, canAccept ? words.explain : '')}
       </p>
-      {detail.error ? (
-        <p class="note note-warn change-error-note" role="note">
-          <strong>Does not render now</strong> (<code>{detail.error.code}</code>):{' '}
-          {detail.error.message} Fix it before accepting.
-        </p>
-      ) : null}
+      {detail.error ? <RenderError error={detail.error} /> : null}
       <div class="toolbar">
         {tabs ? (
           <Tabs

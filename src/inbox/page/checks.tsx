@@ -234,6 +234,42 @@ function FindingItem({
   )
 }
 
+/** A client: its score (a colour and words), and the features it lacks. */
+function ClientRow({ c }: { c: ClientScore }) {
+  return (
+    <tr data-client={c.client}>
+      <th scope="row" title={c.client}>
+        {c.name}
+      </th>
+      <td class="score">
+        <span
+          class="score-value"
+          data-state={c.score >= 90 ? 'ok' : c.score >= 60 ? 'warning' : 'error'}
+        >
+          {c.score} %
+        </span>
+        <span class="visually-hidden">
+          {' '}
+          ({c.supported} of {c.used})
+        </span>
+      </td>
+      <td>
+        {c.unsupported.length ? (
+          <span class="chips">
+            {c.unsupported.map((u) => (
+              <code class="chip" key={u}>
+                {u}
+              </code>
+            ))}
+          </span>
+        ) : (
+          <span class="muted">nothing</span>
+        )}
+      </td>
+    </tr>
+  )
+}
+
 function ClientTable({ prefix, clients }: { prefix: string; clients: ClientScore[] }) {
   const used = clients[0]?.used ?? 0
   return (
@@ -260,36 +296,7 @@ function ClientTable({ prefix, clients }: { prefix: string; clients: ClientScore
           </thead>
           <tbody>
             {clients.map((c) => (
-              <tr key={c.client} data-client={c.client}>
-                <th scope="row" title={c.client}>
-                  {c.name}
-                </th>
-                <td class="score">
-                  <span
-                    class="score-value"
-                    data-state={c.score >= 90 ? 'ok' : c.score >= 60 ? 'warning' : 'error'}
-                  >
-                    {c.score} %
-                  </span>
-                  <span class="visually-hidden">
-                    {' '}
-                    ({c.supported} of {c.used})
-                  </span>
-                </td>
-                <td>
-                  {c.unsupported.length ? (
-                    <span class="chips">
-                      {c.unsupported.map((u) => (
-                        <code class="chip" key={u}>
-                          {u}
-                        </code>
-                      ))}
-                    </span>
-                  ) : (
-                    <span class="muted">nothing</span>
-                  )}
-                </td>
-              </tr>
+              <ClientRow key={c.client} c={c} />
             ))}
           </tbody>
         </table>

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact'
+import type { ComponentChildren, VNode } from 'preact'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { SnapshotCase } from './api.js'
 import type { ChangesModel } from './changes-model.js'
@@ -123,19 +123,17 @@ const STAGE_NAMES: Record<StageMode, string | null> = {
   single: null,
 }
 
+interface StageProps {
+  model: ChangesModel
+  sides: Side[]
+  options: CompareOptions
+}
+
 /**
  * The frames, one over the other, in a box as wide as the view asks and as tall as the taller
  * email (each is measured by its own hidden twin, as a template preview is).
  */
-function Stage({
-  model,
-  sides,
-  options,
-}: {
-  model: ChangesModel
-  sides: Side[]
-  options: CompareOptions
-}) {
+function Stage({ model, sides, options }: StageProps) {
   const systemDark = usePage().systemDark.value
   const { view } = options
   const { stage, width, height, measured } = useStageSize(sides)
@@ -163,45 +161,16 @@ function Stage({
           style={{ width: view.width ? `${view.width}px` : '100%', height: `${height}px` }}
           onPointerDown={mode === 'swipe' ? (event) => dragDivider(event, model) : undefined}
         >
-          {sides.map((side) => (
-            <iframe
-              key={side.rev}
-              sandbox={FRAME_SANDBOX}
-              referrerpolicy="no-referrer"
-              class={`${look.class} stage-frame`}
-              data-side={side.id}
-              title={side.label}
-              src={frameSrc(side.src, view, systemDark)}
-              style={{
-                colorScheme: look.style.colorScheme,
-                ...(side.id === 'current' ? above : {}),
-              }}
-            />
-          ))}
-          {mark && mode !== 'single' ? (
-            <span
-              class="stage-mark"
-              aria-hidden="true"
-              title="The first difference"
-              style={{
-                left: `${mark.left - 4}px`,
-                top: `${mark.top - 4}px`,
-                width: `${mark.width + 8}px`,
-                height: `${mark.height + 8}px`,
-              }}
-            />
-          ) : null}
-          {mode === 'swipe' ? (
-            <>
-              <span class="stage-label" data-side="snapshot" aria-hidden="true">
-                Snapshot
-              </span>
-              <span class="stage-label" data-side="current" aria-hidden="true">
-                Now
-              </span>
-              <Divider model={model} split={split} />
-            </>
-          ) : null}
+          {sides.map((side) =>
+            stageFrame(
+              side,
+              frameSrc(side.src, view, systemDark),
+              look,
+              side.id === 'current' ? above : {},
+            ),
+          )}
+          {mark && mode !== 'single' ? <DifferenceMark mark={mark} /> : null}
+          {mode === 'swipe' ? <SwipeLabels model={model} split={split} /> : null}
         </div>
         {sides.map((side) => (
           <MeasuringFrame
@@ -214,6 +183,62 @@ function Stage({
           />
         ))}
       </div>
+    </>
+  )
+}
+
+/**
+ * One side's frame on the stage (a plain function, not a component: the frames stay children of
+ * the stage, in the same order, as an iframe moved in the DOM loads again).
+ */
+function stageFrame(
+  side: Side,
+  src: string,
+  look: ReturnType<typeof frameLook>,
+  above: Record<string, string>,
+): VNode {
+  return (
+    <iframe
+      key={side.rev}
+      sandbox={FRAME_SANDBOX}
+      referrerpolicy="no-referrer"
+      class={`${look.class} stage-frame`}
+      data-side={side.id}
+      title={side.label}
+      src={src}
+      style={{ colorScheme: look.style.colorScheme, ...above }}
+    />
+  )
+}
+
+/** A box around the first difference, 4 px outside it. */
+function DifferenceMark({ mark }: { mark: Box }) {
+  return (
+    <span
+      class="stage-mark"
+      aria-hidden="true"
+      title="The first difference"
+      style={{
+        left: `${mark.left - 4}px`,
+        top: `${mark.top - 4}px`,
+        width: `${mark.width + 8}px`,
+        height: `${mark.height + 8}px`,
+      }}
+    />
+  )
+}
+
+/** The swipe's two sides named, and its divider. */
+function SwipeLabels({ model, split }: { model: ChangesModel; split: number }) {
+  return (
+    <>
+      <span class="stage-label" data-side="snapshot" aria-hidden="true">
+        Snapshot
+      </span>
+      <span class="stage-label" data-side="current" aria-hidden="true">
+        Now
+      </span>
+      <Divider model={model} split={split} />
     </>
   )
 }

@@ -9,7 +9,7 @@ import {
   simulateEvent,
   simulations,
 } from './delivery-model.js'
-import { RelativeTime, StatusBadge } from './ui.js'
+import { RelativeTime, Select, StatusBadge } from './ui.js'
 
 /**
  * The Delivery tab of a message: the overall status with what it means, then each recipient
@@ -45,17 +45,17 @@ export function DeliveryTab({ record }: { record: MessageRecord }) {
   )
 }
 
-function RecipientSection({
-  record,
-  recipient,
-  index,
-  links,
-}: {
+interface RecipientProps {
   record: MessageRecord
   recipient: Recipient
+  /** Its place among the message's recipients, for ids. */
   index: number
+  /** The message's links, which a simulated click may follow. */
   links: string[]
-}) {
+}
+
+/** One recipient: its address and state, the simulate buttons it is offered, its timeline. */
+function RecipientSection({ record, recipient, index, links }: RecipientProps) {
   const page = usePage()
   const labelId = `recipient-${index}`
   const [url, setUrl] = useState(links[0] ?? '')
@@ -96,53 +96,77 @@ function RecipientSection({
             </button>
           ))}
           {canClick ? (
-            <span class="field click-field">
-              <label for={`click-url-${index}`}>Link to click</label>
-              <select
-                id={`click-url-${index}`}
-                class="click-url"
-                disabled={links.length === 0}
-                value={url}
-                onChange={(event) => setUrl((event.target as HTMLSelectElement).value)}
-              >
-                {links.length ? (
-                  links.map((link) => (
-                    <option key={link} value={link}>
-                      {link}
-                    </option>
-                  ))
-                ) : (
-                  <option value="">The message has no links</option>
-                )}
-              </select>
-            </span>
+            <LinkToClick id={`click-url-${index}`} links={links} url={url} onPick={setUrl} />
           ) : null}
         </div>
       ) : (
-        <p class="hint simulate-none">
-          {recipient.status === 'bounced'
-            ? 'Bounced: the mail never arrived, so there is nothing more to simulate for this address.'
-            : 'Suppressed: nothing was sent, so there is nothing to simulate for this address.'}
-        </p>
+        <NothingToSimulate status={recipient.status} />
       )}
-      <ol class="timeline" aria-label={`Events for ${recipient.address}`}>
-        {recipient.events.map((event, i) => (
-          <li key={`${event.type} ${event.at} ${i}`} class="timeline-event" data-type={event.type}>
-            <span class="timeline-dot" aria-hidden="true" />
-            <span class="timeline-type">{LABELS[event.type] ?? event.type}</span>
-            {eventDetail(event) ? <span class="timeline-detail">{eventDetail(event)}</span> : null}
-            {event.simulated ? (
-              <span
-                class="tag"
-                title="Made with a simulate button or POST /_sandbox/api/messages/:id/events"
-              >
-                simulated
-              </span>
-            ) : null}
-            <RelativeTime iso={event.at} class="timeline-time" />
-          </li>
-        ))}
-      </ol>
+      <Timeline recipient={recipient} />
     </section>
+  )
+}
+
+/** Why a recipient is offered no simulate button: its mail cannot have reached anyone. */
+function NothingToSimulate({ status }: { status: Recipient['status'] }) {
+  return (
+    <p class="hint simulate-none">
+      {status === 'bounced'
+        ? 'Bounced: the mail never arrived, so there is nothing more to simulate for this address.'
+        : 'Suppressed: nothing was sent, so there is nothing to simulate for this address.'}
+    </p>
+  )
+}
+
+/** Which of the message's links a simulated click follows. */
+function LinkToClick({
+  id,
+  links,
+  url,
+  onPick,
+}: {
+  id: string
+  links: string[]
+  url: string
+  onPick: (url: string) => void
+}) {
+  return (
+    <span class="field click-field">
+      <label for={id}>Link to click</label>
+      <Select
+        id={id}
+        class="click-url"
+        disabled={links.length === 0}
+        value={url}
+        options={links.map((link) => [link, link])}
+        onPick={onPick}
+      >
+        {links.length ? null : <option value="">The message has no links</option>}
+      </Select>
+    </span>
+  )
+}
+
+/** A recipient's events, oldest first, each marked when a simulate button made it. */
+function Timeline({ recipient }: { recipient: Recipient }) {
+  return (
+    <ol class="timeline" aria-label={`Events for ${recipient.address}`}>
+      {recipient.events.map((event, i) => (
+        <li key={`${event.type} ${event.at} ${i}`} class="timeline-event" data-type={event.type}>
+          <span class="timeline-dot" aria-hidden="true" />
+          <span class="timeline-type">{LABELS[event.type] ?? event.type}</span>
+          {eventDetail(event) ? <span class="timeline-detail">{eventDetail(event)}</span> : null}
+          {event.simulated ? (
+            <span
+              class="tag"
+              title="Made with a simulate button or POST /_sandbox/api/messages/:id/events"
+            >
+              simulated
+            </span>
+          ) : null}
+          <RelativeTime iso={event.at} class="timeline-time" />
+        </li>
+      ))}
+    </ol>
   )
 }

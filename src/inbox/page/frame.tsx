@@ -1,3 +1,4 @@
+import type { RefObject } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { usePage } from './context.js'
 import {
@@ -161,14 +162,90 @@ export function PreviewControls({
   schemes = SCHEMES,
   imagesToggle = true,
 }: PreviewControlsProps) {
-  const widthId = `${prefix}-width-input`
+  const change = (update: Partial<ViewState>) => onChange({ ...view, ...update })
+  const width = useWidthInput(view, change)
+  return (
+    <div class="viewbar" role="group" aria-label="Preview options">
+      <div class="widths" role="group" aria-label="Preview width">
+        {presets.map((w) => (
+          <button
+            key={w.value}
+            type="button"
+            class="width"
+            data-width={w.value}
+            aria-pressed={w.value === view.width ? 'true' : 'false'}
+            aria-label={w.value ? `${w.value} px, ${w.label.toLowerCase()}` : 'Fit the pane'}
+            title={`${w.label}: ${w.hint}`}
+            onClick={() => {
+              width.reset()
+              change({ width: w.value })
+            }}
+          >
+            {w.value || w.label}
+          </button>
+        ))}
+      </div>
+      <WidthField prefix={prefix} width={width} />
+      <SchemeButtons schemes={schemes} dark={view.dark} onPick={(dark) => change({ dark })} />
+      {imagesToggle ? (
+        <button
+          type="button"
+          class="width toggle"
+          data-images="off"
+          aria-pressed={view.imagesOff ? 'true' : 'false'}
+          title="Images off: what a reader who blocks images sees (alt text, layout without pictures)"
+          onClick={() => change({ imagesOff: !view.imagesOff })}
+        >
+          Images off
+        </button>
+      ) : null}
+    </div>
+  )
+}
+
+function SchemeButtons({
+  schemes,
+  dark,
+  onPick,
+}: {
+  schemes: readonly (typeof SCHEMES)[number][]
+  dark: ViewState['dark']
+  onPick: (dark: ViewState['dark']) => void
+}) {
+  return (
+    <div class="widths" role="group" aria-label="Colour scheme">
+      {schemes.map((s) => (
+        <button
+          key={s.value}
+          type="button"
+          class="width"
+          data-dark={s.value}
+          aria-pressed={s.value === dark ? 'true' : 'false'}
+          title={s.hint}
+          onClick={() => onPick(s.value)}
+        >
+          {s.label}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+/** The free width as typed: what the box shows, whether it is a width, and what typing does. */
+interface WidthInput {
+  input: RefObject<HTMLInputElement | null>
+  shown: string
+  invalid: boolean
+  /** Read the box: `committed` on change (Enter, leaving it), not on each key. */
+  onWidth(committed: boolean): void
+  /** Show the view's width again (a preset was picked, the box left). */
+  reset(): void
+}
+
+function useWidthInput(view: ViewState, change: (update: Partial<ViewState>) => void): WidthInput {
   const input = useRef<HTMLInputElement>(null)
   const [typed, setTyped] = useState<string | null>(null)
   const [invalid, setInvalid] = useState(false)
-  const change = (update: Partial<ViewState>) => onChange({ ...view, ...update })
-
-  // Not while someone is typing a width: "4" on the way to "480" is not a width yet.
-  const shown = typed ?? view.width
   const onWidth = (committed: boolean) => {
     const raw = (input.current?.value ?? '').trim()
     const width = normalizeWidth(raw)
@@ -191,83 +268,40 @@ export function PreviewControls({
     setInvalid(false)
     change({ width: clamped })
   }
+  // Not while someone is typing a width: "4" on the way to "480" is not a width yet.
+  return { input, shown: typed ?? view.width, invalid, onWidth, reset: () => setTyped(null) }
+}
 
+function WidthField({ prefix, width }: { prefix: string; width: WidthInput }) {
+  const widthId = `${prefix}-width-input`
   return (
-    <div class="viewbar" role="group" aria-label="Preview options">
-      <div class="widths" role="group" aria-label="Preview width">
-        {presets.map((w) => (
-          <button
-            key={w.value}
-            type="button"
-            class="width"
-            data-width={w.value}
-            aria-pressed={w.value === view.width ? 'true' : 'false'}
-            aria-label={w.value ? `${w.value} px, ${w.label.toLowerCase()}` : 'Fit the pane'}
-            title={`${w.label}: ${w.hint}`}
-            onClick={() => {
-              setTyped(null)
-              change({ width: w.value })
-            }}
-          >
-            {w.value || w.label}
-          </button>
-        ))}
-      </div>
-      <div class="field width-field">
-        <label for={widthId} class="visually-hidden">
-          Width
-        </label>
-        <input
-          ref={input}
-          id={widthId}
-          class="width-input"
-          type="number"
-          inputMode="numeric"
-          min={MIN_WIDTH}
-          max={MAX_WIDTH}
-          step={1}
-          placeholder="Width"
-          aria-describedby={`${prefix}-width-hint`}
-          aria-invalid={invalid ? 'true' : undefined}
-          value={shown}
-          onInput={() => onWidth(false)}
-          onChange={() => onWidth(true)}
-          onBlur={() => setTyped(null)}
-        />
-        <span class="muted" id={`${prefix}-width-hint`}>
-          <span aria-hidden="true">px</span>
-          <span class="visually-hidden">
-            pixels, {MIN_WIDTH} to {MAX_WIDTH}; empty fits the pane
-          </span>
+    <div class="field width-field">
+      <label for={widthId} class="visually-hidden">
+        Width
+      </label>
+      <input
+        ref={width.input}
+        id={widthId}
+        class="width-input"
+        type="number"
+        inputMode="numeric"
+        min={MIN_WIDTH}
+        max={MAX_WIDTH}
+        step={1}
+        placeholder="Width"
+        aria-describedby={`${prefix}-width-hint`}
+        aria-invalid={width.invalid ? 'true' : undefined}
+        value={width.shown}
+        onInput={() => width.onWidth(false)}
+        onChange={() => width.onWidth(true)}
+        onBlur={width.reset}
+      />
+      <span class="muted" id={`${prefix}-width-hint`}>
+        <span aria-hidden="true">px</span>
+        <span class="visually-hidden">
+          pixels, {MIN_WIDTH} to {MAX_WIDTH}; empty fits the pane
         </span>
-      </div>
-      <div class="widths" role="group" aria-label="Colour scheme">
-        {schemes.map((s) => (
-          <button
-            key={s.value}
-            type="button"
-            class="width"
-            data-dark={s.value}
-            aria-pressed={s.value === view.dark ? 'true' : 'false'}
-            title={s.hint}
-            onClick={() => change({ dark: s.value })}
-          >
-            {s.label}
-          </button>
-        ))}
-      </div>
-      {imagesToggle ? (
-        <button
-          type="button"
-          class="width toggle"
-          data-images="off"
-          aria-pressed={view.imagesOff ? 'true' : 'false'}
-          title="Images off: what a reader who blocks images sees (alt text, layout without pictures)"
-          onClick={() => change({ imagesOff: !view.imagesOff })}
-        >
-          Images off
-        </button>
-      ) : null}
+      </span>
     </div>
   )
 }

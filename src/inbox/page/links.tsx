@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { MessageRecord } from './api.js'
+import type { MessageRecord, Recipient } from './api.js'
 import { usePage } from './context.js'
 import { clickableLinks, simulateEvent } from './delivery-model.js'
+import { Select } from './ui.js'
 
 /**
  * The Links tab of a message: what a test reads in it (docs/testing.md#what-a-record-carries), as the server read it: the
@@ -71,23 +72,10 @@ function CopyButton({ value, name }: { value: string; name: string }) {
   )
 }
 
-/**
- * The Links tab: every code (Copy) first, the shortest and most often wanted, then every link
- * (text, URL, Copy, Simulate a click).
- *
- * @example
- * <LinksTab record={record} />
- */
-export function LinksTab({ record }: { record: MessageRecord }) {
-  const page = usePage()
-  const links = record.links ?? []
-  const codes = record.codes ?? []
-  const clickable = new Set(clickableLinks(record))
-  const counts = clickCounts(record)
-  const recipients = record.recipients ?? []
-  const [by, setBy] = useState(recipients[0]?.address ?? '')
+/** The one-time codes of the text part, each with Copy. */
+function Codes({ codes }: { codes: string[] }) {
   return (
-    <div class="details links" id="links">
+    <>
       <h3 id="codes-heading">Codes ({codes.length})</h3>
       {codes.length ? (
         <ul class="code-list" aria-labelledby="codes-heading">
@@ -103,6 +91,56 @@ export function LinksTab({ record }: { record: MessageRecord }) {
           No one-time code in the text part (order numbers, dates, times and amounts never count).
         </p>
       )}
+    </>
+  )
+}
+
+/** Which recipient a simulated click is by (a message to several). */
+function ClicksBy({
+  recipients,
+  by,
+  onPick,
+}: {
+  recipients: Recipient[]
+  by: string
+  onPick: (address: string) => void
+}) {
+  return (
+    <p class="field">
+      <label for="links-recipient">Clicks by</label>
+      <Select
+        id="links-recipient"
+        value={by}
+        options={recipients.map((r) => [r.address, r.address])}
+        onPick={onPick}
+      />
+    </p>
+  )
+}
+
+/**
+ * The Links tab: every code (Copy) first, the shortest and most often wanted, then every link
+ * (text, URL, Copy, Simulate a click).
+ *
+ * @example
+ * <LinksTab record={record} />
+ */
+export function LinksTab({ record }: { record: MessageRecord }) {
+  const page = usePage()
+  const links = record.links ?? []
+  const clickable = new Set(clickableLinks(record))
+  const counts = clickCounts(record)
+  const recipients = record.recipients ?? []
+  const [by, setBy] = useState(recipients[0]?.address ?? '')
+  const click = (url: string) =>
+    simulateEvent(page, record.id, {
+      type: 'clicked',
+      url,
+      ...(recipients.length > 1 && by ? { recipient: by } : {}),
+    })
+  return (
+    <div class="details links" id="links">
+      <Codes codes={record.codes ?? []} />
       <h3 id="links-heading">Links ({links.length})</h3>
       {links.length ? (
         <>
@@ -111,20 +149,7 @@ export function LinksTab({ record }: { record: MessageRecord }) {
             <code>clicked</code> event and fires its webhook, as the Delivery tab does.
           </p>
           {recipients.length > 1 ? (
-            <p class="field">
-              <label for="links-recipient">Clicks by</label>
-              <select
-                id="links-recipient"
-                value={by}
-                onChange={(event) => setBy((event.target as HTMLSelectElement).value)}
-              >
-                {recipients.map((r) => (
-                  <option key={r.address} value={r.address}>
-                    {r.address}
-                  </option>
-                ))}
-              </select>
-            </p>
+            <ClicksBy recipients={recipients} by={by} onPick={setBy} />
           ) : null}
           <ol class="link-list" aria-labelledby="links-heading">
             {links.map((link, i) => (
@@ -144,13 +169,7 @@ export function LinksTab({ record }: { record: MessageRecord }) {
                       class="btn btn-small"
                       data-simulate-link={link.href}
                       aria-label={`Simulate a click on ${link.text ? `“${link.text}”` : link.href}`}
-                      onClick={() =>
-                        void simulateEvent(page, record.id, {
-                          type: 'clicked',
-                          url: link.href,
-                          ...(recipients.length > 1 && by ? { recipient: by } : {}),
-                        })
-                      }
+                      onClick={() => void click(link.href)}
                     >
                       Simulate a click
                     </button>

@@ -68,50 +68,12 @@ function MessageListPane({ list, model }: { list: MessageListModel; model: Messa
   const state = list.state
   const query = list.query.value
   const current = list.current.value
-  const [typed, setTyped] = useState(query)
-  const timer = useRef(0)
-  // The route's search, when it changed elsewhere (a link, Esc): the box follows.
-  useEffect(() => {
-    if (query !== typed.trim()) setTyped(query)
-  }, [query])
-  const onSearch = (value: string) => {
-    setTyped(value)
-    window.clearTimeout(timer.current)
-    timer.current = window.setTimeout(() => {
-      const q = value.trim()
-      if (q !== list.query.peek()) replaceParams({ q: q || null })
-    }, SEARCH_SETTLE_MS)
-  }
-
-  // The row that had the keyboard went (deleted, dropped): the keyboard stays at its place.
+  const [typed, onSearch] = useSearchBox(list, query)
   const listElement = useRef<HTMLUListElement | null>(null)
-  const focused = focusedRow(listElement.current)
-  useLayoutEffect(() => {
-    const element = listElement.current
-    if (!focused || !element || focused.link.isConnected) return
-    const links = element.querySelectorAll<HTMLElement>('a[data-id]')
-    ;(
-      element.querySelector<HTMLElement>(`a[data-id="${CSS.escape(focused.id)}"]`) ??
-      links[Math.min(focused.index, links.length - 1)]
-    )?.focus()
-  })
-
-  // Rows off screen are neither laid out nor painted (content-visibility: auto) and take the
-  // size of a drawn row meanwhile: measured once, so that the list does not shift when they are.
-  const [rowSize, setRowSize] = useState(0)
-  useLayoutEffect(() => {
-    if (rowSize) return
-    const size = listElement.current?.firstElementChild?.getBoundingClientRect().height
-    if (size) setRowSize(size)
-  })
-  // Set once, when measured: setting it at every draw (even to the same value) restyled every row.
-  useLayoutEffect(() => {
-    if (rowSize) listElement.current?.style.setProperty('--row-size', `${rowSize}px`)
-  }, [rowSize])
-
+  useKeyboardStays(listElement)
+  useRowSize(listElement)
   const rows = useDrawnRows(list, state.rows, current, query)
   const filtered = isFiltered(state.filter)
-  const hidden = state.hidden
   return (
     <ListPane
       nav={model.keys}
@@ -145,59 +107,125 @@ function MessageListPane({ list, model }: { list: MessageListModel; model: Messa
           </button>
         </>
       }
-      headExtras={
-        <>
-          <p class="hint" id="search-help">
-            Words match the subject; also <code>to:</code> <code>from:</code> <code>template:</code>{' '}
-            <code>status:</code>
-          </p>
-          {list.dropped.value ? (
-            <p class="dropped" id="dropped">
-              {plural(list.dropped.value, 'older message')} dropped by --max-messages
-            </p>
-          ) : null}
-          <Rejections model={model.rejections} />
-        </>
-      }
-      empty={
-        !state.loaded || state.rows.length > 0 || hidden > 0 ? null : filtered ? (
-          <>
-            <p class="empty-title">No message matches</p>
-            <p>{describeFilter(state.filter)}</p>
-            {state.impossible ? <p class="hint">status: is one of {STATUSES.join(', ')}</p> : null}
-          </>
-        ) : (
-          <>
-            <p class="empty-title">No messages yet</p>
-            <p>Send one and it shows up here at once:</p>
-            <pre class="code" tabIndex={0}>
-              {sendExample(location.origin)}
-            </pre>
-          </>
-        )
-      }
-      footer={
-        state.loaded && hidden > 0 ? (
-          <div class="more-bar">
-            <p class="more-count" id="message-more-count">
-              Showing {count(state.rows.length)} of {count(state.total)}; {count(hidden)} not shown
-            </p>
-            <button
-              type="button"
-              class="btn"
-              id="message-more"
-              aria-describedby="message-more-count"
-              disabled={list.loadingMore.value}
-              onClick={() => void list.showMore()}
-            >
-              Show more
-            </button>
-          </div>
-        ) : null
-      }
+      headExtras={listHead(list, model)}
+      empty={listEmpty(state)}
+      footer={moreBar(list)}
     >
       {rows}
     </ListPane>
+  )
+}
+
+/**
+ * The search box's text, and what typing does: the box follows at once, the URL (and the load)
+ * once typing settles; a search changed elsewhere (a link, Esc) puts its text in the box.
+ */
+function useSearchBox(list: MessageListModel, query: string): [string, (value: string) => void] {
+  const [typed, setTyped] = useState(query)
+  const timer = useRef(0)
+  useEffect(() => {
+    if (query !== typed.trim()) setTyped(query)
+  }, [query])
+  const onSearch = (value: string) => {
+    setTyped(value)
+    window.clearTimeout(timer.current)
+    timer.current = window.setTimeout(() => {
+      const q = value.trim()
+      if (q !== list.query.peek()) replaceParams({ q: q || null })
+    }, SEARCH_SETTLE_MS)
+  }
+  return [typed, onSearch]
+}
+
+/** The row that had the keyboard went (deleted, dropped): the keyboard stays at its place. */
+function useKeyboardStays(listElement: { current: HTMLUListElement | null }): void {
+  const focused = focusedRow(listElement.current)
+  useLayoutEffect(() => {
+    const element = listElement.current
+    if (!focused || !element || focused.link.isConnected) return
+    const links = element.querySelectorAll<HTMLElement>('a[data-id]')
+    ;(
+      element.querySelector<HTMLElement>(`a[data-id="${CSS.escape(focused.id)}"]`) ??
+      links[Math.min(focused.index, links.length - 1)]
+    )?.focus()
+  })
+}
+
+/**
+ * Rows off screen are neither laid out nor painted (content-visibility: auto) and take the size
+ * of a drawn row meanwhile: measured once, so that the list does not shift when they are.
+ */
+function useRowSize(listElement: { current: HTMLUListElement | null }): void {
+  const [rowSize, setRowSize] = useState(0)
+  useLayoutEffect(() => {
+    if (rowSize) return
+    const size = listElement.current?.firstElementChild?.getBoundingClientRect().height
+    if (size) setRowSize(size)
+  })
+  // Set once, when measured: setting it at every draw (even to the same value) restyled every row.
+  useLayoutEffect(() => {
+    if (rowSize) listElement.current?.style.setProperty('--row-size', `${rowSize}px`)
+  }, [rowSize])
+}
+
+/** Under the search box: its syntax, the messages --max-messages dropped, the rejected sends. */
+function listHead(list: MessageListModel, model: MessagesModel): VNode {
+  return (
+    <>
+      <p class="hint" id="search-help">
+        Words match the subject; also <code>to:</code> <code>from:</code> <code>template:</code>{' '}
+        <code>status:</code>
+      </p>
+      {list.dropped.value ? (
+        <p class="dropped" id="dropped">
+          {plural(list.dropped.value, 'older message')} dropped by --max-messages
+        </p>
+      ) : null}
+      <Rejections model={model.rejections} />
+    </>
+  )
+}
+
+/** What an empty list says: why nothing matches a search, or how to send the first message. */
+function listEmpty(state: MessageListModel['state']): VNode | null {
+  if (!state.loaded || state.rows.length > 0 || state.hidden > 0) return null
+  return isFiltered(state.filter) ? (
+    <>
+      <p class="empty-title">No message matches</p>
+      <p>{describeFilter(state.filter)}</p>
+      {state.impossible ? <p class="hint">status: is one of {STATUSES.join(', ')}</p> : null}
+    </>
+  ) : (
+    <>
+      <p class="empty-title">No messages yet</p>
+      <p>Send one and it shows up here at once:</p>
+      <pre class="code" tabIndex={0}>
+        {sendExample(location.origin)}
+      </pre>
+    </>
+  )
+}
+
+/** How many rows show of how many match, and Show more, when some are not shown. */
+function moreBar(list: MessageListModel): VNode | null {
+  const { loaded, hidden, rows, total } = list.state
+  if (!loaded || hidden <= 0) return null
+  return (
+    <div class="more-bar">
+      <p class="more-count" id="message-more-count">
+        Showing {count(rows.length)} of {count(total)}; {count(hidden)} not shown
+      </p>
+      <button
+        type="button"
+        class="btn"
+        id="message-more"
+        aria-describedby="message-more-count"
+        disabled={list.loadingMore.value}
+        onClick={() => void list.showMore()}
+      >
+        Show more
+      </button>
+    </div>
   )
 }
 
@@ -341,83 +369,12 @@ function MessageDetail({ model }: { model: MessagesModel }) {
 }
 
 function OpenMessage({ model, record: m }: { model: MessagesModel; record: MessageRecord }) {
-  const { tab, view, line } = model.detail.value
+  const detail = model.detail.value
+  const { tab, view } = detail
   const checks = model.checks.value
-  const base = messagePath(m.id)
   return (
     <article class="message" aria-labelledby="message-subject">
-      <header class="message-head">
-        <a class="back" href={model.hrefFor(null)}>
-          <span aria-hidden="true">← </span>
-          Messages
-        </a>
-        <h2 id="message-subject" tabIndex={-1}>
-          {m.subject}
-        </h2>
-        <dl class="meta">
-          <div>
-            <dt>From</dt>
-            <dd>
-              <AddressView a={m.from} />
-            </dd>
-          </div>
-          <div>
-            <dt>To</dt>
-            <dd>
-              <RecipientList to={m.to} />
-            </dd>
-          </div>
-          <div>
-            <dt>Sent</dt>
-            <dd>
-              <RelativeTime iso={m.createdAt} />
-            </dd>
-          </div>
-          <div>
-            <dt>Status</dt>
-            <dd class="status-line">
-              <span id="message-status">
-                <StatusBadge status={m.status} />
-              </span>
-              <a href={href('messages', m.id, { tab: 'delivery' })} class="quiet-link">
-                Delivery timeline
-              </a>
-            </dd>
-          </div>
-          <div>
-            <dt>Template</dt>
-            <dd>
-              <a href={href('templates', m.template)}>{m.template}</a>
-            </dd>
-          </div>
-        </dl>
-        <div class="actions">
-          <a class="btn" href={`${base}/eml`} download={`${m.id}.eml`} id="download-eml">
-            Download .eml
-          </a>
-          <a class="btn" href={`${base}/html`} target="_blank" rel="noopener noreferrer">
-            Open HTML<span class="visually-hidden"> (new tab)</span>
-          </a>
-          <ReleaseButton model={model.release} />
-          <button
-            type="button"
-            class="btn btn-danger-text"
-            id="delete-message"
-            onClick={() => void model.deleteOpen()}
-          >
-            Delete
-          </button>
-        </div>
-        <ReleaseForm model={model.release} record={m} />
-        {m.warnings.length ? (
-          <div class="note note-warn" role="note">
-            <strong>{plural(m.warnings.length, 'warning')}</strong>
-            <ul>
-              <WarningItems warnings={m.warnings} />
-            </ul>
-          </div>
-        ) : null}
-      </header>
+      <MessageHead model={model} m={m} />
       <div class="toolbar">
         <Tabs
           prefix="message"
@@ -437,37 +394,132 @@ function OpenMessage({ model, record: m }: { model: MessagesModel; record: Messa
         />
       ) : null}
       <div class="panel" id="message-panel" role="tabpanel" aria-labelledby={`message-tab-${tab}`}>
-        {tab === 'html' ? (
-          <SandboxedFrame
-            src={`${base}/html`}
-            title={`The message as HTML: ${m.subject}`}
-            view={view}
-          />
-        ) : tab === 'text' ? (
-          <pre class="text-body" id="message-text" tabIndex={0}>
-            {m.text}
-          </pre>
-        ) : tab === 'source' ? (
-          <SourceView text={m.html} line={line} label="The HTML source" />
-        ) : tab === 'checks' ? (
-          <ChecksTab
-            prefix="message"
-            report={checks.report}
-            error={checks.error}
-            lineHref={(n) =>
-              formatHash({ view: 'messages', name: m.id, params: sourceLineParams(n) })
-            }
-          />
-        ) : tab === 'delivery' ? (
-          <DeliveryTab record={m} />
-        ) : tab === 'links' ? (
-          <LinksTab record={m} />
-        ) : (
-          <Details m={m} />
-        )}
+        {messagePanel(m, detail, checks)}
       </div>
     </article>
   )
+}
+
+/** The message's head: the way back, its subject and facts, what can be done with it, its warnings. */
+function MessageHead({ model, m }: { model: MessagesModel; m: MessageRecord }) {
+  const base = messagePath(m.id)
+  return (
+    <header class="message-head">
+      <a class="back" href={model.hrefFor(null)}>
+        <span aria-hidden="true">← </span>
+        Messages
+      </a>
+      <h2 id="message-subject" tabIndex={-1}>
+        {m.subject}
+      </h2>
+      <MessageMeta m={m} />
+      <div class="actions">
+        <a class="btn" href={`${base}/eml`} download={`${m.id}.eml`} id="download-eml">
+          Download .eml
+        </a>
+        <a class="btn" href={`${base}/html`} target="_blank" rel="noopener noreferrer">
+          Open HTML<span class="visually-hidden"> (new tab)</span>
+        </a>
+        <ReleaseButton model={model.release} />
+        <button
+          type="button"
+          class="btn btn-danger-text"
+          id="delete-message"
+          onClick={() => void model.deleteOpen()}
+        >
+          Delete
+        </button>
+      </div>
+      <ReleaseForm model={model.release} record={m} />
+      {m.warnings.length ? (
+        <div class="note note-warn" role="note">
+          <strong>{plural(m.warnings.length, 'warning')}</strong>
+          <ul>
+            <WarningItems warnings={m.warnings} />
+          </ul>
+        </div>
+      ) : null}
+    </header>
+  )
+}
+
+/** From, To, Sent, Status (with the way to its timeline), Template. */
+function MessageMeta({ m }: { m: MessageRecord }) {
+  return (
+    <dl class="meta">
+      <div>
+        <dt>From</dt>
+        <dd>
+          <AddressView a={m.from} />
+        </dd>
+      </div>
+      <div>
+        <dt>To</dt>
+        <dd>
+          <RecipientList to={m.to} />
+        </dd>
+      </div>
+      <div>
+        <dt>Sent</dt>
+        <dd>
+          <RelativeTime iso={m.createdAt} />
+        </dd>
+      </div>
+      <div>
+        <dt>Status</dt>
+        <dd class="status-line">
+          <span id="message-status">
+            <StatusBadge status={m.status} />
+          </span>
+          <a href={href('messages', m.id, { tab: 'delivery' })} class="quiet-link">
+            Delivery timeline
+          </a>
+        </dd>
+      </div>
+      <div>
+        <dt>Template</dt>
+        <dd>
+          <a href={href('templates', m.template)}>{m.template}</a>
+        </dd>
+      </div>
+    </dl>
+  )
+}
+
+/** What the selected tab shows of the message. */
+function messagePanel(
+  m: MessageRecord,
+  { tab, view, line }: MessagesModel['detail']['value'],
+  checks: MessagesModel['checks']['value'],
+): VNode {
+  const base = messagePath(m.id)
+  if (tab === 'html')
+    return (
+      <SandboxedFrame
+        src={`${base}/html`}
+        title={`The message as HTML: ${m.subject}`}
+        view={view}
+      />
+    )
+  if (tab === 'text')
+    return (
+      <pre class="text-body" id="message-text" tabIndex={0}>
+        {m.text}
+      </pre>
+    )
+  if (tab === 'source') return <SourceView text={m.html} line={line} label="The HTML source" />
+  if (tab === 'checks')
+    return (
+      <ChecksTab
+        prefix="message"
+        report={checks.report}
+        error={checks.error}
+        lineHref={(n) => formatHash({ view: 'messages', name: m.id, params: sourceLineParams(n) })}
+      />
+    )
+  if (tab === 'delivery') return <DeliveryTab record={m} />
+  if (tab === 'links') return <LinksTab record={m} />
+  return <Details m={m} />
 }
 
 /** The first few recipients, and a button for the rest (all of them are in Details too). */
@@ -504,6 +556,8 @@ function AddressView({ a }: { a: Address }) {
   )
 }
 
+// Long because it is one definition list, a row per fact of the record, then its variables:
+// one tree, read top to bottom like the tab it draws.
 function Details({ m }: { m: MessageRecord }) {
   return (
     <div class="details">

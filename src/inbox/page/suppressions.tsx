@@ -1,6 +1,7 @@
 // biome-ignore-all lint/a11y/noRedundantRoles: the stylesheet lays the rows out as cards on a phone (display: block), which strips a table's implicit roles in some browsers; the explicit ones keep it a table for screen readers
 import { useEffect } from 'preact/hooks'
 import { Count, countOf } from './list-pane.js'
+import type { SuppressionEntry } from './api.js'
 import { href } from './router.js'
 import type { SuppressionsModel } from './suppressions-model.js'
 import { RelativeTime, StatusBadge } from './ui.js'
@@ -44,12 +45,7 @@ export function SuppressionsView({ model }: { model: SuppressionsModel }) {
       </div>
       <div class="page-body">
         {!items ? null : items.length === 0 ? (
-          <div class="empty">
-            <p class="empty-title">No suppressed addresses</p>
-            <p>
-              Send to <code>someone+bounce@example.com</code> and the bounce puts it here.
-            </p>
-          </div>
+          <NoSuppressions />
         ) : (
           <table class="vars suppressions cards" id="suppression-table" role="table">
             <thead role="rowgroup">
@@ -66,47 +62,62 @@ export function SuppressionsView({ model }: { model: SuppressionsModel }) {
             </thead>
             <tbody role="rowgroup">
               {items.map((s) => (
-                <tr role="row" data-address={s.address} key={`${s.project} ${s.address}`}>
-                  <th scope="row" role="rowheader" class="suppressed-address">
-                    {s.address}
-                  </th>
-                  <td role="cell" data-label="Reason">
-                    <StatusBadge status={s.reason} />
-                  </td>
-                  <td role="cell" data-label="Message" class="suppressed-message">
-                    {s.messageId ? (
-                      <a
-                        href={href('messages', s.messageId, { tab: 'delivery' })}
-                        title={s.messageId}
-                      >
-                        {s.subject ?? s.messageId}
-                      </a>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  <td role="cell" data-label="Project">
-                    <code>{s.project}</code>
-                  </td>
-                  <td role="cell" data-label="Added">
-                    <RelativeTime iso={s.createdAt} />
-                  </td>
-                  <td role="cell" class="row-actions">
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      aria-label={`Remove ${s.address} (project ${s.project})`}
-                      onClick={() => void model.remove(s)}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
+                <SuppressionRow key={`${s.project} ${s.address}`} s={s} model={model} />
               ))}
             </tbody>
           </table>
         )}
       </div>
     </section>
+  )
+}
+
+/** One suppressed address: why, the message that did it, its project, when; and Remove. */
+function SuppressionRow({ s, model }: { s: SuppressionEntry; model: SuppressionsModel }) {
+  return (
+    <tr role="row" data-address={s.address}>
+      <th scope="row" role="rowheader" class="suppressed-address">
+        {s.address}
+      </th>
+      <td role="cell" data-label="Reason">
+        <StatusBadge status={s.reason} />
+      </td>
+      <td role="cell" data-label="Message" class="suppressed-message">
+        {s.messageId ? (
+          <a href={href('messages', s.messageId, { tab: 'delivery' })} title={s.messageId}>
+            {s.subject ?? s.messageId}
+          </a>
+        ) : (
+          '—'
+        )}
+      </td>
+      <td role="cell" data-label="Project">
+        <code>{s.project}</code>
+      </td>
+      <td role="cell" data-label="Added">
+        <RelativeTime iso={s.createdAt} />
+      </td>
+      <td role="cell" class="row-actions">
+        <button
+          type="button"
+          class="btn btn-small"
+          aria-label={`Remove ${s.address} (project ${s.project})`}
+          onClick={() => void model.remove(s)}
+        >
+          Remove
+        </button>
+      </td>
+    </tr>
+  )
+}
+
+function NoSuppressions() {
+  return (
+    <div class="empty">
+      <p class="empty-title">No suppressed addresses</p>
+      <p>
+        Send to <code>someone+bounce@example.com</code> and the bounce puts it here.
+      </p>
+    </div>
   )
 }

@@ -1,3 +1,4 @@
+import type { VNode } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { SourceProblem, TemplateDetail, TemplateListItem } from './api.js'
 import { ChecksBadge, ChecksTab } from './checks.js'
@@ -11,7 +12,7 @@ import { formatHash, type Route } from './router.js'
 import { Splitter, useStoredWidth } from './splitter.js'
 import { TemplateNotes } from './template-notes.js'
 import { TEMPLATE_TABS, type TemplatesModel } from './templates-model.js'
-import { JsonBlock, Placeholder, RelativeTime, SourceView, Tabs } from './ui.js'
+import { JsonBlock, Placeholder, RelativeTime, Select, SourceView, Tabs } from './ui.js'
 import { VariablesEditor } from './variables-editor.js'
 
 /**
@@ -94,42 +95,57 @@ function TemplateList({ model }: { model: TemplatesModel }) {
       }
     >
       {shown.map((t) => (
-        <li key={t.slug}>
-          <a
-            class="item"
-            href={model.hrefFor(t.slug)}
-            data-slug={t.slug}
-            aria-current={t.slug === current ? 'true' : undefined}
-          >
-            <span class="item-top">
-              <span class="item-subject item-slug">{t.slug}</span>
-              {t.error ? (
-                <span class="badge badge-error">Does not parse</span>
-              ) : (
-                <span class="item-time">
-                  {t.fixtures.length ? plural(t.fixtures.length, 'fixture') : 'no fixture'}
-                </span>
-              )}
-            </span>
-            {t.description ? (
-              <span class="item-desc">{t.description}</span>
-            ) : (
-              <span class="item-desc muted">No description</span>
-            )}
-            {t.variables.length ? (
-              <span class="item-vars">
-                <span class="visually-hidden">Variables: </span>
-                {t.variables.map((v) => (
-                  <code class="chip" key={v}>
-                    {v}
-                  </code>
-                ))}
-              </span>
-            ) : null}
-          </a>
-        </li>
+        <TemplateItem
+          key={t.slug}
+          t={t}
+          href={model.hrefFor(t.slug)}
+          current={t.slug === current}
+        />
       ))}
     </ListPane>
+  )
+}
+
+/** A template in the list: its slug, whether it parses, its fixtures, description and variables. */
+function TemplateItem({
+  t,
+  href,
+  current,
+}: {
+  t: TemplateListItem
+  href: string
+  current: boolean
+}) {
+  return (
+    <li>
+      <a class="item" href={href} data-slug={t.slug} aria-current={current ? 'true' : undefined}>
+        <span class="item-top">
+          <span class="item-subject item-slug">{t.slug}</span>
+          {t.error ? (
+            <span class="badge badge-error">Does not parse</span>
+          ) : (
+            <span class="item-time">
+              {t.fixtures.length ? plural(t.fixtures.length, 'fixture') : 'no fixture'}
+            </span>
+          )}
+        </span>
+        {t.description ? (
+          <span class="item-desc">{t.description}</span>
+        ) : (
+          <span class="item-desc muted">No description</span>
+        )}
+        {t.variables.length ? (
+          <span class="item-vars">
+            <span class="visually-hidden">Variables: </span>
+            {t.variables.map((v) => (
+              <code class="chip" key={v}>
+                {v}
+              </code>
+            ))}
+          </span>
+        ) : null}
+      </a>
+    </li>
   )
 }
 
@@ -195,44 +211,9 @@ function TemplateHead({ model, t }: { model: TemplatesModel; t: TemplateListItem
           {t.slug}
         </h2>
         {t.description ? <p class="lede">{t.description}</p> : null}
-        <button
-          type="button"
-          class="btn btn-quiet list-toggle"
-          id="template-list-pane-toggle"
-          aria-controls="template-list-pane"
-          aria-expanded={hidden ? 'false' : 'true'}
-          title={
-            hidden
-              ? 'Show the list beside this one'
-              : 'Hide the list: this one takes the whole width'
-          }
-          onClick={() => model.setListHidden(!hidden)}
-        >
-          {hidden ? 'Show list' : 'Hide list'}
-        </button>
+        <ListToggle hidden={hidden} onToggle={() => model.setListHidden(!hidden)} />
       </div>
-      <dl class="meta meta-line">
-        <div>
-          {/* Every name it reads, required or not (one read only through `default` included):
-              the Variables tab says which a send must give. */}
-          <dt>Reads</dt>
-          <dd class="chips">
-            {t.variables.length
-              ? t.variables.map((v) => (
-                  <code class="chip" key={v}>
-                    {v}
-                  </code>
-                ))
-              : 'no variables'}
-          </dd>
-        </div>
-        <div class="meta-updated">
-          <dt>Updated</dt>
-          <dd>
-            <RelativeTime iso={t.updatedAt} />
-          </dd>
-        </div>
-      </dl>
+      <TemplateMeta t={t} />
       <div class="toolbar">
         <Tabs
           prefix="template"
@@ -245,20 +226,11 @@ function TemplateHead({ model, t }: { model: TemplatesModel; t: TemplateListItem
         />
         <div class="toolbar-end">
           {cases.length ? (
-            <div class="field">
-              <label for="case-select">Fixture</label>
-              <select
-                id="case-select"
-                value={model.session.selectedCase}
-                onChange={(event) => model.setCase((event.target as HTMLSelectElement).value)}
-              >
-                {cases.map((c) => (
-                  <option key={c.name} value={c.name}>
-                    {c.error ? `${c.name} (invalid)` : c.name}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <CasePicker
+              cases={cases}
+              selected={model.session.selectedCase}
+              onPick={(name) => model.setCase(name)}
+            />
           ) : (
             <p class="field-static">No fixture case yet</p>
           )}
@@ -268,9 +240,81 @@ function TemplateHead({ model, t }: { model: TemplatesModel; t: TemplateListItem
   )
 }
 
+/** Hide the list (wide screens): the open template takes the whole width. */
+function ListToggle({ hidden, onToggle }: { hidden: boolean; onToggle: () => void }) {
+  return (
+    <button
+      type="button"
+      class="btn btn-quiet list-toggle"
+      id="template-list-pane-toggle"
+      aria-controls="template-list-pane"
+      aria-expanded={hidden ? 'false' : 'true'}
+      title={
+        hidden ? 'Show the list beside this one' : 'Hide the list: this one takes the whole width'
+      }
+      onClick={onToggle}
+    >
+      {hidden ? 'Show list' : 'Hide list'}
+    </button>
+  )
+}
+
+/** What the template reads, and when it changed, on one line. */
+function TemplateMeta({ t }: { t: TemplateListItem }) {
+  return (
+    <dl class="meta meta-line">
+      <div>
+        {/* Every name it reads, required or not (one read only through `default` included):
+            the Variables tab says which a send must give. */}
+        <dt>Reads</dt>
+        <dd class="chips">
+          {t.variables.length
+            ? t.variables.map((v) => (
+                <code class="chip" key={v}>
+                  {v}
+                </code>
+              ))
+            : 'no variables'}
+        </dd>
+      </div>
+      <div class="meta-updated">
+        <dt>Updated</dt>
+        <dd>
+          <RelativeTime iso={t.updatedAt} />
+        </dd>
+      </div>
+    </dl>
+  )
+}
+
+/** Which fixture case the preview renders (an invalid one says so). */
+function CasePicker({
+  cases,
+  selected,
+  onPick,
+}: {
+  cases: TemplateListItem['fixtures']
+  selected: string
+  onPick: (name: string) => void
+}) {
+  return (
+    <div class="field">
+      <label for="case-select">Fixture</label>
+      <Select
+        id="case-select"
+        value={selected}
+        options={cases.map((c) => [c.name, c.error ? `${c.name} (invalid)` : c.name])}
+        onPick={onPick}
+      />
+    </div>
+  )
+}
+
 /** The least the preview keeps beside the editor (a 600 px email and the canvas's padding). */
 const PREVIEW_MIN = 360
 
+// Long because it is the template's one layout tree (editor, splitter, notes, options, panel,
+// measuring frame) with the few sizes they share: the editor's width, the frame's, the email's.
 function TemplateBody({ model, slug }: { model: TemplatesModel; slug: string }) {
   model.version.value
   const { session } = model
@@ -361,19 +405,7 @@ function TemplatePanel({
       return <SourceView text={detail.source} line={line} label={`The Liquid source of ${slug}`} />
     return outcome && !outcome.ok ? <ErrorCard error={outcome.error} /> : <Loading />
   }
-  if (tab === 'variables')
-    return (
-      <VariablesTable
-        detail={detail}
-        names={detail?.variables ?? model.session.summary?.variables ?? []}
-        values={outcome?.ok ? outcome.variables : null}
-        valuesTitle={
-          model.session.showsCase && model.session.caseName
-            ? `Values in this render (fixture ${model.session.caseName})`
-            : 'Values in this render'
-        }
-      />
-    )
+  if (tab === 'variables') return variablesTab(model)
   if (!outcome) return <Loading />
   if (!outcome.ok)
     return (
@@ -410,6 +442,23 @@ function TemplatePanel({
         />
       )
   }
+}
+
+/** The Variables tab of the session's template (a plain function: it reads the session's plain state in TemplatePanel's render). */
+function variablesTab(model: TemplatesModel): VNode {
+  const { outcome, detail, summary, showsCase, caseName } = model.session
+  return (
+    <VariablesTable
+      detail={detail}
+      names={detail?.variables ?? summary?.variables ?? []}
+      values={outcome?.ok ? outcome.variables : null}
+      valuesTitle={
+        showsCase && caseName
+          ? `Values in this render (fixture ${caseName})`
+          : 'Values in this render'
+      }
+    />
+  )
 }
 
 function Loading() {
@@ -464,28 +513,7 @@ function VariablesTable({
     <div class="details">
       <h3>Expected variables</h3>
       {expected.length ? (
-        <table class="vars vars-expected">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Required</th>
-              <th scope="col">Description</th>
-            </tr>
-          </thead>
-          <tbody>
-            {expected.map((name) => (
-              <tr key={name}>
-                <th scope="row">
-                  <code class="var-name">{name}</code>
-                </th>
-                <td>
-                  <Requirement name={name} required={required} />
-                </td>
-                <td>{declared[name]?.description ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ExpectedTable expected={expected} declared={declared} required={required} />
       ) : (
         <p>
           {withDefault.length
@@ -513,6 +541,42 @@ function VariablesTable({
         </>
       ) : null}
     </div>
+  )
+}
+
+/** Each expected name, whether a send must give it (or which fields under it), its description. */
+function ExpectedTable({
+  expected,
+  declared,
+  required,
+}: {
+  expected: string[]
+  declared: TemplateDetail['declared']
+  required: string[]
+}) {
+  return (
+    <table class="vars vars-expected">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Required</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {expected.map((name) => (
+          <tr key={name}>
+            <th scope="row">
+              <code class="var-name">{name}</code>
+            </th>
+            <td>
+              <Requirement name={name} required={required} />
+            </td>
+            <td>{declared[name]?.description ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   )
 }
 

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact'
+import type { ComponentChildren, RefObject } from 'preact'
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import type { MessageStatus, Warning } from './api.js'
 import { usePage } from './context.js'
@@ -66,6 +66,39 @@ export function WarningItems({ warnings }: { warnings: Warning[] }) {
 }
 
 /** A centred message where content will be (loading, nothing selected, gone). */
+/**
+ * A `<select>` of `[value, label]` options that hands the picked value on; `children` come
+ * first (an "Any" option, or the one option there is when there is nothing to pick).
+ *
+ * @example
+ * <Select id="case-select" value={name} options={[['ada', 'ada']]} onPick={setCase} />
+ */
+export function Select({
+  options,
+  onPick,
+  children,
+  ...attributes
+}: {
+  id: string
+  value: string
+  options: ReadonlyArray<readonly [string, string]>
+  onPick: (value: string) => void
+  class?: string
+  disabled?: boolean
+  children?: ComponentChildren
+}) {
+  return (
+    <select {...attributes} onChange={(e) => onPick((e.target as HTMLSelectElement).value)}>
+      {children}
+      {options.map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+    </select>
+  )
+}
+
 export function Placeholder({ children }: { children: ComponentChildren }) {
   return <div class="placeholder">{children}</div>
 }
@@ -141,11 +174,43 @@ export function Tabs({
     event.preventDefault()
     step(at, to)
   }
-  // ←/→ from anywhere while these tabs are on screen (their view is open, with an item).
-  const current = useRef({ selected, onSelect, tabs })
-  current.current = { selected, onSelect, tabs }
+  useArrowsAnywhere(list, !!arrowsAnywhere, { selected, onSelect, tabs })
+  useRevealed(list, '[aria-selected="true"]', selected)
+  return (
+    <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
+      {tabs.map((tab) => (
+        <button
+          key={tab.id}
+          type="button"
+          role="tab"
+          id={`${prefix}-tab-${tab.id}`}
+          aria-controls={`${prefix}-panel`}
+          aria-selected={tab.id === selected ? 'true' : 'false'}
+          tabIndex={tab.id === selected ? 0 : -1}
+          data-tab={tab.id}
+          onClick={() => onSelect(tab.id)}
+        >
+          {tab.label}
+          {badges?.[tab.id]}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+/**
+ * ←/→ switch these tabs from anywhere while they are on screen (their view is open, with an
+ * item), except where the arrows have a use of their own (fields, sliders, splitters).
+ */
+function useArrowsAnywhere(
+  list: RefObject<HTMLDivElement | null>,
+  on: boolean,
+  props: Pick<TabsProps, 'selected' | 'onSelect' | 'tabs'>,
+): void {
+  const current = useRef(props)
+  current.current = props
   useEffect(() => {
-    if (!arrowsAnywhere) return
+    if (!on) return
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return
       if (
@@ -170,28 +235,7 @@ export function Tabs({
     }
     document.addEventListener('keydown', onKey)
     return () => document.removeEventListener('keydown', onKey)
-  }, [arrowsAnywhere])
-  useRevealed(list, '[aria-selected="true"]', selected)
-  return (
-    <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
-      {tabs.map((tab) => (
-        <button
-          key={tab.id}
-          type="button"
-          role="tab"
-          id={`${prefix}-tab-${tab.id}`}
-          aria-controls={`${prefix}-panel`}
-          aria-selected={tab.id === selected ? 'true' : 'false'}
-          tabIndex={tab.id === selected ? 0 : -1}
-          data-tab={tab.id}
-          onClick={() => onSelect(tab.id)}
-        >
-          {tab.label}
-          {badges?.[tab.id]}
-        </button>
-      ))}
-    </div>
-  )
+  }, [on])
 }
 
 /**

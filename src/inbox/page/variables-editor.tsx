@@ -120,32 +120,61 @@ const CASE_NAME = /^[A-Za-z0-9._-]{1,128}$/
 const validCaseName = (name: string) =>
   CASE_NAME.test(name) && name !== '.' && name !== '..' && name !== 'default'
 
+/** What came of a save, under the name box. */
+type SaveNote = { state: 'ok' | 'error'; content: ComponentChildren }
+
 /** "Save as fixture case": a name, and what came of it (saved, taken — with a way to overwrite —, refused). */
 function SaveCaseForm({ model }: { model: TemplatesModel }) {
+  const { name, invalid, note, input, save, typed } = useSaveCase(model)
+  return (
+    <form
+      class="save-case"
+      id="save-case-form"
+      aria-label="Save as fixture case"
+      onSubmit={(event) => {
+        event.preventDefault()
+        void save(name, false)
+      }}
+    >
+      <label for="case-name">Case name</label>
+      <div class="save-row">
+        <input
+          ref={input}
+          id="case-name"
+          class="text-input"
+          type="text"
+          autocomplete="off"
+          spellcheck={false}
+          placeholder="e.g. long-name"
+          maxLength={128}
+          aria-describedby="save-case-message"
+          aria-invalid={invalid ? 'true' : undefined}
+          value={name}
+          onInput={(event) => typed((event.target as HTMLInputElement).value)}
+        />
+        <button type="submit" class="btn" id="save-case">
+          Save as fixture case
+        </button>
+      </div>
+      <div class="save-message" id="save-case-message" aria-live="polite" data-state={note?.state}>
+        {note ? <p>{note.content}</p> : null}
+      </div>
+    </form>
+  )
+}
+
+/**
+ * The save form's state and what Save does: the JSON must parse and the name be one the server
+ * takes; a name already taken asks before it overwrites.
+ */
+function useSaveCase(model: TemplatesModel) {
   const [name, setName] = useState('')
   const [invalid, setInvalid] = useState(false)
-  const [note, setNote] = useState<{ state: 'ok' | 'error'; content: ComponentChildren } | null>(
-    null,
-  )
+  const [note, setNote] = useState<SaveNote | null>(null)
   const input = useRef<HTMLInputElement>(null)
   const conflict = (taken: string) => {
     setInvalid(true)
-    setNote({
-      state: 'error',
-      content: (
-        <>
-          A case named "{taken}" already exists.{' '}
-          <button
-            type="button"
-            class="btn btn-quiet btn-danger-text"
-            id="overwrite-case"
-            onClick={() => void save(taken, true)}
-          >
-            Overwrite {taken}
-          </button>
-        </>
-      ),
-    })
+    setNote(takenNote(taken, () => void save(taken, true)))
   }
   const save = async (wanted: string, overwrite: boolean) => {
     const caseName = wanted.trim()
@@ -184,43 +213,31 @@ function SaveCaseForm({ model }: { model: TemplatesModel }) {
     setInvalid(result.code === 'validation_failed')
     setNote({ state: 'error', content: result.message })
   }
-  return (
-    <form
-      class="save-case"
-      id="save-case-form"
-      aria-label="Save as fixture case"
-      onSubmit={(event) => {
-        event.preventDefault()
-        void save(name, false)
-      }}
-    >
-      <label for="case-name">Case name</label>
-      <div class="save-row">
-        <input
-          ref={input}
-          id="case-name"
-          class="text-input"
-          type="text"
-          autocomplete="off"
-          spellcheck={false}
-          placeholder="e.g. long-name"
-          maxLength={128}
-          aria-describedby="save-case-message"
-          aria-invalid={invalid ? 'true' : undefined}
-          value={name}
-          onInput={(event) => {
-            setName((event.target as HTMLInputElement).value)
-            setInvalid(false)
-            setNote(null)
-          }}
-        />
-        <button type="submit" class="btn" id="save-case">
-          Save as fixture case
+  /** Typing a name clears what the last save said. */
+  const typed = (value: string) => {
+    setName(value)
+    setInvalid(false)
+    setNote(null)
+  }
+  return { name, invalid, note, input, save, typed }
+}
+
+/** A case of that name exists: say so, with a button that overwrites it. */
+function takenNote(taken: string, overwrite: () => void): SaveNote {
+  return {
+    state: 'error',
+    content: (
+      <>
+        A case named "{taken}" already exists.{' '}
+        <button
+          type="button"
+          class="btn btn-quiet btn-danger-text"
+          id="overwrite-case"
+          onClick={overwrite}
+        >
+          Overwrite {taken}
         </button>
-      </div>
-      <div class="save-message" id="save-case-message" aria-live="polite" data-state={note?.state}>
-        {note ? <p>{note.content}</p> : null}
-      </div>
-    </form>
-  )
+      </>
+    ),
+  }
 }

@@ -3,7 +3,7 @@ import type { WebhookAttempt, WebhookDelivery } from './api.js'
 import { fullTime, plural } from './format.js'
 import { Count, countOf } from './list-pane.js'
 import { href, type Route } from './router.js'
-import { Placeholder, RelativeTime, StatusBadge } from './ui.js'
+import { Placeholder, RelativeTime, Select, StatusBadge } from './ui.js'
 import {
   attemptResult,
   attemptsSummary,
@@ -11,6 +11,7 @@ import {
   deliveryState,
   filterDeliveries,
   STATUS_FILTERS,
+  type WebhookFilters as Filters,
   type WebhooksModel,
 } from './webhooks-model.js'
 
@@ -33,7 +34,6 @@ export function WebhooksView({ model, route }: { model: WebhooksModel; route: Ro
     ? [...new Set<string>(data.deliveries.map((d) => d.type))].sort()
     : []
   if (filters.event && !events.includes(filters.event)) events.push(filters.event)
-  const pending = data?.deliveries.filter((d) => d.status === 'pending').length ?? 0
   const params = route.params
   const rowHref = (id: string) => {
     const next = new URLSearchParams(params)
@@ -42,132 +42,13 @@ export function WebhooksView({ model, route }: { model: WebhooksModel; route: Ro
   }
   return (
     <section class="page" id="view-webhooks" aria-labelledby="webhooks-title">
-      <div class="page-head">
-        <div class="title-row">
-          <h2 id="webhooks-title">Webhooks</h2>
-          <Count
-            id="webhook-count"
-            count={data ? countOf(data.total, 'delivery', 'deliveries') : null}
-          />
-        </div>
-        <p class="hint" id="webhooks-summary">
-          {!data ? (
-            'Loading…'
-          ) : data.endpoints.length ? (
-            <>
-              Posting every event to{' '}
-              {data.endpoints.map((url, i) => (
-                <span key={url}>
-                  {i ? ', ' : ''}
-                  <code class="endpoint">{url}</code>
-                </span>
-              ))}
-              , signed per Standard Webhooks. {pending} pending.
-            </>
-          ) : (
-            <>
-              No webhook URL is configured. Start sendbox with{' '}
-              <code class="nowrap">--webhook &lt;url&gt;</code> (or <code>SENDBOX_WEBHOOK</code>)
-              and every delivery event is posted there.
-            </>
-          )}
-        </p>
-      </div>
-      <div class="filters" role="group" aria-label="Filter the deliveries">
-        <span class="field">
-          <label for="webhook-status">Status</label>
-          <select
-            id="webhook-status"
-            value={filters.status}
-            onChange={(e) =>
-              model.setFilter({ status: (e.target as HTMLSelectElement).value as never })
-            }
-          >
-            <option value="">Any</option>
-            {STATUS_FILTERS.map((s) => (
-              <option key={s} value={s}>
-                {s[0]!.toUpperCase() + s.slice(1)}
-              </option>
-            ))}
-          </select>
-        </span>
-        <span class="field">
-          <label for="webhook-event">Event</label>
-          <select
-            id="webhook-event"
-            value={filters.event}
-            onChange={(e) => model.setFilter({ event: (e.target as HTMLSelectElement).value })}
-          >
-            <option value="">Any</option>
-            {events.map((type) => (
-              <option key={type} value={type}>
-                {type}
-              </option>
-            ))}
-          </select>
-        </span>
-        <span class="field">
-          <label for="webhook-message">Message</label>
-          <input
-            id="webhook-message"
-            class="text-input"
-            type="search"
-            placeholder="msg_…"
-            autocomplete="off"
-            spellcheck={false}
-            value={filters.message}
-            onChange={(e) => model.setFilter({ message: (e.target as HTMLInputElement).value })}
-          />
-        </span>
-        {filters.status || filters.event || filters.message ? (
-          <button
-            type="button"
-            class="btn btn-quiet"
-            onClick={() => model.setFilter({ status: '', event: '', message: '' })}
-          >
-            Clear filters
-          </button>
-        ) : null}
-      </div>
+      <WebhooksHead data={data} />
+      <WebhookFilters model={model} filters={filters} events={events} />
       <div class="webhooks-split" data-open={open ? 'true' : 'false'}>
         {!data ? null : data.deliveries.length === 0 ? (
-          <div class="empty">
-            <p class="empty-title">No deliveries yet</p>
-            <p>
-              {data.endpoints.length ? (
-                'Send a message: its events show up here as they are posted.'
-              ) : (
-                <>
-                  Nothing is posted without a <code class="nowrap">--webhook</code> URL.
-                </>
-              )}
-            </p>
-          </div>
+          <NoDeliveries configured={data.endpoints.length > 0} />
         ) : (
-          <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="webhooks-title">
-            <table class="vars deliveries" id="webhook-list">
-              <caption class="visually-hidden">
-                {plural(deliveries.length, 'delivery', 'deliveries')}, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Status</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Recipient</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((d) => (
-                  <DeliveryRow key={d.id} d={d} open={d.id === openId} href={rowHref(d.id)} />
-                ))}
-              </tbody>
-            </table>
-            {deliveries.length === 0 ? (
-              <p class="empty-title filtered-empty">No delivery matches these filters.</p>
-            ) : null}
-          </div>
+          <DeliveryTable deliveries={deliveries} openId={openId} rowHref={rowHref} />
         )}
         {open ? (
           <DeliveryDetail
@@ -182,6 +63,176 @@ export function WebhooksView({ model, route }: { model: WebhooksModel; route: Ro
         ) : null}
       </div>
     </section>
+  )
+}
+
+/** The title, the count, and where the events go (once, above the table), or how to send them somewhere. */
+function WebhooksHead({ data }: { data: WebhooksModel['data']['value'] }) {
+  const pending = data?.deliveries.filter((d) => d.status === 'pending').length ?? 0
+  return (
+    <div class="page-head">
+      <div class="title-row">
+        <h2 id="webhooks-title">Webhooks</h2>
+        <Count
+          id="webhook-count"
+          count={data ? countOf(data.total, 'delivery', 'deliveries') : null}
+        />
+      </div>
+      <p class="hint" id="webhooks-summary">
+        {!data ? (
+          'Loading…'
+        ) : data.endpoints.length ? (
+          <>
+            Posting every event to{' '}
+            {data.endpoints.map((url, i) => (
+              <span key={url}>
+                {i ? ', ' : ''}
+                <code class="endpoint">{url}</code>
+              </span>
+            ))}
+            , signed per Standard Webhooks. {pending} pending.
+          </>
+        ) : (
+          <>
+            No webhook URL is configured. Start sendbox with{' '}
+            <code class="nowrap">--webhook &lt;url&gt;</code> (or <code>SENDBOX_WEBHOOK</code>) and
+            every delivery event is posted there.
+          </>
+        )}
+      </p>
+    </div>
+  )
+}
+
+/** Status, event and message filters (each in the URL, through the model), and a way to clear them. */
+function WebhookFilters({
+  model,
+  filters,
+  events,
+}: {
+  model: WebhooksModel
+  filters: Filters
+  events: string[]
+}) {
+  return (
+    <div class="filters" role="group" aria-label="Filter the deliveries">
+      <FilterSelect
+        id="webhook-status"
+        label="Status"
+        value={filters.status}
+        options={STATUS_FILTERS.map((s) => [s, s[0]!.toUpperCase() + s.slice(1)])}
+        onChange={(value) => model.setFilter({ status: value as never })}
+      />
+      <FilterSelect
+        id="webhook-event"
+        label="Event"
+        value={filters.event}
+        options={events.map((type) => [type, type])}
+        onChange={(event) => model.setFilter({ event })}
+      />
+      <span class="field">
+        <label for="webhook-message">Message</label>
+        <input
+          id="webhook-message"
+          class="text-input"
+          type="search"
+          placeholder="msg_…"
+          autocomplete="off"
+          spellcheck={false}
+          value={filters.message}
+          onChange={(e) => model.setFilter({ message: (e.target as HTMLInputElement).value })}
+        />
+      </span>
+      {filters.status || filters.event || filters.message ? (
+        <button
+          type="button"
+          class="btn btn-quiet"
+          onClick={() => model.setFilter({ status: '', event: '', message: '' })}
+        >
+          Clear filters
+        </button>
+      ) : null}
+    </div>
+  )
+}
+
+/** A labelled select whose first option, Any, is no filter. */
+function FilterSelect({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string
+  label: string
+  value: string
+  /** [value, label] */
+  options: Array<[string, string]>
+  onChange: (value: string) => void
+}) {
+  return (
+    <span class="field">
+      <label for={id}>{label}</label>
+      <Select id={id} value={value} options={options} onPick={onChange}>
+        <option value="">Any</option>
+      </Select>
+    </span>
+  )
+}
+
+function NoDeliveries({ configured }: { configured: boolean }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">No deliveries yet</p>
+      <p>
+        {configured ? (
+          'Send a message: its events show up here as they are posted.'
+        ) : (
+          <>
+            Nothing is posted without a <code class="nowrap">--webhook</code> URL.
+          </>
+        )}
+      </p>
+    </div>
+  )
+}
+
+/** The deliveries that pass the filters, newest first, one row each (the open one marked). */
+function DeliveryTable({
+  deliveries,
+  openId,
+  rowHref,
+}: {
+  deliveries: WebhookDelivery[]
+  openId: string | null
+  rowHref: (id: string) => string
+}) {
+  return (
+    <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="webhooks-title">
+      <table class="vars deliveries" id="webhook-list">
+        <caption class="visually-hidden">
+          {plural(deliveries.length, 'delivery', 'deliveries')}, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Event</th>
+            <th scope="col">Recipient</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <DeliveryRow key={d.id} d={d} open={d.id === openId} href={rowHref(d.id)} />
+          ))}
+        </tbody>
+      </table>
+      {deliveries.length === 0 ? (
+        <p class="empty-title filtered-empty">No delivery matches these filters.</p>
+      ) : null}
+    </div>
   )
 }
 
@@ -257,20 +308,7 @@ function DeliveryDetail({
           Close<span class="visually-hidden"> the delivery</span>
         </a>
       </div>
-      <p class="delivery-facts">
-        <StatusBadge status={deliveryState(d)} label={STATE_LABELS[deliveryState(d)]} /> Message{' '}
-        <a href={href('messages', d.messageId, { tab: 'delivery' })}>{d.messageId}</a> · to{' '}
-        <code>{d.url}</code> · webhook-id <code>{d.webhookId}</code>
-        {d.nextAttemptAt ? (
-          <>
-            {' '}
-            · next attempt{' '}
-            <time dateTime={d.nextAttemptAt} title={fullTime(d.nextAttemptAt)}>
-              {new Date(d.nextAttemptAt).toLocaleTimeString()}
-            </time>
-          </>
-        ) : null}
-      </p>
+      <DeliveryFacts d={d} />
       <div class="actions">
         <button
           type="button"
@@ -299,6 +337,26 @@ function DeliveryDetail({
         {pretty(d.request.body)}
       </pre>
     </section>
+  )
+}
+
+/** One line under the title: the state, the message, the URL, the webhook-id, the next attempt. */
+function DeliveryFacts({ d }: { d: WebhookDelivery }) {
+  return (
+    <p class="delivery-facts">
+      <StatusBadge status={deliveryState(d)} label={STATE_LABELS[deliveryState(d)]} /> Message{' '}
+      <a href={href('messages', d.messageId, { tab: 'delivery' })}>{d.messageId}</a> · to{' '}
+      <code>{d.url}</code> · webhook-id <code>{d.webhookId}</code>
+      {d.nextAttemptAt ? (
+        <>
+          {' '}
+          · next attempt{' '}
+          <time dateTime={d.nextAttemptAt} title={fullTime(d.nextAttemptAt)}>
+            {new Date(d.nextAttemptAt).toLocaleTimeString()}
+          </time>
+        </>
+      ) : null}
+    </p>
   )
 }
 
