@@ -14,14 +14,13 @@
  * await sandbox.close()
  */
 import { SAMPLE_TOKEN, type SendboxConfig, type SendboxOptions } from './config.js'
-import { parseFaultInput, type Fault, type FaultInput } from './core/faults.js'
+import { parseFaultInput } from './core/faults.js'
 import { clearMessages } from './core/messages.js'
 import { parseMessageFilter } from './core/filter-input.js'
 import { copyJson } from './lib/json.js'
 import { parseSimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
-import type { WebhookDelivery, WebhookFilter } from './core/webhooks.js'
-import { WAIT_MAX_MS, waitForMessage, type WaitOptions } from './core/wait.js'
+import { WAIT_MAX_MS, waitForMessage } from './core/wait.js'
 import type { AppContext } from './http/context.js'
 import { startServer } from './server/index.js'
 import { createInbox } from './testkit/inbox.js'
