@@ -105,6 +105,40 @@ function endWaitOn(
 }
 
 /**
+ * What a wait counts: `filter`, from the moment `taken` says (a cursor now, or one on its way
+ * from a database). What is heard before a cursor on its way has come is held, and judged once it
+ * has: an older message's state changing meanwhile is not a new message.
+ */
+function countingFrom(
+  ctx: WaitContext,
+  filter: MessageFilter,
+  taken: string | undefined | Promise<string>,
+  onMatch: (record: MessageRecord) => void,
+) {
+  let counted: MessageFilter = filter
+  // Records heard while the cursor is on its way; null once it has come.
+  let heard: MessageRecord[] | null = typeof taken === 'object' ? [] : null
+  const countFrom = (from: string | undefined) => {
+    counted = from === undefined ? filter : { ...filter, after: from }
+  }
+  const consider = (record: MessageRecord) => {
+    if (ctx.log.matches(record, counted)) onMatch(record)
+  }
+  if (typeof taken !== 'object') countFrom(taken)
+  return {
+    filter: () => counted,
+    hear: (record: MessageRecord) => (heard ? heard.push(record) : consider(record)),
+    /** The cursor has come: what was heard meanwhile is judged by it. */
+    arrived(from: string) {
+      countFrom(from)
+      const early = heard ?? []
+      heard = null
+      for (const record of early) consider(record)
+    },
+  }
+}
+
+/**
  * The newest message matching `filter`, or the first one to arrive before `timeout`.
  * Shared by GET /_sandbox/api/messages/wait and `sandbox.waitForMessage`.
  *
@@ -126,31 +160,19 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
       ),
     )
   // The moment the wait counts from is the call's: a cursor taken now. The log hands it out at
-  // once; a database answers later, and what is heard till then is judged once it has (an older
-  // message's state changing meanwhile is not a new message).
+  // once; a database answers later (see countingFrom).
   const taken = after === 'now' ? ctx.log.cursor() : after
-  let counted: MessageFilter = filter
-  const countFrom = (from: string | undefined) => {
-    counted = from === undefined ? filter : { ...filter, after: from }
-  }
-  if (typeof taken !== 'object') countFrom(taken)
   const began = new Date().toISOString()
   // What the wait really lasts, and so what its error reports: at most WAIT_MAX_MS.
   const waited = Math.min(Math.max(timeout, 0), WAIT_MAX_MS)
   return new Promise((resolve, reject) => {
     const pending = pendingWait(resolve, reject)
-    // Records heard while the cursor is on its way; null once it has come.
-    let heard: MessageRecord[] | null = typeof taken === 'object' ? [] : null
-    const consider = (record: MessageRecord) => {
-      if (ctx.log.matches(record, counted)) pending.resolve(record)
-    }
+    const counting = countingFrom(ctx, filter, taken, pending.resolve)
     pending.onSettle(
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced);
         // with `after`, only one stored after the cursor: an older one's delivery settling is not it.
-        if (event.type !== 'message' && event.type !== 'status') return
-        if (heard) heard.push(event.record)
-        else consider(event.record)
+        if (event.type === 'message' || event.type === 'status') counting.hear(event.record)
       }),
     )
     const timedOut = () => timeoutError(ctx, filter, after, began, waited)
@@ -159,16 +181,13 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
     // with it, the newest stored after the cursor (none, for `now`). Asked once subscribed: a
     // match stored while a database answers is heard, not missed.
     const lookUp = () =>
-      Promise.resolve(ctx.log.latest(counted)).then(
+      Promise.resolve(ctx.log.latest(counting.filter())).then(
         (existing) => existing && pending.resolve(existing),
         pending.reject,
       )
     if (typeof taken === 'object')
       taken.then((from) => {
-        countFrom(from)
-        const early = heard ?? []
-        heard = null
-        for (const record of early) consider(record)
+        counting.arrived(from)
         return lookUp()
       }, pending.reject)
     else void lookUp()
