@@ -10,7 +10,7 @@ import type { WebhookDelivery } from './webhook-types.js'
 import { afterAutomaticAttempt, attemptDelivery, newDelivery } from './webhooks-attempt.js'
 import type { Poster } from './webhook-poster.js'
 import type { Signer } from './webhooks-signing.js'
-import type { WebhookDispatcher, WebhookEndpoint } from './webhooks.js'
+import { servesProject, urlsOf, type WebhookDispatcher, type WebhookEndpoint } from './webhooks.js'
 import type { WorkRunner } from './work-runner.js'
 
 /** The kind of work one webhook attempt is (its key the delivery's id). */
@@ -57,9 +57,7 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
   const inFlight = new Set<() => void>()
   let closed = false
   const endpointOf = (delivery: WebhookDelivery) =>
-    parts.endpoints.find(
-      (e) => e.url === delivery.url && (e.project === undefined || e.project === delivery.project),
-    )
+    parts.endpoints.find((e) => e.url === delivery.url && servesProject(e, delivery.project))
   const attempt = (delivery: WebhookDelivery, manual: boolean) =>
     attemptDelivery(delivery, {
       poster: parts.poster,
@@ -85,14 +83,11 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
 
   return {
     endpoints: parts.urls,
-    endpointsOf: (project) =>
-      parts.endpoints
-        .filter((e) => e.project === undefined || e.project === project)
-        .map((e) => e.url),
+    endpointsOf: (project) => urlsOf(parts.endpoints, project),
     async enqueue(event, messageId, webhookId = newId('evt_')) {
       const createdAt = new Date().toISOString()
       const deliveries = parts.endpoints
-        .filter((e) => e.project === undefined || e.project === event.data.project)
+        .filter((e) => servesProject(e, event.data.project))
         .map((e) => stored(newDelivery(event, { messageId, webhookId, url: e.url, createdAt })))
       if (closed || deliveries.length === 0) return
       // A failure (the store away) is the caller's: a delivery step left to its lease is redone.
