@@ -160,6 +160,9 @@ const MAX_IN_FLIGHT = 64
  * const webhooks = createWebhookDispatcher({ endpoints: ['http://127.0.0.1:4000/hooks'], secret, retries: 5, backoffMs: 1000, timeoutMs: 5000, userAgent: 'sendbox/1.0', events })
  * webhooks.enqueue(sentEvent(record), record.id)
  */
+// Long because it composes what one dispatcher shares (history, the queues, the pending count,
+// the pump after the current request): the parts are their own modules (lanes, attempt,
+// history, signing), and what is left is the object that wires them.
 export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatcher {
   const endpoints: WebhookEndpoint[] = [
     ...options.endpoints.map((url) => ({ url })),
