@@ -44,6 +44,8 @@ interface Lane {
  * queue.push(delivery) // its message's lane, behind that message's earlier events
  * queue.pump()
  */
+// Long because push, pump, advance and a manual retry's `delivered` all change the same lanes,
+// ready list and in-flight count, which must change together (a lane is busy, waiting or ready).
 export function createEndpointQueue(url: string, hooks: LaneHooks): EndpointQueue {
   const lanes = new Map<string, Lane>()
   /** Lanes whose head may be attempted now, in arrival order. */

@@ -10,7 +10,7 @@ import type { WebhookDelivery } from './webhook-types.js'
 import { afterAutomaticAttempt, attemptDelivery, newDelivery } from './webhooks-attempt.js'
 import type { Poster } from './webhook-poster.js'
 import type { Signer } from './webhooks-signing.js'
-import type { WebhookDispatcher, WebhookEndpoint } from './webhooks.js'
+import { servesProject, urlsOf, type WebhookDispatcher, type WebhookEndpoint } from './webhooks.js'
 import type { WorkRunner } from './work-runner.js'
 
 /** The kind of work one webhook attempt is (its key the delivery's id). */
@@ -43,6 +43,59 @@ const firstAttempt = (row: StoredWebhook): WorkItem => ({
   payload: {},
 })
 
+type Attempt = (delivery: WebhookDelivery, manual: boolean) => Promise<unknown>
+
+/**
+ * A claimed attempt: posts the delivery, writes the outcome, and finishes the row of work or
+ * puts it back for the retry's time.
+ *
+ * @example
+ * await attemptClaimed(parts, attempt, item, () => false)
+ */
+async function attemptClaimed(
+  parts: SharedWebhookParts,
+  attempt: Attempt,
+  item: ClaimedWork,
+  isClosed: () => boolean,
+): Promise<void> {
+  const row = await parts.table.get(item.key)
+  if (row?.status !== 'pending') return void (await parts.work.done(item))
+  const delivery = deliveryOf(row)
+  await attempt(delivery, false)
+  if (isClosed()) return
+  const next = afterAutomaticAttempt(delivery, parts.policy)
+  await parts.table.save(stored(delivery))
+  if (next === 'settled') await parts.work.done(item)
+  else await parts.work.later(item, Date.now() + next, {})
+  parts.publish(delivery)
+}
+
+/**
+ * A manual retry: one attempt now, in this process, written back; a delivery that got through
+ * while it waited for an automatic retry leaves its lane.
+ *
+ * @example
+ * await retryNow(parts, attempt, 'whd_…', () => false)
+ */
+async function retryNow(
+  parts: SharedWebhookParts,
+  attempt: Attempt,
+  id: string,
+  isClosed: () => boolean,
+): Promise<WebhookDelivery | undefined> {
+  const row = await parts.table.get(id)
+  if (!row || isClosed()) return row && deliveryOf(row)
+  const delivery = deliveryOf(row)
+  const wasPending = delivery.status === 'pending'
+  await attempt(delivery, true)
+  if (delivery.status === 'delivered') delivery.nextAttemptAt = null
+  await parts.table.save(stored(delivery))
+  if (wasPending && delivery.status === 'delivered')
+    await parts.work.drop({ kind: WEBHOOK_WORK, key: id })
+  parts.publish(delivery)
+  return delivery
+}
+
 /**
  * Webhooks on a store several processes share (docs/team.md): every delivery is a row of
  * `WebhookTable`, one per event and URL (an event queued twice for a URL is kept once), and each
@@ -57,9 +110,7 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
   const inFlight = new Set<() => void>()
   let closed = false
   const endpointOf = (delivery: WebhookDelivery) =>
-    parts.endpoints.find(
-      (e) => e.url === delivery.url && (e.project === undefined || e.project === delivery.project),
-    )
+    parts.endpoints.find((e) => e.url === delivery.url && servesProject(e, delivery.project))
   const attempt = (delivery: WebhookDelivery, manual: boolean) =>
     attemptDelivery(delivery, {
       poster: parts.poster,
@@ -69,30 +120,15 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
       inFlight,
     })
 
-  async function handle(item: ClaimedWork): Promise<void> {
-    const row = await parts.table.get(item.key)
-    if (row?.status !== 'pending') return void (await parts.work.done(item))
-    const delivery = deliveryOf(row)
-    await attempt(delivery, false)
-    if (closed) return
-    const next = afterAutomaticAttempt(delivery, parts.policy)
-    await parts.table.save(stored(delivery))
-    if (next === 'settled') await parts.work.done(item)
-    else await parts.work.later(item, Date.now() + next, {})
-    parts.publish(delivery)
-  }
-  parts.runner.handle(WEBHOOK_WORK, handle)
+  parts.runner.handle(WEBHOOK_WORK, (item) => attemptClaimed(parts, attempt, item, () => closed))
 
   return {
     endpoints: parts.urls,
-    endpointsOf: (project) =>
-      parts.endpoints
-        .filter((e) => e.project === undefined || e.project === project)
-        .map((e) => e.url),
+    endpointsOf: (project) => urlsOf(parts.endpoints, project),
     async enqueue(event, messageId, webhookId = newId('evt_')) {
       const createdAt = new Date().toISOString()
       const deliveries = parts.endpoints
-        .filter((e) => e.project === undefined || e.project === event.data.project)
+        .filter((e) => servesProject(e, event.data.project))
         .map((e) => stored(newDelivery(event, { messageId, webhookId, url: e.url, createdAt })))
       if (closed || deliveries.length === 0) return
       // A failure (the store away) is the caller's: a delivery step left to its lease is redone.
@@ -108,20 +144,7 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
       const row = await parts.table.get(id)
       return row && deliveryOf(row)
     },
-    async retry(id) {
-      const row = await parts.table.get(id)
-      if (!row || closed) return row && deliveryOf(row)
-      const delivery = deliveryOf(row)
-      const wasPending = delivery.status === 'pending'
-      await attempt(delivery, true)
-      if (delivery.status === 'delivered') delivery.nextAttemptAt = null
-      await parts.table.save(stored(delivery))
-      // It got through while it waited for an automatic retry: its lane moves on.
-      if (wasPending && delivery.status === 'delivered')
-        await parts.work.drop({ kind: WEBHOOK_WORK, key: id })
-      parts.publish(delivery)
-      return delivery
-    },
+    retry: (id) => retryNow(parts, attempt, id, () => closed),
     pending: () => parts.table.pending(),
     close() {
       closed = true

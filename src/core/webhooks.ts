@@ -5,8 +5,8 @@ import type { WebhookEvent } from './webhook-events.js'
 import type { WebhookDelivery, WebhookFilter } from './webhook-types.js'
 import { afterAutomaticAttempt, attemptDelivery, newDelivery } from './webhooks-attempt.js'
 import type { Poster } from './webhook-poster.js'
-import { createHistory } from './webhooks-history.js'
-import { createEndpointQueue, type EndpointQueue } from './webhooks-lanes.js'
+import { createHistory, type DeliveryHistory } from './webhooks-history.js'
+import { createEndpointQueue, type EndpointQueue, type LaneHooks } from './webhooks-lanes.js'
 import { createSigner, type Signer } from './webhooks-signing.js'
 
 export type {
@@ -78,11 +78,75 @@ export interface WebhookOptions {
   poster: Poster
 }
 
+/** Whether an endpoint takes a project's events: every project's does, a project's own its own. */
+export const servesProject = (endpoint: WebhookEndpoint, project: string) =>
+  endpoint.project === undefined || endpoint.project === project
+
+/**
+ * The URLs one project's events go to.
+ *
+ * @example
+ * urlsOf([{ url: 'http://a.test/h' }, { url: 'http://b.test/h', project: 'billing' }], 'acme') // ['http://a.test/h']
+ */
+export const urlsOf = (endpoints: readonly WebhookEndpoint[], project: string) =>
+  endpoints.filter((e) => servesProject(e, project)).map((e) => e.url)
+
 /** An endpoint with its signer and its queue. */
 interface Route {
   endpoint: WebhookEndpoint
   sign: Signer
   queue: EndpointQueue
+}
+
+/**
+ * Each endpoint with its signer (its own secret's, or the sandbox's) and its queue.
+ *
+ * @example
+ * const routes = routesOf(endpoints, sign, 'sendbox/1.0', { maxInFlight: 64, attempt, decide, settled })
+ */
+function routesOf(
+  endpoints: readonly WebhookEndpoint[],
+  sign: Signer,
+  userAgent: string,
+  hooks: LaneHooks,
+): Route[] {
+  return endpoints.map((endpoint) => ({
+    endpoint,
+    sign: endpoint.secret ? createSigner(endpoint.secret, userAgent) : sign,
+    queue: createEndpointQueue(endpoint.url, hooks),
+  }))
+}
+
+/**
+ * A manual retry (POST /_sandbox/api/webhooks/:id/retry): one attempt now, outside the
+ * automatic ones. Resolves with the delivery after it; undefined for an unknown id.
+ *
+ * @example
+ * await retryNow('whd_…', { history, attempt, publish, isClosed, routeOf })
+ */
+async function retryNow(
+  id: string,
+  parts: {
+    history: DeliveryHistory
+    attempt(delivery: WebhookDelivery, manual: boolean): Promise<unknown>
+    publish(delivery: WebhookDelivery): void
+    isClosed(): boolean
+    routeOf: WeakMap<WebhookDelivery, Route>
+  },
+): Promise<WebhookDelivery | undefined> {
+  const delivery = parts.history.get(id)
+  if (!delivery || parts.isClosed()) return delivery
+  const wasSettled = delivery.status !== 'pending'
+  await parts.attempt(delivery, true)
+  if (parts.isClosed()) return delivery
+  // It was waiting for an automatic retry and got through: its lane moves on (which
+  // publishes it and files it as settled).
+  const queue = parts.routeOf.get(delivery)?.queue
+  if (delivery.status === 'delivered' && !wasSettled && queue?.delivered(delivery)) return delivery
+  if (delivery.status === 'delivered' && wasSettled) delivery.nextAttemptAt = null
+  parts.publish(delivery)
+  parts.history.settled(wasSettled ? 1 : 0)
+  return delivery
 }
 
 /**
@@ -96,6 +160,9 @@ const MAX_IN_FLIGHT = 64
  * const webhooks = createWebhookDispatcher({ endpoints: ['http://127.0.0.1:4000/hooks'], secret, retries: 5, backoffMs: 1000, timeoutMs: 5000, userAgent: 'sendbox/1.0', events })
  * webhooks.enqueue(sentEvent(record), record.id)
  */
+// Long because it composes what one dispatcher shares (history, the queues, the pending count,
+// the pump after the current request): the parts are their own modules (lanes, attempt,
+// history, signing), and what is left is the object that wires them.
 export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatcher {
   const endpoints: WebhookEndpoint[] = [
     ...options.endpoints.map((url) => ({ url })),
@@ -122,27 +189,21 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
       inFlight,
     })
 
-  const queues = endpoints.map(
-    (endpoint): Route => ({
-      endpoint,
-      sign: endpoint.secret ? createSigner(endpoint.secret, options.userAgent) : sign,
-      queue: createEndpointQueue(endpoint.url, {
-        maxInFlight: MAX_IN_FLIGHT,
-        attempt: (delivery) => attempt(delivery, false),
-        decide(delivery) {
-          const next = afterAutomaticAttempt(delivery, policy)
-          // Waiting for a retry: say when.
-          if (next !== 'settled') publish(delivery)
-          return next
-        },
-        settled(delivery) {
-          pendingCount--
-          publish(delivery)
-          history.settled(delivery.attempts.length)
-        },
-      }),
-    }),
-  )
+  const queues = routesOf(endpoints, sign, options.userAgent, {
+    maxInFlight: MAX_IN_FLIGHT,
+    attempt: (delivery) => attempt(delivery, false),
+    decide(delivery) {
+      const next = afterAutomaticAttempt(delivery, policy)
+      // Waiting for a retry: say when.
+      if (next !== 'settled') publish(delivery)
+      return next
+    },
+    settled(delivery) {
+      pendingCount--
+      publish(delivery)
+      history.settled(delivery.attempts.length)
+    },
+  })
 
   function schedulePump(): void {
     if (pumpScheduled || closed) return
@@ -157,15 +218,14 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
   return {
     endpoints: options.endpoints,
 
-    endpointsOf: (project) =>
-      endpoints.filter((e) => e.project === undefined || e.project === project).map((e) => e.url),
+    endpointsOf: (project) => urlsOf(endpoints, project),
 
     enqueue(event, messageId, webhookId = newId('evt_')) {
       if (closed || queues.length === 0) return Promise.resolve()
       const createdAt = new Date().toISOString()
       const project = event.data.project
       for (const route of queues) {
-        if (route.endpoint.project !== undefined && route.endpoint.project !== project) continue
+        if (!servesProject(route.endpoint, project)) continue
         const { queue } = route
         const delivery = newDelivery(event, { messageId, webhookId, url: queue.url, createdAt })
         routeOf.set(delivery, route)
@@ -182,22 +242,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
 
     get: (id) => history.get(id),
 
-    async retry(id) {
-      const delivery = history.get(id)
-      if (!delivery || closed) return delivery
-      const wasSettled = delivery.status !== 'pending'
-      await attempt(delivery, true)
-      if (closed) return delivery
-      // It was waiting for an automatic retry and got through: its lane moves on (which
-      // publishes it and files it as settled).
-      const queue = routeOf.get(delivery)?.queue
-      if (delivery.status === 'delivered' && !wasSettled && queue?.delivered(delivery))
-        return delivery
-      if (delivery.status === 'delivered' && wasSettled) delivery.nextAttemptAt = null
-      publish(delivery)
-      history.settled(wasSettled ? 1 : 0)
-      return delivery
-    },
+    retry: (id) => retryNow(id, { history, attempt, publish, isClosed: () => closed, routeOf }),
 
     pending: () => pendingCount,
 

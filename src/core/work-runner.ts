@@ -36,6 +36,9 @@ export interface WorkRunnerOptions {
  * const runner = createWorkRunner(store.work, { leaseMs: 10_000, report: console.error })
  * runner.handle('delivery', async (item) => { … await store.work.done(item) })
  */
+// Long because claiming, the timer and the handlers' completions share one state (claiming,
+// again, running, the timer), which decides when the next claim goes out; split, each part
+// would need all of it.
 export function createWorkRunner(work: WorkQueue, options: WorkRunnerOptions): WorkRunner {
   const handlers = new Map<string, WorkHandler>()
   const pollMs = options.pollMs ?? 1000

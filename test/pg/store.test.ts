@@ -108,6 +108,35 @@ describePg('the PostgreSQL store', () => {
     await sandbox.clear({ to: 'user' })
     expect(await sandbox.messages({ to: 'user' })).toEqual([])
   })
+
+  it('does not fail a read when an administrator ends every connection (57P01)', async () => {
+    expect((await send(sandbox, 'dropped@example.com')).status).toBe(201)
+    const total = (await jsonOf(sandbox.api('/_sandbox/api/messages'))).total
+    const admin = postgres(url, { max: 1, onnotice: () => {} })
+    const reads = () =>
+      Promise.all(Array.from({ length: 10 }, () => sandbox.api('/_sandbox/api/messages?limit=1')))
+    try {
+      for (let round = 0; round < 5; round++) {
+        // Connections open in the pool: ten reads at once.
+        expect((await reads()).map((r) => r.status)).toEqual(Array(10).fill(200))
+        const [{ ended }] = (await admin`
+          SELECT count(pg_terminate_backend(pid))::int AS ended FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()`) as unknown as [
+          { ended: number },
+        ]
+        expect(ended).toBeGreaterThan(0)
+        // At once, before the client has seen its connections go: each read is tried again.
+        const answers = await reads()
+        const statuses = await Promise.all(
+          answers.map(async (r) => (r.status === 200 ? 200 : `${r.status} ${await r.text()}`)),
+        )
+        expect(statuses).toEqual(Array(10).fill(200))
+        expect((await jsonOf(sandbox.api('/_sandbox/api/messages'))).total).toBe(total)
+      }
+    } finally {
+      await admin.end()
+    }
+  })
 })
 
 describePg('several sandboxes on one database', () => {
