@@ -25,6 +25,20 @@ export function isUnreachable(error: unknown): boolean {
   return NETWORK.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code)
 }
 
+/**
+ * What a connection that was open and got dropped fails with: a fresh one may answer. Not a
+ * refused or timed-out connect: the database is down, and trying again only adds queries (and
+ * with them the client's own crash on a closed socket, porsager/postgres#1154).
+ */
+const DROPPED: ReadonlySet<string> = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'ECONNRESET',
+  'EPIPE',
+  '57P01',
+  '57P02',
+])
+
 /** How long a read keeps trying past dropped connections before it is `store_unavailable`. */
 const READ_RETRY_MS = 1000
 
@@ -40,7 +54,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * pg_terminate_backend ended the pool's connections, a read's tries failed (CONNECTION_CLOSED,
  * ECONNRESET, then the server's 57P01 on the same connection) for up to ~100 ms while the pool
  * reconnected, up to five times in a row. So a read tries again, 5 ms later and twice as long
- * each time, for up to READ_RETRY_MS; a database that is down makes it `store_unavailable` then.
+ * each time, for up to READ_RETRY_MS, while the failure is a dropped connection (DROPPED); a
+ * database that refuses connections makes it `store_unavailable` at once, as before.
  * Changes are not tried again: one may have committed before its answer was lost.
  *
  * @example
@@ -65,7 +80,8 @@ export function guarded<T extends object>(
           return await value.apply(target, args)
         } catch (error) {
           if (!isUnreachable(error)) throw error
-          if (Date.now() - began + wait <= budget) {
+          const dropped = DROPPED.has(String((error as { code: string }).code))
+          if (dropped && Date.now() - began + wait <= budget) {
             await pause(wait)
             continue
           }
