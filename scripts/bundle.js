@@ -9,8 +9,8 @@
 // The bundles sit in dist/ itself, one level below the package root like dist/version.js, so
 // module-relative URLs (PACKAGE_ROOT) mean the same in both. Kept out: packages loaded lazily
 // with `require` (they stay lazy), `open` (it finds its own xdg-open script next to itself), and
-// the MCP SDK with zod, only `sendbox mcp` loads them: the SDK checks zod schemas it did not make,
-// so both come from node_modules as one copy, and the tarball stays small.
+// the MCP SDK, which only `sendbox mcp` loads (it brings its own zod from node_modules), so the
+// tarball stays small.
 //
 // The library's entries are bundled a second time as CommonJS (dist/sendbox.cjs,
 // dist/sendbox-vitest.cjs, dist/sendbox-playwright.cjs and their sendbox-*.cjs chunks), for
@@ -33,7 +33,6 @@ const EXTERNAL = [
   'email-addresses',
   'open',
   '@modelcontextprotocol/sdk',
-  'zod',
   'vitest',
   '@playwright/test',
   'undici',

@@ -53,13 +53,18 @@ export const PAGE_VALUES_FROM = ['store/recipients.ts']
 
 /**
  * What `sendbox mcp` shares with the server, one definition each: modules of constants and types
- * with no runtime imports (the statuses, the simulated event types, the wait's limits), so it
- * still loads nothing of the server.
+ * (the statuses, the simulated event types, the wait's limits), and the inspector's message
+ * query parameters with the schema conversion of the document (its tools' arguments derive from
+ * them); none imports h3 or a route, so it still loads nothing of the server
+ * (test/startup/lazy-loading.test.ts).
  */
 const MCP_SHARED: ReadonlySet<string> = new Set([
   'store/recipients.ts',
   'core/simulated-event-types.ts',
   'core/wait-types.ts',
+  'http/param-schemas.ts',
+  'http/message-query.ts',
+  'http/json-schema.ts',
 ])
 
 /** Known exceptions, each with the issue that removes it. Keep this list empty. */

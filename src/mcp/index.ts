@@ -1,10 +1,10 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { version } from '../version.js'
 import { inspect, type SandboxTarget } from './inspector.js'
 
 export { type SandboxTarget, sandboxUrl } from './inspector.js'
-import { registerTools } from './tools.js'
+import { serveTools } from './tools.js'
 
 /**
  * `sendbox mcp`: a Model Context Protocol server for coding agents (docs/mcp.md#tools), a client of
@@ -23,12 +23,12 @@ const instructions = (url: string) =>
  * const server = createMcpServer({ url: 'http://127.0.0.1:5025' })
  * await server.connect(new StdioServerTransport())
  */
-export function createMcpServer(sandbox: SandboxTarget): McpServer {
-  const server = new McpServer(
+export function createMcpServer(sandbox: SandboxTarget): Server {
+  const server = new Server(
     { name: 'sendbox', version },
-    { instructions: instructions(sandbox.url) },
+    { capabilities: { tools: {} }, instructions: instructions(sandbox.url) },
   )
-  registerTools(server, (request) => inspect(sandbox, request))
+  serveTools(server, (request) => inspect(sandbox, request))
   return server
 }
 
@@ -41,7 +41,7 @@ export function createMcpServer(sandbox: SandboxTarget): McpServer {
 export async function runMcpServer(sandbox: SandboxTarget): Promise<void> {
   const server = createMcpServer(sandbox)
   const closed = new Promise<void>((resolve) => {
-    server.server.onclose = resolve
+    server.onclose = resolve
   })
   await server.connect(new StdioServerTransport())
   // The stdio transport watches neither the end of its input nor a broken output; without this,

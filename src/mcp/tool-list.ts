@@ -1,7 +1,8 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
-import type { z } from 'zod'
+import type { JsonSchema, Schema } from '../lib/schema.js'
 import type { InspectorAnswer, InspectorRequest } from './inspector.js'
-import { type FILTERS, INPUT, OUTPUT, type RENDER_INPUT } from './schemas.js'
+import { OUTPUT } from './results.js'
+import { INPUT } from './schemas.js'
 
 /**
  * The tools of docs/mcp.md#tools, in the order an agent lists them: each its name, words,
@@ -22,7 +23,9 @@ const notBoth = (field: string, message: string): InspectorAnswer => ({
   },
 })
 
-type Filters = Partial<Record<keyof typeof FILTERS, string>>
+type Filters = Partial<
+  Record<'to' | 'recipient' | 'from' | 'template' | 'subject' | 'status' | 'since', string>
+>
 const filterQuery = (args: Filters) => ({
   to: args.to,
   recipient: args.recipient,
@@ -33,7 +36,7 @@ const filterQuery = (args: Filters) => ({
   since: args.since,
 })
 
-type RenderArgs = z.infer<z.ZodObject<typeof RENDER_INPUT>>
+type RenderArgs = { slug: string; variables?: Record<string, unknown>; case?: string }
 
 /** render_template and check_template: a refusal of both `variables` and `case`, or the request. */
 const renderRun =
@@ -61,28 +64,25 @@ export interface Tool {
   name: string
   title: string
   description: string
-  input: z.ZodObject
-  output: z.ZodObject
+  /** Its arguments: checked with `schema`, listed as `json`. */
+  input: { schema: Schema; json: JsonSchema }
+  output: Schema
+  /** Arguments the tool defaults unlike the route (applied before the check). */
+  defaults?: Record<string, unknown>
   annotations: ToolAnnotations
   run(args: never, ask: Ask): Promise<InspectorAnswer>
 }
 
-/** A tool whose `run` is typed by its input schema. */
-const defineTool = <I extends z.ZodObject>(
-  tool: Omit<Tool, 'input' | 'run'> & {
-    input: I
-    run(args: z.infer<I>, ask: Ask): Promise<InspectorAnswer>
-  },
-): Tool => tool
+/** A tool whose `run` is typed by the arguments it reads (its input schema has checked them). */
+const defineTool = <A>(
+  tool: Omit<Tool, 'run'> & { run(args: A, ask: Ask): Promise<InspectorAnswer> },
+): Tool => tool as Tool
 
 /**
  * clear_messages: one message by id, or those the filters match (all, without any); how many
  * went, counted first (one record's worth of answer), so the agent learns what it deleted.
  */
-async function clearMessages(
-  args: z.infer<typeof INPUT.clear_messages>,
-  ask: Ask,
-): Promise<InspectorAnswer> {
+async function clearMessages(args: Filters & { id?: string }, ask: Ask): Promise<InspectorAnswer> {
   const { id, ...filters } = args
   if (id !== undefined && Object.values(filters).some((value) => value !== undefined))
     return notBoth('id', 'Give an `id` or filters, not both.')
@@ -108,15 +108,17 @@ export const TOOLS: readonly Tool[] = [
       'Messages the sandbox received, newest first, as `{ messages, total }`. Each message carries id, status, template, from, to, subject, createdAt, and its `links` ({ href, text }) and one-time `codes`. Filters narrow the list (all must match). Summaries by default; `fields: "full"` adds html, text and templateVariables.',
     input: INPUT.list_messages,
     output: OUTPUT.list_messages,
+    // The route's default is "full"; an agent reading a list wants it short.
+    defaults: { fields: 'summary' },
     annotations: READ_ONLY,
-    run: (args: z.infer<typeof INPUT.list_messages>, ask) =>
+    run: (args: Filters & { limit?: number; offset?: number; fields: string }, ask) =>
       ask({
         path: '/messages',
         query: {
           ...filterQuery(args),
           limit: args.limit,
           offset: args.offset,
-          fields: args.fields ?? 'summary',
+          fields: args.fields,
         },
       }),
   }),
@@ -128,8 +130,7 @@ export const TOOLS: readonly Tool[] = [
     input: INPUT.get_message,
     output: OUTPUT.record,
     annotations: READ_ONLY,
-    run: (args: z.infer<typeof INPUT.get_message>, ask) =>
-      ask({ path: `/messages/${encodeURIComponent(args.id)}` }),
+    run: (args: { id: string }, ask) => ask({ path: `/messages/${encodeURIComponent(args.id)}` }),
   }),
   defineTool({
     name: 'wait_for_message',
@@ -139,7 +140,7 @@ export const TOOLS: readonly Tool[] = [
     input: INPUT.wait_for_message,
     output: OUTPUT.record,
     annotations: READ_ONLY,
-    run: (args: z.infer<typeof INPUT.wait_for_message>, ask) =>
+    run: (args: Filters & { timeout?: number; after?: string }, ask) =>
       ask({
         path: '/messages/wait',
         query: { ...filterQuery(args), timeout: args.timeout, after: args.after },
@@ -164,7 +165,7 @@ export const TOOLS: readonly Tool[] = [
     input: INPUT.get_template,
     output: OUTPUT.get_template,
     annotations: READ_ONLY,
-    run: (args: z.infer<typeof INPUT.get_template>, ask) =>
+    run: (args: { slug: string }, ask) =>
       ask({ path: `/templates/${encodeURIComponent(args.slug)}` }),
   }),
   defineTool({
@@ -195,7 +196,7 @@ export const TOOLS: readonly Tool[] = [
     input: INPUT.simulate_event,
     output: OUTPUT.record,
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    run: (args: z.infer<typeof INPUT.simulate_event>, ask) =>
+    run: (args: { id: string; type: string; recipient?: string; url?: string }, ask) =>
       ask({
         method: 'POST',
         path: `/messages/${encodeURIComponent(args.id)}/events`,

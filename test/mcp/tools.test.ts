@@ -123,6 +123,34 @@ describe('the tools an agent sees', () => {
     expect(timeout.description).toMatch(/milliseconds.*default 5000/)
   })
 
+  it("takes the inspector's query parameters as they are: each shared argument's JSON Schema is the OpenAPI document's", async () => {
+    const { tools } = await mcp.client.listTools()
+    const document = (await inspector('/openapi.json')) as {
+      paths: Record<string, Record<string, { parameters: { name: string; schema: object }[] }>>
+    }
+    // Types, bounds, patterns and values; the words and the defaults are each side's own.
+    const shape = ({
+      description: _d,
+      default: _x,
+      examples: _e,
+      ...rest
+    }: Record<string, unknown>) => rest
+    for (const [tool, path] of [
+      ['wait_for_message', '/_sandbox/api/messages/wait'],
+      ['list_messages', '/_sandbox/api/messages'],
+    ] as const) {
+      const parameters = document.paths[path]!.get!.parameters
+      const properties = tools.find((t) => t.name === tool)!.inputSchema.properties!
+      for (const [name, schema] of Object.entries(properties)) {
+        const parameter = parameters.find((p) => p.name === name)
+        expect(parameter, `${tool} ${name}`).toBeDefined()
+        expect(shape(schema as Record<string, unknown>), `${tool} ${name}`).toEqual(
+          shape(parameter!.schema as Record<string, unknown>),
+        )
+      }
+    }
+  })
+
   it("offers the same states and event types as the sandbox's own lists", () => {
     expect([...MESSAGE_STATUSES]).toEqual([...STORE_STATUSES])
     expect([...EVENT_TYPES]).toEqual([...SIMULATED_EVENT_TYPES])
