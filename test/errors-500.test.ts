@@ -6,6 +6,7 @@ import { resolveConfig } from '../src/config.js'
 import { createEventBus } from '../src/core/events.js'
 import { createFaultRegistry } from '../src/core/faults.js'
 import { createMemoryFaultTable } from '../src/store/memory-faults.js'
+import { createMemoryRejectionTable } from '../src/store/memory-rejections.js'
 import { createRejectionLog } from '../src/core/rejections.js'
 import { createPreviewStore } from '../src/core/previews.js'
 import { createFrameBatches } from '../src/inspector/events.js'
@@ -43,7 +44,7 @@ beforeAll(async () => {
     log: await openMessageLog({ file: null }),
     events: createEventBus(),
     faults: createFaultRegistry(createMemoryFaultTable()),
-    rejections: createRejectionLog(),
+    rejections: createRejectionLog(createMemoryRejectionTable(100)),
     relay: null,
     logger: { info: () => {}, warn: () => {}, error: reported },
     reader,

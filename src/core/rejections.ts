@@ -7,7 +7,7 @@ import { newMessageId } from './messages.js'
 /**
  * Recent rejected sends: a POST /messages that did not answer 201 leaves a small trace here, so
  * an application that ignored a 422 (or sent with the wrong token) shows up in the inspector and
- * in the message of a wait that timed out. Bounded (the newest 100), kept in memory only, and
+ * in the message of a wait that timed out. Bounded (the newest 100), kept in memory (in the database on a shared store), and
  * never holding the token or the request body: what was read of the request (template,
  * recipients, subject), the status, the error code and its message.
  */
@@ -45,36 +45,6 @@ function smallDetail(detail: unknown): unknown {
   return out
 }
 
-/**
- * A bounded, in-memory log of rejected sends.
- *
- * @example
- * const rejections = createRejectionLog()
- * rejections.record({ status: 422, code: 'missing_variables', message: '…', details: [], template: 'welcome', from: null, to: ['ada@example.com'], subject: null, project: null, tokenHint: null })
- * rejections.list({ to: 'ada@' }) // → [that one]
- */
-export function createRejectionLog(max = MAX_REJECTIONS): RejectionLog {
-  // Oldest first; the newest is pushed, the oldest shifted out.
-  const items: Rejection[] = []
-  return {
-    async record(input) {
-      const rejection = rejectionOf(input)
-      items.push(rejection)
-      if (items.length > max) items.splice(0, items.length - max)
-      return rejection
-    },
-    list(filter = {}) {
-      return items.filter((r) => rejectionMatches(r, filter)).reverse()
-    },
-    clear(project) {
-      const count = items.length
-      const kept = project === undefined ? [] : items.filter((r) => r.project !== project)
-      items.splice(0, items.length, ...kept)
-      return count - kept.length
-    },
-  }
-}
-
 /** A rejection as kept: an id and a time, every text cut to size. */
 function rejectionOf(input: RejectionInput): Rejection {
   return {
@@ -91,17 +61,16 @@ function rejectionOf(input: RejectionInput): Rejection {
 }
 
 /**
- * The recent rejected sends of a sandbox whose processes share a store: in its table, so that
- * every process lists the same (the newest `max`).
+ * The recent rejected sends of a sandbox, over the table its store keeps them in: in memory for
+ * the JSON Lines log, in the database for processes that share one, so that every process lists
+ * the same (the newest `max`).
  *
  * @example
- * const rejections = createSharedRejectionLog(store.rejections)
- * await rejections.record(input)
+ * const rejections = createRejectionLog(store.rejections ?? createMemoryRejectionTable(MAX_REJECTIONS))
+ * await rejections.record({ status: 422, code: 'missing_variables', message: '…', details: [], template: 'welcome', from: null, to: ['ada@example.com'], subject: null, project: null, tokenHint: null })
+ * await rejections.list({ to: 'ada@' }) // → [that one]
  */
-export function createSharedRejectionLog(
-  table: RejectionTable,
-  max = MAX_REJECTIONS,
-): RejectionLog {
+export function createRejectionLog(table: RejectionTable, max = MAX_REJECTIONS): RejectionLog {
   return {
     async record(input) {
       const rejection = rejectionOf(input)

@@ -27,7 +27,7 @@ const REJECTION = component(
       tokenHint: nullableString(),
     }),
     v.description(
-      'A send sendbox refused, kept in memory (the newest 100) so a test can see why its app got no message.',
+      'A send sendbox refused, kept (the newest 100; in the database when processes share one) so a test can see why its app got no message.',
     ),
   ),
 )
@@ -39,7 +39,7 @@ export const rejectionOperations = [
     path: '/_sandbox/api/rejections',
     operationId: 'listRejections',
     tag: 'inspector',
-    summary: 'Recent rejected sends (the newest 100, in memory), newest first: no token, no body.',
+    summary: 'Recent rejected sends (the newest 100), newest first: no token, no body.',
     description:
       'Takes the message filters; `to`, `template` and the rest match what the refused body said, as far as it could be read.',
     query: { ...FILTER_QUERY, ...PAGING_QUERY },

@@ -5,13 +5,14 @@ import { consola } from 'consola'
 import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../config.js'
 import { createEventBus, type EventBus } from '../core/events.js'
 import { createFaultRegistry } from '../core/faults.js'
-import { createRejectionLog, createSharedRejectionLog } from '../core/rejections.js'
+import { createRejectionLog, MAX_REJECTIONS } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createPreviewStore } from '../core/previews.js'
 import { shareEvents } from '../core/shared-events.js'
 import { createFrameBatches } from '../inspector/events.js'
 import {
   createMemoryFaultTable,
+  createMemoryRejectionTable,
   openMessageLog,
   type LogFs,
   type MessageStore,
@@ -210,7 +211,7 @@ function assembleContext(parts: {
     log,
     events,
     faults: createFaultRegistry(log.faults ?? createMemoryFaultTable()),
-    rejections: log.rejections ? createSharedRejectionLog(log.rejections) : createRejectionLog(),
+    rejections: createRejectionLog(log.rejections ?? createMemoryRejectionTable(MAX_REJECTIONS)),
     // Replaced just below: the engine needs the context it is part of.
     delivery: undefined as unknown as AppContext['delivery'],
     webhooks,

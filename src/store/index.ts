@@ -21,4 +21,5 @@ export {
 } from './errors.js'
 export { nodeFs } from './log-fs.js'
 export { createMemoryFaultTable } from './memory-faults.js'
+export { createMemoryRejectionTable } from './memory-rejections.js'
 export { MESSAGE_STATUSES, overallStatus, initialRecipients } from './recipients.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createEventBus } from '../../src/core/events.js'
+import { createMemoryRejectionTable } from '../../src/store/memory-rejections.js'
 import { createRejectionLog } from '../../src/core/rejections.js'
 import { waitForMessage, WaitTimeoutError } from '../../src/core/wait.js'
 import type { MessageFilter, MessageRecord, MessageStore } from '../../src/store/types.js'
@@ -37,7 +38,7 @@ function sandboxOn(log: MessageStore) {
     log,
     events: createEventBus(),
     onClose: () => () => {},
-    rejections: createRejectionLog(),
+    rejections: createRejectionLog(createMemoryRejectionTable(100)),
   }
 }
 
