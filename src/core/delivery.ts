@@ -245,13 +245,16 @@ export function createDeliveryEngine(
         apply,
       )
 
-  const stopListening = ctx.events.subscribe((event) => {
-    // A message another process accepted is not this one's to start.
-    if (event.type !== 'message' || closed || event.remote) return
-    if (runner) return runner.wake()
-    void webhooks.enqueue(sentEvent(event.record), event.record.id)
-    timers?.start(event.record.id)
-  })
+  // A message another process accepted is not this one's to start: its own events only.
+  const stopListening = ctx.events.subscribe(
+    (event) => {
+      if (event.type !== 'message' || closed) return
+      if (runner) return runner.wake()
+      void webhooks.enqueue(sentEvent(event.record), event.record.id)
+      timers?.start(event.record.id)
+    },
+    { remote: false },
+  )
 
   timers?.resume().catch((error: unknown) => {
     if (!closed) ctx.logger.error('Could not resume the delivery steps left unfinished', error)

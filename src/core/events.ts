@@ -40,9 +40,14 @@ type LocalEvent =
 
 export interface EventBus {
   emit(event: SandboxEvent): void
-  /** Returns the unsubscribe function. */
-  subscribe(listener: (event: SandboxEvent) => void): () => void
+  /**
+   * Returns the unsubscribe function. `{ remote: false }`: this process's own events only (the
+   * delivery engine, the publisher to the other processes).
+   */
+  subscribe(listener: (event: SandboxEvent) => void, options?: { remote?: boolean }): () => void
   size(): number
+  /** Whether any listener hears other processes' events: when none does, they need not be read. */
+  hearsRemote(): boolean
 }
 
 /**
@@ -61,12 +66,15 @@ export interface EventBus {
  */
 export function createEventBus(report: (error: unknown) => void = () => {}): EventBus {
   const listeners = new Set<(event: SandboxEvent) => void>()
+  /** The listeners of this process's own events only. */
+  const localOnly = new WeakSet<(event: SandboxEvent) => void>()
   /** Events emitted during a delivery, oldest first; non-empty only while delivering. */
   const queue: SandboxEvent[] = []
   let delivering = false
 
   function deliver(event: SandboxEvent): void {
     for (const listener of listeners) {
+      if (event.remote && localOnly.has(listener)) continue
       try {
         listener(event)
       } catch (error) {
@@ -88,10 +96,17 @@ export function createEventBus(report: (error: unknown) => void = () => {}): Eve
         delivering = false
       }
     },
-    subscribe(listener) {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
+    subscribe(listener, options) {
+      // Each subscription its own function: one listener given twice is two subscriptions.
+      const own = (event: SandboxEvent) => listener(event)
+      if (options?.remote === false) localOnly.add(own)
+      listeners.add(own)
+      return () => listeners.delete(own)
     },
     size: () => listeners.size,
+    hearsRemote() {
+      for (const listener of listeners) if (!localOnly.has(listener)) return true
+      return false
+    },
   }
 }

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { createEventBus, type SandboxEvent } from '../../src/core/events.js'
+import { shareEvents } from '../../src/core/shared-events.js'
+import type { MessageRecord, MessageStore, Notice } from '../../src/store/types.js'
+
+/**
+ * A store shaped like one several processes share: its channel is in this test's hands (`tell`
+ * is another process's notice arriving), and each `get` waits until the test lets it answer.
+ */
+function sharedStore() {
+  const hearers = new Set<(notice: Notice) => void>()
+  const reads: { id: string; answer(): void }[] = []
+  let readsChanged: () => void = () => {}
+  const log = {
+    channel: {
+      publish: async () => {},
+      subscribe(listener: (notice: Notice) => void) {
+        hearers.add(listener)
+        return () => hearers.delete(listener)
+      },
+    },
+    get: (id: string) =>
+      new Promise<MessageRecord>((resolve) => {
+        reads.push({ id, answer: () => resolve({ id } as MessageRecord) })
+        readsChanged()
+      }),
+  } as unknown as MessageStore
+  return {
+    log,
+    reads,
+    tell: (notice: Notice) => {
+      for (const hear of hearers) hear(notice)
+    },
+    /** Resolves once `n` reads were asked for in all. */
+    readsAsked: (n: number) =>
+      new Promise<void>((resolve) => {
+        readsChanged = () => {
+          if (reads.length >= n) resolve()
+        }
+        readsChanged()
+      }),
+  }
+}
+
+const message = (id: string): Notice => ({ type: 'message', id })
+const idOf = (event: SandboxEvent) => (event.type === 'message' ? event.record.id : event.type)
+
+describe('events heard from the other processes of a shared store', () => {
+  it('are not read back while nothing here hears them (only this process’s own listeners)', async () => {
+    const store = sharedStore()
+    const events = createEventBus()
+    const errors: unknown[] = []
+    const stop = shareEvents({ log: store.log, events }, (error) => errors.push(error))
+    const own: SandboxEvent[] = []
+    events.subscribe((event) => own.push(event), { remote: false })
+    store.tell(message('msg_1'))
+    // A read, had there been one, is asked for within this turn of the event loop.
+    await new Promise(setImmediate)
+    expect(store.reads).toHaveLength(0)
+    // Someone listens now (a wait, an event stream): the next notices are read and told.
+    const heard: string[] = []
+    events.subscribe((event) => heard.push(idOf(event)))
+    store.tell(message('msg_2'))
+    await store.readsAsked(1)
+    store.reads[0]!.answer()
+    await expect.poll(() => heard).toEqual(['msg_2'])
+    expect(own).toEqual([])
+    expect(errors).toEqual([])
+    stop()
+  })
+
+  it('a backlog is read side by side and told in the order heard', async () => {
+    const store = sharedStore()
+    const events = createEventBus()
+    const stop = shareEvents({ log: store.log, events }, () => {})
+    const heard: string[] = []
+    events.subscribe((event) => heard.push(idOf(event)))
+    store.tell(message('msg_1'))
+    await store.readsAsked(1)
+    for (const id of ['msg_2', 'msg_3', 'msg_4']) store.tell(message(id))
+    store.reads[0]!.answer()
+    // The three that waited behind the first are asked for together, not one after another.
+    await store.readsAsked(4)
+    expect(store.reads.map((r) => r.id)).toEqual(['msg_1', 'msg_2', 'msg_3', 'msg_4'])
+    // Answered out of order, they are still told in the order they were heard.
+    for (const i of [3, 1, 2]) store.reads[i]!.answer()
+    await expect.poll(() => heard).toEqual(['msg_1', 'msg_2', 'msg_3', 'msg_4'])
+    stop()
+  })
+
+  it('once stopped, a read still under way tells nothing', async () => {
+    const store = sharedStore()
+    const events = createEventBus()
+    const errors: unknown[] = []
+    const stop = shareEvents({ log: store.log, events }, (error) => errors.push(error))
+    const heard: string[] = []
+    events.subscribe((event) => heard.push(idOf(event)))
+    store.tell(message('msg_1'))
+    await store.readsAsked(1)
+    stop()
+    // The read under way when the process stopped answers: nothing more is told.
+    store.reads[0]!.answer()
+    await new Promise(setImmediate)
+    expect(heard).toEqual([])
+    expect(errors).toEqual([])
+  })
+})
