@@ -61,7 +61,7 @@ export function createSharedDelivery(
         return ctx.work.later(item, Date.now() + ctx.deliveryDelay, { sent: true })
     }
     const step = await nextStep(record)
-    if (step) await apply(record.id, step.entries)
+    if (step) await apply(record, step.entries)
     if (step?.more) await ctx.work.later(item, Date.now() + ctx.deliveryDelay, { sent: true })
     else await ctx.work.done(item)
   }

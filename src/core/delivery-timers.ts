@@ -60,7 +60,7 @@ export function createDeliveryTimers(ctx: TimerContext, apply: StepApplier): Del
     p.plans ??= await Promise.all(record.recipients.map((r) => planFor(ctx.log, record, r.address)))
     const entries = stepEntries(p.plans, p.step, p.skip, new Date().toISOString())
     p.step++
-    await apply(record.id, entries)
+    await apply(record, entries)
     const more = p.plans.some((plan, recipient) => !p.skip.has(recipient) && plan.length > p.step)
     if (more && !closed) schedule(p)
     else pending.delete(p.id)

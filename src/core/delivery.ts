@@ -266,7 +266,7 @@ export function createDeliveryEngine(
       if (!record) throw new MessageNotFoundError(id)
       const entry = simulatedEntry(record, input)
       timers?.takeOver(id, entry.recipient)
-      const updated = await apply(id, [entry])
+      const updated = await apply(record, [entry])
       if (!updated) throw new MessageNotFoundError(id)
       return updated
     },

@@ -74,10 +74,10 @@ export async function storeMessage(
     recipients: initialRecipients(send.to, createdAt),
   }
   const work = ctx.delivery?.workOf(record) ?? []
-  await (work.length ? ctx.log.append(record, work) : ctx.log.append(record))
+  const stored = await (work.length ? ctx.log.append(record, work) : ctx.log.append(record))
   // A clear (or delete) made while the line was being written removed it already: telling the
   // inbox and the waits of it now would show a ghost row, and a wait would return a deleted message.
-  if ((await ctx.log.get(record.id)) !== undefined) ctx.events.emit({ type: 'message', record })
+  if (stored) ctx.events.emit({ type: 'message', record })
   return record
 }
 

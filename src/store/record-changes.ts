@@ -77,6 +77,7 @@ export function createRecordChanges(
       if (previous) index.retire(previous)
       index.dropOverflow(pending)
       writes.compactIfWorthwhile()
+      return index.get(record.id) !== undefined
     },
 
     async delete(id) {

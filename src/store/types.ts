@@ -182,8 +182,10 @@ export interface MessageStore {
   /**
    * Resolves once the record is durable as the store promises it (the log: its line handed to
    * the OS). A store with a `work` queue adds `work` in the same transaction; the log has none.
+   * Resolves with whether the record is still stored then: a clear or a delete made while it was
+   * being written (or the `--max-messages` cut) may have removed it already.
    */
-  append(record: MessageRecord, work?: readonly WorkItem[]): Promise<void>
+  append(record: MessageRecord, work?: readonly WorkItem[]): Promise<boolean>
   /** Newest first; `total` counts every match before limit/offset. */
   list(filter?: MessageFilter): Awaitable<MessagePage>
   get(id: string): Awaitable<MessageRecord | undefined>
@@ -204,7 +206,12 @@ export interface MessageStore {
    * Appends events to a message's recipients and returns the updated record, a new object
    * (records handed out earlier do not change). Undefined when the message is gone.
    */
-  addEvents(id: string, events: readonly RecipientEventEntry[]): Promise<MessageRecord | undefined>
+  addEvents(
+    id: string,
+    events: readonly RecipientEventEntry[],
+    /** The record as the caller just read it from this store: a store may start from it. */
+    base?: MessageRecord,
+  ): Promise<MessageRecord | undefined>
   /**
    * Adds a release to a message's `releases` as one small line, like `addEvents`, and returns
    * the updated record (a new object). Undefined when the message is gone.
@@ -280,8 +287,8 @@ export interface WorkQueue {
    * now falls due (ms since the epoch), null when there is none.
    */
   claim(limit: number, leaseMs: number): Promise<{ items: ClaimedWork[]; next: number | null }>
-  /** The item is done: it goes, and `then` is added in the same transaction. False when it was no longer this process's. */
-  done(item: Pick<WorkItem, 'kind' | 'key'>, then?: readonly WorkItem[]): Promise<boolean>
+  /** The item is done: it goes. False when it was no longer this process's. */
+  done(item: Pick<WorkItem, 'kind' | 'key'>): Promise<boolean>
   /** Puts a claimed item back, due at `dueAt`, with its attempts counted and a new payload. */
   later(item: Pick<WorkItem, 'kind' | 'key'>, dueAt: number, payload: JsonObject): Promise<void>
   /** Removes an item whoever holds it (a manual retry got it through). */
@@ -384,7 +391,7 @@ export interface MessageLog extends MessageStore {
   /** The file behind the log, or null with `memory`. */
   readonly file: string | null
   /** Resolves once the record's line has been handed to the OS (write(2) returned). */
-  append(record: MessageRecord): Promise<void>
+  append(record: MessageRecord): Promise<boolean>
   list(filter?: MessageFilter): MessagePage
   get(id: string): MessageRecord | undefined
   latest(filter?: MessageFilter): MessageRecord | undefined

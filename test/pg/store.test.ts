@@ -240,3 +240,52 @@ describePg('sendbox serve --store', () => {
     expect(result.stderr).not.toContain('pw-secret')
   })
 })
+
+describePg('changes to one message from two processes at once', () => {
+  it('every change lands, from a record read before the others changed it too', async () => {
+    const url = await freshDatabase()
+    const { openPostgresStore } = await import('../../src/store/postgres/index.js')
+    const { initialRecipients } = await import('../../src/store/recipients.js')
+    const [a, b] = await Promise.all([
+      openPostgresStore({ url, maxMessages: 100 }),
+      openPostgresStore({ url, maxMessages: 100 }),
+    ])
+    try {
+      const at = new Date().toISOString()
+      const to = [{ name: null, address: 'ada@example.com' }]
+      await a.append({
+        id: 'msg_01KB0000000000000000000000',
+        status: 'sent',
+        createdAt: at,
+        project: 'default',
+        tokenHint: '00000000',
+        template: 'hello',
+        from: { name: null, address: 'shop@acme.test' },
+        to,
+        subject: 'Hi',
+        templateVariables: {},
+        html: '<p>Hi</p>',
+        text: 'Hi',
+        warnings: [],
+        recipients: initialRecipients(to, at),
+      })
+      const id = 'msg_01KB0000000000000000000000'
+      // Each process read the message once, before any change: every change but the first
+      // starts from a record that is no longer the row's, and must read it again.
+      const [baseA, baseB] = [await a.get(id), await b.get(id)]
+      const opened = (store: typeof a, base: typeof baseA, n: number) =>
+        store.addEvents(
+          id,
+          [{ recipient: 0, type: 'opened', at, url: `https://x.test/${n}` }],
+          base,
+        )
+      await Promise.all(
+        Array.from({ length: 20 }, (_, n) => opened(n % 2 ? a : b, n % 2 ? baseA : baseB, n)),
+      )
+      const events = (await a.get(id))!.recipients[0]!.events
+      expect(events.filter((e) => e.type === 'opened')).toHaveLength(20)
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+})

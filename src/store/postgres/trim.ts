@@ -1,55 +1,72 @@
 import type { Sql } from 'postgres'
+import { textArray } from './filter.js'
 
 /**
- * Drops the oldest messages of the sandbox past `max`, counting them in `dropped`. Sends that
- * commit together share one trim: each waits for a trim that began after its commit, so when a
- * send resolves the sandbox holds at most `max` (as on the log, where the drop follows the write).
- * The cut is found on the primary key's index (the newest `max` entries), whatever the table holds,
- * and only once the seqs span more than `max`.
+ * Drops the oldest messages of the sandbox past `max`, counting them in `dropped`, and says of
+ * the messages just appended which are still stored. Sends that commit together share one trim
+ * (one statement): each waits for a trim that began after its commit, so when a send resolves
+ * the sandbox holds at most `max` (as on the log, where the drop follows the write), and the same
+ * statement answers whether each is still there (a clear, a delete or this trim may have removed
+ * it since its commit), which the send needs before it tells the waits and the inbox. The cut is
+ * found on the primary key's index (the newest `max` entries), whatever the table holds, and only
+ * once the seqs span more than `max`.
  *
  * @example
  * const trimmer = createTrimmer(sql, 5000)
- * await trimmer.trim()
+ * await trimmer.trim('msg_01…') // true: still stored
  */
 export function createTrimmer(sql: Sql, max: number) {
-  let running: Promise<void> | null = null
-  let next: Promise<void> | null = null
-  const once = async () => {
+  const once = async (ids: readonly string[]): Promise<Set<string>> => {
     // Finding the cut walks `max` entries of the index (137 ms at 200,000 on a loaded machine),
     // so it is skipped while the span of seqs, which no count can exceed, is within `max`: two
-    // index lookups (0.15 ms), so a sandbox under its cap pays nothing whatever it holds.
-    const result = await sql`
+    // index lookups (0.15 ms), so a sandbox under its cap pays nothing whatever it holds. The
+    // last SELECT sees the table as the statement began (one snapshot for all of it): a message
+    // this trim drops is told apart by its seq.
+    const rows = await sql<{ id: string }[]>`
       WITH cut AS (
         SELECT seq FROM sendbox_messages
         WHERE (SELECT max(seq) - min(seq) + 1 FROM sendbox_messages) > ${max}
         ORDER BY seq DESC OFFSET ${max} LIMIT 1),
-      gone AS (DELETE FROM sendbox_messages WHERE seq <= (SELECT seq FROM cut) RETURNING 1)
-      UPDATE sendbox_counters SET value = value + (SELECT count(*) FROM gone)
-      WHERE name = 'dropped' AND (SELECT count(*) FROM gone) > 0`
-    return void result
+      gone AS (DELETE FROM sendbox_messages WHERE seq <= (SELECT seq FROM cut) RETURNING 1),
+      counted AS (
+        UPDATE sendbox_counters SET value = value + (SELECT count(*) FROM gone)
+        WHERE name = 'dropped' AND (SELECT count(*) FROM gone) > 0)
+      SELECT id FROM sendbox_messages
+      WHERE id = ANY(${textArray(ids)}::text[]) AND seq > coalesce((SELECT seq FROM cut), 0)`
+    return new Set(rows.map((row) => row.id))
   }
-  const start = (): Promise<void> => {
-    running = once().finally(() => {
+  /** The trim under way, settled (never rejected) once it ended: its failure is its callers'. */
+  let running: Promise<void> | null = null
+  /** The trim after the one running: the sends that committed meanwhile, served together. */
+  let queued: { ids: string[]; stored: Promise<Set<string>> } | null = null
+  const start = (ids: readonly string[]): Promise<Set<string>> => {
+    const stored = once(ids)
+    const ended = () => {
       running = null
-    })
-    return running
+    }
+    running = stored.then(ended, ended)
+    return stored
   }
   return {
-    trim(): Promise<void> {
-      if (!running) return start()
+    /** Trims after `id`'s commit; resolves whether `id` is still stored then. */
+    async trim(id: string): Promise<boolean> {
+      if (!running) return (await start([id])).has(id)
       // One is under way (it may have begun before this commit): the one after it serves all
       // who arrive meanwhile.
-      next ??= running
-        .catch(() => {})
-        .then(() => {
-          next = null
-          return start()
+      if (!queued) {
+        const ids: string[] = []
+        const stored = running.then(() => {
+          queued = null
+          return start(ids)
         })
-      return next
+        queued = { ids, stored }
+      }
+      queued.ids.push(id)
+      return (await queued.stored).has(id)
     },
     idle: async () => {
-      await next?.catch(() => {})
-      await running?.catch(() => {})
+      await queued?.stored.catch(() => {})
+      await running
     },
   }
 }
