@@ -135,9 +135,9 @@ async function crossLatency(a, b) {
 async function seed(sql, from, to) {
   await sql`
     INSERT INTO sendbox_messages (id, created_at, project, status, template_lc, subject_lc,
-      from_lc, to_lc, recipients, bytes, record)
+      from_lc, to_lc, recipients, bytes, html, text, record)
     SELECT s.id, now(), t.project, t.status, t.template_lc, t.subject_lc, t.from_lc,
-      replace(t.to_lc, 'ada@example.com', s.address), ARRAY[s.address], t.bytes,
+      replace(t.to_lc, 'ada@example.com', s.address), ARRAY[s.address], t.bytes, t.html, t.text,
       t.record || jsonb_build_object(
         'id', s.id,
         'to', jsonb_set(t.record->'to', '{0,address}', to_jsonb(s.address)),

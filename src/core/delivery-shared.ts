@@ -50,9 +50,14 @@ export function createSharedDelivery(
     return { entries, more: left.some((steps) => steps.length > 1) }
   }
 
+  /** Messages this process just stored, whose delivery it runs itself: no need to read them. */
+  const fresh = new Map<string, MessageRecord>()
+
   async function handle(item: ClaimedWork): Promise<void> {
     const payload = item.payload as DeliveryPayload
-    const record = await ctx.log.get(item.key)
+    const held = fresh.get(item.key)
+    fresh.delete(item.key)
+    const record = held ?? (await ctx.log.get(item.key))
     if (!record) return void (await ctx.work.done(item))
     if (!payload.sent) {
       // Its id made of the message's: queued again after a crash, it is the same event, kept once.
@@ -69,9 +74,31 @@ export function createSharedDelivery(
   runner.handle(DELIVERY_WORK, handle)
 
   return {
-    /** The row a newly accepted message's delivery is: due now (`message.sent` goes at once). */
+    /**
+     * The row a newly accepted message's delivery is: due now (`message.sent` goes at once),
+     * leased to this process, which starts it as soon as the message is stored (`start`). A
+     * claim by another would cost it a claim and a read of the message it has in hand; when this
+     * process dies first, another claims the row once the lease has run out.
+     */
     workOf: (record: MessageRecord): WorkItem[] => [
-      { kind: DELIVERY_WORK, key: record.id, dueAt: Date.now(), payload: {} },
+      {
+        kind: DELIVERY_WORK,
+        key: record.id,
+        dueAt: Date.now(),
+        payload: {},
+        leaseMs: runner.leaseMs,
+      },
     ],
+    /** Runs the delivery of a message this process has just stored, from the record in hand. */
+    start(record: MessageRecord): void {
+      fresh.set(record.id, record)
+      runner.run({
+        kind: DELIVERY_WORK,
+        key: record.id,
+        dueAt: Date.now(),
+        payload: {},
+        attempts: 0,
+      })
+    },
   }
 }

@@ -249,7 +249,7 @@ export function createDeliveryEngine(
   const stopListening = ctx.events.subscribe(
     (event) => {
       if (event.type !== 'message' || closed) return
-      if (runner) return runner.wake()
+      if (shared) return shared.start(event.record)
       void webhooks.enqueue(sentEvent(event.record), event.record.id)
       timers?.start(event.record.id)
     },

@@ -16,6 +16,10 @@ export interface WorkRunner {
   handle(kind: string, handler: WorkHandler): void
   /** Claims at once (new work of this process's own). */
   wake(): void
+  /** Runs an item this process holds already (added leased to itself: `WorkItem.leaseMs`). */
+  run(item: ClaimedWork): void
+  /** How long a claimed item is this process's. */
+  readonly leaseMs: number
   /** Rows being handled now. */
   running(): number
   /** Stops claiming; rows in hand finish or go back to their lease. */
@@ -107,6 +111,8 @@ export function createWorkRunner(work: WorkQueue, options: WorkRunnerOptions): W
   return {
     handle: (kind, handler) => void handlers.set(kind, handler),
     wake,
+    run,
+    leaseMs: options.leaseMs,
     running: () => running,
     close() {
       closed = true

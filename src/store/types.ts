@@ -267,6 +267,11 @@ export interface WorkItem {
    */
   lane?: string
   payload: JsonObject
+  /**
+   * Added already leased to the process adding it, for this long: that process runs it at once
+   * (it holds what the item needs), and another claims it only if its lease runs out.
+   */
+  leaseMs?: number
 }
 
 /** An item this process claimed: it holds it until `done`, `later`, or its lease runs out. */

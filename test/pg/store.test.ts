@@ -191,13 +191,24 @@ describePg('several sandboxes on one database', () => {
     const first = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     expect((await send(first, 'kept@example.com')).status).toBe(201)
     await first.close()
-    // What the first format was: no faults table, no shared work, webhooks or rejections.
+    // What the first format was: no faults table, no shared work, webhooks or rejections, and
+    // a message's html and text inside its record.
     const sql = postgres(url, { max: 1 })
     await sql`DROP TABLE sendbox_faults, sendbox_work, sendbox_webhooks, sendbox_rejections`
+    await sql`UPDATE sendbox_messages
+      SET record = record || jsonb_build_object('html', html, 'text', text)`
+    await sql`ALTER TABLE sendbox_messages DROP COLUMN html, DROP COLUMN text`
     await sql`UPDATE sendbox_schema SET version = 1`
     const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     try {
-      expect((await upgraded.messages()).map((m) => m.to[0]!.address)).toEqual(['kept@example.com'])
+      const [kept] = await upgraded.messages()
+      expect(kept).toMatchObject({
+        to: [{ address: 'kept@example.com' }],
+        html: '<p>Hello Ada</p>',
+      })
+      expect(kept!.text).toContain('Hello Ada')
+      const [row] = await sql`SELECT record ? 'html' AS inside, html FROM sendbox_messages`
+      expect(row).toEqual({ inside: false, html: '<p>Hello Ada</p>' })
       expect(
         (await upgraded.api('/_sandbox/api/faults', { method: 'POST', json: { status: 503 } }))
           .status,

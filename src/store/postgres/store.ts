@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { JSONValue, Sql } from 'postgres'
 import { compileFilter } from '../filter.js'
 import { withEvents } from '../recipients.js'
@@ -38,7 +39,8 @@ const RECORD_KEYS: ReadonlyArray<keyof MessageRecord> = [
 ]
 
 /** The record as the log would hand it out: its keys in the log's order, then any others. */
-function recordOf(stored: Record<string, unknown>): MessageRecord {
+function recordOf(row: Pick<Row, 'record' | 'html' | 'text'>): MessageRecord {
+  const stored: Record<string, unknown> = { ...row.record, html: row.html, text: row.text }
   const record: Record<string, unknown> = {}
   for (const key of RECORD_KEYS) if (key in stored) record[key] = stored[key]
   for (const key of Object.keys(stored)) if (!(key in record)) record[key] = stored[key]
@@ -46,6 +48,13 @@ function recordOf(stored: Record<string, unknown>): MessageRecord {
 }
 
 const json = (sql: Sql, value: unknown) => sql.json(value as JSONValue)
+
+/** What the `record` column keeps: the record but its html and text, which have columns of their own. */
+const recordColumn = (sql: Sql, { html: _html, text: _text, ...rest }: MessageRecord) =>
+  json(sql, rest)
+
+/** The columns a record is read with (`recordOf` puts it together again). */
+const RECORD_COLUMNS = 'record, html, text, seq, xmin::text AS version'
 
 export interface PostgresStoreOptions {
   /** `host:port/database`, what an unavailable store's error names. */
@@ -66,7 +75,13 @@ export interface PostgresStoreOptions {
 type RowFacts = { seq: number; version: string }
 type Positions = WeakMap<MessageRecord, RowFacts>
 
-type Row = { record: Record<string, unknown>; seq: string; version: string }
+type Row = {
+  record: Record<string, unknown>
+  html: string
+  text: string
+  seq: string
+  version: string
+}
 
 /**
  * The reads of messages: every one a query, nothing of the records kept in the process.
@@ -85,7 +100,7 @@ function createMessageReads(
   const positioned = (row: Row) => noted(seqs, row)
   const page = async (filter: MessageFilter = {}, limit: number | null, offset: number) => {
     const rows = await sql<Row[]>`
-      SELECT record, seq, xmin::text AS version FROM sendbox_messages
+      SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM sendbox_messages
       WHERE ${conditionOf(sql, filter)}
       ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`
     return rows.map(positioned)
@@ -159,13 +174,15 @@ function createCounts(sql: Sql): Pick<MessageStore, 'count' | 'dropped' | 'bytes
  * The changes of messages, each one statement or one transaction, committed before it resolves.
  *
  * @example
- * const changes = createMessageChanges(sql, createTrimmer(sql, 5000), new WeakMap())
+ * const changes = createMessageChanges(sql, createTrimmer(sql, 5000), new WeakMap(), randomUUID())
  * await changes.append(record)
  */
 function createMessageChanges(
   sql: Sql,
   trimmer: { trim(id: string): Promise<boolean> },
   seqs: Positions,
+  /** This process in the work queue: the owner of the work it adds leased to itself. */
+  me: string,
 ): Pick<MessageStore, 'append' | 'delete' | 'clear' | 'addEvents' | 'addRelease'> {
   return {
     async append(record, work = []) {
@@ -181,17 +198,19 @@ function createMessageChanges(
           status: record.status,
           ...filterColumns(record),
           bytes: recordSize(record),
-          record: json(sql, record),
+          record: recordColumn(sql, record),
+          html: record.html,
+          text: record.text,
         })}
         RETURNING seq, xmin::text AS version`
       const [row] = await (work.length
-        ? sql<Omit<Row, 'record'>[]>`
+        ? sql<Pick<Row, 'seq' | 'version'>[]>`
             WITH message AS (${message}),
             work AS (
-              INSERT INTO sendbox_work ${sql(workRows(sql, work))}
+              INSERT INTO sendbox_work ${sql(workRows(sql, work, me))}
               ON CONFLICT (kind, key) DO NOTHING)
             SELECT seq, version FROM message`
-        : sql<Omit<Row, 'record'>[]>`${message}`)
+        : sql<Pick<Row, 'seq' | 'version'>[]>`${message}`)
       if (row) seqs.set(record, { seq: Number(row.seq), version: row.version })
       // Committed: the record is the sandbox's. Past --max-messages, the oldest go before the 201;
       // a trim that fails (the database went away after the commit) is caught up by the next.
@@ -250,7 +269,7 @@ async function changeRecord(
     if (!next) return record
     const [row] = await sql<{ version: string }[]>`
       UPDATE sendbox_messages
-      SET status = ${next.status}, bytes = ${recordSize(next)}, record = ${json(sql, next)}
+      SET status = ${next.status}, bytes = ${recordSize(next)}, record = ${recordColumn(sql, next)}
       WHERE id = ${id} AND xmin = ${facts.version}::xid
       RETURNING xmin::text AS version`
     if (!row) continue
@@ -262,13 +281,13 @@ async function changeRecord(
 /** The record of `id` as it is now, with its row's facts noted; undefined when there is none. */
 async function readRow(sql: Sql, seqs: Positions, id: string) {
   const [row] = await sql<Row[]>`
-    SELECT record, seq, xmin::text AS version FROM sendbox_messages WHERE id = ${id}`
+    SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM sendbox_messages WHERE id = ${id}`
   return row && noted(seqs, row)
 }
 
 /** A row's record, its seq and version noted. */
 function noted(seqs: Positions, row: Row): MessageRecord {
-  const record = recordOf(row.record)
+  const record = recordOf(row)
   seqs.set(record, { seq: Number(row.seq), version: row.version })
   return record
 }
@@ -286,11 +305,12 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   const trimmer = createTrimmer(sql, options.maxMessages)
   const health: LogHealth = { state: 'ok', file: null }
   const seqs: Positions = new WeakMap()
+  const me = randomUUID()
   let closed = false
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
     faults: guarded(createFaultTable(sql), options.name, [], ['list']),
-    work: guarded(createWorkQueue(sql, options.channel), options.name, ['onAdded'], ['size']),
+    work: guarded(createWorkQueue(sql, options.channel, me), options.name, ['onAdded'], ['size']),
     webhooks: guarded(createWebhookTable(sql), options.name, [], ['get', 'list', 'pending']),
     rejections: guarded(
       createRejectionTable(sql, options.maxRejections ?? 100),
@@ -299,7 +319,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
       ['list'],
     ),
     ...createMessageReads(sql, seqs),
-    ...createMessageChanges(sql, trimmer, seqs),
+    ...createMessageChanges(sql, trimmer, seqs, me),
     ...createSuppressionRows(sql),
     health: () => health,
     async close() {

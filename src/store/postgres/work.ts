@@ -14,13 +14,18 @@ type Row = {
 /** The notice that tells the other processes there is new work. */
 const WAKE: Notice = { type: 'work' }
 
-/** Rows for `INSERT … ${sql(rows)}`: one per item. */
-export function workRows(sql: Sql, items: readonly WorkItem[]) {
+/**
+ * Rows for `INSERT … ${sql(rows)}`: one per item; an item with `leaseMs` is `me`'s already (its
+ * lease timed by this process's clock, as `dueAt` is).
+ */
+export function workRows(sql: Sql, items: readonly WorkItem[], me: string | null = null) {
   return items.map((item) => ({
     kind: item.kind,
     key: item.key,
     lane: item.lane ?? null,
     due_at: new Date(item.dueAt),
+    owner: item.leaseMs ? me : null,
+    lease_until: item.leaseMs ? new Date(Date.now() + item.leaseMs) : null,
     payload: sql.json(item.payload as JSONValue),
   }))
 }
@@ -94,11 +99,14 @@ async function claimWork(
  * processes with a notice, so they claim it at once rather than at their next poll.
  *
  * @example
- * const work = createWorkQueue(sql, channel)
+ * const work = createWorkQueue(sql, channel, randomUUID())
  * const { items } = await work.claim(16, 10_000)
  */
-export function createWorkQueue(sql: Sql, channel?: StoreChannel): WorkQueue {
-  const me = randomUUID()
+export function createWorkQueue(
+  sql: Sql,
+  channel?: StoreChannel,
+  me: string = randomUUID(),
+): WorkQueue {
   const listeners = new Set<() => void>()
   const wake = () => {
     for (const listener of listeners) listener()
