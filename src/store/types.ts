@@ -292,8 +292,8 @@ export interface WorkQueue {
    * now falls due (ms since the epoch), null when there is none.
    */
   claim(limit: number, leaseMs: number): Promise<{ items: ClaimedWork[]; next: number | null }>
-  /** The item is done: it goes. False when it was no longer this process's. */
-  done(item: Pick<WorkItem, 'kind' | 'key'>): Promise<boolean>
+  /** The item is done: it goes (the next item of its lane may go now). False when it was no longer this process's. */
+  done(item: Pick<WorkItem, 'kind' | 'key' | 'lane'>): Promise<boolean>
   /** Puts a claimed item back, due at `dueAt`, with its attempts counted and a new payload. */
   later(item: Pick<WorkItem, 'kind' | 'key'>, dueAt: number, payload: JsonObject): Promise<void>
   /** Removes an item whoever holds it (a manual retry got it through). */

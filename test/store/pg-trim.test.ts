@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createTrimmer } from '../../src/store/postgres/trim.js'
 
 /**
@@ -22,13 +22,6 @@ function scriptedSql() {
   return { sql, statements }
 }
 
-const rejections: unknown[] = []
-const onRejection = (reason: unknown) => rejections.push(reason)
-process.on('unhandledRejection', onRejection)
-afterEach(() => {
-  rejections.length = 0
-})
-
 describe('the PostgreSQL store’s trim after each send', () => {
   it('sends that commit while a trim runs share the next one, each told whether it is still stored', async () => {
     const { sql, statements } = scriptedSql()
@@ -44,21 +37,5 @@ describe('the PostgreSQL store’s trim after each send', () => {
     // msg_3 was cleared (or cut) meanwhile: only msg_2 is still there.
     statements[1]!.answer(['msg_2'])
     expect([await second, await third]).toEqual([true, false])
-  })
-
-  it('a trim that fails rejects for its callers only: no unhandled rejection, and the next one runs', async () => {
-    const { sql, statements } = scriptedSql()
-    const trimmer = createTrimmer(sql, 10)
-    const lone = trimmer.trim('msg_1')
-    statements[0]!.fail(Object.assign(new Error('gone'), { code: 'CONNECTION_CLOSED' }))
-    await expect(lone).rejects.toThrow('gone')
-    // An unobserved rejection is reported on a later turn of the event loop.
-    await new Promise(setImmediate)
-    await new Promise(setImmediate)
-    expect(rejections).toEqual([])
-    const next = trimmer.trim('msg_2')
-    statements[1]!.answer(['msg_2'])
-    expect(await next).toBe(true)
-    await trimmer.idle()
   })
 })

@@ -1,4 +1,5 @@
 import type { JSONValue, Sql } from 'postgres'
+import { createBatcher } from '../../lib/batch.js'
 import type { FaultTable, StoredFault } from '../types.js'
 
 type Row = { id: string; remaining: number; fault: Omit<StoredFault, 'id' | 'remaining'> }
@@ -14,12 +15,16 @@ const faultOf = (row: Row): StoredFault => ({ id: row.id, ...row.fault, remainin
  * const fault = await table.add({ status: 503, remaining: 3, match: {}, retryAfter: 1, createdAt }, 100)
  */
 export function createFaultTable(sql: Sql): FaultTable {
+  // Every send asks (a fault armed through another process a moment ago must fail it): sends
+  // that ask while a read is under way share the next one.
+  const lists = createBatcher(async (calls: readonly null[]) => {
+    const rows = await sql<Row[]>`
+      SELECT id, remaining, fault FROM sendbox_faults WHERE remaining > 0 ORDER BY seq`
+    const faults = rows.map(faultOf)
+    return calls.map(() => [...faults])
+  })
   return {
-    async list() {
-      const rows = await sql<Row[]>`
-        SELECT id, remaining, fault FROM sendbox_faults WHERE remaining > 0 ORDER BY seq`
-      return rows.map(faultOf)
-    },
+    list: () => lists.call(null),
     async add({ remaining, ...fault }, max) {
       const rows = await sql<Row[]>`
         INSERT INTO sendbox_faults (remaining, fault)

@@ -1,4 +1,6 @@
 import type { JSONValue, Sql } from 'postgres'
+import { createBatcher } from '../../lib/batch.js'
+import { textArray } from './filter.js'
 import type { MessageStore, Suppression, SuppressionFilter } from '../types.js'
 
 type SuppressionMethods = Pick<
@@ -15,13 +17,19 @@ type SuppressionMethods = Pick<
  */
 export function createSuppressionRows(sql: Sql): SuppressionMethods {
   const json = (value: unknown) => sql.json(value as JSONValue)
+  // Each delivery step asks of its recipients: the steps that ask while a lookup is under way
+  // share the next one.
+  const lookups = createBatcher(async (keys: readonly { project: string; address: string }[]) => {
+    const rows = await sql<{ project: string; address: string; entry: Suppression }[]>`
+      SELECT project, address, entry FROM sendbox_suppressions
+      WHERE (project, address) IN (SELECT * FROM unnest(
+        ${textArray(keys.map((k) => k.project))}::text[],
+        ${textArray(keys.map((k) => k.address))}::text[]))`
+    const found = new Map(rows.map((row) => [`${row.project}\n${row.address}`, row.entry]))
+    return keys.map((key) => found.get(`${key.project}\n${key.address}`))
+  })
   return {
-    async suppression(project, address) {
-      const rows = await sql<{ entry: Suppression }[]>`
-        SELECT entry FROM sendbox_suppressions
-        WHERE project = ${project} AND address = ${address.toLowerCase()}`
-      return rows[0]?.entry
-    },
+    suppression: (project, address) => lookups.call({ project, address: address.toLowerCase() }),
     async suppressions(filter = {}) {
       const rows = await sql<{ entry: Suppression }[]>`
         SELECT entry FROM sendbox_suppressions WHERE ${suppressionCondition(sql, filter)}

@@ -1,10 +1,11 @@
 import type { Sql } from 'postgres'
+import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
 
 /**
  * Drops the oldest messages of the sandbox past `max`, counting them in `dropped`, and says of
  * the messages just appended which are still stored. Sends that commit together share one trim
- * (one statement): each waits for a trim that began after its commit, so when a send resolves
+ * (one statement, createBatcher): each waits for a trim that began after its commit, so when a send resolves
  * the sandbox holds at most `max` (as on the log, where the drop follows the write), and the same
  * statement answers whether each is still there (a clear, a delete or this trim may have removed
  * it since its commit), which the send needs before it tells the waits and the inbox. The cut is
@@ -35,38 +36,13 @@ export function createTrimmer(sql: Sql, max: number) {
       WHERE id = ANY(${textArray(ids)}::text[]) AND seq > coalesce((SELECT seq FROM cut), 0)`
     return new Set(rows.map((row) => row.id))
   }
-  /** The trim under way, settled (never rejected) once it ended: its failure is its callers'. */
-  let running: Promise<void> | null = null
-  /** The trim after the one running: the sends that committed meanwhile, served together. */
-  let queued: { ids: string[]; stored: Promise<Set<string>> } | null = null
-  const start = (ids: readonly string[]): Promise<Set<string>> => {
-    const stored = once(ids)
-    const ended = () => {
-      running = null
-    }
-    running = stored.then(ended, ended)
-    return stored
-  }
+  const trims = createBatcher(async (ids: readonly string[]) => {
+    const stored = await once(ids)
+    return ids.map((id) => stored.has(id))
+  })
   return {
     /** Trims after `id`'s commit; resolves whether `id` is still stored then. */
-    async trim(id: string): Promise<boolean> {
-      if (!running) return (await start([id])).has(id)
-      // One is under way (it may have begun before this commit): the one after it serves all
-      // who arrive meanwhile.
-      if (!queued) {
-        const ids: string[] = []
-        const stored = running.then(() => {
-          queued = null
-          return start(ids)
-        })
-        queued = { ids, stored }
-      }
-      queued.ids.push(id)
-      return (await queued.stored).has(id)
-    },
-    idle: async () => {
-      await queued?.stored.catch(() => {})
-      await running
-    },
+    trim: (id: string): Promise<boolean> => trims.call(id),
+    idle: trims.idle,
   }
 }

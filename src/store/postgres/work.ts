@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { JSONValue, Sql, TransactionSql } from 'postgres'
+import { createBatcher } from '../../lib/batch.js'
+import { textArray } from './filter.js'
 import type { ClaimedWork, Notice, StoreChannel, WorkItem, WorkQueue } from '../types.js'
 
 type Row = {
@@ -118,6 +120,17 @@ export function createWorkQueue(
   })
   const key = (item: Pick<WorkItem, 'kind' | 'key'>) =>
     sql`kind = ${item.kind} AND key = ${item.key}`
+  // Rows finished while a DELETE is under way go in the next one, together.
+  const finished = createBatcher(async (items: readonly Pick<WorkItem, 'kind' | 'key'>[]) => {
+    const rows = await sql<{ kind: string; key: string }[]>`
+      DELETE FROM sendbox_work
+      WHERE owner = ${me} AND (kind, key) IN (SELECT * FROM unnest(
+        ${textArray(items.map((item) => item.kind))}::text[],
+        ${textArray(items.map((item) => item.key))}::text[]))
+      RETURNING kind, key`
+    const gone = new Set(rows.map((row) => `${row.kind}\n${row.key}`))
+    return items.map((item) => gone.has(`${item.kind}\n${item.key}`))
+  })
 
   return {
     async add(items) {
@@ -126,11 +139,10 @@ export function createWorkQueue(
     },
     claim: (limit, leaseMs) => claimWork(sql, me, limit, leaseMs),
     async done(item) {
-      // One statement: no BEGIN and COMMIT around it (two more round trips, as append's were).
-      const result = await sql`DELETE FROM sendbox_work WHERE ${key(item)} AND owner = ${me}`
-      // The row gone may have held up its lane.
-      wake()
-      return result.count > 0
+      const gone = await finished.call({ kind: item.kind, key: item.key })
+      // The row gone may have held up its lane: the next of the lane is claimable now.
+      if (item.lane !== undefined) wake()
+      return gone
     },
     async later(item, dueAt, payload) {
       await sql`

@@ -1,0 +1,48 @@
+/**
+ * Calls that arrive while a batch is under way are served together by the next one: alone, a call
+ * runs at once; under load, one run (one database statement) serves every call that came in
+ * meanwhile. A batch begins after each call it serves was made, so no call is answered with
+ * what was true before it was made. `run` answers one output per input, in their order; when it
+ * fails, every call of that batch rejects with its error, and the next batch runs as usual.
+ *
+ * Under bench:team's load (16 sends at once per process), a send's statements are each shared
+ * by a few sends this way (docs/performance.md).
+ *
+ * @example
+ * const lookup = createBatcher((ids: string[]) => findMany(ids))
+ * const [a, b] = await Promise.all([lookup.call('msg_1'), lookup.call('msg_2')]) // one findMany(['msg_1']), then one findMany(['msg_2'])
+ */
+export function createBatcher<In, Out>(run: (inputs: readonly In[]) => Promise<readonly Out[]>) {
+  /** The batch under way, settled (never rejected) once it ended: its failure is its callers'. */
+  let running: Promise<void> | null = null
+  /** The batch after it: the calls made meanwhile. */
+  let queued: { inputs: In[]; outputs: Promise<readonly Out[]> } | null = null
+  const start = (inputs: readonly In[]): Promise<readonly Out[]> => {
+    const outputs = run(inputs)
+    const ended = () => {
+      running = null
+    }
+    running = outputs.then(ended, ended)
+    return outputs
+  }
+  return {
+    async call(input: In): Promise<Out> {
+      if (!running) return (await start([input]))[0]!
+      if (!queued) {
+        const inputs: In[] = []
+        const outputs = running.then(() => {
+          queued = null
+          return start(inputs)
+        })
+        queued = { inputs, outputs }
+      }
+      const at = queued.inputs.push(input) - 1
+      return (await queued.outputs)[at]!
+    },
+    /** Resolves once no batch is under way or waiting (what closing waits for). */
+    async idle(): Promise<void> {
+      await queued?.outputs.catch(() => {})
+      await running
+    },
+  }
+}
