@@ -138,10 +138,11 @@ async function seed(sql, from, to) {
       from_lc, to_lc, recipients, bytes, html, text, record)
     SELECT s.id, now(), t.project, t.status, t.template_lc, t.subject_lc, t.from_lc,
       replace(t.to_lc, 'ada@example.com', s.address), ARRAY[s.address], t.bytes, t.html, t.text,
-      t.record || jsonb_build_object(
+      (t.record::jsonb || jsonb_build_object(
         'id', s.id,
-        'to', jsonb_set(t.record->'to', '{0,address}', to_jsonb(s.address)),
-        'recipients', jsonb_set(t.record->'recipients', '{0,address}', to_jsonb(s.address)))
+        'to', jsonb_set(t.record::jsonb->'to', '{0,address}', to_jsonb(s.address)),
+        'recipients', jsonb_set(t.record::jsonb->'recipients', '{0,address}', to_jsonb(s.address)))
+      )::json
     FROM bench_template t,
       LATERAL (SELECT 'msg_seed' || lpad(g::text, 22, '0') AS id,
                       'ada-' || g || '@example.com' AS address

@@ -195,8 +195,10 @@ describePg('several sandboxes on one database', () => {
     // a message's html and text inside its record.
     const sql = postgres(url, { max: 1 })
     await sql`DROP TABLE sendbox_faults, sendbox_work, sendbox_webhooks, sendbox_rejections`
+    await sql`ALTER TABLE sendbox_messages ALTER COLUMN record TYPE jsonb USING record::jsonb`
+    await sql`ALTER TABLE sendbox_suppressions ALTER COLUMN entry TYPE jsonb USING entry::jsonb`
     await sql`UPDATE sendbox_messages
-      SET record = record || jsonb_build_object('html', html, 'text', text)`
+      SET record = record || jsonb_build_object('html', html::jsonb, 'text', text::jsonb)`
     await sql`ALTER TABLE sendbox_messages DROP COLUMN html, DROP COLUMN text`
     await sql`UPDATE sendbox_schema SET version = 1`
     const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
@@ -207,7 +209,7 @@ describePg('several sandboxes on one database', () => {
         html: '<p>Hello Ada</p>',
       })
       expect(kept!.text).toContain('Hello Ada')
-      const [row] = await sql`SELECT record ? 'html' AS inside, html FROM sendbox_messages`
+      const [row] = await sql`SELECT record::jsonb ? 'html' AS inside, html FROM sendbox_messages`
       expect(row).toEqual({ inside: false, html: '<p>Hello Ada</p>' })
       expect(
         (await upgraded.api('/_sandbox/api/faults', { method: 'POST', json: { status: 503 } }))

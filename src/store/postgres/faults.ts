@@ -1,5 +1,6 @@
-import type { JSONValue, Sql } from 'postgres'
+import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
+import { asJson } from './text.js'
 import type { FaultTable, StoredFault } from '../types.js'
 
 type Row = { id: string; remaining: number; fault: Omit<StoredFault, 'id' | 'remaining'> }
@@ -28,7 +29,7 @@ export function createFaultTable(sql: Sql): FaultTable {
     async add({ remaining, ...fault }, max) {
       const rows = await sql<Row[]>`
         INSERT INTO sendbox_faults (remaining, fault)
-        SELECT ${remaining}, ${sql.json(fault as JSONValue)}
+        SELECT ${remaining}, ${asJson(sql, fault)}
         WHERE (SELECT count(*) FROM sendbox_faults WHERE remaining > 0) < ${max}
         RETURNING id, remaining, fault`
       return rows[0] ? faultOf(rows[0]) : null

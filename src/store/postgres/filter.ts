@@ -1,6 +1,7 @@
 import type { Fragment, Sql } from 'postgres'
 import { bareAddress, formatAddress } from '../filter.js'
 import type { MessageFilter, MessageRecord } from '../types.js'
+import { pgText } from './text.js'
 
 /**
  * The message filters as SQL, with the JSON Lines log's meaning (src/store/filter.ts): text
@@ -15,11 +16,11 @@ const JOIN = '\u0001'
 /** The columns a record is filtered by, as the store writes them. */
 export function filterColumns(record: MessageRecord) {
   return {
-    template_lc: record.template.toLowerCase(),
-    subject_lc: record.subject.toLowerCase(),
-    from_lc: record.from ? formatAddress(record.from).toLowerCase() : '',
-    to_lc: (record.to ?? []).map((a) => formatAddress(a).toLowerCase()).join(JOIN),
-    recipients: textArray((record.to ?? []).map((a) => a.address.toLowerCase())),
+    template_lc: pgText(record.template.toLowerCase()),
+    subject_lc: pgText(record.subject.toLowerCase()),
+    from_lc: record.from ? pgText(formatAddress(record.from).toLowerCase()) : '',
+    to_lc: pgText((record.to ?? []).map((a) => formatAddress(a).toLowerCase()).join(JOIN)),
+    recipients: textArray((record.to ?? []).map((a) => pgText(a.address.toLowerCase()))),
   }
 }
 
@@ -32,7 +33,7 @@ export function filterColumns(record: MessageRecord) {
 export const textArray = (items: readonly string[]): string =>
   `{${items.map((item) => `"${item.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
 
-const like = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
+const like = (text: string) => `%${pgText(text.toLowerCase()).replace(/[\\%_]/g, '\\$&')}%`
 
 /**
  * `WHERE`'s condition for a filter (`TRUE` for none); limit and offset are paging, not matching.
@@ -49,7 +50,7 @@ export function conditionOf(sql: Sql, filter: MessageFilter = {}): Fragment {
   if (filter.from) parts.push(sql`from_lc LIKE ${like(filter.from)}`)
   if (filter.to) parts.push(sql`to_lc LIKE ${like(filter.to)}`)
   if (filter.recipient)
-    parts.push(sql`recipients @> ARRAY[${bareAddress(filter.recipient)}]::text[]`)
+    parts.push(sql`recipients @> ARRAY[${pgText(bareAddress(filter.recipient))}]::text[]`)
   // A cursor is a seq (store.ts); one that is not is after every message stored so far.
   if (filter.after !== undefined)
     parts.push(/^\d{1,15}$/.test(filter.after) ? sql`seq > ${filter.after}` : sql`FALSE`)

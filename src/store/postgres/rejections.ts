@@ -1,4 +1,5 @@
-import type { JSONValue, Sql } from 'postgres'
+import type { Sql } from 'postgres'
+import { asJson } from './text.js'
 import type { JsonObject, RejectionTable } from '../types.js'
 
 /** Rows kept beyond the newest the domain lists: trimmed in batches, not at every insert. */
@@ -17,7 +18,7 @@ export function createRejectionTable(sql: Sql, max: number): RejectionTable {
     async add(rejection) {
       await sql`
         INSERT INTO sendbox_rejections (project, rejection)
-        VALUES (${rejection.project}, ${sql.json(rejection as JSONValue)})`
+        VALUES (${rejection.project}, ${asJson(sql, rejection)})`
       if (++added % SLACK !== 0) return
       await sql`
         DELETE FROM sendbox_rejections WHERE seq < (

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { JSONValue, Sql } from 'postgres'
+import type { Sql } from 'postgres'
 import { compileFilter } from '../filter.js'
 import { withEvents } from '../recipients.js'
 import { withRelease } from '../releases.js'
@@ -12,6 +12,7 @@ import type {
   StoreChannel,
 } from '../types.js'
 import { createFaultTable } from './faults.js'
+import { asJson } from './text.js'
 import { guarded } from './guard.js'
 import { conditionOf, filterColumns } from './filter.js'
 import { createRejectionTable } from './rejections.js'
@@ -47,11 +48,9 @@ function recordOf(row: Pick<Row, 'record' | 'html' | 'text'>): MessageRecord {
   return record as unknown as MessageRecord
 }
 
-const json = (sql: Sql, value: unknown) => sql.json(value as JSONValue)
-
 /** What the `record` column keeps: the record but its html and text, which have columns of their own. */
 const recordColumn = (sql: Sql, { html: _html, text: _text, ...rest }: MessageRecord) =>
-  json(sql, rest)
+  asJson(sql, rest)
 
 /** The columns a record is read with (`recordOf` puts it together again). */
 const RECORD_COLUMNS = 'record, html, text, seq, xmin::text AS version'
@@ -199,8 +198,8 @@ function createMessageChanges(
           ...filterColumns(record),
           bytes: recordSize(record),
           record: recordColumn(sql, record),
-          html: record.html,
-          text: record.text,
+          html: asJson(sql, record.html),
+          text: asJson(sql, record.text),
         })}
         RETURNING seq, xmin::text AS version`
       const [row] = await (work.length

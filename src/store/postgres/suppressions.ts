@@ -1,6 +1,7 @@
-import type { JSONValue, Sql } from 'postgres'
+import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
+import { asJson, pgText } from './text.js'
 import type { MessageStore, Suppression, SuppressionFilter } from '../types.js'
 
 type SuppressionMethods = Pick<
@@ -16,7 +17,7 @@ type SuppressionMethods = Pick<
  * await rows.suppress({ address: 'ada@example.com', project, reason: 'bounced', createdAt })
  */
 export function createSuppressionRows(sql: Sql): SuppressionMethods {
-  const json = (value: unknown) => sql.json(value as JSONValue)
+  const json = (value: unknown) => asJson(sql, value)
   // Each delivery step asks of its recipients: the steps that ask while a lookup is under way
   // share the next one.
   const lookups = createBatcher(async (keys: readonly { project: string; address: string }[]) => {
@@ -24,7 +25,7 @@ export function createSuppressionRows(sql: Sql): SuppressionMethods {
       SELECT project, address, entry FROM sendbox_suppressions
       WHERE (project, address) IN (SELECT * FROM unnest(
         ${textArray(keys.map((k) => k.project))}::text[],
-        ${textArray(keys.map((k) => k.address))}::text[]))`
+        ${textArray(keys.map((k) => pgText(k.address)))}::text[]))`
     const found = new Map(rows.map((row) => [`${row.project}\n${row.address}`, row.entry]))
     return keys.map((key) => found.get(`${key.project}\n${key.address}`))
   })
@@ -41,7 +42,7 @@ export function createSuppressionRows(sql: Sql): SuppressionMethods {
       // A refreshed entry moves to the newest place, as on the log.
       await sql`
         INSERT INTO sendbox_suppressions (project, address, entry)
-        VALUES (${stored.project}, ${stored.address}, ${json(stored)})
+        VALUES (${stored.project}, ${pgText(stored.address)}, ${json(stored)})
         ON CONFLICT (project, address) DO UPDATE
         SET entry = EXCLUDED.entry,
             seq = nextval(pg_get_serial_sequence('sendbox_suppressions', 'seq'))`
@@ -59,6 +60,8 @@ export function createSuppressionRows(sql: Sql): SuppressionMethods {
 function suppressionCondition(sql: Sql, filter: SuppressionFilter) {
   const project = filter.project === undefined ? sql`TRUE` : sql`project = ${filter.project}`
   const address =
-    filter.address === undefined ? sql`TRUE` : sql`address = ${filter.address.toLowerCase()}`
+    filter.address === undefined
+      ? sql`TRUE`
+      : sql`address = ${pgText(filter.address.toLowerCase())}`
   return sql`${project} AND ${address}`
 }

@@ -1,4 +1,5 @@
-import type { JSONValue, Sql } from 'postgres'
+import type { Sql } from 'postgres'
+import { asJson } from './text.js'
 import type { StoredWebhook, WebhookTable, WebhookTableFilter } from '../types.js'
 import { insertWork } from './work.js'
 
@@ -34,7 +35,7 @@ export function createWebhookTable(sql: Sql): WebhookTable {
     project: d.project,
     type: d.type,
     status: d.status,
-    delivery: sql.json(d as unknown as JSONValue),
+    delivery: asJson(sql, d),
   })
   return {
     add(deliveries, work) {
@@ -55,7 +56,7 @@ export function createWebhookTable(sql: Sql): WebhookTable {
     async save(delivery) {
       await sql`
         UPDATE sendbox_webhooks SET status = ${delivery.status},
-          delivery = ${sql.json(delivery as unknown as JSONValue)}
+          delivery = ${asJson(sql, delivery)}
         WHERE id = ${delivery.id}`
     },
     async get(id) {

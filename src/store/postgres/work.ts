@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { JSONValue, Sql, TransactionSql } from 'postgres'
+import type { Sql, TransactionSql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
+import { asJson } from './text.js'
 import type { ClaimedWork, Notice, StoreChannel, WorkItem, WorkQueue } from '../types.js'
 
 type Row = {
@@ -28,7 +29,7 @@ export function workRows(sql: Sql, items: readonly WorkItem[], me: string | null
     due_at: new Date(item.dueAt),
     owner: item.leaseMs ? me : null,
     lease_until: item.leaseMs ? new Date(Date.now() + item.leaseMs) : null,
-    payload: sql.json(item.payload as JSONValue),
+    payload: asJson(sql, item.payload),
   }))
 }
 
@@ -148,7 +149,7 @@ export function createWorkQueue(
       await sql`
         UPDATE sendbox_work
         SET due_at = ${new Date(dueAt)}, attempts = attempts + 1, owner = NULL, lease_until = NULL,
-            payload = ${sql.json(payload as JSONValue)}
+            payload = ${asJson(sql, payload)}
         WHERE ${key(item)} AND owner = ${me}`
     },
     async drop(item) {
