@@ -23,11 +23,12 @@ export type StepApplier = (
 ) => Promise<MessageRecord | undefined>
 
 /**
- * Logs the events and the suppressions they cause, then publishes them: the status events,
- * their webhooks, the suppression events. The new states and the suppressions show in memory
- * at the same moment (both are queued for the same write), so whoever sees a bounced
- * recipient also sees its address on the list. Resolves once the webhooks are queued (on a
- * shared store: written, so a step done is a step whose webhooks will go out).
+ * Logs the suppressions the events cause, then the events, then publishes them: the status
+ * events, their webhooks, the suppression events. The suppressions are written first, so whoever
+ * sees a bounced recipient (a wait, a read, another process) also finds its address on the list:
+ * on PostgreSQL the two are separate statements, and written side by side a wait under load saw
+ * the bounce before the suppression. Resolves once the webhooks are queued (on a shared store:
+ * written, so a step done is a step whose webhooks will go out).
  *
  * @example
  * const apply = createStepApplier(ctx, webhooks, () => closed)
@@ -41,7 +42,6 @@ export function createStepApplier(
   return async (before, entries) => {
     const { id } = before
     if (entries.length === 0) return before
-    const updating = ctx.log.addEvents(id, entries, before)
     const suppressions = entries
       .filter((e) => suppresses(e.type))
       .map(
@@ -53,10 +53,11 @@ export function createStepApplier(
           messageId: id,
         }),
       )
-    const suppressing = suppressions.map((entry) => ctx.log.suppress(entry))
-    // One await over all of them: they share one write, so when it fails they all reject at
-    // once, and one awaited alone would leave the others unobserved (Node ends the process).
-    const [record] = await Promise.all([updating, ...suppressing])
+    // One await over all of them: on the log they share one write, so when it fails they all
+    // reject at once, and one awaited alone would leave the others unobserved (Node ends the
+    // process).
+    if (suppressions.length) await Promise.all(suppressions.map((entry) => ctx.log.suppress(entry)))
+    const record = await ctx.log.addEvents(id, entries, before)
     if (!record || isClosed()) return record
     const queued: Promise<void>[] = []
     for (const { recipient, ...event } of entries) {

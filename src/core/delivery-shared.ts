@@ -32,24 +32,32 @@ type SharedContext = { log: MessageStore; work: WorkQueue; deliveryDelay: number
  * const shared = createSharedDelivery({ log, work, deliveryDelay: 0 }, apply, webhooks, runner)
  * await log.append(record, shared.workOf(record))
  */
+/** One step's events, or null when every recipient is done. */
+async function nextStep(log: MessageStore, record: MessageRecord) {
+  const left = await Promise.all(
+    record.recipients.map(
+      async (r) => remainingSteps(r) ?? (await planFor(log, record, r.address)),
+    ),
+  )
+  if (left.every((steps) => steps.length === 0)) return null
+  const entries = stepEntries(left, 0, new Set(), new Date().toISOString())
+  return { entries, more: left.some((steps) => steps.length > 1) }
+}
+
+/** A new message's delivery row, from its first step: `leaseMs` when this process holds it. */
+const firstRow = (record: MessageRecord) => ({
+  kind: DELIVERY_WORK,
+  key: record.id,
+  dueAt: Date.now(),
+  payload: {},
+})
+
 export function createSharedDelivery(
   ctx: SharedContext,
   apply: StepApplier,
   webhooks: Pick<WebhookDispatcher, 'enqueue'>,
   runner: WorkRunner,
 ) {
-  /** One step's events, or null when every recipient is done. */
-  async function nextStep(record: MessageRecord) {
-    const left = await Promise.all(
-      record.recipients.map(
-        async (r) => remainingSteps(r) ?? (await planFor(ctx.log, record, r.address)),
-      ),
-    )
-    if (left.every((steps) => steps.length === 0)) return null
-    const entries = stepEntries(left, 0, new Set(), new Date().toISOString())
-    return { entries, more: left.some((steps) => steps.length > 1) }
-  }
-
   /** Messages this process just stored, whose delivery it runs itself: no need to read them. */
   const fresh = new Map<string, MessageRecord>()
 
@@ -65,7 +73,7 @@ export function createSharedDelivery(
       if (ctx.deliveryDelay > 0)
         return ctx.work.later(item, Date.now() + ctx.deliveryDelay, { sent: true })
     }
-    const step = await nextStep(record)
+    const step = await nextStep(ctx.log, record)
     if (step) await apply(record, step.entries)
     if (step?.more) await ctx.work.later(item, Date.now() + ctx.deliveryDelay, { sent: true })
     else await ctx.work.done(item)
@@ -81,24 +89,12 @@ export function createSharedDelivery(
      * process dies first, another claims the row once the lease has run out.
      */
     workOf: (record: MessageRecord): WorkItem[] => [
-      {
-        kind: DELIVERY_WORK,
-        key: record.id,
-        dueAt: Date.now(),
-        payload: {},
-        leaseMs: runner.leaseMs,
-      },
+      { ...firstRow(record), leaseMs: runner.leaseMs },
     ],
     /** Runs the delivery of a message this process has just stored, from the record in hand. */
     start(record: MessageRecord): void {
       fresh.set(record.id, record)
-      runner.run({
-        kind: DELIVERY_WORK,
-        key: record.id,
-        dueAt: Date.now(),
-        payload: {},
-        attempts: 0,
-      })
+      runner.run({ ...firstRow(record), attempts: 0 })
     },
   }
 }

@@ -126,7 +126,51 @@ export function jsonDepthExceeded(text: string, limit = MAX_JSON_DEPTH): number 
   return -1
 }
 
+const hexAt = (text: string, at: number) =>
+  /^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4)) ? Number.parseInt(text.slice(at, at + 4), 16) : -1
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
+
+/**
+ * The offset of the first `\uXXXX` escape that is half of a UTF-16 pair without its other half
+ * (`"\ud800"`), or -1. Such a string is valid JSON but not text (RFC 8259, 8.2): the log could
+ * keep it, PostgreSQL refuses it (a 500 there), and no mail client shows it. A scan of the raw
+ * text, skipped when it holds no escape at all.
+ *
+ * @example loneSurrogateAt('{"a":"\\ud800"}')         // 6
+ * @example loneSurrogateAt('{"a":"\\ud83d\\ude00"}') // -1
+ */
+export function loneSurrogateAt(text: string): number {
+  if (!text.includes('\\u')) return -1
+  let inString = false
+  let highAt = -1
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (!inString) {
+      if (c === 34 /* " */) inString = true
+      continue
+    }
+    const unit = c === 92 /* \ */ && text[i + 1] === 'u' ? hexAt(text, i + 2) : -1
+    if (highAt !== -1 && !isLow(unit)) return highAt
+    if (isLow(unit) && highAt === -1) return i
+    highAt = isHigh(unit) ? i : -1
+    if (c === 92) i += unit === -1 ? 1 : 5
+    else if (c === 34) inString = false
+  }
+  return highAt
+}
+
 export function parseJsonBody(text: string): unknown {
+  const lone = loneSurrogateAt(text)
+  if (lone !== -1) {
+    const { line, column } = lineColumn(text, lone)
+    throw apiError(
+      400,
+      'invalid_json',
+      `The body holds ${text.slice(lone, lone + 6)} at line ${line}, column ${column} (position ${lone}): half of a UTF-16 surrogate pair without its other half, which is not text. Send the whole character (e.g. "\\ud83d\\ude00"), or the character itself.`,
+      { details: [{ position: lone, line, column }] },
+    )
+  }
   const deep = jsonDepthExceeded(text)
   if (deep !== -1) {
     const { line, column } = lineColumn(text, deep)

@@ -37,7 +37,7 @@ export const ERROR_CODES = {
   bad_request: { description: 'The request could not be parsed as HTTP.' },
   invalid_json: {
     description:
-      'The body is not valid JSON, or nests arrays and objects more than 64 levels deep; the message and details give line, column and position (and `limit` for depth).',
+      'The body is not valid JSON, nests arrays and objects more than 64 levels deep, or holds half of a UTF-16 surrogate pair (`"\\ud800"` alone: not text); the message and details give line, column and position (and `limit` for depth).',
     detail: v.object({
       position: v.pipe(
         v.number(),

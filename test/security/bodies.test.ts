@@ -119,3 +119,36 @@ describe(`JSON nested more than ${MAX_JSON_DEPTH} levels`, () => {
     expect(jsonDepthExceeded(nested(65), 64)).toBe(64)
   })
 })
+
+// A lone half of a UTF-16 surrogate pair ("\ud800") is valid JSON but not text: PostgreSQL's
+// store refused it with a 500. Every store and every route now answers a 400 that says where.
+describe('JSON strings holding half of a surrogate pair', () => {
+  it.each(JSON_POSTS)(
+    '$path: a lone "\\ud800" is 400 invalid_json at its position',
+    async ({ path, body }) => {
+      // The body's first key gets the lone half in front: `{"\ud800template":…}`.
+      const withLone = body.replace('"', '"\\ud800')
+      const response = await post(path, withLone, 'application/json')
+      expect(response.status, response.body).toBe(400)
+      expect(codeOf(response)).toBe('invalid_json')
+      expect(response.body).toContain('\\\\ud800 at line 1, column 3 (position 2)')
+    },
+  )
+
+  it('finds a lone half anywhere in a string, and passes whole pairs and escaped backslashes', async () => {
+    const { loneSurrogateAt } = await import('../../src/http/body.js')
+    expect(loneSurrogateAt('{"a":"\\ud800"}')).toBe(6)
+    expect(loneSurrogateAt('{"a":"x\\udc00"}')).toBe(7)
+    expect(loneSurrogateAt('{"a":"\\ud800\\n"}')).toBe(6)
+    expect(loneSurrogateAt('{"a":"\\ud800\\ud800\\udc00"}')).toBe(6)
+    expect(loneSurrogateAt('{"a":"\\ud83d\\ude00","b":"\\u00e9"}')).toBe(-1)
+    expect(loneSurrogateAt('{"a":"\\\\ud800"}')).toBe(-1)
+    expect(loneSurrogateAt('{"\\uD800":1}')).toBe(2)
+    expect(loneSurrogateAt('{"a":"plain"}')).toBe(-1)
+  })
+
+  it('a whole pair is sent and read back as the character', async () => {
+    const sent = await post('/messages', send('"\\ud83d\\ude00"'), 'application/json')
+    expect(sent.status, sent.body).toBe(201)
+  })
+})

@@ -94,6 +94,26 @@ async function claimWork(
 }
 
 /**
+ * Deletes rows `me` finished, each call resolving whether its row was still `me`'s: the rows
+ * finished while a DELETE is under way go in the next one, together.
+ *
+ * @example
+ * const gone = await createFinisher(sql, me).call({ kind: 'delivery', key: 'msg_1' })
+ */
+function createFinisher(sql: Sql, me: string) {
+  return createBatcher(async (items: readonly Pick<WorkItem, 'kind' | 'key'>[]) => {
+    const rows = await sql<{ kind: string; key: string }[]>`
+      DELETE FROM sendbox_work
+      WHERE owner = ${me} AND (kind, key) IN (SELECT * FROM unnest(
+        ${textArray(items.map((item) => item.kind))}::text[],
+        ${textArray(items.map((item) => item.key))}::text[]))
+      RETURNING kind, key`
+    const gone = new Set(rows.map((row) => `${row.kind}\n${row.key}`))
+    return items.map((item) => gone.has(`${item.kind}\n${item.key}`))
+  })
+}
+
+/**
  * The work queue in `sendbox_work`. A claim takes due rows with `FOR UPDATE SKIP LOCKED` (two
  * processes claiming at once take different rows, neither waits) and leases them to this process
  * (`owner`, `lease_until`); a row whose lease ran out (its process died) is claimable again. A
@@ -121,18 +141,7 @@ export function createWorkQueue(
   })
   const key = (item: Pick<WorkItem, 'kind' | 'key'>) =>
     sql`kind = ${item.kind} AND key = ${item.key}`
-  // Rows finished while a DELETE is under way go in the next one, together.
-  const finished = createBatcher(async (items: readonly Pick<WorkItem, 'kind' | 'key'>[]) => {
-    const rows = await sql<{ kind: string; key: string }[]>`
-      DELETE FROM sendbox_work
-      WHERE owner = ${me} AND (kind, key) IN (SELECT * FROM unnest(
-        ${textArray(items.map((item) => item.kind))}::text[],
-        ${textArray(items.map((item) => item.key))}::text[]))
-      RETURNING kind, key`
-    const gone = new Set(rows.map((row) => `${row.kind}\n${row.key}`))
-    return items.map((item) => gone.has(`${item.kind}\n${item.key}`))
-  })
-
+  const finished = createFinisher(sql, me)
   return {
     async add(items) {
       await insertWork(sql, items)
