@@ -37,6 +37,19 @@ onEachStore((store) => {
     expect(found.messages.map((m: { id: string }) => m.id)).toEqual([id])
   })
 
+  it('the keys of the variables come back in the order they were sent', async () => {
+    const sent = await sandbox.send({
+      template: 'hello',
+      from: 'Acme <hello@acme.test>',
+      to: 'ada@example.com',
+      subject: 'Order',
+      templateVariables: { zeta: 1, name: 'Ada', alpha: { z: 1, a: 2 }, mid: [3] },
+    })
+    const record = await jsonOf(sandbox.api(`/_sandbox/api/messages/${(await jsonOf(sent)).id}`))
+    expect(Object.keys(record.templateVariables)).toEqual(['zeta', 'name', 'alpha', 'mid'])
+    expect(Object.keys(record.templateVariables.alpha)).toEqual(['z', 'a'])
+  })
+
   it('a NUL character in a filter, a fault or a suppression lookup is an answer, not a 500', async () => {
     for (const path of [
       '/_sandbox/api/messages?to=%00',
