@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
-import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../config.js'
 import { createEventBus, type EventBus } from '../core/events.js'
@@ -9,7 +8,7 @@ import { createRejectionLog, MAX_REJECTIONS } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createPreviewStore } from '../core/previews.js'
 import { shareEvents } from '../core/shared-events.js'
-import { createFrameBatches } from '../inspector/events.js'
+import { createFrameBatches } from '../inspector/frames.js'
 import {
   createMemoryFaultTable,
   createMemoryRejectionTable,
@@ -26,8 +25,7 @@ import {
 import { type DeferredSnapshotBook, deferredSnapshotBook } from './snapshot-book.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
-import { createApp } from './app.js'
-import { withReasonPhrases } from './reason.js'
+import { type DeferredApp, deferredApp } from './deferred-app.js'
 import { createMessageReader } from '../core/reading.js'
 import type { AppContext, Logger } from '../http/context.js'
 import { exposureWarning, isLoopbackHost } from './exposure.js'
@@ -137,7 +135,8 @@ export async function startServer(
     log,
     snapshots,
   })
-  const { listener, tls } = await listenFor(ctx, stop)
+  const app = deferredApp(ctx)
+  const { listener, tls } = await listenFor(ctx, app, stop)
   const port = listener.port
   const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
   const exposed = exposureWarning(config, port)
@@ -150,7 +149,7 @@ export async function startServer(
       closers.fns.clear()
       await stop(listener.close, tls)
     })())
-  startInBackground(ctx, snapshots)
+  startInBackground(ctx, app, snapshots)
   return { ctx, url, port, tls: tls && { ca: tls.ca, caFile: tls.caFile }, close }
 }
 
@@ -263,6 +262,7 @@ function onCloseOf(closers: Closers): AppContext['onClose'] {
 /** TLS when asked, and the listener; a failure stops what the context runs, then throws. */
 async function listenFor(
   ctx: AppContext,
+  app: DeferredApp,
   stop: (closeListener: undefined, tls: TlsSetup | null) => Promise<void>,
 ): Promise<{ listener: Listener; tls: TlsSetup | null }> {
   const { config, logger } = ctx
@@ -271,7 +271,7 @@ async function listenFor(
     // After the log: a second server on the same log has been refused by then, before it could
     // write the CA's files beside it.
     tls = await setUpTls(config, logger.warn)
-    const listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
+    const listener = await listen(app.handler, {
       port: config.port,
       host: config.host,
       warn: logger.warn,
@@ -286,13 +286,19 @@ async function listenFor(
 }
 
 /**
- * What the first request does not need starts now, in the background: the template watcher
- * (it takes in what changed since the catalog read the folders, so a file written right after
- * start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
+ * What waits for the port to be open starts now, in the background: the HTTP app first (a
+ * request that comes meanwhile waits for it), then the template watcher (it takes in what
+ * changed since the catalog read the folders, so a file written right after start is
+ * reloaded), the snapshot book and its watcher, whose statuses are then computed (a
  * template at a time) for the first save to compare; and, once the caller has heard "ready",
  * the text converter, so that the first send finds it loaded.
  */
-function startInBackground(ctx: AppContext, snapshots: DeferredSnapshotBook): void {
+function startInBackground(
+  ctx: AppContext,
+  app: DeferredApp,
+  snapshots: DeferredSnapshotBook,
+): void {
+  void app.load()
   ctx.catalog
     .startWatching()
     .catch((error: unknown) =>

@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { childEnv, ROOT, startCli, type RunningCli } from '../helpers/cli.js'
+import { TOKEN } from '../helpers/sandbox.js'
+
+let cli: RunningCli | undefined
+afterEach(async () => {
+  await cli?.stop()
+  cli = undefined
+})
+
+const headers = { authorization: `token ${TOKEN}`, 'content-type': 'application/json' }
+
+// The port opens before the app (h3, the routes) is loaded: what arrives meanwhile waits for it.
+describe('requests sent the moment serve is ready', () => {
+  it('are answered in full: a send, a template read, the health', async () => {
+    cli = await startCli([
+      '--port',
+      '0',
+      '--memory',
+      '--no-open',
+      '--templates',
+      join(ROOT, 'templates'),
+      '--fixtures',
+      join(ROOT, 'fixtures'),
+    ])
+    const variables = JSON.parse(
+      await readFile(join(ROOT, 'fixtures/order-receipt/default.json'), 'utf8'),
+    )
+    const send = {
+      template: 'order-receipt',
+      from: 'shop@acme.test',
+      to: ['ada@example.com'],
+      subject: 'Your receipt',
+    }
+    const [sent, template, health] = await Promise.all([
+      fetch(`${cli.url}/messages`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ ...send, templateVariables: variables }),
+      }),
+      fetch(`${cli.url}/templates/welcome`, { headers }),
+      fetch(`${cli.url}/_sandbox/api/health`),
+    ])
+    expect(sent.status, await sent.clone().text()).toBe(201)
+    expect(await sent.json()).toMatchObject({ id: expect.any(String), template: 'order-receipt' })
+    expect(template.status).toBe(200)
+    expect(await template.json()).toMatchObject({ slug: 'welcome' })
+    expect(health.status).toBe(200)
+    expect(health.statusText).toBe('OK')
+    expect(cli.output().stderr).toBe('')
+  })
+})
+
+it('a server is ready before its app and Node’s fetch classes (undici) load; a request loads them', async () => {
+  // In a child process, so what is loaded is the server's doing alone. `moduleLoadList` names
+  // Node's own modules as they load.
+  const script = `
+    import { startSendbox } from 'sendbox'
+    const undici = () => process.moduleLoadList.some((name) => name.includes('deps/undici'))
+    const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
+    const atReady = undici()
+    const answer = await fetch(sandbox.url + '/_sandbox/api/health')
+    console.log(JSON.stringify({ atReady, status: answer.status }))
+    await sandbox.close()
+  `
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: ROOT, env: childEnv() },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    ),
+  )
+  expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ atReady: false, status: 200 })
+})
