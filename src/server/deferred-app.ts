@@ -1,5 +1,5 @@
 /**
- * The app, loaded once the port is open. h3, its routes and what h3's Node adapter (srvx) loads
+ * The app, loaded once the port is open (with the templates, when `serve` compiles them then). h3, its routes and what h3's Node adapter (srvx) loads
  * as it is evaluated (Node's undici, behind the global `Request`, `Response` and `Headers`) took
  * ~45 ms of CPU of a ~230 ms start (`node --cpu-prof`, `serve --memory`) that no longer waits for
  * them. A request that arrives meanwhile waits for the app, then is answered by it.
@@ -11,7 +11,7 @@ import type { Handler } from './connections.js'
 import type { NodeHandler } from './reason.js'
 
 export interface DeferredApp {
-  /** The listener's handler: the app's own once loaded, until then a wait for it. */
+  /** The listener's handler: the app's own once loaded (templates too), until then a wait. */
   handler: Handler
   /** Loads the app (once); a failure is logged here, once, and each request answers 500. */
   load(): Promise<void>
@@ -19,15 +19,15 @@ export interface DeferredApp {
 
 /**
  * @example
- * const app = deferredApp(ctx)
+ * const app = deferredApp(ctx, async () => {})
  * const listener = await listen(app.handler, options)
  * void app.load()
  */
-export function deferredApp(ctx: AppContext): DeferredApp {
+export function deferredApp(ctx: AppContext, templates: () => Promise<void>): DeferredApp {
   let loaded: NodeHandler | undefined
   let loading: Promise<NodeHandler> | undefined
   const app = () =>
-    (loading ??= import('./app.js').then(({ createHandler }) => {
+    (loading ??= Promise.all([import('./app.js'), templates()]).then(([{ createHandler }]) => {
       loaded = createHandler(ctx)
       return loaded
     }))

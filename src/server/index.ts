@@ -17,7 +17,7 @@ import {
   type MessageStore,
 } from '../store/index.js'
 import {
-  createTemplateCatalog,
+  openTemplateCatalog,
   snapshotClock,
   type TemplateCatalog,
   warmPlainText,
@@ -96,23 +96,14 @@ export interface RunningServer {
  */
 export async function startServer(
   options: SendboxOptions = {},
-  defaults?: { open: boolean; logs: boolean },
+  defaults?: StartDefaults,
   /** For tests: the log's file system (one that fails writes on demand). */
   seams: { logFs?: LogFs } = {},
 ): Promise<RunningServer> {
   const config = resolveConfig(options, defaults)
   const logger = createLogger(config.logs)
   const events = createEventBus((error) => logger.error('An event listener failed', error))
-  const catalog = await createTemplateCatalog({
-    templatesDir: config.templatesDir,
-    fixturesDir: config.fixturesDir,
-    // Once the port is open (below): chokidar's first scan is no part of the start.
-    watch: false,
-    warn: logger.warn,
-  })
-  const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
-  // A missing folder is always worth a word; an empty one only on the console of `serve`.
-  if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
+  const { catalog, loaded } = await openTemplates(config, logger, defaults?.templatesAfterReady)
   const snapshots = deferredSnapshotBook({
     catalog,
     dir: config.snapshotsDir,
@@ -135,7 +126,7 @@ export async function startServer(
     log,
     snapshots,
   })
-  const app = deferredApp(ctx)
+  const app = deferredApp(ctx, loaded)
   const { listener, tls } = await listenFor(ctx, app, stop)
   const port = listener.port
   const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
@@ -149,8 +140,47 @@ export async function startServer(
       closers.fns.clear()
       await stop(listener.close, tls)
     })())
-  startInBackground(ctx, app, snapshots)
+  startInBackground(ctx, { app, snapshots, loaded })
   return { ctx, url, port, tls: tls && { ca: tls.ca, caFile: tls.caFile }, close }
+}
+
+/** `startServer`'s defaults (`resolveConfig`'s), and when the templates are compiled. */
+export interface StartDefaults {
+  open: boolean
+  logs: boolean
+  /**
+   * `serve`: ready once the port is open, the templates compiled right after (its requests wait
+   * for them). The library resolves with them compiled: its callers may read `ctx.catalog`.
+   */
+  templatesAfterReady?: boolean
+}
+
+/**
+ * The catalog, its fixtures read and its templates listed (the warning of a folder without any
+ * said); compiled now, or with `afterReady` by `loaded()`, which never fails (a failure is logged).
+ */
+async function openTemplates(
+  config: SendboxConfig,
+  logger: Logger,
+  afterReady = false,
+): Promise<{ catalog: TemplateCatalog; loaded: () => Promise<void> }> {
+  const opened = await openTemplateCatalog({
+    templatesDir: config.templatesDir,
+    fixturesDir: config.fixturesDir,
+    // Once the port is open (below): chokidar's first scan is no part of the start.
+    watch: false,
+    warn: logger.warn,
+  })
+  const noTemplates = noTemplatesWarning(config.templatesDir, opened.templateFiles)
+  // A missing folder is always worth a word; an empty one only on the console of `serve`.
+  if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
+  if (!afterReady) await opened.load()
+  let loading: Promise<void> | undefined
+  const loaded = () =>
+    (loading ??= opened
+      .load()
+      .catch((error: unknown) => logger.error('Could not load the templates', error)))
+  return { catalog: opened.catalog, loaded }
 }
 
 /** The message log (or, with `--store`, the PostgreSQL store), open. */
@@ -286,25 +316,27 @@ async function listenFor(
 }
 
 /**
- * What waits for the port to be open starts now, in the background: the HTTP app first (a
- * request that comes meanwhile waits for it), then the template watcher (it takes in what
- * changed since the catalog read the folders, so a file written right after start is
- * reloaded), the snapshot book and its watcher, whose statuses are then computed (a
+ * What waits for the port to be open starts now, in the background: the HTTP app and the
+ * templates first (a request that comes meanwhile waits for both), the template watcher (it
+ * takes in what changed since the catalog read the folders, so a file written right after
+ * start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
  * template at a time) for the first save to compare; and, once the caller has heard "ready",
  * the text converter, so that the first send finds it loaded.
  */
 function startInBackground(
   ctx: AppContext,
-  app: DeferredApp,
-  snapshots: DeferredSnapshotBook,
+  parts: { app: DeferredApp; snapshots: DeferredSnapshotBook; loaded: () => Promise<void> },
 ): void {
+  const { app, snapshots, loaded } = parts
   void app.load()
   ctx.catalog
     .startWatching()
     .catch((error: unknown) =>
       ctx.logger.warn(`Could not watch the templates: ${(error as Error).message}`),
     )
-  snapshots.start()
-  snapshots.prime()
+  void loaded().then(() => {
+    snapshots.start()
+    snapshots.prime()
+  })
   setTimeout(() => warmPlainText(), 0).unref()
 }

@@ -213,7 +213,7 @@ function partialChange(old: Entry, entry: Entry, changed: string[]): string | nu
  * Templates directly in the folder, by slug (`.liquid` before `.html`), and their hand-written
  * text versions (`<slug>.txt.liquid`). A missing folder has none.
  */
-async function listTemplateFiles(
+export async function listTemplateFiles(
   dir: string,
 ): Promise<{ files: Map<string, string>; texts: Map<string, string> }> {
   let dirents: fs.Dirent[]

@@ -10,7 +10,13 @@
 import path from 'node:path'
 import type { RenderClock } from './clock.js'
 import type { Entry } from './compile.js'
-import { compare, type Engines, loadTemplates, reloadTemplates } from './catalog-load.js'
+import {
+  compare,
+  type Engines,
+  listTemplateFiles,
+  loadTemplates,
+  reloadTemplates,
+} from './catalog-load.js'
 import { reloadFixtures } from './catalog-fixtures.js'
 import { renderEntry } from './catalog-render.js'
 import { createEngine, isInside } from './engine.js'
@@ -54,6 +60,32 @@ interface Catalog {
 export async function createTemplateCatalog(
   options: TemplateCatalogOptions,
 ): Promise<TemplateCatalog> {
+  const opened = await openTemplateCatalog(options)
+  await opened.load()
+  if (options.watch !== false) await opened.catalog.startWatching()
+  return opened.catalog
+}
+
+/** A catalog whose templates are compiled by `load()`; see `openTemplateCatalog`. */
+export interface OpenedCatalog {
+  catalog: TemplateCatalog
+  /** Template files in the folder, as listed when it opened (compiled or not). */
+  templateFiles: number
+  /** Compiles and analyses every template (once; `startWatching` waits for it). */
+  load(): Promise<void>
+}
+
+/**
+ * The catalog with its fixtures read (their warnings said) and its templates listed, but not yet
+ * compiled: `load()` does that, which `serve` runs once its port is open (front matter, Liquid
+ * parse and analysis were ~45 ms of CPU of the start, `node --cpu-prof`); its requests wait
+ * for it. Until then the catalog is empty. Watching starts after the load.
+ *
+ * @example
+ * const { catalog, load } = await openTemplateCatalog({ templatesDir, fixturesDir, watch: false })
+ * await load()
+ */
+export async function openTemplateCatalog(options: TemplateCatalogOptions): Promise<OpenedCatalog> {
   const templatesDir = path.resolve(options.templatesDir)
   const fixturesDir = path.resolve(options.fixturesDir)
   // Hand-written text versions (`<slug>.txt.liquid`) are plain text: their own engine, unescaped.
@@ -77,11 +109,16 @@ export async function createTemplateCatalog(
     closed: false,
     listeners: new Set(),
   }
-  commit(catalog, await loadTemplates(engines, templatesDir))
-  catalog.fixtures = await loadAllFixtures(fixturesDir, warn)
-  const surface = catalogSurface(catalog, loaded)
-  if (options.watch !== false) await surface.startWatching()
-  return surface
+  const [{ files }, fixtures] = await Promise.all([
+    listTemplateFiles(templatesDir),
+    loadAllFixtures(fixturesDir, warn),
+  ])
+  catalog.fixtures = fixtures
+  let loading: Promise<void> | undefined
+  const load = () =>
+    (loading ??= loadTemplates(engines, templatesDir).then((entries) => commit(catalog, entries)))
+  const templates = { load, pending: () => loading }
+  return { catalog: catalogSurface(catalog, loaded, templates), templateFiles: files.size, load }
 }
 
 function commit(catalog: Catalog, entries: Map<string, Entry>): void {
@@ -182,7 +219,11 @@ function createWatching(
 }
 
 /** The catalog as its users see it: lookups and renders from memory, changes, watching. */
-function catalogSurface(catalog: Catalog, loaded: FolderState): TemplateCatalog {
+function catalogSurface(
+  catalog: Catalog,
+  loaded: FolderState,
+  templates: { load(): Promise<void>; pending(): Promise<void> | undefined },
+): TemplateCatalog {
   const batches = createBatchQueue(catalog)
   const watching = createWatching(catalog, batches, loaded)
   const { templatesDir, fixturesDir, engines } = catalog
@@ -211,10 +252,12 @@ function catalogSurface(catalog: Catalog, loaded: FolderState): TemplateCatalog 
       catalog.listeners.add(listener)
       return () => void catalog.listeners.delete(listener)
     },
-    startWatching: watching.start,
+    startWatching: () => templates.load().then(watching.start),
     async close() {
       if (catalog.closed) return
       catalog.closed = true
+      // A load on its way ends first (its failure is its caller's to report).
+      await templates.pending()?.catch(() => {})
       await watching.close()
       await batches.drained()
     },

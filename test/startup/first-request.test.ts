@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { childEnv, ROOT, startCli, type RunningCli } from '../helpers/cli.js'
-import { TOKEN } from '../helpers/sandbox.js'
+import { TOKEN, tempDir, writeFiles } from '../helpers/sandbox.js'
 
 let cli: RunningCli | undefined
 afterEach(async () => {
@@ -51,6 +53,36 @@ describe('requests sent the moment serve is ready', () => {
     expect(health.status).toBe(200)
     expect(health.statusText).toBe('OK')
     expect(cli.output().stderr).toBe('')
+  })
+})
+
+describe('serve compiles its templates once its port is open', () => {
+  it('has read none of them when it prints its ready line; the first read waits for them', async () => {
+    const probe = fileURLToPath(new URL('./read-probe.mjs', import.meta.url))
+    cli = await startCli(
+      ['--port', '0', '--memory', '--no-open', '--templates', join(ROOT, 'templates')],
+      { env: { NODE_OPTIONS: `--import=${probe}` } },
+    )
+    const answer = await fetch(`${cli.url}/templates`, { headers })
+    expect(answer.status).toBe(200)
+    const { templates } = (await answer.json()) as { templates: Array<{ slug: string }> }
+    expect(templates.map((t) => t.slug)).toEqual(['order-receipt', 'password-reset', 'welcome'])
+    const atReady = /templates-read-at-ready (\[.*\])/.exec(cli.output().stderr)
+    expect(atReady && JSON.parse(atReady[1]!)).toEqual([])
+  })
+
+  it('takes in a template written right after the ready line', async () => {
+    const templatesDir = join(await tempDir(), 'templates')
+    await writeFiles(templatesDir, { 'old.liquid': 'v1' })
+    cli = await startCli(['--port', '0', '--memory', '--no-open', '--templates', templatesDir])
+    await writeFile(join(templatesDir, 'fresh.liquid'), 'Hello {{ name }}')
+    await writeFile(join(templatesDir, 'old.liquid'), 'v2, longer')
+    const read = async (slug: string) => {
+      const answer = await fetch(`${cli!.url}/templates/${slug}`, { headers })
+      return answer.status === 200 ? ((await answer.json()) as { body: string }).body : null
+    }
+    await expect.poll(() => read('fresh'), { timeout: 10_000 }).toBe('Hello {{ name }}')
+    await expect.poll(() => read('old'), { timeout: 10_000 }).toBe('v2, longer')
   })
 })
 
