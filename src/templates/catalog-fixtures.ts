@@ -2,7 +2,7 @@
 import path from 'node:path'
 import { relativeFile } from './errors.js'
 import { fixtureSlugOf, loadAllFixtures, loadFixtureCases } from './fixtures.js'
-import { compare } from './catalog-load.js'
+import { compare } from './template-files.js'
 import type { FixtureCase, TemplateChange } from './types.js'
 
 /**

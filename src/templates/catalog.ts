@@ -10,13 +10,8 @@
 import path from 'node:path'
 import type { RenderClock } from './clock.js'
 import type { Entry } from './compile.js'
-import {
-  compare,
-  type Engines,
-  listTemplateFiles,
-  loadTemplates,
-  reloadTemplates,
-} from './catalog-load.js'
+import type { Engines } from './catalog-load.js'
+import { compare, listTemplateFiles } from './template-files.js'
 import { reloadFixtures } from './catalog-fixtures.js'
 import { renderEntry } from './catalog-render.js'
 import { createEngine, isInside } from './engine.js'
@@ -116,7 +111,9 @@ export async function openTemplateCatalog(options: TemplateCatalogOptions): Prom
   catalog.fixtures = fixtures
   let loading: Promise<void> | undefined
   const load = () =>
-    (loading ??= loadTemplates(engines, templatesDir).then((entries) => commit(catalog, entries)))
+    (loading ??= import('./catalog-load.js')
+      .then(({ loadTemplates }) => loadTemplates(engines, templatesDir))
+      .then((entries) => commit(catalog, entries)))
   const templates = { load, pending: () => loading }
   return { catalog: catalogSurface(catalog, loaded, templates), templateFiles: files.size, load }
 }
@@ -152,6 +149,7 @@ async function applyBatch(catalog: Catalog, changed: string[]): Promise<void> {
   const templatePaths = changed.filter((p) => inTemplates(p) && !fixturePaths.includes(p))
   const changes: TemplateChange[] = []
   if (templatePaths.length > 0) {
+    const { reloadTemplates } = await import('./catalog-load.js')
     const next = await reloadTemplates(
       catalog.engines,
       templatesDir,

@@ -49,6 +49,13 @@ describe('commands load only what they need', () => {
   }
 })
 
+describe('yaml loads for a YAML file only', () => {
+  it('sendbox --version never loads it (neither bundled nor from node_modules)', async () => {
+    const loaded = await modulesLoadedBy(['--version'])
+    expect(loaded.filter((url) => url.includes('/node_modules/yaml/'))).toEqual([])
+  })
+})
+
 /** What only `sendbox mcp` needs: the MCP SDK, zod, and src/mcp. */
 const MCP_SIDE = ['/node_modules/@modelcontextprotocol/', '/node_modules/zod/', '/dist/mcp/']
 
