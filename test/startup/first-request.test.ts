@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { childEnv, ROOT, startCli, type RunningCli } from '../helpers/cli.js'
+import { ROOT, startCli, type RunningCli } from '../helpers/cli.js'
 import { TOKEN, tempDir, writeFiles } from '../helpers/sandbox.js'
 
 let cli: RunningCli | undefined
@@ -84,27 +83,4 @@ describe('serve compiles its templates once its port is open', () => {
     await expect.poll(() => read('fresh'), { timeout: 10_000 }).toBe('Hello {{ name }}')
     await expect.poll(() => read('old'), { timeout: 10_000 }).toBe('v2, longer')
   })
-})
-
-it('a server is ready before its app and Node’s fetch classes (undici) load; a request loads them', async () => {
-  // In a child process, so what is loaded is the server's doing alone. `moduleLoadList` names
-  // Node's own modules as they load.
-  const script = `
-    import { startSendbox } from 'sendbox'
-    const undici = () => process.moduleLoadList.some((name) => name.includes('deps/undici'))
-    const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
-    const atReady = undici()
-    const answer = await fetch(sandbox.url + '/_sandbox/api/health')
-    console.log(JSON.stringify({ atReady, status: answer.status }))
-    await sandbox.close()
-  `
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      ['--input-type=module', '-e', script],
-      { cwd: ROOT, env: childEnv() },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)),
-    ),
-  )
-  expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ atReady: false, status: 200 })
 })

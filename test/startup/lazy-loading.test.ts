@@ -141,6 +141,26 @@ it('a server is ready before the text converter and the full address parser load
     console.log(JSON.stringify({ atReady, after: loaded('html-to-text') }))
     await sandbox.close()
   `
+  expect(await lastLineOf(script)).toEqual({ atReady: false, after: true })
+})
+
+it('a server is ready before its app and Node’s fetch classes (undici) load; a request loads them', async () => {
+  // In a child process, so what is loaded is the server's doing alone. `moduleLoadList` names
+  // Node's own modules as they load.
+  const script = `
+    import { startSendbox } from 'sendbox'
+    const undici = () => process.moduleLoadList.some((name) => name.includes('deps/undici'))
+    const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
+    const atReady = undici()
+    const answer = await fetch(sandbox.url + '/_sandbox/api/health')
+    console.log(JSON.stringify({ atReady, status: answer.status }))
+    await sandbox.close()
+  `
+  expect(await lastLineOf(script)).toEqual({ atReady: false, status: 200 })
+})
+
+/** Runs an ES module script in a child process: the JSON of the last line it printed. */
+async function lastLineOf(script: string): Promise<unknown> {
   const { execFile } = await import('node:child_process')
   const out = await new Promise<string>((resolve, reject) =>
     execFile(
@@ -150,5 +170,5 @@ it('a server is ready before the text converter and the full address parser load
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
     ),
   )
-  expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ atReady: false, after: true })
-})
+  return JSON.parse(out.trim().split('\n').at(-1)!)
+}
