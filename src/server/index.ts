@@ -334,7 +334,13 @@ function startInBackground(
     .catch((error: unknown) =>
       ctx.logger.warn(`Could not watch the templates: ${(error as Error).message}`),
     )
+  // Not once closing has begun (a stop right after ready): the book would start its watcher then.
+  let closing = false
+  ctx.onClose(() => {
+    closing = true
+  })
   void loaded().then(() => {
+    if (closing) return
     snapshots.start()
     snapshots.prime()
   })
