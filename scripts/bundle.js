@@ -164,6 +164,13 @@ function options(dir, staging, input, format) {
     external: (id) =>
       id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
     logLevel: 'warn',
+    // The template layer's modules do nothing as they load (no module state, test/module-state):
+    // one imported through the layer's index for a constant (core/faults.ts, SLUG_PATTERN) need
+    // not bring the renderer and Liquid, a CommonJS module rolldown must otherwise keep for its
+    // top-level require, into what a start loads.
+    treeshake: {
+      moduleSideEffects: (id) => (/[\\/]templates[\\/][^\\/]+\.js$/.test(id) ? false : undefined),
+    },
     plugins:
       format === 'cjs'
         ? [caniemailAsJson, lazySegmenter, guardPostgresWrites, importMetaInCommonJs]

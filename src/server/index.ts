@@ -16,12 +16,11 @@ import {
   type LogFs,
   type MessageStore,
 } from '../store/index.js'
-import {
-  openTemplateCatalog,
-  snapshotClock,
-  type TemplateCatalog,
-  warmPlainText,
-} from '../templates/index.js'
+// The modules themselves, not the layer's index: a start loads no renderer nor Liquid.
+import { openTemplateCatalog } from '../templates/catalog.js'
+import { snapshotClock } from '../templates/clock.js'
+import { warmPlainText } from '../templates/plain-text.js'
+import type { TemplateCatalog } from '../templates/types.js'
 import { type DeferredSnapshotBook, deferredSnapshotBook } from './snapshot-book.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'

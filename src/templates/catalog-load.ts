@@ -8,16 +8,25 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { analyzeCompiled, compileFile, type Compiled, type Entry } from './compile.js'
-import type { Engine } from './engine.js'
-import { relativeFile } from './errors.js'
+import { createEngine, type Engines } from './engine.js'
+import { relativeFile } from './template-files.js'
 import { slugOfFileName } from './slug.js'
 import { compare, listTemplateFiles } from './template-files.js'
 import type { TemplateChange } from './types.js'
 
-/** A catalog's two engines: templates (HTML, escaped) and hand-written text versions. */
-export interface Engines {
-  html: Engine
-  text: Engine
+export { renderEntry } from './catalog-render.js'
+
+export type { Engines } from './engine.js'
+
+/**
+ * The engines of a templates folder. Hand-written text versions (`<slug>.txt.liquid`) are plain
+ * text: their own engine, unescaped.
+ *
+ * @example
+ * const engines = createEngines('/app/templates')
+ */
+export function createEngines(templatesDir: string): Engines {
+  return { html: createEngine(templatesDir), text: createEngine(templatesDir, { escape: false }) }
 }
 
 /**

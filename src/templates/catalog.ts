@@ -11,10 +11,10 @@ import path from 'node:path'
 import type { RenderClock } from './clock.js'
 import type { Entry } from './compile.js'
 import type { Engines } from './catalog-load.js'
-import { compare, listTemplateFiles } from './template-files.js'
+
+type Loader = typeof import('./catalog-load.js')
+import { compare, isInside, listTemplateFiles } from './template-files.js'
 import { reloadFixtures } from './catalog-fixtures.js'
-import { renderEntry } from './catalog-render.js'
-import { createEngine, isInside } from './engine.js'
 import { loadAllFixtures } from './fixtures.js'
 import { changedPaths, type FolderState, folderState } from './folder-state.js'
 import { nearest } from '../lib/suggest.js'
@@ -33,8 +33,8 @@ import { watchFolders } from './watch-later.js'
 interface Catalog {
   templatesDir: string
   fixturesDir: string
-  /** Made at the first use (the load): see `openTemplateCatalog`. */
-  readonly engines: Engines
+  /** The loader's module and the engines made with it, once the load has begun. */
+  loaded: { loader: Loader; engines: Engines } | undefined
   warn: (message: string) => void
   entries: Map<string, Entry>
   summaries: TemplateSummary[]
@@ -84,15 +84,6 @@ export interface OpenedCatalog {
 export async function openTemplateCatalog(options: TemplateCatalogOptions): Promise<OpenedCatalog> {
   const templatesDir = path.resolve(options.templatesDir)
   const fixturesDir = path.resolve(options.fixturesDir)
-  // Hand-written text versions (`<slug>.txt.liquid`) are plain text: their own engine, unescaped.
-  // Made with the load: Liquid asks Intl for the default locale, and Intl's first use loads ICU's
-  // data (~7 ms of CPU, `node --cpu-prof`), which a start need not wait for.
-  let engines: Engines | undefined
-  const makeEngines = () =>
-    (engines ??= {
-      html: createEngine(templatesDir),
-      text: createEngine(templatesDir, { escape: false }),
-    })
   // What the folders held as the load began: a watcher started later takes in what changed
   // since (see `startWatching`).
   const loaded = folderState([templatesDir, fixturesDir])
@@ -100,9 +91,7 @@ export async function openTemplateCatalog(options: TemplateCatalogOptions): Prom
   const catalog: Catalog = {
     templatesDir,
     fixturesDir,
-    get engines() {
-      return makeEngines()
-    },
+    loaded: undefined,
     warn,
     entries: new Map(),
     summaries: [],
@@ -117,12 +106,23 @@ export async function openTemplateCatalog(options: TemplateCatalogOptions): Prom
   ])
   catalog.fixtures = fixtures
   let loading: Promise<void> | undefined
+  // Liquid, the compiler and the front matter's yaml come with the loader (a chunk of their
+  // own), and the engines are made then: Liquid asks Intl for the default locale, and Intl's
+  // first use loads ICU's data (~7 ms of CPU, `node --cpu-prof`), which a start need not wait for.
   const load = () =>
-    (loading ??= import('./catalog-load.js')
-      .then(({ loadTemplates }) => loadTemplates(catalog.engines, templatesDir))
-      .then((entries) => commit(catalog, entries)))
+    (loading ??= import('./catalog-load.js').then(async (loader) => {
+      const engines = loader.createEngines(templatesDir)
+      catalog.loaded = { loader, engines }
+      commit(catalog, await loader.loadTemplates(engines, templatesDir))
+    }))
   const templates = { load, pending: () => loading }
   return { catalog: catalogSurface(catalog, loaded, templates), templateFiles: files.size, load }
+}
+
+/** What the load brought; there is no entry to render nor batch to apply before it. */
+function loadedParts(catalog: Catalog): { loader: Loader; engines: Engines } {
+  if (!catalog.loaded) throw new Error('The template catalog is not loaded yet.')
+  return catalog.loaded
 }
 
 function commit(catalog: Catalog, entries: Map<string, Entry>): void {
@@ -156,13 +156,8 @@ async function applyBatch(catalog: Catalog, changed: string[]): Promise<void> {
   const templatePaths = changed.filter((p) => inTemplates(p) && !fixturePaths.includes(p))
   const changes: TemplateChange[] = []
   if (templatePaths.length > 0) {
-    const { reloadTemplates } = await import('./catalog-load.js')
-    const next = await reloadTemplates(
-      catalog.engines,
-      templatesDir,
-      catalog.entries,
-      templatePaths,
-    )
+    const { loader, engines } = loadedParts(catalog)
+    const next = await loader.reloadTemplates(engines, templatesDir, catalog.entries, templatePaths)
     commit(catalog, next.entries)
     changes.push(...next.changes)
   }
@@ -232,8 +227,10 @@ function catalogSurface(
   const batches = createBatchQueue(catalog)
   const watching = createWatching(catalog, batches, loaded)
   const { templatesDir, fixturesDir } = catalog
-  const render = (entry: Entry, variables: Record<string, unknown>, clock?: RenderClock) =>
-    renderEntry(catalog.engines, templatesDir, entry, variables, clock)
+  const render = (entry: Entry, variables: Record<string, unknown>, clock?: RenderClock) => {
+    const { loader, engines } = loadedParts(catalog)
+    return loader.renderEntry(engines, templatesDir, entry, variables, clock)
+  }
   return {
     templatesDir,
     fixturesDir,

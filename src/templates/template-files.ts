@@ -66,3 +66,24 @@ export async function listTemplateFiles(
 export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/**
+ * True when `file` is strictly inside `dir` (both absolute, compared lexically).
+ *
+ * @example
+ * isInside('/app/templates', '/app/templates/partials/button.liquid') // true
+ */
+export function isInside(dir: string, file: string): boolean {
+  const rel = path.relative(dir, file)
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
+}
+
+/**
+ * Path relative to the templates folder, with `/` separators on every platform.
+ *
+ * @example
+ * relativeFile('/app/templates', '/app/templates/partials/button.liquid') // 'partials/button.liquid'
+ */
+export function relativeFile(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join('/')
+}

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { childEnv, runCli, ROOT, startCli } from '../helpers/cli.js'
@@ -47,6 +48,32 @@ describe('commands load only what they need', () => {
       expect(loaded.filter((url) => SERVER_SIDE.some((part) => url.includes(part)))).toEqual([])
     })
   }
+})
+
+/** The bundles `file` imports statically, itself included, through each other. */
+function staticClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  const source = readFileSync(file, 'utf8')
+  for (const [, path] of source.matchAll(/^import (?:.* from )?"(\.\/[^"]+)";$/gm))
+    staticClosure(join(dirname(file), path!), seen)
+  return seen
+}
+
+describe('what a start evaluates before it is ready', () => {
+  it('the library bundle and what it imports statically hold no Liquid, yaml, compiler, h3 or route', () => {
+    const modules = [...staticClosure(join(ROOT, 'dist/sendbox.js'))].flatMap(modulesInBundle)
+    expect(modules.some((path) => path.endsWith('/dist/server/index.js'))).toBe(true)
+    const later = [
+      '/dist/templates/engine.js',
+      '/dist/templates/compile.js',
+      '/node_modules/yaml/',
+      '/node_modules/h3/',
+      '/dist/api/',
+      '/dist/inspector/index.js',
+    ]
+    expect(later.filter((part) => modules.some((path) => path.includes(part)))).toEqual([])
+  })
 })
 
 describe('yaml loads for a YAML file only', () => {
