@@ -79,6 +79,32 @@ const caniemailAsJson = {
 }
 
 /**
+ * consola's fancy reporter measures text with string-width, whose module builds an
+ * `Intl.Segmenter` as it is evaluated: ICU's break data loaded, ~7 ms of CPU of every start
+ * (`node --cpu-prof`, `serve --memory`), for a reporter that measures only what it prints in a
+ * terminal. Built at its first use instead. Only applied where the line is found as it was
+ * written; otherwise the module is left as it is, with a warning.
+ */
+const lazySegmenter = {
+  name: 'lazy-segmenter',
+  transform(code, id) {
+    if (!/\/consola\/dist\/index\.mjs$/.test(id)) return null
+    const eager =
+      "const segmenter = globalThis.Intl?.Segmenter ? new Intl.Segmenter() : { segment: (str) => str.split('') };"
+    if (!code.includes(eager)) {
+      this.warn('the Intl.Segmenter of string-width not found in consola; left as it is')
+      return null
+    }
+    const lazy = [
+      'let madeSegmenter;',
+      'const segmenter = { segment: (str) => (madeSegmenter ??= globalThis.Intl?.Segmenter',
+      "  ? new Intl.Segmenter() : { segment: (s) => s.split('') }).segment(str) };",
+    ].join('\n')
+    return { code: code.replace(eager, lazy), map: null }
+  },
+}
+
+/**
  * @param {string} dist the folder tsc wrote to; the bundles go next to what they are built from
  * @example await bundle('dist')
  */
@@ -138,10 +164,17 @@ function options(dir, staging, input, format) {
     external: (id) =>
       id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
     logLevel: 'warn',
+    // The template layer's modules do nothing as they load (no module state, test/module-state):
+    // one imported through the layer's index for a constant (core/faults.ts, SLUG_PATTERN) need
+    // not bring the renderer and Liquid, a CommonJS module rolldown must otherwise keep for its
+    // top-level require, into what a start loads.
+    treeshake: {
+      moduleSideEffects: (id) => (/[\\/]templates[\\/][^\\/]+\.js$/.test(id) ? false : undefined),
+    },
     plugins:
       format === 'cjs'
-        ? [caniemailAsJson, guardPostgresWrites, importMetaInCommonJs]
-        : [caniemailAsJson, guardPostgresWrites],
+        ? [caniemailAsJson, lazySegmenter, guardPostgresWrites, importMetaInCommonJs]
+        : [caniemailAsJson, lazySegmenter, guardPostgresWrites],
     output: {
       dir: staging,
       format,

@@ -22,7 +22,7 @@ import { parseSimulatedEvent } from './core/delivery.js'
 import { listSuppressions, removeSuppressions } from './core/suppressions.js'
 import { WAIT_MAX_MS, waitForMessage } from './core/wait.js'
 import type { AppContext } from './http/context.js'
-import { startServer } from './server/index.js'
+import { type StartDefaults, startServer } from './server/index.js'
 import { createInbox } from './testkit/inbox.js'
 // The record as sendbox hands it out: the stored one with its `links` and `codes` (docs/testing.md#what-a-record-carries).
 import type { ReadRecord as MessageRecord } from './store/types.js'
@@ -120,7 +120,7 @@ export interface Sendbox extends SendboxClient {
  */
 export async function startSendbox(
   options: SendboxOptions = {},
-  defaults?: { open: boolean; logs: boolean },
+  defaults?: StartDefaults,
 ): Promise<Sendbox> {
   const server = await startServer(options, defaults)
   const { ctx } = server

@@ -33,7 +33,7 @@ export const ALLOWED: Record<string, string> = {
     "a bounded memo of a pure function (a colour's text → its RGBA, frozen): the same for every sandbox",
   'checks/styles.ts: inlineStyles':
     "a bounded memo of a pure function (a style attribute's text → the declarations read): the same for every sandbox",
-  'templates/render.ts: converter':
+  'templates/plain-text.ts: converter':
     'the html-to-text converter, built on first use (lazily, for start-up time); stateless after',
   'lib/ids.ts: next':
     "the cursor into a pool of random bytes: the process's randomness, not a sandbox's state",

@@ -107,7 +107,12 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const stopped = stopSignal(env, exitWithParent)
   // Loaded here, not at the top: --version, --help, check and render never load the server.
   const { startSendbox } = await import('../index.js')
-  const sandbox = await startSendbox(options, { open: !env.CI, logs: true })
+  // Ready once the port is open; the templates are compiled right after (requests wait for them).
+  const sandbox = await startSendbox(options, {
+    open: !env.CI,
+    logs: true,
+    templatesAfterReady: true,
+  })
   process.stdout.write(banner(sandbox))
   if (sandbox.config.open) {
     const { default: open } = await import('open')

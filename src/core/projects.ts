@@ -1,5 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
+import { createRequire } from 'node:module'
+import type * as Yaml from 'yaml'
+import type { Node } from 'yaml'
+
+// yaml is loaded with the first projects file, not with this module: bundled and imported, its
+// ~50 CommonJS modules were evaluated by every start and every `--version` (~15 ms of CPU,
+// `node --cpu-prof`), which seldom read one. Required at run time, it is not bundled here.
+const require = createRequire(import.meta.url)
+const yaml = (): typeof Yaml => require('yaml') as typeof Yaml
 
 /**
  * Projects: each team's mail behind its own tokens (docs/team.md#projects-each-teams-mail-behind-its-own-tokens). A projects file names
@@ -146,10 +154,10 @@ type NodeFail = (node: Node | null | undefined, problem: string, offset?: number
 
 /** A list of tokens in the file: one or more non-blank strings. */
 function tokenList(node: unknown, owner: string, where: unknown, fail: NodeFail): string[] {
-  if (!isSeq(node) || node.items.length === 0)
+  if (!yaml().isSeq(node) || node.items.length === 0)
     return fail((node ?? where) as Node, `${owner} needs "tokens": a list of one or more`)
   return node.items.map((item) => {
-    if (!isScalar(item) || typeof item.value !== 'string' || item.value.trim() === '')
+    if (!yaml().isScalar(item) || typeof item.value !== 'string' || item.value.trim() === '')
       return fail(item as Node, `${owner}: a token is not a string`)
     return item.value
   })
@@ -165,8 +173,8 @@ function readProject(
   places: Places,
   fail: NodeFail,
 ): void {
-  const name = isScalar(entry.key) ? String(entry.key.value) : ''
-  if (!isMap(entry.value)) fail(entry.value as Node, `project "${name}" needs "tokens"`)
+  const name = yaml().isScalar(entry.key) ? String(entry.key.value) : ''
+  if (!yaml().isMap(entry.value)) fail(entry.value as Node, `project "${name}" needs "tokens"`)
   const project = entry.value as { get(key: string, keep: true): unknown }
   const tokens = project.get('tokens', true)
   const list = tokenList(tokens, `project "${name}"`, entry.value, fail)
@@ -184,7 +192,7 @@ function readAdmin(
   fail: NodeFail,
 ): void {
   const admin = pair.value as { get?(key: string, keep: true): unknown }
-  if (!isMap(admin)) fail(pair.value as Node, '"admin" needs "tokens"')
+  if (!yaml().isMap(admin)) fail(pair.value as Node, '"admin" needs "tokens"')
   const tokens = admin.get!('tokens', true)
   definition.admin = { tokens: tokenList(tokens, '"admin"', pair.value, fail) }
   places.set('admin', { key: pair.key as Node, tokens })
@@ -213,8 +221,12 @@ function checkPlaced(definition: ProjectsDefinition, places: Places, fail: NodeF
  * // { projects: { acme: { tokens: ['sandbox_acme_ci'] } } }
  */
 export function parseProjects(text: string, file: string): ProjectsDefinition {
-  const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const lines = new (yaml().LineCounter)()
+  const doc = yaml().parseDocument(text, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+  })
   const fail: NodeFail = (node, problem, offset) => {
     const { line, col } = lines.linePos(offset ?? node?.range?.[0] ?? 0)
     throw new ProjectsFileError(`${file}:${line}:${col}  ${problem}`)
@@ -222,13 +234,13 @@ export function parseProjects(text: string, file: string): ProjectsDefinition {
   const [error] = doc.errors
   if (error) fail(null, `does not parse: ${error.message.split('\n')[0]}`, error.pos[0])
   const root = doc.contents
-  if (!isMap(root)) return fail(root, 'expected a map with "projects" (and "admin")')
+  if (!yaml().isMap(root)) return fail(root, 'expected a map with "projects" (and "admin")')
   const definition: ProjectsDefinition = { projects: {} }
   const places: Places = new Map()
   for (const pair of root.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : ''
+    const key = yaml().isScalar(pair.key) ? String(pair.key.value) : ''
     if (key === 'projects') {
-      if (!isMap(pair.value) || pair.value.items.length === 0)
+      if (!yaml().isMap(pair.value) || pair.value.items.length === 0)
         fail(pair.value as Node, '"projects" needs one or more projects')
       // Each project checked as it is read: the first problem in the file is the one named.
       for (const entry of (pair.value as { items: { key: unknown; value: unknown }[] }).items) {
@@ -249,10 +261,10 @@ export function parseProjects(text: string, file: string): ProjectsDefinition {
 }
 
 function webhookList(node: unknown, name: string, fail: NodeFail): ProjectWebhook[] {
-  if (!isSeq(node)) return fail(node as Node, `project "${name}": "webhooks" is a list`)
+  if (!yaml().isSeq(node)) return fail(node as Node, `project "${name}": "webhooks" is a list`)
   return node.items.map((item) => {
     const value = (item as { toJSON(): unknown }).toJSON?.() as Partial<ProjectWebhook> | undefined
-    if (!isMap(item) || typeof value?.url !== 'string' || typeof value.secret !== 'string')
+    if (!yaml().isMap(item) || typeof value?.url !== 'string' || typeof value.secret !== 'string')
       return fail(item as Node, `project "${name}": a webhook needs "url" and "secret"`)
     return { url: value.url, secret: value.secret }
   })

@@ -2,8 +2,9 @@ import { HTTPError } from 'h3'
 import { isLogWriteError, isStoreUnavailable } from '../store/index.js'
 import type { ErrorCode } from './error-catalog.js'
 
-/** The one JSON media type, on every answer (h3's own is `application/json;charset=UTF-8`). */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+import { errorBody, JSON_CONTENT_TYPE } from './error-body.js'
+
+export { errorBody, JSON_CONTENT_TYPE, type ErrorBody } from './error-body.js'
 
 /**
  * The one error model. Every route throws `apiError(...)`; `toErrorResponse` turns anything
@@ -11,10 +12,6 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
  *
  *   { "error": { "code": "snake_case", "message": "A sentence.", "details": [] } }
  */
-
-export interface ErrorBody {
-  error: { code: string; message: string; details: unknown[] }
-}
 
 export interface ApiErrorData {
   code: ErrorCode
@@ -81,10 +78,6 @@ function isApiErrorData(data: unknown): data is ApiErrorData {
   return (
     typeof data === 'object' && data !== null && typeof (data as ApiErrorData).code === 'string'
   )
-}
-
-export function errorBody(code: ErrorCode, message: string, details: unknown[] = []): ErrorBody {
-  return { error: { code, message, details } }
 }
 
 export function jsonResponse(

@@ -1,4 +1,4 @@
-import { H3, redirect } from 'h3'
+import { H3, redirect, toNodeHandler } from 'h3'
 import { errorAnswerOf, toErrorResponse } from '../http/errors.js'
 import { createGuard, guardPolicy } from '../http/guard.js'
 import { noteRequest, requestLogger } from '../http/request-log.js'
@@ -8,6 +8,7 @@ import { registerInboxRoutes } from '../inbox/index.js'
 import type { AppContext } from '../http/context.js'
 import { route } from '../http/route.js'
 import { openApiOperation } from './openapi.js'
+import { type NodeHandler, withReasonPhrases } from './reason.js'
 
 /** Wires the emulated API, the inspector and the inbox page into one h3 app. */
 export function createApp(ctx: AppContext): H3 {
@@ -35,4 +36,15 @@ export function createApp(ctx: AppContext): H3 {
   registerInspectorRoutes(app, ctx, [openApiOperation])
   registerInboxRoutes(app)
   return app
+}
+
+/**
+ * The app as Node's request handler, every status line with its reason phrase: what the
+ * listener hands each request once the app is loaded (./deferred-app.ts).
+ *
+ * @example
+ * createServer(createHandler(ctx)).listen(0)
+ */
+export function createHandler(ctx: AppContext): NodeHandler {
+  return withReasonPhrases(toNodeHandler(createApp(ctx)))
 }

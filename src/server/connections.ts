@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Server as HttpsServer } from 'node:https'
 import type { Socket } from 'node:net'
-import { errorBody, JSON_CONTENT_TYPE } from '../http/errors.js'
+import { errorBody, JSON_CONTENT_TYPE } from '../http/error-body.js'
 
 /**
  * What every listener shares, whoever creates the server (`node:http` in ./listener.ts,

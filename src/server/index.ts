@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
-import { toNodeHandler } from 'h3'
 import { consola } from 'consola'
 import { resolveConfig, type SendboxConfig, type SendboxOptions } from '../config.js'
 import { createEventBus, type EventBus } from '../core/events.js'
@@ -9,7 +8,7 @@ import { createRejectionLog, MAX_REJECTIONS } from '../core/rejections.js'
 import { createDeliveryEngine } from '../core/delivery.js'
 import { createPreviewStore } from '../core/previews.js'
 import { shareEvents } from '../core/shared-events.js'
-import { createFrameBatches } from '../inspector/events.js'
+import { createFrameBatches } from '../inspector/frames.js'
 import {
   createMemoryFaultTable,
   createMemoryRejectionTable,
@@ -17,17 +16,15 @@ import {
   type LogFs,
   type MessageStore,
 } from '../store/index.js'
-import {
-  createTemplateCatalog,
-  snapshotClock,
-  type TemplateCatalog,
-  warmPlainText,
-} from '../templates/index.js'
+// The modules themselves, not the layer's index: a start loads no renderer nor Liquid.
+import { openTemplateCatalog } from '../templates/catalog.js'
+import { snapshotClock } from '../templates/clock.js'
+import { warmPlainText } from '../templates/plain-text.js'
+import type { TemplateCatalog } from '../templates/types.js'
 import { type DeferredSnapshotBook, deferredSnapshotBook } from './snapshot-book.js'
 import { version } from '../version.js'
 import { serverUrl } from '../http/url.js'
-import { createApp } from './app.js'
-import { withReasonPhrases } from './reason.js'
+import { type DeferredApp, deferredApp } from './deferred-app.js'
 import { createMessageReader } from '../core/reading.js'
 import type { AppContext, Logger } from '../http/context.js'
 import { exposureWarning, isLoopbackHost } from './exposure.js'
@@ -98,23 +95,14 @@ export interface RunningServer {
  */
 export async function startServer(
   options: SendboxOptions = {},
-  defaults?: { open: boolean; logs: boolean },
+  defaults?: StartDefaults,
   /** For tests: the log's file system (one that fails writes on demand). */
   seams: { logFs?: LogFs } = {},
 ): Promise<RunningServer> {
   const config = resolveConfig(options, defaults)
   const logger = createLogger(config.logs)
   const events = createEventBus((error) => logger.error('An event listener failed', error))
-  const catalog = await createTemplateCatalog({
-    templatesDir: config.templatesDir,
-    fixturesDir: config.fixturesDir,
-    // Once the port is open (below): chokidar's first scan is no part of the start.
-    watch: false,
-    warn: logger.warn,
-  })
-  const noTemplates = noTemplatesWarning(config.templatesDir, catalog.count())
-  // A missing folder is always worth a word; an empty one only on the console of `serve`.
-  if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
+  const { catalog, loaded } = await openTemplates(config, logger, defaults?.templatesAfterReady)
   const snapshots = deferredSnapshotBook({
     catalog,
     dir: config.snapshotsDir,
@@ -137,7 +125,8 @@ export async function startServer(
     log,
     snapshots,
   })
-  const { listener, tls } = await listenFor(ctx, stop)
+  const app = deferredApp(ctx, loaded)
+  const { listener, tls } = await listenFor(ctx, app, stop)
   const port = listener.port
   const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
   const exposed = exposureWarning(config, port)
@@ -150,8 +139,47 @@ export async function startServer(
       closers.fns.clear()
       await stop(listener.close, tls)
     })())
-  startInBackground(ctx, snapshots)
+  startInBackground(ctx, { app, snapshots, loaded })
   return { ctx, url, port, tls: tls && { ca: tls.ca, caFile: tls.caFile }, close }
+}
+
+/** `startServer`'s defaults (`resolveConfig`'s), and when the templates are compiled. */
+export interface StartDefaults {
+  open: boolean
+  logs: boolean
+  /**
+   * `serve`: ready once the port is open, the templates compiled right after (its requests wait
+   * for them). The library resolves with them compiled: its callers may read `ctx.catalog`.
+   */
+  templatesAfterReady?: boolean
+}
+
+/**
+ * The catalog, its fixtures read and its templates listed (the warning of a folder without any
+ * said); compiled now, or with `afterReady` by `loaded()`, which never fails (a failure is logged).
+ */
+async function openTemplates(
+  config: SendboxConfig,
+  logger: Logger,
+  afterReady = false,
+): Promise<{ catalog: TemplateCatalog; loaded: () => Promise<void> }> {
+  const opened = await openTemplateCatalog({
+    templatesDir: config.templatesDir,
+    fixturesDir: config.fixturesDir,
+    // Once the port is open (below): chokidar's first scan is no part of the start.
+    watch: false,
+    warn: logger.warn,
+  })
+  const noTemplates = noTemplatesWarning(config.templatesDir, opened.templateFiles)
+  // A missing folder is always worth a word; an empty one only on the console of `serve`.
+  if (noTemplates && (noTemplates.missing || config.logs)) logger.warn(noTemplates.message)
+  if (!afterReady) await opened.load()
+  let loading: Promise<void> | undefined
+  const loaded = () =>
+    (loading ??= opened
+      .load()
+      .catch((error: unknown) => logger.error('Could not load the templates', error)))
+  return { catalog: opened.catalog, loaded }
 }
 
 /** The message log (or, with `--store`, the PostgreSQL store), open. */
@@ -263,6 +291,7 @@ function onCloseOf(closers: Closers): AppContext['onClose'] {
 /** TLS when asked, and the listener; a failure stops what the context runs, then throws. */
 async function listenFor(
   ctx: AppContext,
+  app: DeferredApp,
   stop: (closeListener: undefined, tls: TlsSetup | null) => Promise<void>,
 ): Promise<{ listener: Listener; tls: TlsSetup | null }> {
   const { config, logger } = ctx
@@ -271,7 +300,7 @@ async function listenFor(
     // After the log: a second server on the same log has been refused by then, before it could
     // write the CA's files beside it.
     tls = await setUpTls(config, logger.warn)
-    const listener = await listen(withReasonPhrases(toNodeHandler(createApp(ctx))), {
+    const listener = await listen(app.handler, {
       port: config.port,
       host: config.host,
       warn: logger.warn,
@@ -286,19 +315,33 @@ async function listenFor(
 }
 
 /**
- * What the first request does not need starts now, in the background: the template watcher
- * (it takes in what changed since the catalog read the folders, so a file written right after
+ * What waits for the port to be open starts now, in the background: the HTTP app and the
+ * templates first (a request that comes meanwhile waits for both), the template watcher (it
+ * takes in what changed since the catalog read the folders, so a file written right after
  * start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
  * template at a time) for the first save to compare; and, once the caller has heard "ready",
  * the text converter, so that the first send finds it loaded.
  */
-function startInBackground(ctx: AppContext, snapshots: DeferredSnapshotBook): void {
+function startInBackground(
+  ctx: AppContext,
+  parts: { app: DeferredApp; snapshots: DeferredSnapshotBook; loaded: () => Promise<void> },
+): void {
+  const { app, snapshots, loaded } = parts
+  void app.load()
   ctx.catalog
     .startWatching()
     .catch((error: unknown) =>
       ctx.logger.warn(`Could not watch the templates: ${(error as Error).message}`),
     )
-  snapshots.start()
-  snapshots.prime()
+  // Not once closing has begun (a stop right after ready): the book would start its watcher then.
+  let closing = false
+  ctx.onClose(() => {
+    closing = true
+  })
+  void loaded().then(() => {
+    if (closing) return
+    snapshots.start()
+    snapshots.prime()
+  })
   setTimeout(() => warmPlainText(), 0).unref()
 }

@@ -1,6 +1,6 @@
 import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http'
 
-type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
 const nodeWriteHead = ServerResponse.prototype.writeHead
 

@@ -1,8 +1,7 @@
 /** The catalog's fixture cases after files in the fixtures folder changed. */
 import path from 'node:path'
-import { relativeFile } from './errors.js'
 import { fixtureSlugOf, loadAllFixtures, loadFixtureCases } from './fixtures.js'
-import { compare } from './catalog-load.js'
+import { compare, relativeFile } from './template-files.js'
 import type { FixtureCase, TemplateChange } from './types.js'
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The catalog's templates from disk: the first load, and a reload after files changed, which
+ * The catalog's templates from disk (loaded by the catalog with `import()`: with it the front
+ * matter's yaml and the compiler, which a server runs once its port is open): the first load, and a reload after files changed, which
  * compiles only what changed (and re-analyses every template when a partial may have), then says
  * what changed as `TemplateChange`s. Pure of the catalog's state: each takes the entries before
  * and returns the entries after.
@@ -7,15 +8,25 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { analyzeCompiled, compileFile, type Compiled, type Entry } from './compile.js'
-import type { Engine } from './engine.js'
-import { relativeFile } from './errors.js'
-import { extensionRank, slugOfFileName, textSlugOfFileName } from './slug.js'
+import { createEngine, type Engines } from './engine.js'
+import { relativeFile } from './template-files.js'
+import { slugOfFileName } from './slug.js'
+import { compare, listTemplateFiles } from './template-files.js'
 import type { TemplateChange } from './types.js'
 
-/** A catalog's two engines: templates (HTML, escaped) and hand-written text versions. */
-export interface Engines {
-  html: Engine
-  text: Engine
+export { renderEntry } from './catalog-render.js'
+
+export type { Engines } from './engine.js'
+
+/**
+ * The engines of a templates folder. Hand-written text versions (`<slug>.txt.liquid`) are plain
+ * text: their own engine, unescaped.
+ *
+ * @example
+ * const engines = createEngines('/app/templates')
+ */
+export function createEngines(templatesDir: string): Engines {
+  return { html: createEngine(templatesDir), text: createEngine(templatesDir, { escape: false }) }
 }
 
 /**
@@ -209,54 +220,6 @@ function partialChange(old: Entry, entry: Entry, changed: string[]): string | nu
   return hit ?? changed[0] ?? entry.compiled.file
 }
 
-/**
- * Templates directly in the folder, by slug (`.liquid` before `.html`), and their hand-written
- * text versions (`<slug>.txt.liquid`). A missing folder has none.
- */
-async function listTemplateFiles(
-  dir: string,
-): Promise<{ files: Map<string, string>; texts: Map<string, string> }> {
-  let dirents: fs.Dirent[]
-  try {
-    dirents = await fs.promises.readdir(dir, { withFileTypes: true })
-  } catch {
-    return { files: new Map(), texts: new Map() }
-  }
-  const chosen = new Map<string, string>()
-  const textNames = new Map<string, string>()
-  for (const dirent of dirents) {
-    if (!dirent.isFile() && !dirent.isSymbolicLink()) continue
-    const textSlug = textSlugOfFileName(dirent.name)
-    if (textSlug !== null) textNames.set(textSlug, dirent.name)
-    const slug = slugOfFileName(dirent.name)
-    if (slug === null) continue
-    const current = chosen.get(slug)
-    if (current === undefined || extensionRank(dirent.name) < extensionRank(current))
-      chosen.set(slug, dirent.name)
-  }
-  // `x.txt.liquid` beside a template `x` is its text version, not the template `x.txt`.
-  for (const [slug, name] of [...textNames]) {
-    if (!chosen.has(slug)) textNames.delete(slug)
-    else if (chosen.get(`${slug}.txt`) === name) chosen.delete(`${slug}.txt`)
-  }
-  // A symlink counts only when it leads to a file (compileFile checks where it leads).
-  const onlyFiles = async (names: Map<string, string>) => {
-    const out = new Map<string, string>()
-    for (const [slug, name] of names) {
-      const file = path.join(dir, name)
-      if (
-        await fs.promises.stat(file).then(
-          (s) => s.isFile(),
-          () => false,
-        )
-      )
-        out.set(slug, file)
-    }
-    return out
-  }
-  return { files: await onlyFiles(chosen), texts: await onlyFiles(textNames) }
-}
-
 /** mtimes of partial files, read once per refresh. */
 function statCache(): (file: string) => number | undefined {
   const seen = new Map<string, number | undefined>()
@@ -274,9 +237,4 @@ function statCache(): (file: string) => number | undefined {
 
 function stripExtension(file: string): string {
   return file.replace(/\.(?:liquid|html)$/, '')
-}
-
-/** Code-unit order, as the catalog lists slugs. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -1,9 +1,8 @@
 /** Rendering a catalog entry: its cached parse, and its text version's, on their engines. */
 import { onClock, type RenderClock } from './clock.js'
 import type { Compiled, Entry } from './compile.js'
-import type { Engine } from './engine.js'
+import type { Engine, Engines } from './engine.js'
 import { locateError } from './errors.js'
-import type { Engines } from './catalog-load.js'
 import type { RenderFailure, RenderResult } from './types.js'
 
 /**

@@ -10,10 +10,11 @@
 import path from 'node:path'
 import type { RenderClock } from './clock.js'
 import type { Entry } from './compile.js'
-import { compare, type Engines, loadTemplates, reloadTemplates } from './catalog-load.js'
+import type { Engines } from './catalog-load.js'
+
+type Loader = typeof import('./catalog-load.js')
+import { compare, isInside, listTemplateFiles } from './template-files.js'
 import { reloadFixtures } from './catalog-fixtures.js'
-import { renderEntry } from './catalog-render.js'
-import { createEngine, isInside } from './engine.js'
 import { loadAllFixtures } from './fixtures.js'
 import { changedPaths, type FolderState, folderState } from './folder-state.js'
 import { nearest } from '../lib/suggest.js'
@@ -32,7 +33,8 @@ import { watchFolders } from './watch-later.js'
 interface Catalog {
   templatesDir: string
   fixturesDir: string
-  engines: Engines
+  /** The loader's module and the engines made with it, once the load has begun. */
+  loaded: { loader: Loader; engines: Engines } | undefined
   warn: (message: string) => void
   entries: Map<string, Entry>
   summaries: TemplateSummary[]
@@ -54,13 +56,34 @@ interface Catalog {
 export async function createTemplateCatalog(
   options: TemplateCatalogOptions,
 ): Promise<TemplateCatalog> {
+  const opened = await openTemplateCatalog(options)
+  await opened.load()
+  if (options.watch !== false) await opened.catalog.startWatching()
+  return opened.catalog
+}
+
+/** A catalog whose templates are compiled by `load()`; see `openTemplateCatalog`. */
+export interface OpenedCatalog {
+  catalog: TemplateCatalog
+  /** Template files in the folder, as listed when it opened (compiled or not). */
+  templateFiles: number
+  /** Compiles and analyses every template (once; `startWatching` waits for it). */
+  load(): Promise<void>
+}
+
+/**
+ * The catalog with its fixtures read (their warnings said) and its templates listed, but not yet
+ * compiled: `load()` does that, which `serve` runs once its port is open (front matter, Liquid
+ * parse and analysis were ~45 ms of CPU of the start, `node --cpu-prof`); its requests wait
+ * for it. Until then the catalog is empty. Watching starts after the load.
+ *
+ * @example
+ * const { catalog, load } = await openTemplateCatalog({ templatesDir, fixturesDir, watch: false })
+ * await load()
+ */
+export async function openTemplateCatalog(options: TemplateCatalogOptions): Promise<OpenedCatalog> {
   const templatesDir = path.resolve(options.templatesDir)
   const fixturesDir = path.resolve(options.fixturesDir)
-  // Hand-written text versions (`<slug>.txt.liquid`) are plain text: their own engine, unescaped.
-  const engines = {
-    html: createEngine(templatesDir),
-    text: createEngine(templatesDir, { escape: false }),
-  }
   // What the folders held as the load began: a watcher started later takes in what changed
   // since (see `startWatching`).
   const loaded = folderState([templatesDir, fixturesDir])
@@ -68,7 +91,7 @@ export async function createTemplateCatalog(
   const catalog: Catalog = {
     templatesDir,
     fixturesDir,
-    engines,
+    loaded: undefined,
     warn,
     entries: new Map(),
     summaries: [],
@@ -77,11 +100,29 @@ export async function createTemplateCatalog(
     closed: false,
     listeners: new Set(),
   }
-  commit(catalog, await loadTemplates(engines, templatesDir))
-  catalog.fixtures = await loadAllFixtures(fixturesDir, warn)
-  const surface = catalogSurface(catalog, loaded)
-  if (options.watch !== false) await surface.startWatching()
-  return surface
+  const [{ files }, fixtures] = await Promise.all([
+    listTemplateFiles(templatesDir),
+    loadAllFixtures(fixturesDir, warn),
+  ])
+  catalog.fixtures = fixtures
+  let loading: Promise<void> | undefined
+  // Liquid, the compiler and the front matter's yaml come with the loader (a chunk of their
+  // own), and the engines are made then: Liquid asks Intl for the default locale, and Intl's
+  // first use loads ICU's data (~7 ms of CPU, `node --cpu-prof`), which a start need not wait for.
+  const load = () =>
+    (loading ??= import('./catalog-load.js').then(async (loader) => {
+      const engines = loader.createEngines(templatesDir)
+      catalog.loaded = { loader, engines }
+      commit(catalog, await loader.loadTemplates(engines, templatesDir))
+    }))
+  const templates = { load, pending: () => loading }
+  return { catalog: catalogSurface(catalog, loaded, templates), templateFiles: files.size, load }
+}
+
+/** What the load brought; there is no entry to render nor batch to apply before it. */
+function loadedParts(catalog: Catalog): { loader: Loader; engines: Engines } {
+  if (!catalog.loaded) throw new Error('The template catalog is not loaded yet.')
+  return catalog.loaded
 }
 
 function commit(catalog: Catalog, entries: Map<string, Entry>): void {
@@ -115,12 +156,8 @@ async function applyBatch(catalog: Catalog, changed: string[]): Promise<void> {
   const templatePaths = changed.filter((p) => inTemplates(p) && !fixturePaths.includes(p))
   const changes: TemplateChange[] = []
   if (templatePaths.length > 0) {
-    const next = await reloadTemplates(
-      catalog.engines,
-      templatesDir,
-      catalog.entries,
-      templatePaths,
-    )
+    const { loader, engines } = loadedParts(catalog)
+    const next = await loader.reloadTemplates(engines, templatesDir, catalog.entries, templatePaths)
     commit(catalog, next.entries)
     changes.push(...next.changes)
   }
@@ -182,12 +219,18 @@ function createWatching(
 }
 
 /** The catalog as its users see it: lookups and renders from memory, changes, watching. */
-function catalogSurface(catalog: Catalog, loaded: FolderState): TemplateCatalog {
+function catalogSurface(
+  catalog: Catalog,
+  loaded: FolderState,
+  templates: { load(): Promise<void>; pending(): Promise<void> | undefined },
+): TemplateCatalog {
   const batches = createBatchQueue(catalog)
   const watching = createWatching(catalog, batches, loaded)
-  const { templatesDir, fixturesDir, engines } = catalog
-  const render = (entry: Entry, variables: Record<string, unknown>, clock?: RenderClock) =>
-    renderEntry(engines, templatesDir, entry, variables, clock)
+  const { templatesDir, fixturesDir } = catalog
+  const render = (entry: Entry, variables: Record<string, unknown>, clock?: RenderClock) => {
+    const { loader, engines } = loadedParts(catalog)
+    return loader.renderEntry(engines, templatesDir, entry, variables, clock)
+  }
   return {
     templatesDir,
     fixturesDir,
@@ -211,10 +254,12 @@ function catalogSurface(catalog: Catalog, loaded: FolderState): TemplateCatalog 
       catalog.listeners.add(listener)
       return () => void catalog.listeners.delete(listener)
     },
-    startWatching: watching.start,
+    startWatching: () => templates.load().then(watching.start),
     async close() {
       if (catalog.closed) return
       catalog.closed = true
+      // A load on its way ends first (its failure is its caller's to report).
+      await templates.pending()?.catch(() => {})
       await watching.close()
       await batches.drained()
     },

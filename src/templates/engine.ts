@@ -13,6 +13,9 @@ import path from 'node:path'
 import { Liquid, type FS, type Template as LiquidTemplate } from 'liquidjs'
 import { type ClockHolder, useRenderClock } from './clock.js'
 import { TEMPLATE_EXTENSIONS, hasTemplateExtension } from './slug.js'
+import { isInside } from './template-files.js'
+
+export { isInside }
 
 /**
  * The bounds on every parse and render. The parse limit is per file (liquidjs counts per
@@ -106,12 +109,6 @@ export function createEngine(templatesDir: string, options: { escape?: boolean }
   const clock: ClockHolder = { clock: undefined }
   useRenderClock(liquid, clock)
   return { root, liquid, fs: sandboxFs, cache, clock }
-}
-
-/** True when `file` is strictly inside `dir` (both absolute, compared lexically). */
-export function isInside(dir: string, file: string): boolean {
-  const rel = path.relative(dir, file)
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
 }
 
 function isFile(file: string): boolean {
@@ -210,4 +207,10 @@ export function createPartialCache(lastRead: () => string | undefined): PartialC
       return entries.size
     },
   }
+}
+
+/** A catalog's two engines: templates (HTML, escaped) and hand-written text versions. */
+export interface Engines {
+  html: Engine
+  text: Engine
 }

@@ -6,6 +6,9 @@
 import path from 'node:path'
 import { LiquidError, TagToken, Tokenizer, type Token } from 'liquidjs'
 import { LIMITS } from './engine.js'
+import { relativeFile } from './template-files.js'
+
+export { relativeFile }
 import type { SourcePosition } from './types.js'
 
 export interface Located extends SourcePosition {
@@ -32,11 +35,6 @@ export class LocatedError extends Error {
     super(message, { cause })
     this.name = 'LocatedError'
   }
-}
-
-/** Path relative to the templates folder, with `/` separators on every platform. */
-export function relativeFile(root: string, file: string): string {
-  return path.relative(root, file).split(path.sep).join('/')
 }
 
 /** Locate any error thrown by parse, analysis or render. Never throws. */

@@ -3,7 +3,7 @@
  * Other layers use only what is exported here.
  */
 export type * from './types.js'
-export { createTemplateCatalog } from './catalog.js'
+export { createTemplateCatalog, openTemplateCatalog, type OpenedCatalog } from './catalog.js'
 export { snapshotClock, SNAPSHOT_NOW } from './clock.js'
 export type { FolderWatcher } from './watcher.js'
 export { watchFolders } from './watch-later.js'

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { childEnv, runCli, ROOT, startCli } from '../helpers/cli.js'
@@ -47,6 +48,39 @@ describe('commands load only what they need', () => {
       expect(loaded.filter((url) => SERVER_SIDE.some((part) => url.includes(part)))).toEqual([])
     })
   }
+})
+
+/** The bundles `file` imports statically, itself included, through each other. */
+function staticClosure(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  const source = readFileSync(file, 'utf8')
+  for (const [, path] of source.matchAll(/^import (?:.* from )?"(\.\/[^"]+)";$/gm))
+    staticClosure(join(dirname(file), path!), seen)
+  return seen
+}
+
+describe('what a start evaluates before it is ready', () => {
+  it('the library bundle and what it imports statically hold no Liquid, yaml, compiler, h3 or route', () => {
+    const modules = [...staticClosure(join(ROOT, 'dist/sendbox.js'))].flatMap(modulesInBundle)
+    expect(modules.some((path) => path.endsWith('/dist/server/index.js'))).toBe(true)
+    const later = [
+      '/dist/templates/engine.js',
+      '/dist/templates/compile.js',
+      '/node_modules/yaml/',
+      '/node_modules/h3/',
+      '/dist/api/',
+      '/dist/inspector/index.js',
+    ]
+    expect(later.filter((part) => modules.some((path) => path.includes(part)))).toEqual([])
+  })
+})
+
+describe('yaml loads for a YAML file only', () => {
+  it('sendbox --version never loads it (neither bundled nor from node_modules)', async () => {
+    const loaded = await modulesLoadedBy(['--version'])
+    expect(loaded.filter((url) => url.includes('/node_modules/yaml/'))).toEqual([])
+  })
 })
 
 /** What only `sendbox mcp` needs: the MCP SDK, zod, and src/mcp. */
@@ -134,6 +168,26 @@ it('a server is ready before the text converter and the full address parser load
     console.log(JSON.stringify({ atReady, after: loaded('html-to-text') }))
     await sandbox.close()
   `
+  expect(await lastLineOf(script)).toEqual({ atReady: false, after: true })
+})
+
+it('a server is ready before its app and Node’s fetch classes (undici) load; a request loads them', async () => {
+  // In a child process, so what is loaded is the server's doing alone. `moduleLoadList` names
+  // Node's own modules as they load.
+  const script = `
+    import { startSendbox } from 'sendbox'
+    const undici = () => process.moduleLoadList.some((name) => name.includes('deps/undici'))
+    const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
+    const atReady = undici()
+    const answer = await fetch(sandbox.url + '/_sandbox/api/health')
+    console.log(JSON.stringify({ atReady, status: answer.status }))
+    await sandbox.close()
+  `
+  expect(await lastLineOf(script)).toEqual({ atReady: false, status: 200 })
+})
+
+/** Runs an ES module script in a child process: the JSON of the last line it printed. */
+async function lastLineOf(script: string): Promise<unknown> {
   const { execFile } = await import('node:child_process')
   const out = await new Promise<string>((resolve, reject) =>
     execFile(
@@ -143,5 +197,5 @@ it('a server is ready before the text converter and the full address parser load
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
     ),
   )
-  expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ atReady: false, after: true })
-})
+  return JSON.parse(out.trim().split('\n').at(-1)!)
+}
