@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createStepApplier } from '../../src/core/delivery-apply.js'
 import { createEventBus } from '../../src/core/events.js'
-import { initialRecipients } from '../../src/store/recipients.js'
-import type { MessageRecord, MessageStore } from '../../src/store/types.js'
+import type { MessageStore } from '../../src/store/types.js'
+import { messageRecord } from '../helpers/records.js'
 
 const at = '2026-11-26T10:00:00.000Z'
-const to = [{ name: null, address: 'bounce@example.com' }]
-const message: MessageRecord = {
-  id: 'msg_01KB0000000000000000000000',
-  status: 'sent',
-  createdAt: at,
-  project: 'default',
-  tokenHint: '00000000',
-  template: 'hello',
-  from: { name: null, address: 'shop@acme.test' },
-  to,
-  subject: 'Hi',
-  templateVariables: {},
-  html: '<p>Hi</p>',
-  text: 'Hi',
-  warnings: [],
-  recipients: initialRecipients(to, at),
-}
+const message = messageRecord('bounce@example.com', at)
 
 describe('applying a bounce', () => {
   it('writes the suppression before the bounced state: whoever sees the bounce finds the address listed', async () => {

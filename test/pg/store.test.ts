@@ -5,6 +5,7 @@ import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { jsonOf } from '../helpers/http.js'
+import { messageRecord } from '../helpers/records.js'
 
 const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi {{ name }}\n---\n<p>Hello {{ name }}</p>' }
 const send = (sandbox: TestSandbox, to: string | string[], subject = 'Hello there') =>
@@ -258,31 +259,14 @@ describePg('changes to one message from two processes at once', () => {
   it('every change lands, from a record read before the others changed it too', async () => {
     const url = await freshDatabase()
     const { openPostgresStore } = await import('../../src/store/postgres/index.js')
-    const { initialRecipients } = await import('../../src/store/recipients.js')
     const [a, b] = await Promise.all([
       openPostgresStore({ url, maxMessages: 100 }),
       openPostgresStore({ url, maxMessages: 100 }),
     ])
     try {
       const at = new Date().toISOString()
-      const to = [{ name: null, address: 'ada@example.com' }]
-      await a.append({
-        id: 'msg_01KB0000000000000000000000',
-        status: 'sent',
-        createdAt: at,
-        project: 'default',
-        tokenHint: '00000000',
-        template: 'hello',
-        from: { name: null, address: 'shop@acme.test' },
-        to,
-        subject: 'Hi',
-        templateVariables: {},
-        html: '<p>Hi</p>',
-        text: 'Hi',
-        warnings: [],
-        recipients: initialRecipients(to, at),
-      })
-      const id = 'msg_01KB0000000000000000000000'
+      const { id } = messageRecord('ada@example.com', at)
+      await a.append(messageRecord('ada@example.com', at))
       // Each process read the message once, before any change: every change but the first
       // starts from a record that is no longer the row's, and must read it again.
       const [baseA, baseB] = [await a.get(id), await b.get(id)]
