@@ -327,21 +327,26 @@ function startInBackground(
   parts: { app: DeferredApp; snapshots: DeferredSnapshotBook; loaded: () => Promise<void> },
 ): void {
   const { app, snapshots, loaded } = parts
-  void app.load()
-  ctx.catalog
-    .startWatching()
-    .catch((error: unknown) =>
-      ctx.logger.warn(`Could not watch the templates: ${(error as Error).message}`),
-    )
   // Not once closing has begun (a stop right after ready): the book would start its watcher then.
   let closing = false
   ctx.onClose(() => {
     closing = true
   })
-  void loaded().then(() => {
-    if (closing) return
-    snapshots.start()
-    snapshots.prime()
-  })
-  setTimeout(() => warmPlainText(), 0).unref()
+  // The app and the templates first, alone: a first request waits for them, and the watcher's
+  // scan and the snapshot book's statuses (a render of every case) only slowed it down when they
+  // ran beside them (first send answered 374 → 483 ms). The watcher starting later loses
+  // nothing: it takes in what changed since the catalog read the folders.
+  void Promise.all([app.load(), loaded()]).then(() =>
+    setTimeout(() => {
+      warmPlainText()
+      if (closing) return
+      ctx.catalog
+        .startWatching()
+        .catch((error: unknown) =>
+          ctx.logger.warn(`Could not watch the templates: ${(error as Error).message}`),
+        )
+      snapshots.start()
+      snapshots.prime()
+    }, 0).unref(),
+  )
 }

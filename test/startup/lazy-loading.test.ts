@@ -161,8 +161,10 @@ it('a server is ready before the text converter and the full address parser load
     const loaded = (name) => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('/node_modules/' + name + '/'))
     const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
     const atReady = loaded('html-to-text') || loaded('email-addresses')
-    // The server loads the converter in a timer of 0 ms set before it resolved: one timer turn
-    // (and the loading's I/O turn) after it is what "right after" means; nothing announces it.
+    // The server loads the converter in a timer of 0 ms set once its app and templates are
+    // loaded (an answer means they are): one timer turn (and the loading's I/O turn) after that
+    // is what "right after" means; nothing announces it.
+    await fetch(sandbox.url + '/_sandbox/api/health')
     await new Promise((resolve) => setTimeout(resolve, 0))
     await new Promise((resolve) => setImmediate(resolve))
     console.log(JSON.stringify({ atReady, after: loaded('html-to-text') }))
