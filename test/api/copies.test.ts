@@ -1,9 +1,6 @@
-import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
-import { type MessageRecord, type Sendbox, startSendbox } from 'sendbox'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { tempDir, writeFiles } from '../helpers/sandbox.js'
-import { onEachStore } from '../helpers/stores.js'
+import type { MessageRecord, Sendbox } from 'sendbox'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { onEachStore, sendboxForSuite } from '../helpers/stores.js'
 
 /**
  * What the programmatic API hands out is the caller's to change: a test that edits a record
@@ -12,21 +9,9 @@ import { onEachStore } from '../helpers/stores.js'
  */
 
 onEachStore((store) => {
-  let dir: string
   let sandbox: Sendbox
-  beforeAll(async () => {
-    dir = await tempDir('sendbox-copies-')
-    await writeFiles(join(dir, 'templates'), { 'welcome.liquid': '<p>Welcome, {{ name }}!</p>' })
-    sandbox = await startSendbox({
-      port: 0,
-      memory: true,
-      templates: join(dir, 'templates'),
-      ...(await store.options()),
-    })
-  })
-  afterAll(async () => {
-    await sandbox?.close()
-    await rm(dir, { recursive: true, force: true })
+  sendboxForSuite(store, 'copies', (started) => {
+    sandbox = started
   })
   beforeEach(() => sandbox.clear())
 

@@ -1,9 +1,6 @@
-import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
-import { type Sendbox, startSendbox } from 'sendbox'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { tempDir, writeFiles } from '../helpers/sandbox.js'
-import { onEachStore } from '../helpers/stores.js'
+import type { Sendbox } from 'sendbox'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { onEachStore, sendboxForSuite } from '../helpers/stores.js'
 
 /**
  * A filter that cannot be read is refused, never taken for "no filter": `clear({ since:
@@ -11,21 +8,9 @@ import { onEachStore } from '../helpers/stores.js'
  */
 
 onEachStore((store) => {
-  let dir: string
   let sandbox: Sendbox
-  beforeAll(async () => {
-    dir = await tempDir('sendbox-filters-')
-    await writeFiles(join(dir, 'templates'), { 'welcome.liquid': '<p>Welcome, {{ name }}!</p>' })
-    sandbox = await startSendbox({
-      port: 0,
-      memory: true,
-      templates: join(dir, 'templates'),
-      ...(await store.options()),
-    })
-  })
-  afterAll(async () => {
-    await sandbox?.close()
-    await rm(dir, { recursive: true, force: true })
+  sendboxForSuite(store, 'filters', (started) => {
+    sandbox = started
   })
 
   async function send(to: string): Promise<void> {

@@ -1,9 +1,6 @@
-import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
-import { type Sendbox, startSendbox, WaitTimeoutError } from 'sendbox'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { tempDir, writeFiles } from '../helpers/sandbox.js'
-import { JSON_LOG } from '../helpers/stores.js'
+import { type Sendbox, WaitTimeoutError } from 'sendbox'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { JSON_LOG, sendboxForSuite } from '../helpers/stores.js'
 
 /**
  * A wait lasts at most 60 s whatever timeout it was given; its error says how long it really
@@ -15,21 +12,9 @@ import { JSON_LOG } from '../helpers/stores.js'
 
 describe('on the JSON log', () => {
   const store = JSON_LOG
-  let dir: string
   let sandbox: Sendbox
-  beforeAll(async () => {
-    dir = await tempDir('sendbox-wait-timeout-')
-    await writeFiles(join(dir, 'templates'), { 'welcome.liquid': '<p>Welcome, {{ name }}!</p>' })
-    sandbox = await startSendbox({
-      port: 0,
-      memory: true,
-      templates: join(dir, 'templates'),
-      ...(await store.options()),
-    })
-  })
-  afterAll(async () => {
-    await sandbox?.close()
-    await rm(dir, { recursive: true, force: true })
+  sendboxForSuite(store, 'wait-timeout', (started) => {
+    sandbox = started
   })
   afterEach(() => {
     vi.useRealTimers()

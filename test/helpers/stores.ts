@@ -1,7 +1,10 @@
-import { describe } from 'vitest'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe } from 'vitest'
+import { type Sendbox, startSendbox } from 'sendbox'
 import type { SendboxOptions } from '../../src/config.js'
 import { describePg, freshDatabase } from './postgres.js'
-import { startTestSandbox, type TestSandbox } from './sandbox.js'
+import { startTestSandbox, tempDir, type TestSandbox, writeFiles } from './sandbox.js'
 
 /** The store a suite is running on, and how to start a sandbox there. */
 export interface StoreUnderTest {
@@ -53,4 +56,37 @@ export const POSTGRES = storeUnderTest('postgres', async () => ({
 export function onEachStore(suite: (store: StoreUnderTest) => void): void {
   describe('on the JSON Lines log', () => suite(JSON_LOG))
   describePg('on PostgreSQL', () => suite(POSTGRES))
+}
+
+/**
+ * A programmatic `Sendbox` on `store` for the suite it is called in: started before its tests
+ * (the welcome template in a folder of its own, `sendbox-<name>-…`), handed to `use`, and closed,
+ * its folder removed, after them.
+ *
+ * @example
+ * let sandbox: Sendbox
+ * sendboxForSuite(store, 'copies', (started) => { sandbox = started })
+ */
+export function sendboxForSuite(
+  store: StoreUnderTest,
+  name: string,
+  use: (sandbox: Sendbox) => void,
+): void {
+  let dir: string
+  let sandbox: Sendbox | undefined
+  beforeAll(async () => {
+    dir = await tempDir(`sendbox-${name}-`)
+    await writeFiles(join(dir, 'templates'), { 'welcome.liquid': '<p>Welcome, {{ name }}!</p>' })
+    sandbox = await startSendbox({
+      port: 0,
+      memory: true,
+      templates: join(dir, 'templates'),
+      ...(await store.options()),
+    })
+    use(sandbox)
+  })
+  afterAll(async () => {
+    await sandbox?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
 }
