@@ -26,6 +26,7 @@ import {
   SourceView,
   StatusBadge,
   Tabs,
+  Term,
   WarningItems,
 } from './ui.js'
 
@@ -447,41 +448,26 @@ function MessageHead({ model, m }: { model: MessagesModel; m: MessageRecord }) {
 function MessageMeta({ m }: { m: MessageRecord }) {
   return (
     <dl class="meta">
-      <div>
-        <dt>From</dt>
-        <dd>
-          <AddressView a={m.from} />
-        </dd>
-      </div>
-      <div>
-        <dt>To</dt>
-        <dd>
-          <RecipientList to={m.to} />
-        </dd>
-      </div>
-      <div>
-        <dt>Sent</dt>
-        <dd>
-          <RelativeTime iso={m.createdAt} />
-        </dd>
-      </div>
-      <div>
-        <dt>Status</dt>
-        <dd class="status-line">
-          <span id="message-status">
-            <StatusBadge status={m.status} />
-          </span>
-          <a href={href('messages', m.id, { tab: 'delivery' })} class="quiet-link">
-            Delivery timeline
-          </a>
-        </dd>
-      </div>
-      <div>
-        <dt>Template</dt>
-        <dd>
-          <a href={href('templates', m.template)}>{m.template}</a>
-        </dd>
-      </div>
+      <Term term="From">
+        <AddressView a={m.from} />
+      </Term>
+      <Term term="To">
+        <RecipientList to={m.to} />
+      </Term>
+      <Term term="Sent">
+        <RelativeTime iso={m.createdAt} />
+      </Term>
+      <Term term="Status" class="status-line">
+        <span id="message-status">
+          <StatusBadge status={m.status} />
+        </span>
+        <a href={href('messages', m.id, { tab: 'delivery' })} class="quiet-link">
+          Delivery timeline
+        </a>
+      </Term>
+      <Term term="Template">
+        <a href={href('templates', m.template)}>{m.template}</a>
+      </Term>
     </dl>
   )
 }
@@ -556,71 +542,43 @@ function AddressView({ a }: { a: Address }) {
   )
 }
 
-// Long because it is one definition list, a row per fact of the record, then its variables:
-// one tree, read top to bottom like the tab it draws.
+/** The Details tab: a row per fact of the record, then its variables. */
 function Details({ m }: { m: MessageRecord }) {
   return (
     <div class="details">
       <dl class="facts">
-        <div>
-          <dt>ID</dt>
-          <dd>
-            <code>{m.id}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Sent</dt>
-          <dd>{fullTime(m.createdAt)}</dd>
-        </div>
-        <div>
-          <dt>From</dt>
-          <dd>{fullAddress(m.from)}</dd>
-        </div>
-        <div>
-          <dt>To</dt>
-          <dd>
-            {m.to.map((a, i) => (
-              <span key={`${a.address} ${i}`}>
-                {i ? <br /> : null}
-                {fullAddress(a)}
-              </span>
-            ))}
-          </dd>
-        </div>
-        <div>
-          <dt>Subject</dt>
-          <dd>{m.subject}</dd>
-        </div>
-        <div>
-          <dt>Template</dt>
-          <dd>
-            <a href={href('templates', m.template)}>{m.template}</a>
-          </dd>
-        </div>
-        <div>
-          <dt>Project</dt>
-          <dd>
-            <code>{m.project}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Token</dt>
-          <dd>
-            <code>{m.tokenHint}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Warnings</dt>
-          <dd>
-            {m.warnings.length ? (
-              <ul class="plain">
-                <WarningItems warnings={m.warnings} />
-              </ul>
-            ) : (
-              'None'
-            )}
-          </dd>
-        </div>
+        <Term term="ID">
+          <code>{m.id}</code>
+        </Term>
+        <Term term="Sent">{fullTime(m.createdAt)}</Term>
+        <Term term="From">{fullAddress(m.from)}</Term>
+        <Term term="To">
+          {m.to.map((a, i) => (
+            <span key={`${a.address} ${i}`}>
+              {i ? <br /> : null}
+              {fullAddress(a)}
+            </span>
+          ))}
+        </Term>
+        <Term term="Subject">{m.subject}</Term>
+        <Term term="Template">
+          <a href={href('templates', m.template)}>{m.template}</a>
+        </Term>
+        <Term term="Project">
+          <code>{m.project}</code>
+        </Term>
+        <Term term="Token">
+          <code>{m.tokenHint}</code>
+        </Term>
+        <Term term="Warnings">
+          {m.warnings.length ? (
+            <ul class="plain">
+              <WarningItems warnings={m.warnings} />
+            </ul>
+          ) : (
+            'None'
+          )}
+        </Term>
       </dl>
       <h3>Variables</h3>
       <JsonBlock value={m.templateVariables} />

@@ -43,6 +43,30 @@ export function RelativeTime({ iso, class: className }: { iso: string; class?: s
   )
 }
 
+/**
+ * One term of a `<dl>` and what it says, grouped in a `<div>` as the styles lay them out.
+ *
+ * @example
+ * <dl class="meta"><Term term="From"><AddressView a={m.from} /></Term></dl>
+ */
+export function Term({
+  term,
+  class: className,
+  children,
+}: {
+  term: string
+  /** The `<dd>`'s class. */
+  class?: string
+  children: ComponentChildren
+}) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd class={className}>{children}</dd>
+    </div>
+  )
+}
+
 /** A JSON value, pretty-printed, as text. */
 export function JsonBlock({ value }: { value: unknown }) {
   return (
