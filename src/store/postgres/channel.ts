@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
 import type { Sql } from 'postgres'
 import type { Notice, StoreChannel } from '../types.js'
@@ -24,8 +25,11 @@ export async function openChannel(sql: Sql): Promise<StoreChannel & { close(): P
   const me = randomUUID()
   const listeners = new Set<(notice: Notice) => void>()
   let seq = 0
-  let pending: Array<{ payload: string; sent: () => void; failed: (error: unknown) => void }> = []
-  let flushing = false
+  // Notices published while a statement is under way go in the next one, together.
+  const notify = createBatcher(async (payloads: readonly string[]) => {
+    await sql`SELECT pg_notify(${CHANNEL}, payload) FROM unnest(${textArray(payloads)}::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`
+    return payloads.map(() => undefined)
+  })
 
   const listening = await sql.listen(CHANNEL, (payload) => {
     let parsed: (Notice & { from?: string; seq?: number }) | null = null
@@ -39,29 +43,8 @@ export async function openChannel(sql: Sql): Promise<StoreChannel & { close(): P
     for (const listener of listeners) listener(notice as Notice)
   })
 
-  async function flush(): Promise<void> {
-    flushing = true
-    while (pending.length) {
-      const batch = pending
-      pending = []
-      try {
-        await sql`SELECT pg_notify(${CHANNEL}, payload) FROM unnest(${textArray(batch.map((b) => b.payload))}::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`
-        for (const b of batch) b.sent()
-      } catch (error) {
-        for (const b of batch) b.failed(error)
-      }
-    }
-    flushing = false
-  }
-
   return {
-    publish(notice) {
-      const payload = JSON.stringify({ ...notice, from: me, seq: ++seq })
-      return new Promise<void>((sent, failed) => {
-        pending.push({ payload, sent, failed })
-        if (!flushing) void flush()
-      })
-    },
+    publish: (notice) => notify.call(JSON.stringify({ ...notice, from: me, seq: ++seq })),
     subscribe(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
