@@ -60,3 +60,37 @@ describe('createBatcher', () => {
     }
   })
 })
+
+describe('createBatcher with eachAlone', () => {
+  /** A run that refuses any batch holding a negative input, answering n * 10 otherwise. */
+  const refusing = (runs: number[][]) => async (inputs: readonly number[]) => {
+    runs.push([...inputs])
+    if (inputs.some((n) => n < 0)) throw new Error('refused')
+    return inputs.map((n) => n * 10)
+  }
+
+  it('runs each input of a refused batch alone: only the input that cannot be served fails', async () => {
+    const runs: number[][] = []
+    const batcher = createBatcher(refusing(runs), { eachAlone: () => true })
+    const first = batcher.call(1)
+    const rest = [batcher.call(2), batcher.call(-3), batcher.call(4)].map((p) =>
+      p.then(
+        (value) => ({ value }),
+        (error: Error) => ({ error: error.message }),
+      ),
+    )
+    expect(await first).toBe(10)
+    expect(await Promise.all(rest)).toEqual([{ value: 20 }, { error: 'refused' }, { value: 40 }])
+    expect(runs).toEqual([[1], [2, -3, 4], [2], [-3], [4]])
+  })
+
+  it('fails the whole batch when eachAlone does not accept the error', async () => {
+    const runs: number[][] = []
+    const batcher = createBatcher(refusing(runs), { eachAlone: () => false })
+    const first = batcher.call(1)
+    const rest = [batcher.call(2), batcher.call(-3)].map((p) => p.catch((e: Error) => e.message))
+    await first
+    expect(await Promise.all(rest)).toEqual(['refused', 'refused'])
+    expect(runs).toEqual([[1], [2, -3]])
+  })
+})

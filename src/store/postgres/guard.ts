@@ -26,6 +26,14 @@ export function isUnreachable(error: unknown): boolean {
 }
 
 /**
+ * Whether PostgreSQL refused a statement (a constraint, a value it cannot take): nothing of it was
+ * committed, so each part of a batched statement can be tried again alone (createBatcher's
+ * `eachAlone`). Not a lost connection: the statement may have committed before its answer was lost.
+ */
+export const isRefused = (error: unknown): boolean =>
+  (error as { name?: unknown } | null)?.name === 'PostgresError' && !isUnreachable(error)
+
+/**
  * What a connection that was open and got dropped fails with: a fresh one may answer. Not a
  * refused or timed-out connect: the database is down, and trying again only adds queries (and
  * with them the client's own crash on a closed socket, porsager/postgres#1154).

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Sql } from 'postgres'
+import { createBatcher } from '../../lib/batch.js'
 import { compileFilter } from '../filter.js'
 import { withEvents } from '../recipients.js'
 import { withRelease } from '../releases.js'
@@ -10,10 +11,11 @@ import type {
   MessageRecord,
   MessageStore,
   StoreChannel,
+  WorkItem,
 } from '../types.js'
 import { createFaultTable } from './faults.js'
 import { asJson } from './text.js'
-import { guarded } from './guard.js'
+import { guarded, isRefused } from './guard.js'
 import { conditionOf, filterColumns } from './filter.js'
 import { createRejectionTable } from './rejections.js'
 import { createWebhookTable } from './webhooks.js'
@@ -187,35 +189,24 @@ function createMessageChanges(
   seqs: Positions,
   /** This process in the work queue: the owner of the work it adds leased to itself. */
   me: string,
-): Pick<MessageStore, 'append' | 'delete' | 'clear' | 'addEvents' | 'addRelease'> {
+): Pick<MessageStore, 'append' | 'delete' | 'clear' | 'addEvents' | 'addRelease'> & {
+  idle(): Promise<void>
+} {
+  const inserts = createBatcher((items: readonly NewMessage[]) => insertMessages(sql, items, me), {
+    eachAlone: isRefused,
+  })
+  const updates = createBatcher((changes: readonly RowChange[]) => updateRecords(sql, changes), {
+    eachAlone: isRefused,
+  })
+  const change = (
+    id: string,
+    edit: (record: MessageRecord) => MessageRecord | null,
+    base?: MessageRecord,
+  ) => changeRecord(sql, seqs, updates.call, id, edit, base)
   return {
     async append(record, work = []) {
-      // The message and its work in one statement (one transaction): a 201 leaves the delivery
-      // to whichever process claims it, even when this one is killed the moment after. One
-      // statement rather than BEGIN, two INSERTs and COMMIT: each round trip is a write to the
-      // socket, and those writes were a third of the process's time under load (bench:team).
-      const message = sql`
-        INSERT INTO sendbox_messages ${sql({
-          id: record.id,
-          created_at: new Date(record.createdAt),
-          project: record.project,
-          status: record.status,
-          ...filterColumns(record),
-          bytes: recordSize(record),
-          record: recordColumn(sql, record),
-          html: asJson(sql, record.html),
-          text: asJson(sql, record.text),
-        })}
-        RETURNING seq, xmin::text AS version`
-      const [row] = await (work.length
-        ? sql<Pick<Row, 'seq' | 'version'>[]>`
-            WITH message AS (${message}),
-            work AS (
-              INSERT INTO sendbox_work ${sql(workRows(sql, work, me))}
-              ON CONFLICT (kind, key) DO NOTHING)
-            SELECT seq, version FROM message`
-        : sql<Pick<Row, 'seq' | 'version'>[]>`${message}`)
-      if (row) seqs.set(record, { seq: Number(row.seq), version: row.version })
+      const row = await inserts.call({ record, work })
+      if (row) seqs.set(record, row)
       // Committed: the record is the sandbox's. Past --max-messages, the oldest go before the 201;
       // a trim that fails (the database went away after the commit) is caught up by the next.
       return trimmer.trim(record.id).catch(() => true)
@@ -230,16 +221,94 @@ function createMessageChanges(
     },
     // Events that two processes add at once both land: each change holds the row's lock.
     addEvents: (id, events, base) =>
-      changeRecord(
-        sql,
-        seqs,
-        id,
-        (record) => (events.length ? withEvents(record, events) : null),
-        base,
-      ),
-    addRelease: (id, release) =>
-      changeRecord(sql, seqs, id, (record) => withRelease(record, release)),
+      change(id, (record) => (events.length ? withEvents(record, events) : null), base),
+    addRelease: (id, release) => change(id, (record) => withRelease(record, release)),
+    async idle() {
+      await inserts.idle()
+      await updates.idle()
+    },
   }
+}
+
+/** A message to insert, with the work that comes with it. */
+type NewMessage = { record: MessageRecord; work: readonly WorkItem[] }
+
+/**
+ * Inserts messages and their work in one statement (one transaction): a 201 leaves the delivery
+ * to whichever process claims it, even when this one is killed the moment after. The sends that
+ * arrive while one insert is under way share the next (createBatcher): each round trip is a
+ * write to the socket and a wakeup on both sides, and under bench:team's load those were the
+ * biggest cost of a process and of the database. Answers each message's row facts, in order.
+ */
+async function insertMessages(
+  sql: Sql,
+  items: readonly NewMessage[],
+  me: string,
+): Promise<(RowFacts | undefined)[]> {
+  const rows = items.map(({ record }) => ({
+    id: record.id,
+    created_at: new Date(record.createdAt),
+    project: record.project,
+    status: record.status,
+    ...filterColumns(record),
+    bytes: recordSize(record),
+    record: recordColumn(sql, record),
+    html: asJson(sql, record.html),
+    text: asJson(sql, record.text),
+  }))
+  const work = items.flatMap((item) => item.work)
+  const message = sql`
+    INSERT INTO sendbox_messages ${sql(rows)} RETURNING id, seq, xmin::text AS version`
+  const inserted = await (work.length
+    ? sql<InsertedRow[]>`
+        WITH message AS (${message}),
+        work AS (
+          INSERT INTO sendbox_work ${sql(workRows(sql, work, me))}
+          ON CONFLICT (kind, key) DO NOTHING)
+        SELECT id, seq, version FROM message`
+    : sql<InsertedRow[]>`${message}`)
+  const byId = new Map(inserted.map((row) => [row.id, row]))
+  return items.map(({ record }) => {
+    const row = byId.get(record.id)
+    return row && { seq: Number(row.seq), version: row.version }
+  })
+}
+
+type InsertedRow = { id: string; seq: string; version: string }
+
+/** A change of one row: its new record, written only if the row is still at `version`. */
+type RowChange = { id: string; next: MessageRecord; version: string }
+
+/**
+ * Writes changed records, each only where its row is still at the version the change started
+ * from; answers each row's new version, or undefined where another change came first (or the
+ * row is gone). The changes made while one statement is under way share the next
+ * (createBatcher), as inserts do. Two changes of one row in a batch: the first is written, the
+ * second answered as a conflict, so it reads the row again and starts over.
+ */
+async function updateRecords(
+  sql: Sql,
+  changes: readonly RowChange[],
+): Promise<(string | undefined)[]> {
+  const ids = new Set<string>()
+  const firsts = changes.filter(({ id }) => !ids.has(id) && ids.add(id))
+  const values = firsts.map(({ id, next, version }) => [
+    id,
+    version,
+    next.status,
+    recordSize(next),
+    recordColumn(sql, next),
+  ])
+  const rows = await sql<{ id: string; version: string }[]>`
+    UPDATE sendbox_messages m
+    SET status = v.status, bytes = v.bytes::int, record = v.record
+    FROM (VALUES ${sql(values as never)}) AS v (id, version, status, bytes, record)
+    WHERE m.id = v.id AND m.xmin = v.version::xid
+    RETURNING m.id, m.xmin::text AS version`
+  const written = new Map(rows.map((row) => [row.id, row.version]))
+  return changes.map((change) =>
+    firsts.includes(change) ? written.get(change.id) : undefined,
+  )
 }
 
 /**
@@ -254,11 +323,12 @@ function createMessageChanges(
  * changed for a new one.
  *
  * @example
- * await changeRecord(sql, seqs, 'msg_1', (record) => withRelease(record, release))
+ * await changeRecord(sql, seqs, updates.call, 'msg_1', (record) => withRelease(record, release))
  */
 async function changeRecord(
   sql: Sql,
   seqs: Positions,
+  write: (change: RowChange) => Promise<string | undefined>,
   id: string,
   change: (record: MessageRecord) => MessageRecord | null,
   base?: MessageRecord,
@@ -271,13 +341,9 @@ async function changeRecord(
     if (!record || !facts) return record
     const next = change(record)
     if (!next) return record
-    const [row] = await sql<{ version: string }[]>`
-      UPDATE sendbox_messages
-      SET status = ${next.status}, bytes = ${recordSize(next)}, record = ${recordColumn(sql, next)}
-      WHERE id = ${id} AND xmin = ${facts.version}::xid
-      RETURNING xmin::text AS version`
-    if (!row) continue
-    seqs.set(next, { seq: facts.seq, version: row.version })
+    const version = await write({ id, next, version: facts.version })
+    if (version === undefined) continue
+    seqs.set(next, { seq: facts.seq, version })
     return next
   }
 }
@@ -311,6 +377,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   const seqs: Positions = new WeakMap()
   const me = randomUUID()
   let closed = false
+  const { idle, ...changes } = createMessageChanges(sql, trimmer, seqs, me)
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
     faults: guarded(createFaultTable(sql), options.name, [], ['list']),
@@ -323,12 +390,13 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
       ['list'],
     ),
     ...createMessageReads(sql, seqs),
-    ...createMessageChanges(sql, trimmer, seqs, me),
+    ...changes,
     ...createSuppressionRows(sql),
     health: () => health,
     async close() {
       if (closed) return
       closed = true
+      await idle()
       await trimmer.idle()
       await options.channel?.close().catch(() => {})
       await sql.end({ timeout: 5 })
