@@ -168,6 +168,43 @@ describePg('several sandboxes on one database', () => {
     }
   })
 
+  it('trims exactly under concurrent sends through two processes, and counts what it holds', async () => {
+    const url = await freshDatabase()
+    const options = { memory: undefined, store: url, maxMessages: 20 }
+    const [a, b] = [
+      await startTestSandbox(TEMPLATES, options),
+      await startTestSandbox(TEMPLATES, options),
+    ]
+    const sql = postgres(url, { max: 1 })
+    try {
+      const sends = Array.from({ length: 120 }, (_, i) => send(i % 2 ? a : b, `t${i}@example.com`))
+      expect((await Promise.all(sends)).map((r) => r.status)).toEqual(Array(120).fill(201))
+      const health = await jsonOf(a.api('/_sandbox/api/health'))
+      expect({ messages: health.messages, dropped: health.dropped }).toEqual({
+        messages: 20,
+        dropped: 100,
+      })
+      // The count the trim reads is the table's own, and follows a delete and a clear.
+      const counted = async () => {
+        const [row] = (await sql`
+          SELECT (SELECT count(*)::int FROM sendbox_messages) AS rows,
+                 (SELECT value::int FROM sendbox_counters WHERE name = 'stored') AS stored`) as unknown as [
+          { rows: number; stored: number },
+        ]
+        return row
+      }
+      expect(await counted()).toEqual({ rows: 20, stored: 20 })
+      const [first] = await b.messages()
+      expect((await b.api(`/_sandbox/api/messages/${first!.id}`, { method: 'DELETE' })).status).toBe(204)
+      expect(await counted()).toEqual({ rows: 19, stored: 19 })
+      expect((await a.api('/_sandbox/api/messages', { method: 'DELETE' })).status).toBe(204)
+      expect(await counted()).toEqual({ rows: 0, stored: 0 })
+    } finally {
+      await sql.end()
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+
   it('refuses a database a newer sendbox wrote, and opens one it wrote itself again', async () => {
     const url = await freshDatabase()
     const first = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
@@ -201,6 +238,10 @@ describePg('several sandboxes on one database', () => {
     await sql`UPDATE sendbox_messages
       SET record = record || jsonb_build_object('html', html::jsonb, 'text', text::jsonb)`
     await sql`ALTER TABLE sendbox_messages DROP COLUMN html, DROP COLUMN text`
+    await sql`DROP TRIGGER sendbox_messages_added ON sendbox_messages`
+    await sql`DROP TRIGGER sendbox_messages_removed ON sendbox_messages`
+    await sql`DROP TRIGGER sendbox_messages_emptied ON sendbox_messages`
+    await sql`DELETE FROM sendbox_counters WHERE name = 'stored'`
     await sql`UPDATE sendbox_schema SET version = 1`
     const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     try {
@@ -212,6 +253,10 @@ describePg('several sandboxes on one database', () => {
       expect(kept!.text).toContain('Hello Ada')
       const [row] = await sql`SELECT record::jsonb ? 'html' AS inside, html FROM sendbox_messages`
       expect(row).toEqual({ inside: false, html: '<p>Hello Ada</p>' })
+      // The count the trim reads starts from what the database held, and follows every send.
+      expect((await jsonOf(upgraded.api('/_sandbox/api/health'))).messages).toBe(1)
+      expect((await send(upgraded, 'next@example.com')).status).toBe(201)
+      expect((await jsonOf(upgraded.api('/_sandbox/api/health'))).messages).toBe(2)
       expect(
         (await upgraded.api('/_sandbox/api/faults', { method: 'POST', json: { status: 503 } }))
           .status,

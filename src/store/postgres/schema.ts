@@ -7,7 +7,7 @@ import { StoreOpenError } from './errors.js'
  * refuses a database whose version is newer than the last step it knows: a newer sendbox wrote
  * it, and this one could misread it.
  */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** Any fixed number, shared by every sendbox: the lock the upgrade takes. */
 const UPGRADE_LOCK = 0x5e9db0c5
@@ -119,6 +119,45 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
       ALTER TABLE sendbox_work ALTER COLUMN payload TYPE json USING payload::json;
       ALTER TABLE sendbox_webhooks ALTER COLUMN delivery TYPE json USING delivery::json;
       ALTER TABLE sendbox_rejections ALTER COLUMN rejection TYPE json USING rejection::json;
+    `),
+  // 5: how many messages the sandbox holds, kept in sendbox_counters ('stored') by triggers on
+  // every statement that adds or removes messages (a send, a delete, a clear, a trim, a row
+  // written by hand). The trim reads it and cuts the oldest past --max-messages from the old end
+  // of the primary key, where it walked the newest `max` entries to find the cut; the count is
+  // one row where it was a scan. The table is locked while the count is taken, so no message
+  // added meanwhile is missed.
+  (sql) =>
+    sql.unsafe(`
+      LOCK TABLE sendbox_messages IN SHARE ROW EXCLUSIVE MODE;
+      INSERT INTO sendbox_counters (name, value)
+        SELECT 'stored', count(*) FROM sendbox_messages
+        ON CONFLICT (name) DO UPDATE SET value = excluded.value;
+      CREATE OR REPLACE FUNCTION sendbox_messages_added() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE sendbox_counters SET value = value + (SELECT count(*) FROM added)
+        WHERE name = 'stored';
+        RETURN NULL;
+      END $$;
+      CREATE OR REPLACE FUNCTION sendbox_messages_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE sendbox_counters SET value = value - (SELECT count(*) FROM removed)
+        WHERE name = 'stored';
+        RETURN NULL;
+      END $$;
+      CREATE OR REPLACE FUNCTION sendbox_messages_emptied() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE sendbox_counters SET value = 0 WHERE name = 'stored';
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER IF EXISTS sendbox_messages_added ON sendbox_messages;
+      DROP TRIGGER IF EXISTS sendbox_messages_removed ON sendbox_messages;
+      DROP TRIGGER IF EXISTS sendbox_messages_emptied ON sendbox_messages;
+      CREATE TRIGGER sendbox_messages_added AFTER INSERT ON sendbox_messages
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_added();
+      CREATE TRIGGER sendbox_messages_removed AFTER DELETE ON sendbox_messages
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_removed();
+      CREATE TRIGGER sendbox_messages_emptied AFTER TRUNCATE ON sendbox_messages
+        FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_emptied();
     `),
 ]
 

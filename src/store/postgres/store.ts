@@ -159,9 +159,12 @@ function createMessageReads(
  */
 function createCounts(sql: Sql): Pick<MessageStore, 'count' | 'dropped' | 'bytes'> {
   return {
+    // Kept by triggers (schema.ts, step 5): one row, where count(*) scanned the table (93 ms
+    // of the health check's 102 ms at 200,000 messages, bench:team).
     async count() {
-      const rows = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sendbox_messages`
-      return rows[0]!.n
+      const rows = await sql<{ n: number }[]>`
+        SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'stored'`
+      return rows[0]?.n ?? 0
     },
     async dropped() {
       const rows = await sql<{ n: number }[]>`
