@@ -195,7 +195,9 @@ describePg('several sandboxes on one database', () => {
       }
       expect(await counted()).toEqual({ rows: 20, stored: 20 })
       const [first] = await b.messages()
-      expect((await b.api(`/_sandbox/api/messages/${first!.id}`, { method: 'DELETE' })).status).toBe(204)
+      expect(
+        (await b.api(`/_sandbox/api/messages/${first!.id}`, { method: 'DELETE' })).status,
+      ).toBe(204)
       expect(await counted()).toEqual({ rows: 19, stored: 19 })
       expect((await a.api('/_sandbox/api/messages', { method: 'DELETE' })).status).toBe(204)
       expect(await counted()).toEqual({ rows: 0, stored: 0 })

@@ -309,9 +309,7 @@ async function updateRecords(
     WHERE m.id = v.id AND m.xmin = v.version::xid
     RETURNING m.id, m.xmin::text AS version`
   const written = new Map(rows.map((row) => [row.id, row.version]))
-  return changes.map((change) =>
-    firsts.includes(change) ? written.get(change.id) : undefined,
-  )
+  return changes.map((change) => (firsts.includes(change) ? written.get(change.id) : undefined))
 }
 
 /**
