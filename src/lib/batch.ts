@@ -4,8 +4,9 @@ type Settled<Out> = { ok: true; value: Out } | { ok: false; error: unknown }
 export interface BatcherOptions {
   /**
    * When a batch of several inputs fails with an error this accepts, each input is run again in
-   * a batch of its own, so an input that cannot be served fails alone rather than with the
-   * calls that happened to share its batch (a statement the database refused as a whole).
+   * a batch of its own (one after another, in order), so an input that cannot be served fails
+   * alone rather than with the calls that happened to share its batch (a statement the database
+   * refused as a whole).
    */
   eachAlone?: (error: unknown) => boolean
 }
@@ -39,7 +40,10 @@ export function createBatcher<In, Out>(
     } catch (error) {
       if (inputs.length < 2 || !options.eachAlone?.(error))
         return inputs.map(() => ({ ok: false, error }))
-      return Promise.all(inputs.map((input) => settled([input]).then((outs) => outs[0]!)))
+      // One after another, in the calls' order: what they write keeps the order they came in.
+      const outs: Settled<Out>[] = []
+      for (const input of inputs) outs.push((await settled([input]))[0]!)
+      return outs
     }
   }
   const start = (inputs: readonly In[]): Promise<readonly Settled<Out>[]> => {

@@ -333,3 +333,34 @@ describePg('changes to one message from two processes at once', () => {
     }
   })
 })
+
+describePg('sends stored together in one statement', () => {
+  it('a message the database refuses fails alone: the sends that shared its statement are stored', async () => {
+    const url = await freshDatabase()
+    const { openPostgresStore } = await import('../../src/store/postgres/index.js')
+    const store = await openPostgresStore({ url, maxMessages: 100 })
+    try {
+      const record = (n: number) => ({ ...messageRecord(`s${n}@example.com`), id: `msg_${n}` })
+      await store.append(record(1))
+      // The first runs at once; the three made while it runs share the next statement, which
+      // PostgreSQL refuses for msg_1's second copy (its id is taken).
+      const first = store.append(record(2))
+      const shared = [record(1), record(3), record(4)].map((r) =>
+        store.append(r).then(
+          () => 'stored',
+          (error: { code?: string }) => error.code,
+        ),
+      )
+      await first
+      expect(await Promise.all(shared)).toEqual(['23505', 'stored', 'stored'])
+      expect((await store.list()).messages.map((m) => m.id)).toEqual([
+        'msg_4',
+        'msg_3',
+        'msg_2',
+        'msg_1',
+      ])
+    } finally {
+      await store.close()
+    }
+  })
+})
