@@ -91,7 +91,7 @@ function release(fd: number | undefined): void {
 export async function watchFolders(options: WatchOptions): Promise<FolderWatcher> {
   const pollMs = options.pollMs ?? 500
   const roots = [...new Set(options.folders.map((f) => path.resolve(f)))]
-  const batches = createBatcher(options.onBatch, options.warn, options.debounceMs ?? 25)
+  const batches = createChangeBatches(options.onBatch, options.warn, options.debounceMs ?? 25)
   const w: Watching = { roots, warn: options.warn, batches, closed: false, watched: new Map() }
   const restarts = createRestarts(w)
   await restarts.restart()
@@ -126,7 +126,7 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
 interface Watching {
   roots: string[]
   warn: (message: string) => void
-  batches: ReturnType<typeof createBatcher>
+  batches: ReturnType<typeof createChangeBatches>
   closed: boolean
   watcher?: FSWatcher
   /** The roots watched by the current chokidar watcher, each held open. */
@@ -134,7 +134,7 @@ interface Watching {
 }
 
 /** Changed paths gathered for `debounceMs` after the last one, then handed over at once. */
-function createBatcher(
+function createChangeBatches(
   onBatch: (paths: string[]) => void,
   warn: (message: string) => void,
   debounceMs: number,
