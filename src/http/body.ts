@@ -162,27 +162,22 @@ export function loneSurrogateAt(text: string): number {
 
 export function parseJsonBody(text: string): unknown {
   const lone = loneSurrogateAt(text)
-  if (lone !== -1) {
-    const { line, column } = lineColumn(text, lone)
-    throw apiError(
-      400,
-      'invalid_json',
-      `The body holds ${text.slice(lone, lone + 6)} at line ${line}, column ${column} (position ${lone}): half of a UTF-16 surrogate pair without its other half, which is not text. Send the whole character (e.g. "\\ud83d\\ude00"), or the character itself.`,
-      { details: [{ position: lone, line, column }] },
+  if (lone !== -1)
+    throw invalidJsonAt(
+      text,
+      lone,
+      (line, column) =>
+        `The body holds ${text.slice(lone, lone + 6)} at line ${line}, column ${column} (position ${lone}): half of a UTF-16 surrogate pair without its other half, which is not text. Send the whole character (e.g. "\\ud83d\\ude00"), or the character itself.`,
     )
-  }
   const deep = jsonDepthExceeded(text)
-  if (deep !== -1) {
-    const { line, column } = lineColumn(text, deep)
-    throw apiError(
-      400,
-      'invalid_json',
-      `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at line ${line}, column ${column}, position ${deep}); sendbox accepts at most ${MAX_JSON_DEPTH}.`,
-      {
-        details: [{ position: deep, line, column, limit: MAX_JSON_DEPTH }],
-      },
+  if (deep !== -1)
+    throw invalidJsonAt(
+      text,
+      deep,
+      (line, column) =>
+        `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at line ${line}, column ${column}, position ${deep}); sendbox accepts at most ${MAX_JSON_DEPTH}.`,
+      { limit: MAX_JSON_DEPTH },
     )
-  }
   try {
     return JSON.parse(text)
   } catch {
@@ -191,18 +186,31 @@ export function parseJsonBody(text: string): unknown {
         details: [{ position: 0, line: 1, column: 1 }],
       })
     const position = jsonErrorOffset(text)
-    const { line, column } = lineColumn(text, position)
     const found =
       position >= text.length
         ? 'the body ends too early'
         : `unexpected ${JSON.stringify(text[position])}`
-    throw apiError(
-      400,
-      'invalid_json',
-      `The body is not valid JSON: ${found} at line ${line}, column ${column} (position ${position}).`,
-      {
-        details: [{ position, line, column }],
-      },
+    throw invalidJsonAt(
+      text,
+      position,
+      (line, column) =>
+        `The body is not valid JSON: ${found} at line ${line}, column ${column} (position ${position}).`,
     )
   }
+}
+
+/**
+ * The `400 invalid_json` for what is wrong at `position` of the body: its line and column, for
+ * the message `describe` writes and for the details.
+ */
+function invalidJsonAt(
+  text: string,
+  position: number,
+  describe: (line: number, column: number) => string,
+  extra: { limit?: number } = {},
+) {
+  const { line, column } = lineColumn(text, position)
+  return apiError(400, 'invalid_json', describe(line, column), {
+    details: [{ position, line, column, ...extra }],
+  })
 }
