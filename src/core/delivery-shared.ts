@@ -21,17 +21,6 @@ interface DeliveryPayload {
 
 type SharedContext = { log: MessageStore; work: WorkQueue; deliveryDelay: number }
 
-/**
- * Delivery on a store several processes share (docs/team.md): a message's steps are one row of
- * work, added with the message in one transaction, claimed by whichever process is free. At its
- * first claim it queues `message.sent`; then each claim applies one step (what is left is read
- * from the record's events, so a step redone after its process died is the next one, not the
- * same twice) and puts the row back `deliveryDelay` ms later, until nothing is left.
- *
- * @example
- * const shared = createSharedDelivery({ log, work, deliveryDelay: 0 }, apply, webhooks, runner)
- * await log.append(record, shared.workOf(record))
- */
 /** One step's events, or null when every recipient is done. */
 async function nextStep(log: MessageStore, record: MessageRecord) {
   const left = await Promise.all(
@@ -44,7 +33,7 @@ async function nextStep(log: MessageStore, record: MessageRecord) {
   return { entries, more: left.some((steps) => steps.length > 1) }
 }
 
-/** A new message's delivery row, from its first step: `leaseMs` when this process holds it. */
+/** A new message's delivery row, due now (`workOf` adds this process's lease to it). */
 const firstRow = (record: MessageRecord) => ({
   kind: DELIVERY_WORK,
   key: record.id,
@@ -52,6 +41,17 @@ const firstRow = (record: MessageRecord) => ({
   payload: {},
 })
 
+/**
+ * Delivery on a store several processes share (docs/team.md): a message's steps are one row of
+ * work, added with the message in one transaction, claimed by whichever process is free. At its
+ * first claim it queues `message.sent`; then each claim applies one step (what is left is read
+ * from the record's events, so a step redone after its process died is the next one, not the
+ * same twice) and puts the row back `deliveryDelay` ms later, until nothing is left.
+ *
+ * @example
+ * const shared = createSharedDelivery({ log, work, deliveryDelay: 0 }, apply, webhooks, runner)
+ * await log.append(record, shared.workOf(record))
+ */
 export function createSharedDelivery(
   ctx: SharedContext,
   apply: StepApplier,

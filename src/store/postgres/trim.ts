@@ -5,22 +5,19 @@ import { textArray } from './filter.js'
 /**
  * Drops the oldest messages of the sandbox past `max`, counting them in `dropped`, and says of
  * the messages just appended which are still stored. Sends that commit together share one trim
- * (one statement, createBatcher): each waits for a trim that began after its commit, so when a send resolves
- * the sandbox holds at most `max` (as on the log, where the drop follows the write), and the same
- * statement answers whether each is still there (a clear, a delete or this trim may have removed
- * it since its commit), which the send needs before it tells the waits and the inbox.
+ * (one statement, createBatcher): each waits for a trim that began after its commit, so when a
+ * send resolves the sandbox holds at most `max` (as on the log, where the drop follows the
+ * write), and the same statement answers whether each is still there (a clear, a delete or this
+ * trim may have removed it since its commit), which the send needs before it tells the waits and
+ * the inbox.
  *
  * @example
  * const trimmer = createTrimmer(sql, 5000)
  * await trimmer.trim('msg_01…') // true: still stored
  */
 export function createTrimmer(sql: Sql, max: number) {
-  const once = async (ids: readonly string[]): Promise<Set<string>> => {
-    const rows = await trimStatement(sql, max, ids)
-    return new Set(rows.map((row) => row.id))
-  }
   const trims = createBatcher(async (ids: readonly string[]) => {
-    const stored = await once(ids)
+    const stored = new Set((await trimStatement(sql, max, ids)).map((row) => row.id))
     return ids.map((id) => stored.has(id))
   })
   return {
