@@ -11,8 +11,6 @@ import path from 'node:path'
 import type { RenderClock } from './clock.js'
 import type { Entry } from './compile.js'
 import type { Engines } from './catalog-load.js'
-
-type Loader = typeof import('./catalog-load.js')
 import { compare, isInside, listTemplateFiles } from './template-files.js'
 import { reloadFixtures } from './catalog-fixtures.js'
 import { loadAllFixtures } from './fixtures.js'
@@ -28,6 +26,9 @@ import type {
 } from './types.js'
 import type { FolderWatcher } from './watcher.js'
 import { watchFolders } from './watch-later.js'
+
+/** The loader's module: Liquid, the compiler and the front matter's yaml, loaded with the templates. */
+type Loader = typeof import('./catalog-load.js')
 
 /** What a catalog holds, and what its parts share. */
 interface Catalog {

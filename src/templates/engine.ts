@@ -15,8 +15,6 @@ import { type ClockHolder, useRenderClock } from './clock.js'
 import { TEMPLATE_EXTENSIONS, hasTemplateExtension } from './slug.js'
 import { isInside } from './template-files.js'
 
-export { isInside }
-
 /**
  * The bounds on every parse and render. The parse limit is per file (liquidjs counts per
  * `parse` call); 500 ms of render blocks the event loop at worst that long, and 64M units of

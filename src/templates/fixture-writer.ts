@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, realpath, rename, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { isInside } from './engine.js'
+import { isInside } from './template-files.js'
 import { isValidSlug } from './slug.js'
 import { formatBytes } from '../lib/bytes.js'
 

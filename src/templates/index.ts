@@ -8,7 +8,7 @@ export { snapshotClock, SNAPSHOT_NOW } from './clock.js'
 export type { FolderWatcher } from './watcher.js'
 export { watchFolders } from './watch-later.js'
 export { isEditorArtifact } from './editor-files.js'
-export { isInside } from './engine.js'
+export { isInside } from './template-files.js'
 export { isValidSlug, SLUG_HINT, SLUG_PATTERN } from './slug.js'
 export { missingVariables, unusedVariables } from './analyze.js'
 export {

@@ -21,7 +21,7 @@ import {
   writeFile,
 } from 'node:fs/promises'
 import path from 'node:path'
-import { isInside } from './engine.js'
+import { isInside } from './template-files.js'
 
 /** A template slug or case name as a snapshot file carries it: no separator, no leading dot. */
 export const SNAPSHOT_NAME_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/
