@@ -140,11 +140,18 @@ export class RecordIndex {
     for (const record of eligible) this.track(record)
   }
 
-  /** Puts `next` (a new version of `record`) in its place. */
+  /**
+   * Puts `next` (a new version of `record`) in its place, weighed as itself: a record is weighed
+   * by the line it was written as, a changed one by its estimate (size.ts), and what removes it
+   * later subtracts the latter (a delete once left -74 bytes behind).
+   */
   replace(record: MessageRecord, next: MessageRecord): void {
     this.order.set(next, this.order.get(record) ?? this.nextOrder++)
     const index = this.indexOf(record)
-    if (index >= 0) this.records[index] = next
+    if (index >= 0) {
+      this.records[index] = next
+      this.size += recordSize(next) - recordSize(record)
+    }
     this.byId.set(next.id, next)
   }
 
