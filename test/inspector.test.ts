@@ -159,6 +159,13 @@ onEachStore((store) => {
       expect((await jsonOf(response)).to[0].address).toBe('ada@example.com')
     })
 
+    it("health's subscribers are the open streams and waits: 0 with none open, on either store", async () => {
+      // The sandbox's own listeners (the delivery engine; on PostgreSQL, the publisher to the
+      // other processes too) once counted: 1 on the log, 2 on PostgreSQL, so a script that read
+      // `subscribers > 0` as "my wait is registered" went on before it was.
+      await expect.poll(async () => (await health()).subscribers, { timeout: 5000 }).toBe(0)
+    })
+
     it('waits for a message to arrive', async () => {
       const before = (await health()).subscribers
       const waiting = fetch(

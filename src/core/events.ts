@@ -45,6 +45,11 @@ export interface EventBus {
    * delivery engine, the publisher to the other processes).
    */
   subscribe(listener: (event: SandboxEvent) => void, options?: { remote?: boolean }): () => void
+  /**
+   * Open event streams and pending waits (health's `subscribers`, where a leak shows up): the
+   * listeners of every process's events. The sandbox's own machinery (`{ remote: false }`) is not
+   * counted, so the figure is the same on every store: 0 with nothing open.
+   */
   size(): number
   /** Whether any listener hears other processes' events: when none does, they need not be read. */
   hearsRemote(): boolean
@@ -103,7 +108,11 @@ export function createEventBus(report: (error: unknown) => void = () => {}): Eve
       listeners.add(own)
       return () => listeners.delete(own)
     },
-    size: () => listeners.size,
+    size() {
+      let count = 0
+      for (const listener of listeners) if (!localOnly.has(listener)) count++
+      return count
+    },
     hearsRemote() {
       for (const listener of listeners) if (!localOnly.has(listener)) return true
       return false
