@@ -100,6 +100,24 @@ describePg('the PostgreSQL store', () => {
     expect(await sandbox.suppressions()).toEqual([])
   })
 
+  it("lists the suppressions of one delivery step in the recipients' order, as the log does", async () => {
+    // One step bounces every recipient: their suppressions were separate statements side by
+    // side, numbered in whatever order they reached the database (test/pg/stores-agree.test.ts
+    // found the order the other way round from the log's). Newest first: the last recipient.
+    const to = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => `${name}-order+bounce@example.com`)
+    const { id } = await jsonOf(send(sandbox, to))
+    await sandbox.waitForMessage({ recipient: to[5]!, status: 'bounced' })
+    const listed = (await sandbox.suppressions()).filter((s) => s.messageId === id)
+    expect(listed.map((s) => s.address)).toEqual(to.toReversed())
+    // An address twice in one step: listed once, where its later suppression puts it.
+    const twice = ['y-order+bounce@example.com', 'z-order+bounce@example.com']
+    const again = await jsonOf(send(sandbox, [twice[0]!, twice[1]!, twice[0]!, 'w+bounce@x.test']))
+    await sandbox.waitForMessage({ recipient: 'w+bounce@x.test', status: 'bounced' })
+    const relisted = (await sandbox.suppressions()).filter((s) => s.messageId === again.id)
+    expect(relisted.map((s) => s.address)).toEqual(['w+bounce@x.test', twice[0], twice[1]])
+    await sandbox.unsuppress()
+  })
+
   it('deletes and clears', async () => {
     const { id } = await jsonOf(send(sandbox, 'gone@example.com'))
     expect((await sandbox.api(`/_sandbox/api/messages/${id}`, { method: 'DELETE' })).status).toBe(

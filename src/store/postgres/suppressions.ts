@@ -17,7 +17,6 @@ type SuppressionMethods = Pick<
  * await rows.suppress({ address: 'ada@example.com', project, reason: 'bounced', createdAt })
  */
 export function createSuppressionRows(sql: Sql): SuppressionMethods {
-  const json = (value: unknown) => asJson(sql, value)
   // Each delivery step asks of its recipients: the steps that ask while a lookup is under way
   // share the next one.
   const lookups = createBatcher(async (keys: readonly { project: string; address: string }[]) => {
@@ -29,6 +28,13 @@ export function createSuppressionRows(sql: Sql): SuppressionMethods {
     const found = new Map(rows.map((row) => [`${row.project}\n${row.address}`, row.entry]))
     return keys.map((key) => found.get(`${key.project}\n${key.address}`))
   })
+  // Suppressions made side by side (a delivery step that bounces several recipients) are listed
+  // in the order they were made, as on the log: one statement per batch, its rows in call order.
+  // Each its own statement, they were numbered in whichever order they reached the database.
+  const inserts = createBatcher(async (entries: readonly Suppression[]) => {
+    await insertSuppressions(sql, entries)
+    return entries.map(() => undefined)
+  })
   return {
     suppression: (project, address) => lookups.call({ project, address: address.toLowerCase() }),
     async suppressions(filter = {}) {
@@ -37,16 +43,7 @@ export function createSuppressionRows(sql: Sql): SuppressionMethods {
         ORDER BY seq DESC`
       return rows.map((row) => row.entry)
     },
-    async suppress(entry) {
-      const stored: Suppression = { ...entry, address: entry.address.toLowerCase() }
-      // A refreshed entry moves to the newest place, as on the log.
-      await sql`
-        INSERT INTO sendbox_suppressions (project, address, entry)
-        VALUES (${stored.project}, ${pgText(stored.address)}, ${json(stored)})
-        ON CONFLICT (project, address) DO UPDATE
-        SET entry = EXCLUDED.entry,
-            seq = nextval(pg_get_serial_sequence('sendbox_suppressions', 'seq'))`
-    },
+    suppress: (entry) => inserts.call({ ...entry, address: entry.address.toLowerCase() }),
     async unsuppress(filter = {}) {
       const rows = await sql<{ entry: Suppression; seq: string }[]>`
         DELETE FROM sendbox_suppressions WHERE ${suppressionCondition(sql, filter)}
@@ -55,6 +52,30 @@ export function createSuppressionRows(sql: Sql): SuppressionMethods {
       return rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1)).map((row) => row.entry)
     },
   }
+}
+
+/**
+ * Writes suppressions in one statement, in order: a refreshed entry moves to the newest place,
+ * as on the log, and of one address listed twice the later is kept (one statement may not
+ * change a row twice).
+ *
+ * @example
+ * await insertSuppressions(sql, [{ address: 'ada@example.com', project, reason: 'bounced', createdAt }])
+ */
+async function insertSuppressions(sql: Sql, entries: readonly Suppression[]): Promise<void> {
+  const last = new Map(entries.map((entry) => [`${entry.project}\n${entry.address}`, entry]))
+  const rows = [...last.values()]
+    .sort((a, b) => entries.lastIndexOf(a) - entries.lastIndexOf(b))
+    .map((entry) => ({
+      project: entry.project,
+      address: pgText(entry.address),
+      entry: asJson(sql, entry),
+    }))
+  await sql`
+    INSERT INTO sendbox_suppressions ${sql(rows)}
+    ON CONFLICT (project, address) DO UPDATE
+    SET entry = EXCLUDED.entry,
+        seq = nextval(pg_get_serial_sequence('sendbox_suppressions', 'seq'))`
 }
 
 function suppressionCondition(sql: Sql, filter: SuppressionFilter) {
