@@ -159,6 +159,16 @@ onEachStore((store) => {
       expect((await jsonOf(response)).to[0].address).toBe('ada@example.com')
     })
 
+    it('answers a stored match even with timeout=0: the look-up comes before the timeout', async () => {
+      // On PostgreSQL the look-up is a query: a timer of 0 ms fired first and answered
+      // 404 wait_timeout for a message that was there (test/pg/stores-agree.test.ts found it).
+      await send('zero@example.com')
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${sandbox.url}/_sandbox/api/messages/wait?to=zero@&timeout=0`)
+        expect(response.status).toBe(200)
+      }
+    })
+
     it("health's subscribers are the open streams and waits: 0 with none open, on either store", async () => {
       // The sandbox's own listeners (the delivery engine; on PostgreSQL, the publisher to the
       // other processes too) once counted: 1 on the log, 2 on PostgreSQL, so a script that read

@@ -175,7 +175,11 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
         if (event.type === 'message' || event.type === 'status') counting.hear(event.record)
       }),
     )
-    const timedOut = () => timeoutError(ctx, filter, after, began, waited)
+    // The timeout ends the wait only once the look-up below has answered: a match already
+    // stored answers whatever the timeout (on a database the look-up is a query, and a timer of
+    // 0 ms fired before it and answered 404 for a message that was there).
+    let looked: Promise<unknown> = Promise.resolve()
+    const timedOut = () => looked.then(() => timeoutError(ctx, filter, after, began, waited))
     if (!endWaitOn(ctx, pending, waited, timedOut, signal)) return
     // Without `after`, the newest match already stored answers (docs/ci.md#waits-and-old-mail);
     // with it, the newest stored after the cursor (none, for `now`). Asked once subscribed: a
@@ -185,11 +189,12 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
         (existing) => existing && pending.resolve(existing),
         pending.reject,
       )
-    if (typeof taken === 'object')
-      taken.then((from) => {
-        counting.arrived(from)
-        return lookUp()
-      }, pending.reject)
-    else void lookUp()
+    looked =
+      typeof taken === 'object'
+        ? taken.then((from) => {
+            counting.arrived(from)
+            return lookUp()
+          }, pending.reject)
+        : lookUp()
   })
 }
