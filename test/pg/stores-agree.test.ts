@@ -36,9 +36,17 @@ const PROJECTS: ProjectsDefinition = {
   projects: { acme: { tokens: [A] }, billing: { tokens: [B] } },
   admin: { tokens: [ADMIN] },
 }
-const TOKENS = { acme: A, billing: B, admin: ADMIN, stranger: 'sandbox_stranger_1', none: '' }
+const TOKENS = {
+  acme: A,
+  billing: B,
+  admin: ADMIN,
+  stranger: 'sandbox_stranger_1',
+  // Without projects, a token that fails every send with its status (docs/delivery.md#faults).
+  faulty: 'sandbox_fault_429_model',
+  none: '',
+}
 type Who = keyof typeof TOKENS
-const MAX_MESSAGES = 6
+const MAX_MESSAGES = 4
 const RUNS = Number(process.env.SENDBOX_MODEL_RUNS ?? 6)
 
 const TEMPLATES = {
@@ -87,7 +95,10 @@ const filter = fc
   )
   .map((parts): Record<string, string> => Object.assign({}, ...parts))
 const paging = fc.record(
-  { limit: fc.integer({ min: 1, max: 4 }), offset: fc.integer({ min: 0, max: 4 }) },
+  {
+    limit: fc.constantFrom(1, 2, 3, 1000),
+    offset: fc.constantFrom(0, 1, 2, 5, Number.MAX_SAFE_INTEGER),
+  },
   { requiredKeys: [] },
 )
 
@@ -119,7 +130,7 @@ const goodSend = fc.record({
 /** A send that may be refused anywhere along the checks (each refusal is kept: rejections). */
 const anySend = fc.record({
   op: fc.constant('send' as const),
-  who: fc.constantFrom<Who>('acme', 'billing', 'admin', 'stranger', 'none'),
+  who: fc.constantFrom<Who>('acme', 'billing', 'admin', 'stranger', 'none', 'faulty'),
   template: fc.constantFrom('welcome', 'code', 'broken', 'nope'),
   from: fc.constantFrom('Acme <hello@acme.test>', 'not a sender'),
   to: fc.array(fc.constantFrom(...ADDRESSES, 'not an address'), { minLength: 1, maxLength: 3 }),
@@ -143,7 +154,12 @@ const ops = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record({ op: fc.constant('get' as const), who: viewer, msg: fc.nat(9) }),
+    arbitrary: fc.record({
+      op: fc.constant('get' as const),
+      who: viewer,
+      msg: fc.nat(9),
+      part: fc.constantFrom('', '', '/text', '/html'),
+    }),
   },
   {
     weight: 1,
@@ -287,7 +303,7 @@ function callOf(op: Op, run: Run, side: Side): Call {
         json: eventOf(op, run.to[newest(run, op.msg)] ?? []),
       }
     case 'get':
-      return { method: 'GET', path: `${api}/messages/${idOf(run, side, op.msg)}`, token }
+      return { method: 'GET', path: `${api}/messages/${idOf(run, side, op.msg)}${op.part}`, token }
     case 'delete':
       return { method: 'DELETE', path: `${api}/messages/${idOf(run, side, op.msg)}`, token }
     case 'list':
