@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SendboxOptions } from '../../src/config.js'
 import type { ProjectsDefinition } from '../../src/core/projects.js'
 import { outcomeOf } from '../../src/core/outcomes.js'
-import { describePg } from '../helpers/postgres.js'
-import { tempDir, type TestSandbox } from '../helpers/sandbox.js'
+import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.js'
 import {
   call,
   type Call,
@@ -15,7 +15,6 @@ import {
   type SideState,
   until,
 } from '../helpers/store-pair.js'
-import { JSON_LOG, POSTGRES } from '../helpers/stores.js'
 
 /**
  * The two stores agree (docs/team.md): random sequences of sends, simulated events, clears,
@@ -176,6 +175,7 @@ const ops = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('mark' as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('restart' as const) }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -371,6 +371,8 @@ function callOf(op: Op, run: Run, side: Side): Call {
       return { method: 'DELETE', path: `${api}/rejections`, token }
     case 'health':
       return { method: 'GET', path: `${api}/health`, token }
+    case 'restart':
+      throw new Error('A restart is no request: step() makes it.')
   }
 }
 
@@ -458,11 +460,18 @@ async function reset(run: Run, sides: Record<Side, TestSandbox>) {
   )
 }
 
-/** An answer as compared: normalised, and health's `dropped` counted from the run's start. */
+/**
+ * An answer as compared: normalised; health's `dropped` counted from the run's start (or the
+ * last restart: the log counts since its process started, the database since it was made), and
+ * its `bytes` by sign: the log weighs a record it read or wrote by its line, exactly, a database
+ * by size.ts's estimate (docs/team.md: --max-log-bytes does not apply to it), so only "none" and
+ * "some" (and never fewer than none) mean the same on both.
+ */
 function comparable(answer: Awaited<ReturnType<typeof call>>, run: Run, side: Side) {
   const { raw: _raw, ...rest } = answer
   const body = normalise(answer.raw, run.state[side]) as Record<string, unknown> | null
   if (body && typeof body.dropped === 'number') body.dropped -= run.state[side].dropped
+  if (body && typeof body.bytes === 'number') body.bytes = Math.sign(body.bytes)
   return {
     ...rest,
     body,
@@ -471,7 +480,9 @@ function comparable(answer: Awaited<ReturnType<typeof call>>, run: Run, side: Si
 }
 
 /** Makes the op on both sides and holds their answers equal; notes what it leaves. */
-async function step(op: Op, at: number, run: Run, sides: Record<Side, TestSandbox>) {
+async function step(op: Op, at: number, run: Run, pair: Pair) {
+  const { sides } = pair
+  if (op.op === 'restart') return restart(run, pair)
   const answers = Object.fromEntries(
     await Promise.all(
       SIDES.map(async (side) => [side, await call(sides[side], callOf(op, run, side))]),
@@ -483,14 +494,56 @@ async function step(op: Op, at: number, run: Run, sides: Record<Side, TestSandbo
   await after(op, run, sides, answers)
 }
 
+/** The two sandboxes, and how to start each again on what it stored. */
+interface Pair {
+  sides: Record<Side, TestSandbox>
+  start: Record<Side, () => Promise<TestSandbox>>
+}
+
+/**
+ * Stops both sandboxes and starts them again on their log file and database. The recent
+ * rejections and armed faults are cleared first: the log keeps them in its process's memory
+ * (docs/inspector.md), the database for every process, so a restart ends them on one side only,
+ * by design.
+ */
+async function restart(run: Run, pair: Pair) {
+  await Promise.all(
+    SIDES.map(async (side) => {
+      for (const path of ['faults', 'rejections'])
+        await call(pair.sides[side], {
+          method: 'DELETE',
+          path: `/_sandbox/api/${path}`,
+          token: ADMIN,
+        })
+      await pair.sides[side].close()
+      pair.sides[side] = await pair.start[side]()
+      const health = await call(pair.sides[side], {
+        method: 'GET',
+        path: '/_sandbox/api/health',
+        token: ADMIN,
+      })
+      run.state[side].dropped = (health.raw as { dropped: number }).dropped
+      // Left out, as a cursor's business (issue 44, being changed elsewhere): a cursor taken
+      // before a restart. The log numbers the records it replays from 0 again, so after
+      // `send m0, cursor, send m1, send m2, delete m0, restart`, `after=<cursor>` lists m2 alone
+      // on the log, m2 and m1 on PostgreSQL.
+      run.state[side].cursors = []
+    }),
+  )
+}
+
 /** The property, on a pair of sandboxes started with `options`. */
 function agreeWith(options: SendboxOptions) {
-  const sides = {} as Record<Side, TestSandbox>
+  const pair: Pair = { sides: {} as Pair['sides'], start: {} as Pair['start'] }
+  const { sides } = pair
   beforeAll(async () => {
-    const dir = await tempDir('sendbox-agree-')
-    const db = join(dir, 'log.jsonl')
-    sides.json = await JSON_LOG.start(TEMPLATES, { ...options, memory: false, db })
-    sides.pg = await POSTGRES.start(TEMPLATES, options)
+    const db = join(await tempDir('sendbox-agree-'), 'log.jsonl')
+    const store = await freshDatabase()
+    pair.start = {
+      json: () => startTestSandbox(TEMPLATES, { ...options, memory: false, db }),
+      pg: () => startTestSandbox(TEMPLATES, { ...options, memory: undefined, store }),
+    }
+    for (const side of SIDES) sides[side] = await pair.start[side]()
   })
   afterAll(async () => {
     await sides.json?.close()
@@ -502,10 +555,10 @@ function agreeWith(options: SendboxOptions) {
     await fc.assert(
       fc.asyncProperty(sequences, async (sequence) => {
         await reset(run, sides)
-        for (const [at, op] of sequence.entries()) await step(op, at, run, sides)
+        for (const [at, op] of sequence.entries()) await step(op, at, run, pair)
         // Emptied again, both hold nothing: what a run leaves behind shows in this run, not the next.
         await reset(run, sides)
-        await step({ op: 'health', who: 'admin' }, sequence.length, run, sides)
+        await step({ op: 'health', who: 'admin' }, sequence.length, run, pair)
       }),
       {
         numRuns: RUNS,
@@ -526,6 +579,7 @@ describePg('the JSON Lines log and PostgreSQL answer alike', () => {
   // events across processes (channel.ts, changed with it).
   it.todo('cursors followed under 16 concurrent senders agree: every message once, on both stores')
   it.todo('the event stream of each store carries the same events for the same operations')
+  it.todo('a cursor taken before a restart selects the same messages after it on both stores')
 
   // Projects: each token sees its own project's messages, the admin every one.
   describe('with projects', () => agreeWith({ projects: PROJECTS, maxMessages: MAX_MESSAGES }))
