@@ -18,13 +18,13 @@ import {
 
 /**
  * The two stores agree (docs/team.md): random sequences of sends, simulated events, clears,
- * deletes, suppressions, faults, rejected sends and reads (filtered, paged, after a cursor,
- * waits) are made over HTTP on a sandbox on the JSON Lines log and one on PostgreSQL, started
- * alike, and every answer must be the same on both, ids and times aside (store-pair.ts says what
- * is normalised, and why). fast-check shrinks a disagreement to its shortest sequence.
+ * deletes, suppressions, faults, rejected sends, restarts and reads (filtered, paged, after a
+ * cursor, waits) are made over HTTP on a sandbox on the JSON Lines log and one on PostgreSQL,
+ * started alike, and every answer must be the same on both, ids and times aside (store-pair.ts
+ * says what is normalised, and why). fast-check shrinks a disagreement to its shortest sequence.
  *
- * Runs: SENDBOX_MODEL_RUNS per configuration (default 6: 9 to 11 s each, 24 s for the file with
- * its four sandboxes, beside other test files on two loaded cores); a longer hunt:
+ * Runs: SENDBOX_MODEL_RUNS per configuration (default 6: 8 to 11 s each, 20 to 24 s for the file
+ * with its four sandboxes, beside other test files on two loaded cores); a longer hunt:
  * `SENDBOX_MODEL_RUNS=200 SENDBOX_PG_REQUIRED=1 npx vitest run test/pg/stores-agree.test.ts`.
  */
 
