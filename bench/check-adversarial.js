@@ -4,7 +4,6 @@
 // the heap they leave in use, median of rounds. Target: each under 1 s. The checks and the
 // shapes are bundled from the sources (rolldown), as bench/check-email.js does.
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { median, ROOT } from './common.js'
@@ -29,7 +28,11 @@ export async function adversarialTimes(rounds = 3) {
   const dir = await mkdtemp(join(ROOT, '.bench-adversarial-'))
   try {
     const { checkEmail } = await bundled('src/checks/index.ts', dir, 'checks')
-    const { ADVERSARIAL, adversarialEmail } = await bundled('test/checks/adversarial.ts', dir, 'shapes')
+    const { ADVERSARIAL, adversarialEmail } = await bundled(
+      'test/checks/adversarial.ts',
+      dir,
+      'shapes',
+    )
     await checkEmail({ html: '<p>warm</p>', text: 'warm' })
     console.log(`\nemail checks on adversarial messages of about 1 MiB, median of ${rounds}`)
     for (const [shape, grow] of Object.entries(ADVERSARIAL)) {
