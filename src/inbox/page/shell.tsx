@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'preact/hooks'
 import { usePage } from './context.js'
 import type { LogState } from './inbox.js'
 import { href } from './router.js'
-import { useRevealed } from './ui.js'
+import { useRevealed, useScrollCue } from './ui.js'
 
 /**
  * What surrounds every view: the top bar (sections, the stream's state), the banner while the
@@ -51,6 +51,7 @@ export function TopBar({
   const state = storeDown && live === 'live' ? 'unavailable' : live
   const row = useRef<HTMLUListElement>(null)
   useRevealed(row, '[aria-current="page"]', current)
+  useScrollCue(row)
   return (
     <header class="topbar">
       <p class="brand">
