@@ -6,6 +6,7 @@ import { type RunningCli, ROOT, startCli } from '../helpers/cli.js'
 import { fencedBlocks } from '../helpers/docs.js'
 import { codeOf, raw } from '../helpers/http.js'
 import { findNginx, freePort, NGINX_SKIPPED, type Nginx, startNginx } from '../helpers/nginx.js'
+import { createCa, issueServerCertificate } from '../../src/server/certificates.js'
 import { type Cluster, findPgBin, startCluster } from '../helpers/pg-cluster.js'
 import { tempDir } from '../helpers/sandbox.js'
 import { hasChromium, launch, screenshot } from './helpers.js'
@@ -14,7 +15,8 @@ import { hasChromium, launch, screenshot } from './helpers.js'
  * docs/team.md, behind a reverse proxy: the nginx configuration the page gives, read from it, in
  * front of two sendbox processes on one PostgreSQL database with a projects file, as a team runs
  * them. In Chromium, through nginx: sign in with a project's token, and mail sent through either
- * process arrives on the page live. With nginx's usual `Host $host` instead, the inbox's script
+ * process arrives on the page live; the same behind the page's TLS configuration, with the
+ * session cookie made Secure. With nginx's usual `Host $host` instead, the inbox's script
  * is refused, and the process that refused it says why on its console.
  */
 
@@ -45,16 +47,16 @@ async function documented(): Promise<string[]> {
     .map((block) => block.body)
 }
 
-/** The documented configuration, on this run's ports: nginx's, and the two processes'. */
-function onPorts(conf: string, listen: number, upstreams: number[]): string {
-  const [first, second] = upstreams
-  const out = conf
-    .replace(/listen 8080;/, `listen 127.0.0.1:${listen};`)
-    .replace('server 127.0.0.1:5025;', `server 127.0.0.1:${first};`)
-    .replace('server 127.0.0.1:5026;', `server 127.0.0.1:${second};`)
-  // The test must run what the page says, only on other ports: each replacement took.
-  expect(out).toContain(`listen 127.0.0.1:${listen};`)
-  expect(out).toContain(`server 127.0.0.1:${second};`)
+/**
+ * The documented configuration with this run's values: ports (nginx's, the two processes'),
+ * files (the certificate). The test must run what the page says, so each must be there.
+ */
+function substituted(conf: string, values: Array<[string, string]>): string {
+  let out = conf
+  for (const [from, to] of values) {
+    expect(out).toContain(from)
+    out = out.replace(from, to)
+  }
   return out
 }
 
@@ -102,11 +104,18 @@ describe.skipIf(!ready || !hasChromium)('the inbox behind nginx', { timeout: 120
     if (dir) await rm(dir, { recursive: true, force: true })
   })
 
-  /** nginx with this configuration in front of the two processes: its port. */
-  async function proxy(conf: string): Promise<number> {
+  /** nginx with this configuration in front of the two processes, listening on `port`. */
+  async function proxy(conf: string, values: Array<[string, string]> = []): Promise<number> {
     const port = await freePort()
-    const ports = processes.map((cli) => Number(new URL(cli.url).port))
-    proxies.push(await startNginx(nginx!, onPorts(conf, port, ports)))
+    const [first, second] = processes.map((cli) => new URL(cli.url).port)
+    const upstreams: Array<[string, string]> = [
+      ['server 127.0.0.1:5025;', `server 127.0.0.1:${first};`],
+      ['server 127.0.0.1:5026;', `server 127.0.0.1:${second};`],
+    ]
+    const listen: Array<[string, string]> = values.length
+      ? values.map(([from, to]) => [from, to.replace('PORT', String(port))])
+      : [['listen 8080;', `listen 127.0.0.1:${port};`]]
+    proxies.push(await startNginx(nginx!, substituted(conf, [...upstreams, ...listen])))
     return port
   }
 
@@ -155,6 +164,40 @@ describe.skipIf(!ready || !hasChromium)('the inbox behind nginx', { timeout: 120
       await expect.poll(() => page.locator('#status').getAttribute('data-state')).toBe('live')
       await screenshot(page, 'reverse-proxy-nginx-1280')
       expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+
+  it('behind the documented TLS proxy: signed in over https, the session cookie Secure, mail live', async () => {
+    const now = new Date()
+    const ca = await createCa({ now, days: 2 })
+    const certificate = await issueServerCertificate(ca, { hosts: [NAME], now, days: 2 })
+    await writeFile(join(dir, 'cert.pem'), certificate.cert)
+    await writeFile(join(dir, 'key.pem'), certificate.key)
+    // The TLS server blocks (and the redirect from port 80), after the page's upstream.
+    const upstream = /^upstream sendbox \{[\s\S]*?^\}$/m.exec(plain)![0]
+    const tls = `${upstream}\n${(await documented())[1]!}`
+    const port = await proxy(tls, [
+      ['listen 443 ssl;', 'listen 127.0.0.1:PORT ssl;'],
+      ['listen 80;', `listen 127.0.0.1:${await freePort()};`],
+      ['/etc/ssl/certs/sendbox.example.test.pem', join(dir, 'cert.pem')],
+      ['/etc/ssl/private/sendbox.example.test.key', join(dir, 'key.pem')],
+    ])
+    // The test's own CA, trusted by this context only.
+    const context = await browser.newContext({ ignoreHTTPSErrors: true })
+    const page = await context.newPage()
+    try {
+      await signIn(page, `https://${NAME}:${port}/_sandbox/`)
+      const cookie = (await context.cookies()).find((c) => c.name === 'sendbox_token')
+      expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Strict' })
+      const sent = await fetch(`${processes[1]!.url}/messages`, {
+        method: 'POST',
+        headers: { authorization: 'token sandbox_acme_ci', 'content-type': 'application/json' },
+        body: JSON.stringify(welcome('Over TLS')),
+      })
+      expect(sent.status).toBe(201)
+      await page.locator('#message-list a[data-id]', { hasText: 'Over TLS' }).waitFor()
     } finally {
       await context.close()
     }
