@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
 import type { H3Event } from 'h3'
 import { apiError } from './errors.js'
+import { noteRequest } from './request-log.js'
 
 /**
  * What keeps websites out of a sandbox that runs on a developer's machine (docs/security.md). One
@@ -158,6 +159,65 @@ export function crossSiteReason(
   return foreignOrigin ? `Origin ${request.origin}` : `Sec-Fetch-Site: ${request.site}`
 }
 
+/**
+ * What the Host check compared, for the console line of a refused request: the Host received
+ * and the names this server answers. Never a secret: the names come from the command line.
+ *
+ * @example hostComparison('evil.example:5025', { allowedHosts: [], anyHost: false })
+ * // 'Host "evil.example:5025" is none of localhost, *.localhost, an IP address or a name given with --allowed-host (none given)'
+ */
+export function hostComparison(
+  host: string | null,
+  policy: Pick<GuardPolicy, 'allowedHosts'>,
+): string {
+  const names = policy.allowedHosts.length ? policy.allowedHosts.join(', ') : 'none given'
+  return `Host ${quoted(host ?? '')} is none of localhost, *.localhost, an IP address or a name given with --allowed-host (${names})`
+}
+
+/**
+ * What the cross-site check compared, for the console line of a refused request: the `Origin`
+ * received against the origins the request's own Host makes (or the browser's
+ * `Sec-Fetch-Site`). A proxy that passes on the Host without its port (nginx's `$host`) is the
+ * usual cause of an Origin that differs only by port, so that case says what to forward.
+ *
+ * @example originComparison({ host: 'mail.test', origin: 'http://mail.test:8080', site: 'same-origin', mode: 'cors' })
+ * // 'Origin "http://mail.test:8080" is not this server's own, http://mail.test or https://mail.test (from Host "mail.test"): the port differs, …'
+ */
+export function originComparison(request: RequestOrigin, tls = false): string {
+  const { origin, host } = request
+  if (origin === null || isOwnOrigin(origin, host, tls))
+    return `Sec-Fetch-Site: ${quoted(request.site ?? '')} (the browser says another site made this request)`
+  const own = ownOrigins(host, tls)
+  const expected = own.length ? own.join(' or ') : 'none (no usable Host)'
+  const hint = sameNameOtherPort(origin, host)
+    ? ': the port differs, as when a proxy passes on the Host without the port the browser used (nginx: proxy_set_header Host $http_host, not $host)'
+    : ''
+  return `Origin ${quoted(origin)} is not this server's own, ${expected} (from Host ${quoted(host ?? '')})${hint}`
+}
+
+/** The origins a Host makes: http and https, or https only when the server serves TLS. */
+function ownOrigins(host: string | null, tls: boolean): string[] {
+  if (host === null) return []
+  const origins: string[] = []
+  for (const scheme of tls ? ['https:'] : ['http:', 'https:'])
+    try {
+      origins.push(new URL(`${scheme}//${host}`).origin)
+    } catch {
+      // A Host no URL can be made of: no origin is its own.
+    }
+  return origins
+}
+
+/** Whether an Origin names the Host's name with another port. */
+function sameNameOtherPort(origin: string, host: string | null): boolean {
+  const name = host === null ? null : hostName(host)
+  try {
+    return name !== null && new URL(origin).hostname === name
+  } catch {
+    return false
+  }
+}
+
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
 
 /**
@@ -298,7 +358,10 @@ function checkRequest(
 ): Response | undefined {
   const headers = event.req.headers
   const host = headers.get('host')
-  if (!isHostAllowed(host, policy)) throw hostNotAllowed(host)
+  if (!isHostAllowed(host, policy)) {
+    noteRequest(event, { refused: hostComparison(host, policy) })
+    throw hostNotAllowed(host)
+  }
   const pathname = event.url.pathname
   const method = event.req.method
   const origin = headers.get('origin')
@@ -320,7 +383,10 @@ function checkRequest(
     mode: headers.get('sec-fetch-mode'),
   }
   const reason = crossSiteReason(site, method, pathname, policy.tls)
-  if (reason) throw crossOriginForbidden(reason, origin, api, corsVary)
+  if (reason) {
+    noteRequest(event, { refused: originComparison(site, policy.tls) })
+    throw crossOriginForbidden(reason, origin, api, corsVary)
+  }
   if (
     policy.inspectorPassword !== null &&
     !api &&

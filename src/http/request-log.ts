@@ -8,10 +8,14 @@ import type { H3Event } from 'h3'
  *   POST /messages 403 sandbox_token_required (1 ms)
  *   GET /_sandbox/api/messages/wait?to=ada%40example.com 404 wait_timeout (5002 ms)
  *
+ *   GET /_sandbox/app.js 403 cross_origin_forbidden: Origin "http://mail.test:8080" is not this server's own, … (1 ms)
+ *
  * Method, path, status, error code, template and recipients; never a header, a body or a token.
  * Routes add what they know with `noteRequest`; the line is written when the response is done.
  * The inbox's own reads (its page, lists, previews, the event stream) are left out, so an open
- * inbox does not flood the console; waits and every write are in.
+ * inbox does not flood the console; waits and every write are in, and so is every request the
+ * guard refused for its Host or Origin, with what it compared: behind a proxy that rewrites the
+ * Host, the inbox's own script is refused, and that line is the only trace of why.
  */
 
 export interface RequestNote {
@@ -19,6 +23,8 @@ export interface RequestNote {
   template?: string
   /** Recipients' addresses. */
   to?: string[]
+  /** What the guard compared when it refused the request (its Host, its Origin): never a secret. */
+  refused?: string
 }
 
 const NOTE = 'sendboxRequest'
@@ -77,7 +83,8 @@ export function formatRequestLine(
   ms: number,
 ): string {
   const parts = [method, `${path}${safeSearch(search)}`, String(status)]
-  if (status >= 400 && note.code) parts.push(note.code)
+  if (status >= 400 && note.code) parts.push(note.refused ? `${note.code}:` : note.code)
+  if (note.refused) parts.push(note.refused)
   if (note.template) parts.push(note.template)
   if (note.to?.length) parts.push(`→ ${recipients(note.to)}`)
   parts.push(`(${ms} ms)`)
@@ -95,7 +102,7 @@ export function requestLogger(write: (line: string) => void): (event: H3Event) =
   return (event) => {
     const method = event.req.method
     const { pathname, search } = event.url
-    if (!isLogged(method, pathname)) return
+    const logged = isLogged(method, pathname)
     const res = event.runtime?.node?.res
     if (!res) return
     const started = performance.now()
@@ -105,6 +112,8 @@ export function requestLogger(write: (line: string) => void): (event: H3Event) =
       done = true
       const note =
         ((event.context as Record<string, unknown>)[NOTE] as RequestNote | undefined) ?? {}
+      // The inbox's reads are left out, unless the guard refused one.
+      if (!logged && !note.refused) return
       write(
         formatRequestLine(
           method,

@@ -47,8 +47,8 @@ const healthOperation = defineOperation({
         bytes: count('What the stored messages weigh, against --max-log-bytes.'),
         subscribers: count('Open event streams and pending waits.'),
         log: described(
-          v.picklist(['ok', 'write_failed', 'memory']),
-          'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file). The event stream says each change as a `log` event. See docs/log-faults.md.',
+          v.picklist(['ok', 'write_failed', 'memory', 'unavailable']),
+          'Whether the message log is being written: `ok`; `write_failed` from a failed write (a full disk, lost permissions) until the next write that works, while sends are answered 507 log_write_failed; `memory` with --memory (no file); `unavailable` while a PostgreSQL store cannot be reached (health itself then answers 503). The event stream says each change as a `log` event. See docs/log-faults.md.',
         ),
         logError: v.optional(
           v.pipe(

@@ -418,17 +418,24 @@ export interface MessageLog extends MessageStore {
   close(): Promise<void>
 }
 
-/** `ok`: written; `write_failed`: the last write failed (sends answer 507); `memory`: no file (--memory). */
-export type LogState = 'ok' | 'write_failed' | 'memory'
+/**
+ * `ok`: written; `write_failed`: the last write failed (sends answer 507); `memory`: no file
+ * (--memory); `unavailable`: a shared store (PostgreSQL) cannot be reached (sends and reads
+ * answer 503 store_unavailable) until a query reaches it again.
+ */
+export type LogState = 'ok' | 'write_failed' | 'memory' | 'unavailable'
 
 export interface LogHealth {
   state: LogState
   /** The file, or null with `memory`. */
   file: string | null
-  /** With `write_failed`: the errno code (`ENOSPC`, `EACCES`, …) and the sentence the console said. */
+  /**
+   * With `write_failed`: the errno code (`ENOSPC`, `EACCES`, …) and the sentence the console said;
+   * with `unavailable`: the client's code (`ECONNREFUSED`) and the store's error message.
+   */
   reason?: string
   message?: string
-  /** With `write_failed`: when the first failed write of this spell happened (ISO time). */
+  /** With `write_failed` or `unavailable`: when this spell began (ISO time). */
   since?: string
 }
 

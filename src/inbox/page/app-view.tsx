@@ -21,6 +21,7 @@ export function App({ inbox, session = null }: { inbox: PageState; session?: Ses
         sections={VIEWS.map((v) => ({ id: v.id, label: v.label, count: v.count?.(inbox) ?? null }))}
         current={spec.id}
         session={session}
+        storeDown={inbox.log.value.state === 'unavailable'}
       />
       <LogBanner log={inbox.log.value} />
       <main id="main" tabIndex={-1}>

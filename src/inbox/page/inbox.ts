@@ -1,6 +1,7 @@
 import { signal, type Signal } from '@preact/signals'
 import {
   API,
+  ApiError,
   api,
   type MessageSummary,
   type SnapshotChange,
@@ -61,14 +62,43 @@ export function createPageState(page: Page): PageState {
   }
 }
 
-/** Asks health for the log's state (at load, and when the event stream reopens). */
+/**
+ * Asks health for the log's state (at load, and when the event stream reopens). Its `503` is a
+ * store that cannot be reached (a database away): the event stream says when it is back.
+ */
 async function refreshLogState(inbox: PageState): Promise<void> {
   try {
     const health = await api.health()
-    inbox.log.value = { state: health.log ?? 'ok', ...health.logError }
-  } catch {
-    // sendbox is away: the stream's reconnect asks again.
+    setLogState(inbox, { state: health.log ?? 'ok', ...health.logError })
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 503)
+      setLogState(inbox, { state: 'unavailable' })
+    // Otherwise sendbox is away: the stream's reconnect asks again.
   }
+}
+
+/**
+ * The store's new state. Back from `unavailable`, what the views show is from before the outage
+ * (and events may have been lost with the database's notices): they load again, and a toast of a
+ * request the outage refused goes.
+ */
+function setLogState(inbox: PageState, next: LogState): void {
+  const was = inbox.log.peek().state
+  inbox.log.value = next
+  if (was !== 'unavailable' || next.state === 'unavailable') return
+  inbox.page.toastText.value = null
+  resyncViews(inbox, false)
+}
+
+/** Whatever happened while the page could not hear of it is fetched once, view by view. */
+function resyncViews(inbox: PageState, first: boolean): void {
+  inbox.messages.resync()
+  inbox.webhooks.resync()
+  inbox.suppressions.resync()
+  // The navigation counts the changes to review in every view: their list is always known.
+  inbox.changes.resync()
+  // At the first open the templates view has just loaded itself.
+  if (!first) inbox.templates.resync()
 }
 
 /**
@@ -83,14 +113,8 @@ export function connectPageState(inbox: PageState): void {
     },
     onOpen(first) {
       // Whatever happened before this stream was open (or while none was) is fetched once.
-      messages.resync()
+      resyncViews(inbox, first)
       void refreshLogState(inbox)
-      webhooks.resync()
-      suppressions.resync()
-      // The navigation counts the changes to review in every view: their list is always known.
-      changes.resync()
-      // At the first open the templates view has just loaded itself.
-      if (!first) templates.resync()
     },
     events: {
       message: (data) => messages.onMessage(data as MessageSummary),
@@ -106,9 +130,7 @@ export function connectPageState(inbox: PageState): void {
       release: (data) => messages.onRelease(data as { id: string; release: Release }),
       webhook: (data) => webhooks.onDelivery(data as WebhookDelivery),
       suppression: () => suppressions.onChange(),
-      log: (data) => {
-        inbox.log.value = data as LogState
-      },
+      log: (data) => setLogState(inbox, data as LogState),
     },
   })
 }

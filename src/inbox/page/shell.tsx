@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'preact/hooks'
 import { usePage } from './context.js'
 import type { LogState } from './inbox.js'
 import { href } from './router.js'
-import { useRevealed } from './ui.js'
+import { useRevealed, useScrollCue } from './ui.js'
 
 /**
  * What surrounds every view: the top bar (sections, the stream's state), the banner while the
@@ -18,20 +18,40 @@ export interface Section {
   count: number | null
 }
 
-const STATUS_WORDS = { connecting: 'Connecting…', live: 'Live', offline: 'Reconnecting…' }
+const STATUS_WORDS = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  offline: 'Reconnecting…',
+  unavailable: 'Store unavailable',
+}
 
+const STATUS_TITLES = {
+  connecting: 'Waiting for sendbox; the page catches up when it is back',
+  live: 'New messages and template changes show up by themselves',
+  offline: 'Waiting for sendbox; the page catches up when it is back',
+  unavailable: 'sendbox cannot reach its database; the page catches up when it is back',
+}
+
+/**
+ * The top bar. `storeDown`: sendbox answers, but cannot reach its store (a database away): the
+ * stream is open, yet nothing new can come, so the page must not say "Live".
+ */
 export function TopBar({
   sections,
   current,
   session = null,
+  storeDown = false,
 }: {
   sections: Section[]
   current: string
   session?: Session | null
+  storeDown?: boolean
 }) {
-  const state = usePage().live.value
+  const live = usePage().live.value
+  const state = storeDown && live === 'live' ? 'unavailable' : live
   const row = useRef<HTMLUListElement>(null)
   useRevealed(row, '[aria-current="page"]', current)
+  useScrollCue(row)
   return (
     <header class="topbar">
       <p class="brand">
@@ -42,16 +62,7 @@ export function TopBar({
       </p>
       <div class="corner">
         <SessionBadge session={session} />
-        <p
-          class="status"
-          id="status"
-          data-state={state}
-          title={
-            state === 'live'
-              ? 'New messages and template changes show up by themselves'
-              : 'Waiting for sendbox; the page catches up when it is back'
-          }
-        >
+        <p class="status" id="status" data-state={state} title={STATUS_TITLES[state]}>
           <span class="status-dot" aria-hidden="true" />
           <span id="status-text">{STATUS_WORDS[state]}</span>
         </p>
@@ -81,8 +92,19 @@ export function TopBar({
   )
 }
 
-/** The banner the inbox shows while the message log cannot be written (docs/log-faults.md). */
+/**
+ * The banner the inbox shows while the message log cannot be written, or while a database store
+ * cannot be reached (docs/log-faults.md).
+ */
 export function LogBanner({ log }: { log: LogState }) {
+  if (log.state === 'unavailable')
+    return (
+      <div id="log-banner" class="log-banner" role="alert">
+        sendbox cannot reach its database{log.reason ? ` (${log.reason})` : ''}: sends and reads are
+        refused with 503 store_unavailable, and the messages shown are from before. This page
+        catches up by itself once the database is back.
+      </div>
+    )
   if (log.state !== 'write_failed') return null
   return (
     <div id="log-banner" class="log-banner" role="alert">

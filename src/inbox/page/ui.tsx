@@ -200,6 +200,7 @@ export function Tabs({
   }
   useArrowsAnywhere(list, !!arrowsAnywhere, { selected, onSelect, tabs })
   useRevealed(list, '[aria-selected="true"]', selected)
+  useScrollCue(list)
   return (
     <div class="tabs" role="tablist" aria-label={label} ref={list} onKeyDown={onKeyDown}>
       {tabs.map((tab) => (
@@ -291,6 +292,40 @@ export function useRevealed(
     for (const child of element.children) observer.observe(child)
     return () => observer.disconnect()
   }, [key])
+}
+
+/**
+ * A row that scrolls sideways shows that it does: `data-more` names the sides with more beyond
+ * them (`start`, `end`, both, or none), and the stylesheet draws an arrow over a fading edge
+ * there. Kept up to date as the row scrolls and as its size or its items' sizes change. A data
+ * attribute rather than a style, so that the page's strict CSP (no inline style) has nothing to
+ * refuse.
+ *
+ * @example useScrollCue(row)
+ */
+export function useScrollCue(row: { current: HTMLElement | null }): void {
+  useLayoutEffect(() => {
+    const element = row.current
+    if (!element) return
+    const update = () => {
+      const left = element.scrollLeft
+      const more = [
+        left > 1 ? 'start' : '',
+        left < element.scrollWidth - element.clientWidth - 1 ? 'end' : '',
+      ].filter(Boolean)
+      if (more.length) element.dataset.more = more.join(' ')
+      else delete element.dataset.more
+    }
+    update()
+    element.addEventListener('scroll', update, { passive: true })
+    const observer = new ResizeObserver(update)
+    observer.observe(element)
+    for (const child of element.children) observer.observe(child)
+    return () => {
+      element.removeEventListener('scroll', update)
+      observer.disconnect()
+    }
+  }, [])
 }
 
 /** A small count on a tab, with words for screen readers. */

@@ -76,6 +76,8 @@ export function guarded<T extends object>(
   keep: ReadonlyArray<keyof T> = [],
   /** Methods that only read, tried again while their connections are being replaced. */
   reads: ReadonlyArray<keyof T> = [],
+  /** Told what each call found: null when the database answered, the failure when it did not. */
+  observe: (failure: StoreUnavailableError | null) => void = () => {},
 ): T {
   const out = { ...target } as Record<string, unknown>
   for (const [key, value] of Object.entries(target)) {
@@ -85,16 +87,24 @@ export function guarded<T extends object>(
       const began = Date.now()
       for (let wait = 5; ; wait *= 2) {
         try {
-          return await value.apply(target, args)
+          const result = await value.apply(target, args)
+          observe(null)
+          return result
         } catch (error) {
-          if (!isUnreachable(error)) throw error
+          if (!isUnreachable(error)) {
+            // A statement PostgreSQL refused: it answered. Anything else says nothing of it.
+            if (isRefused(error)) observe(null)
+            throw error
+          }
           const dropped = DROPPED.has(String((error as { code: string }).code))
           if (dropped && Date.now() - began + wait <= budget) {
             await pause(wait)
             continue
           }
           const code = String((error as { code: string }).code)
-          throw new StoreUnavailableError(store, code, { cause: error })
+          const failure = new StoreUnavailableError(store, code, { cause: error })
+          observe(failure)
+          throw failure
         }
       }
     }

@@ -1,4 +1,4 @@
-import type { MessageStore } from '../types.js'
+import type { LogHealth, MessageStore } from '../types.js'
 import { StoreOpenError } from './errors.js'
 import { openChannel } from './channel.js'
 import { migrate } from './schema.js'
@@ -12,6 +12,8 @@ export interface OpenPostgresOptions {
   /** `postgres://user:password@host:port/database` (`sslmode` honoured). */
   url: string
   maxMessages: number
+  /** Told when the database stops answering, and when it answers again (`unavailable`, `ok`). */
+  onHealth?: (health: LogHealth) => void
 }
 
 /** A reason from the client, with the URL's password taken out wherever it shows. */
@@ -76,5 +78,10 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
     )
   }
   const channel = await openChannel(sql)
-  return createPostgresStore(sql, { name, maxMessages: options.maxMessages, channel })
+  return createPostgresStore(sql, {
+    name,
+    maxMessages: options.maxMessages,
+    channel,
+    ...(options.onHealth ? { onHealth: options.onHealth } : {}),
+  })
 }

@@ -16,6 +16,7 @@ import type {
 import { createFaultTable } from './faults.js'
 import { asJson } from './text.js'
 import { guarded, isRefused } from './guard.js'
+import { createReachability } from './reachability.js'
 import { conditionOf, filterColumns } from './filter.js'
 import { createRejectionTable } from './rejections.js'
 import { createWebhookTable } from './webhooks.js'
@@ -66,6 +67,8 @@ export interface PostgresStoreOptions {
   channel?: StoreChannel & { close(): Promise<void> }
   /** Rejected sends kept for the whole sandbox (the newest). */
   maxRejections?: number
+  /** Told when the database stops answering this process, and when it answers again (./reachability.ts). */
+  onHealth?: (health: LogHealth) => void
 }
 
 /**
@@ -376,26 +379,39 @@ function noted(seqs: Positions, row: Row): MessageRecord {
  */
 export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): MessageStore {
   const trimmer = createTrimmer(sql, options.maxMessages)
-  const health: LogHealth = { state: 'ok', file: null }
+  const reach = createReachability(options.onHealth)
   const seqs: Positions = new WeakMap()
   const me = randomUUID()
   let closed = false
   const { idle, ...changes } = createMessageChanges(sql, trimmer, seqs, me)
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
-    faults: guarded(createFaultTable(sql), options.name, [], ['list']),
-    work: guarded(createWorkQueue(sql, options.channel, me), options.name, ['onAdded'], ['size']),
-    webhooks: guarded(createWebhookTable(sql), options.name, [], ['get', 'list', 'pending']),
+    faults: guarded(createFaultTable(sql), options.name, [], ['list'], reach.observe),
+    work: guarded(
+      createWorkQueue(sql, options.channel, me),
+      options.name,
+      ['onAdded'],
+      ['size'],
+      reach.observe,
+    ),
+    webhooks: guarded(
+      createWebhookTable(sql),
+      options.name,
+      [],
+      ['get', 'list', 'pending'],
+      reach.observe,
+    ),
     rejections: guarded(
       createRejectionTable(sql, options.maxRejections ?? 100),
       options.name,
       [],
       ['list'],
+      reach.observe,
     ),
     ...createMessageReads(sql, seqs),
     ...changes,
     ...createSuppressionRows(sql),
-    health: () => health,
+    health: reach.health,
     async close() {
       if (closed) return
       closed = true
@@ -407,7 +423,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
   }
   // The database away is a 503 store_unavailable for the request, not a crash; the client
   // reconnects at the next query, so the sandbox works again without a restart.
-  return guarded(store, options.name, ['health', 'matches'], READS)
+  return guarded(store, options.name, ['health', 'matches'], READS, reach.observe)
 }
 
 /** The store's methods that only read: tried again while their connection is replaced. */
