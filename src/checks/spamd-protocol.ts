@@ -56,6 +56,22 @@ export function spamdRequest(command: 'PING' | 'REPORT', message?: Uint8Array): 
   return Buffer.concat([Buffer.from(`${head.join(CRLF)}${CRLF}${CRLF}`, 'latin1'), message])
 }
 
+/** Why a request failed: nothing listens there, no answer in time, or an answer that is not spamd's. */
+export type SpamdFailureReason = 'refused' | 'timeout' | 'bad_answer'
+
+/** spamd could not be reached, did not answer in time, or answered something else. */
+export class SpamdError extends Error {
+  override name = 'SpamdError'
+  constructor(
+    readonly reason: SpamdFailureReason,
+    /** `host:port`, as the message names it. */
+    readonly address: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
 /** An answer that is not spamd's, or spamd saying it could not check: why, in a few words. */
 export class SpamdAnswerError extends Error {
   override name = 'SpamdAnswerError'

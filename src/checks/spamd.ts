@@ -2,11 +2,18 @@ import { connect, type Socket } from 'node:net'
 import {
   parseSpamdReport,
   SpamdAnswerError,
+  SpamdError,
+  type SpamdFailureReason,
   type SpamReport,
   spamdRequest,
 } from './spamd-protocol.js'
 
-export type { SpamReport, SpamRule } from './spamd-protocol.js'
+export {
+  SpamdError,
+  type SpamdFailureReason,
+  type SpamReport,
+  type SpamRule,
+} from './spamd-protocol.js'
 
 /**
  * A SpamAssassin `spamd` over TCP: one connection per request, as `spamc` does (spamd answers
@@ -25,22 +32,6 @@ export const SPAMD_TIMEOUT_MS = 10_000
 
 /** spamd's `REPORT` answer is a page of text; past this it is not spamd answering. */
 const MAX_ANSWER_BYTES = 1024 * 1024
-
-/** Why a request failed: nothing listens there, no answer in time, or an answer that is not spamd's. */
-export type SpamdFailureReason = 'refused' | 'timeout' | 'bad_answer'
-
-/** spamd could not be reached, did not answer in time, or answered something else. */
-export class SpamdError extends Error {
-  override name = 'SpamdError'
-  constructor(
-    readonly reason: SpamdFailureReason,
-    /** `host:port`, as the message names it. */
-    readonly address: string,
-    message: string,
-  ) {
-    super(message)
-  }
-}
 
 /**
  * `host:port`, with an IPv6 host in brackets.
