@@ -1,5 +1,5 @@
 import { ConfigError, spamdAddress } from '../config.js'
-import { toEml } from '../core/eml.js'
+import { renderEml } from '../core/spam.js'
 import type { SpamReport } from '../checks/spamd-protocol.js'
 import type { Problem, RenderedCase, RenderRule } from './check-types.js'
 
@@ -32,25 +32,6 @@ export function spamOptions(values: Record<string, unknown>, env: NodeJS.Process
   if (failOn !== null && !address)
     throw new ConfigError('--fail-on-spam', 'needs --spamassassin host:port, a spamd to ask')
   return address ? { address, failOn } : null
-}
-
-/**
- * The case as a message would go out (src/core/eml.ts): its HTML and text, a subject from the
- * HTML's `<title>` (a send gives its own; the template has none), example addresses.
- */
-function emlOf({ template, caseName, html, text }: RenderedCase): Uint8Array {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim()
-  return toEml({
-    id: `check_${template.slug}${caseName ? `_${caseName}` : ''}`,
-    from: { name: 'Sendbox check', address: 'sender@example.com' },
-    to: [{ name: 'Recipient', address: 'recipient@example.com' }],
-    subject: title || template.slug,
-    createdAt: new Date().toISOString(),
-    template: template.slug,
-    project: 'check',
-    html,
-    text,
-  })
 }
 
 const named = (rendered: RenderedCase) =>
@@ -98,9 +79,13 @@ export function spamChecks(options: {
     if (failed) return []
     const { scoreWithSpamd, SpamdError } = await import('../checks/spamd.js')
     try {
-      const report = await scoreWithSpamd(options.address, emlOf(rendered), {
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      })
+      const report = await scoreWithSpamd(
+        options.address,
+        renderEml({ ...rendered, slug: rendered.template.slug }),
+        {
+          ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        },
+      )
       scores.push({ template: rendered.template.slug, case: rendered.caseName, ...report })
       const problem = scoreProblem(rendered, report, options.failOn)
       return problem ? [problem] : []

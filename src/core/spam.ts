@@ -32,6 +32,8 @@ export interface SpamScores {
    * asks again. Throws `SpamCheckNotConfiguredError` without `--spamassassin`.
    */
   of(record: MessageRecord): Promise<SpamReport>
+  /** Any message's bytes (a template's render), asked each time, never kept. */
+  ofEml(eml: Uint8Array): Promise<SpamReport>
 }
 
 /**
@@ -71,5 +73,36 @@ export function createSpamScores(deps: {
       })
       return report
     },
+    ofEml: (eml) =>
+      deps.scorer ? deps.scorer(eml) : Promise.reject(new SpamCheckNotConfiguredError()),
   }
+}
+
+/**
+ * A render as a message of its template would go out (`toEml`), for scoring a template rather
+ * than a stored message: its HTML and text, the subject from the HTML's `<title>` (a send gives
+ * its own; a template has none), else the template's name, and example addresses.
+ *
+ * @example
+ * renderEml({ slug: 'welcome', caseName: 'default', html: '<title>Welcome</title>…', text: 'Hi' })
+ */
+export function renderEml(render: {
+  slug: string
+  caseName: string | null
+  html: string
+  text: string
+}): Buffer<ArrayBuffer> {
+  const { slug, caseName, html, text } = render
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim()
+  return toEml({
+    id: `render_${slug}${caseName ? `_${caseName}` : ''}`,
+    from: { name: 'Sendbox', address: 'sender@example.com' },
+    to: [{ name: 'Recipient', address: 'recipient@example.com' }],
+    subject: title || slug,
+    createdAt: new Date().toISOString(),
+    template: slug,
+    project: 'render',
+    html,
+    text,
+  })
 }
