@@ -3,6 +3,7 @@
 // `sendbox check` over the repository's templates with and without --spamassassin. Starts a
 // throwaway spamd (Debian's spamassassin package). Run after `npm run build`: node bench/spam.js
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { startSendbox } from '../dist/sendbox.js'
 import { startSpamd } from '../test/helpers/spamd-server.js'
 
@@ -37,6 +38,7 @@ try {
     snapshots: 'bench/.snapshots-unused',
     spamassassin: address,
   })
+  const receipt = JSON.parse(readFileSync('fixtures/order-receipt/default.json', 'utf8'))
   const ids = []
   for (let i = 0; i < RUNS; i++) {
     const response = await fetch(`${sandbox.url}/messages`, {
@@ -47,11 +49,19 @@ try {
         from: 'Acme <orders@acme.test>',
         to: 'Ada <ada@example.com>',
         subject: `Your receipt for order ${1000 + i}`,
+        templateVariables: receipt,
       }),
     })
+    if (response.status !== 201)
+      throw new Error(`send: ${response.status} ${await response.text()}`)
     ids.push((await response.json()).id)
   }
-  const get = (id) => fetch(`${sandbox.url}/_sandbox/api/messages/${id}/spam`).then((r) => r.json())
+  const get = async (id) => {
+    const response = await fetch(`${sandbox.url}/_sandbox/api/messages/${id}/spam`)
+    if (response.status !== 200)
+      throw new Error(`score: ${response.status} ${await response.text()}`)
+    return response.json()
+  }
   await get(ids[0]) // warm: spamd's child, the client's lazy import
   const first = await timed(RUNS - 1, (i) => get(ids[i + 1]))
   const kept = await timed(RUNS - 1, (i) => get(ids[i + 1]))
