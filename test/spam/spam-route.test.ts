@@ -26,9 +26,6 @@ const TEMPLATES = {
 
 let spamd: string
 const closing: Array<{ close(): Promise<void> }> = []
-beforeAll(async () => {
-  spamd = await spamdReady()
-})
 afterAll(async () => {
   await Promise.all(closing.map((c) => c.close()))
 })
@@ -75,6 +72,10 @@ const scoreOf = async (sandbox: TestSandbox, id: string) => {
 }
 
 describeSpamd('the spam score, by a real spamd', () => {
+  beforeAll(async () => {
+    spamd = await spamdReady()
+  })
+
   it('a clean receipt scores low, under the threshold', async () => {
     const sandbox = await sandboxWith({ spamassassin: spamd })
     const id = await send(sandbox, 'receipt', 'Your receipt for order 1042')
