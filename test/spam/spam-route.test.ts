@@ -164,6 +164,20 @@ describeSpamd('the spam score, by a real spamd', () => {
     expect(report).toMatchObject({ threshold: 5, isSpam: false })
   }, 90_000)
 
+  it('a template’s render is scored too, each time asked: GET with a case, POST with variables', async () => {
+    const sandbox = await sandboxWith({ spamassassin: spamd })
+    const got = await sandbox.api('/_sandbox/api/templates/promo/spam')
+    expect(got.status, await got.clone().text()).toBe(200)
+    const report = (await got.json()) as Score
+    expect(report.rules.some((rule) => rule.name.startsWith('HTML_IMAGE_ONLY_'))).toBe(true)
+    const posted = await sandbox.api('/_sandbox/api/templates/receipt/spam', {
+      method: 'POST',
+      json: { variables: { name: 'Ada' } },
+    })
+    expect(posted.status).toBe(200)
+    expect(((await posted.json()) as Score).isSpam).toBe(false)
+  })
+
   it('with projects, a project’s token scores its own messages only', async () => {
     const [A, B] = ['sandbox_acme_0123456789', 'sandbox_billing_0123456789']
     const sandbox = await sandboxWith({
@@ -186,6 +200,8 @@ it('without --spamassassin: 409 spam_check_not_configured, saying how to turn it
   const error = await errorOf(response)
   expect(error.code).toBe('spam_check_not_configured')
   expect(error.message).toContain('--spamassassin host:port')
+  const template = await sandbox.api('/_sandbox/api/templates/receipt/spam')
+  expect(template.status).toBe(409)
 })
 
 it('a spamd that never answers: 502 after the timeout (10 s by default, shortened here)', async () => {
