@@ -14,8 +14,8 @@ export default defineConfig({
     // timing-bound steps (a two-second "Copied") were flaky.
     exclude: ['node_modules/**', 'test/browser/**'],
     // pg-setup first: it starts the PostgreSQL tests' cluster without waiting, so initdb runs
-    // while global-setup builds.
-    globalSetup: ['test/pg-setup.ts', 'test/global-setup.ts'],
+    // while global-setup builds; spamd-setup likewise (spamd loads its rules meanwhile).
+    globalSetup: ['test/pg-setup.ts', 'test/spamd-setup.ts', 'test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Black-box tests spawn real servers; two cores, so keep the pool small.

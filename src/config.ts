@@ -120,6 +120,14 @@ export interface SendboxOptions {
   relayAllow?: string | string[]
   /** @internal Milliseconds a release may take in all (connection, greeting, each reply). Default 15000. */
   relayTimeout?: number
+  /**
+   * A SpamAssassin `spamd` (`host:port`; the port defaults to spamd's 783) that scores a stored
+   * message for spam when asked (`GET /_sandbox/api/messages/:id/spam`, the inbox's Checks tab).
+   * Sends never wait for it.
+   */
+  spamassassin?: string
+  /** @internal Milliseconds a score may take in all (connection and answer). Default 10000. */
+  spamassassinTimeout?: number
 }
 
 export const DEFAULTS = {
@@ -145,6 +153,8 @@ export const DEFAULTS = {
   httpsCertDays: 397,
   // A relay that has not answered in 15 s is not going to: the request gets its 502.
   relayTimeoutMs: 15_000,
+  // spamd checks a message in well under a second; one silent for 10 s is not going to answer.
+  spamassassinTimeoutMs: 10_000,
 } as const
 
 /** Standard Webhooks secrets: `whsec_` then the key in base64. */
@@ -394,6 +404,28 @@ export function relayConfig(value: string | undefined): RelayConfig | null {
   }
 }
 
+const SPAMD_ADDRESS = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9.-]+))(?::(\d{1,5}))?$/i
+
+/**
+ * `--spamassassin HOST:PORT`: spamd's host (an IPv6 one in brackets) and port (783, spamd's own,
+ * when none is given).
+ *
+ * @example
+ * spamdAddress('localhost:11783') // { host: 'localhost', port: 11783 }
+ * spamdAddress('[::1]') // { host: '::1', port: 783 }
+ */
+export function spamdAddress(value: string | undefined): { host: string; port: number } | null {
+  if (value === undefined || value.trim() === '') return null
+  const match = SPAMD_ADDRESS.exec(value.trim())
+  const port = Number(match?.[3] ?? 783)
+  if (!match || port < 1 || port > 65535)
+    throw new ConfigError(
+      '--spamassassin',
+      `expected spamd's host:port (localhost:783, [::1]:783), got ${JSON.stringify(value)}`,
+    )
+  return { host: match[1] ?? match[2]!, port }
+}
+
 /** An address or `*@domain`: no spaces, quotes, angle brackets or commas (they could add a recipient). */
 const RELAY_PATTERN = /^(\*|[^\s@<>,;:"()[\]\\]+)@[a-z0-9-]+(\.[a-z0-9-]+)*$/i
 
@@ -473,6 +505,14 @@ export function resolveConfig(
     ...deliveryTimingOf(options),
     ...httpsOptions(options, cwd),
     ...relayOptionsOf(options),
+    spamassassin: spamdAddress(options.spamassassin),
+    spamassassinTimeoutMs: integer(
+      'spamassassinTimeout',
+      options.spamassassinTimeout ?? DEFAULTS.spamassassinTimeoutMs,
+      1,
+      600_000,
+      'milliseconds',
+    ),
   }
 }
 

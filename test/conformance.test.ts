@@ -11,6 +11,7 @@ import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js'
 import { ROOT } from './helpers/cli.js'
 import { answerValidator, arbitraryOf, resolve, type Json } from './helpers/openapi.js'
 import { tempDir } from './helpers/sandbox.js'
+import { cannedSpamd } from './helpers/spamd.js'
 
 /**
  * Conformance, from the outside, as Schemathesis does it: load the served document, validate
@@ -98,6 +99,7 @@ async function seedMessages() {
 /** The one address releases may go to. */
 const RELEASE_TO = ['me@example.com']
 let smtp: TestSmtpServer
+let spamd: Awaited<ReturnType<typeof cannedSpamd>>
 
 beforeAll(async () => {
   dir = await tempDir()
@@ -109,6 +111,8 @@ beforeAll(async () => {
   const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
   // An SMTP server for releases to reach.
   smtp = await startSmtpServer()
+  // A stand-in spamd, so that the spam score answers 200 (its own tests use a real one).
+  spamd = await cannedSpamd()
   sandbox = await startSendbox({
     port: 0,
     memory: true,
@@ -119,6 +123,7 @@ beforeAll(async () => {
     webhook,
     relay: `smtp://127.0.0.1:${smtp.port}`,
     relayAllow: RELEASE_TO,
+    spamassassin: spamd.address,
   })
   doc = (await (await fetch(`${sandbox.url}/_sandbox/api/openapi.json`)).json()) as Json
   check = answerValidator(doc)
@@ -144,6 +149,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await sandbox?.close()
+  await spamd?.close()
   await smtp?.close()
   await new Promise((done) => receiver?.close(done))
   if (dir) await rm(dir, { recursive: true, force: true })

@@ -54,6 +54,7 @@ beforeAll(async () => {
     delivery: {} as AppContext['delivery'],
     webhooks: {} as AppContext['webhooks'],
     snapshots: {} as AppContext['snapshots'],
+    spam: {} as AppContext['spam'],
     onClose: () => () => {},
   }
   server = createServer(toNodeHandler(createApp(ctx)))

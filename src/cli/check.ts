@@ -20,6 +20,7 @@ import { usage } from './usage.js'
 import { isCi, type SnapshotWrites, snapshotRun, writeLines } from './check-snapshots.js'
 import { shortDiff } from '../core/snapshot-diff.js'
 import { findBrowser, visualCheck, visualThreshold } from './visual.js'
+import { type CaseSpamScore, spamChecks, spamOptions } from './check-spam.js'
 
 /**
  * `sendbox check`: parse every template and render it with each fixture case (or check its
@@ -43,6 +44,8 @@ export interface CheckReport {
   cases: number
   /** Slugs of the templates with at least one error. */
   failing: string[]
+  /** With `--spamassassin`: each case's SpamAssassin score (check-spam.ts). */
+  spam?: CaseSpamScore[]
 }
 
 export interface CheckOptions {
@@ -362,6 +365,17 @@ const checkFlags = {
     description:
       'Check each render as an email too: size, images, links, text, accessibility (--no-email-checks to skip)',
   },
+  spamassassin: {
+    ...serveFlags.spamassassin,
+    description:
+      'Score every case with this SpamAssassin spamd (host:port); a case it calls spam is a warning, --json has every score',
+  },
+  'fail-on-spam': {
+    type: 'string',
+    env: 'SENDBOX_FAIL_ON_SPAM',
+    valueHint: 'score',
+    description: 'With --spamassassin: a case scored above this is an error (exit 1)',
+  },
   ...checkOnlyFlags,
 } as const satisfies Record<string, FlagSpec>
 
@@ -485,6 +499,8 @@ async function runCheck(
     warn: () => {},
   })
   const snapshots = snapshotOptions && snapshotRun({ ...snapshotOptions, ci: isCi(env) })
+  const spamOptionsGiven = spamOptions(values, env)
+  const spam = spamOptionsGiven && spamChecks(spamOptionsGiven)
   // Read only with the email checks on (an unreadable SENDBOX_ variable is no matter without).
   const emailRule = () =>
     emailChecks({
@@ -496,9 +512,11 @@ async function runCheck(
       rules: [
         ...(values['no-email-checks'] ? [] : [emailRule()]),
         ...(snapshots ? [snapshots.rule] : []),
+        ...(spam ? [spam.rule] : []),
       ],
       ...(snapshotOptions ? { clock: snapshotOptions.clock } : {}),
     })
+    if (spam) report.spam = spam.scores
     if (snapshots) report.problems.push(...(await snapshots.finish(catalog)))
     if (snapshots && browser)
       report.problems.push(
@@ -546,7 +564,7 @@ function printReport(
   }))
   if (json)
     process.stdout.write(
-      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases, ...(writes ? { snapshots: writes } : {}) }, null, 2)}\n`,
+      `${JSON.stringify({ problems, templates: report.templates, cases: report.cases, ...(writes ? { snapshots: writes } : {}), ...(report.spam ? { spam: report.spam } : {}) }, null, 2)}\n`,
     )
   else for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`)
   const written = writes ? writeLines(writes) : []

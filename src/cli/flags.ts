@@ -227,6 +227,13 @@ export const serveFlags = {
     description:
       'A recipient a release may go to: an address or *@domain (repeatable; no release without one)',
   },
+  spamassassin: {
+    type: 'string',
+    env: 'SENDBOX_SPAMASSASSIN',
+    valueHint: 'host:port',
+    description:
+      "A SpamAssassin spamd that scores a message for spam when asked (the inbox's Checks tab, GET …/messages/:id/spam)",
+  },
 } as const satisfies Record<string, FlagSpec>
 
 export type ServeFlag = keyof typeof serveFlags
@@ -365,6 +372,7 @@ export function serveOptionsFrom(
     deliveryDelay: num('delivery-delay'),
     relay: pick('relay') as string | undefined,
     relayAllow: pick('relay-allow') as string[] | undefined,
+    spamassassin: pick('spamassassin') as string | undefined,
   }
   for (const key of Object.keys(options) as Array<keyof SendboxOptions>)
     if (options[key] === undefined) delete options[key]

@@ -164,7 +164,12 @@ function textPart(type: string, content: string): string {
  * const eml = toEml(record)
  * eml.toString('latin1').includes('\r\n\r\n') // true: headers, a blank line, the body
  */
-export function toEml(record: MessageRecord): Buffer<ArrayBuffer> {
+export function toEml(
+  record: Pick<
+    MessageRecord,
+    'id' | 'from' | 'to' | 'subject' | 'createdAt' | 'template' | 'project' | 'text' | 'html'
+  >,
+): Buffer<ArrayBuffer> {
   const boundary = `=_sendbox_${record.id}`
   const lines = [
     header('From', mailboxTokens(record.from)),

@@ -74,4 +74,8 @@ export interface SendboxConfig {
   /** `--relay-allow` patterns, lowercased: `me@acme.test`, `*@acme.test`. */
   relayAllow: string[]
   relayTimeoutMs: number
+  /** `--spamassassin`: the spamd that scores messages for spam, or null. */
+  spamassassin: { host: string; port: number } | null
+  /** How long a score may take in all (connection and answer): 10 s unless a test shortens it. */
+  spamassassinTimeoutMs: number
 }

@@ -12,6 +12,7 @@ import type { FrameBatches } from './frame-batch.js'
 import type { MessageReader } from '../core/reading.js'
 import type { SnapshotBook } from '../core/snapshots.js'
 import type { RelayTransport } from '../core/release.js'
+import type { SpamScores } from '../core/spam.js'
 
 export type { Logger } from '../core/logger.js'
 
@@ -45,6 +46,8 @@ export interface AppContext {
   snapshots: SnapshotBook
   /** The SMTP client of `--relay` (loaded at the first release), or null without one. */
   relay: RelayTransport | null
+  /** Spam scores by `--spamassassin`'s spamd, each message's asked once and kept (in this process). */
+  spam: SpamScores
   /**
    * The OpenAPI document last written, as text, and what it was written for (the templates'
    * version and the address): the same document is not written again until either changes.

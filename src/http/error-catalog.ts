@@ -146,6 +146,23 @@ export const ERROR_CODES = {
       response: text("The relay's reply.", ['535 5.7.8 Authentication credentials invalid']),
     }),
   },
+  spam_check_not_configured: {
+    description:
+      'A spam score needs a SpamAssassin spamd: start sendbox with --spamassassin host:port (SENDBOX_SPAMASSASSIN).',
+  },
+  spam_check_failed: {
+    description:
+      'spamd (--spamassassin) could not be reached, did not answer within 10 s, or answered something that is not a spamd report; the message names host:port and why, details say which. Nothing is kept: the next request asks again.',
+    detail: v.object({
+      spamd: text('spamd as --spamassassin names it, host:port.', ['127.0.0.1:783']),
+      reason: v.pipe(
+        v.picklist(['refused', 'timeout', 'bad_answer']),
+        v.description(
+          'refused: nothing answered there; timeout: no answer within 10 s; bad_answer: what came is not a spamd report.',
+        ),
+      ),
+    }),
+  },
   wait_timeout: { description: 'No matching message arrived before the timeout.' },
   method_not_allowed: {
     description: 'The route does not take this method; Allow lists those it does.',

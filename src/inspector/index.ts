@@ -15,6 +15,7 @@ import { suppressionOperations } from './suppression-routes.js'
 import { webhookOperations } from './webhook-routes.js'
 import { templatePreviewOperations } from './templates.js'
 import { snapshotOperations } from './snapshots.js'
+import { spamOperations } from './spam-routes.js'
 import { releaseOperations } from './release-routes.js'
 import { sessionOperations } from './session.js'
 import { PUBLIC_ACCESS, type Viewer } from '../http/viewer.js'
@@ -155,6 +156,7 @@ export const inspectorOperations: Operation[] = [
   ...rejectionOperations,
   ...deliveryOperations,
   ...releaseOperations,
+  ...spamOperations,
   ...webhookOperations,
   ...suppressionOperations,
   ...templatePreviewOperations,

@@ -66,7 +66,7 @@ const SLUG = pathParam(
   { errors: [[400, 'invalid_slug']] },
 )
 
-const CASE_QUERY = {
+export const CASE_QUERY = {
   case: patternParam(
     SLUG_PATTERN,
     `a fixture case name (${SLUG_HINT})`,
@@ -82,7 +82,7 @@ const SOFT_QUERY = {
   ),
 }
 
-function templateOf(ctx: AppContext, slug: string): Template {
+export function templateOf(ctx: AppContext, slug: string): Template {
   const lookup = ctx.catalog.lookup(slug)
   if (lookup.ok) return lookup.template
   throw templateError(lookupFailure(slug, lookup), { notFound: 404 })
@@ -145,7 +145,7 @@ async function soft<T extends object>(
   }
 }
 
-function preview(
+export function preview(
   ctx: AppContext,
   template: Template,
   variables: Record<string, unknown>,
@@ -224,7 +224,7 @@ const VARIABLES = jsonObject({
   description: "Values for the template's variables; any JSON.",
   examples: [{ name: 'Ada', dashboardUrl: 'https://acme.test/dashboard' }],
 })
-const VARIABLES_BODY = {
+export const VARIABLES_BODY = {
   description: 'Variables to render with.',
   schema: object(
     { variables: optional(VARIABLES, {}) },
@@ -299,13 +299,13 @@ const TEMPLATE_ERRORS = [
   [404, 'template_not_found'],
   [422, 'template_invalid'],
 ] as const
-const CASE_ERRORS = [
+export const CASE_ERRORS = [
   [404, 'fixture_not_found'],
   [422, 'fixture_invalid'],
 ] as const
-const RENDER_ERRORS = [...TEMPLATE_ERRORS, [422, 'render_failed']] as const
+export const RENDER_ERRORS = [...TEMPLATE_ERRORS, [422, 'render_failed']] as const
 
-const one = { slug: SLUG }
+export const one = { slug: SLUG }
 
 const fixtureBody = object(
   {

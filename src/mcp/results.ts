@@ -95,6 +95,12 @@ export const OUTPUT = {
     findings: described(v.array(FINDING), 'Errors first, then warnings, then notes.'),
     clients: described(v.array(v.looseObject({})), 'Support of what it uses, per mail client.'),
     counts: v.looseObject({}),
+    spam: v.optional(
+      described(
+        v.looseObject({}),
+        "With a sandbox started with --spamassassin: SpamAssassin's { score, threshold, isSpam, rules: [{ name, score, description }] }, or { error } when spamd failed.",
+      ),
+    ),
   }),
   clear_messages: v.looseObject({
     deleted: described(v.number(), 'How many messages matched when the clear was asked for.'),

@@ -40,7 +40,7 @@ type RenderArgs = { slug: string; variables?: Record<string, unknown>; case?: st
 
 /** render_template and check_template: a refusal of both `variables` and `case`, or the request. */
 const renderRun =
-  (what: 'render' | 'checks') =>
+  (what: 'render' | 'checks' | 'spam') =>
   async (args: RenderArgs, ask: Ask): Promise<InspectorAnswer> => {
     const request = renderRequest(what, args)
     return 'ok' in request ? request : ask(request)
@@ -48,7 +48,7 @@ const renderRun =
 
 /** render_template and check_template: GET with a fixture case, POST with variables. */
 function renderRequest(
-  what: 'render' | 'checks',
+  what: 'render' | 'checks' | 'spam',
   args: RenderArgs,
 ): InspectorAnswer | InspectorRequest {
   const path = `/templates/${encodeURIComponent(args.slug)}/${what}`
@@ -57,6 +57,20 @@ function renderRequest(
   if (args.variables !== undefined)
     return { method: 'POST', path, body: { variables: args.variables } }
   return { path, query: { case: args.case } }
+}
+
+/**
+ * check_template: the email checks, and with a sandbox started with `--spamassassin`, the
+ * SpamAssassin score under `spam` (or why spamd could not say, `spam: { error }`); without the
+ * flag (`409 spam_check_not_configured`), the checks alone.
+ */
+async function checkTemplate(args: RenderArgs, ask: Ask): Promise<InspectorAnswer> {
+  const checks = await renderRun('checks')(args, ask)
+  if (!checks.ok) return checks
+  const spam = await renderRun('spam')(args, ask)
+  if (!spam.ok && spam.error.code === 'spam_check_not_configured') return checks
+  const score = spam.ok ? spam.body : { error: spam.error }
+  return { ...checks, body: { ...(checks.body as object), spam: score } }
 }
 
 /** One tool: what the agent is shown of it, and what a call does. */
@@ -182,11 +196,11 @@ export const TOOLS: readonly Tool[] = [
     name: 'check_template',
     title: 'Check a template',
     description:
-      "Email checks of a template rendered with `variables` or a fixture `case` (the same checks a sent message gets): the HTML's size against Gmail's clipping, mail-client support of its HTML and CSS, images, links, the plain text, and accessibility (check: 'accessibility': alt text, link names, lang, title, contrast, text size, heading order). Returns `findings` (errors first; each with a fix, and the line and column of its element in the rendered HTML), per-client support and counts.",
+      "Email checks of a template rendered with `variables` or a fixture `case` (the same checks a sent message gets): the HTML's size against Gmail's clipping, mail-client support of its HTML and CSS, images, links, the plain text, and accessibility (check: 'accessibility': alt text, link names, lang, title, contrast, text size, heading order). Returns `findings` (errors first; each with a fix, and the line and column of its element in the rendered HTML), per-client support and counts; with a sandbox started with --spamassassin, also `spam`: SpamAssassin's score against its threshold and the rules that fired.",
     input: INPUT.check_template,
     output: OUTPUT.check_template,
     annotations: READ_ONLY,
-    run: renderRun('checks'),
+    run: checkTemplate,
   }),
   defineTool({
     name: 'simulate_event',

@@ -32,6 +32,7 @@ import { logTemplateChange } from './template-log.js'
 import { listen, StartError, type Listener } from './listener.js'
 import { setUpTls, type TlsSetup } from './tls.js'
 import { createRelayTransport } from './relay.js'
+import { createSpamScores, type SpamScorer } from '../core/spam.js'
 import { createDeliveryParts } from './work.js'
 
 export { StartError }
@@ -256,6 +257,7 @@ function assembleContext(parts: {
     relay: config.relay
       ? createRelayTransport(config.relay, { timeoutMs: config.relayTimeoutMs })
       : null,
+    spam: createSpamScores({ events, scorer: spamScorer(config), keep: config.maxMessages }),
     onClose: onCloseOf(closers),
   }
   ctx.delivery = createDeliveryEngine(ctx, webhooks, runner)
@@ -278,6 +280,16 @@ function assembleContext(parts: {
     await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
   }
   return { ctx, closers, stop }
+}
+
+/** `--spamassassin`'s client, loaded at the first score (a start without the flag never reads it). */
+function spamScorer(config: SendboxConfig): SpamScorer | null {
+  const address = config.spamassassin
+  if (!address) return null
+  return async (eml) => {
+    const { scoreWithSpamd } = await import('../checks/spamd.js')
+    return scoreWithSpamd(address, eml, { timeoutMs: config.spamassassinTimeoutMs })
+  }
 }
 
 /** `ctx.onClose`: registers what closing runs, or runs it at once when closing has begun. */

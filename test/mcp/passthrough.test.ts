@@ -131,6 +131,8 @@ describe('arguments go to the inspector under its own names', () => {
       ],
       ['POST', '/_sandbox/api/templates/a%20b/render', { variables: { name: 'Ada' } }],
       ['GET', '/_sandbox/api/templates/reset/checks?case=big+order', ''],
+      // The spam score too: a sandbox without --spamassassin answers 409, and the checks go alone.
+      ['GET', '/_sandbox/api/templates/reset/spam?case=big+order', ''],
     ])
   })
 })
@@ -168,6 +170,48 @@ describe('answers come back unchanged', () => {
     expect(textOf(result)).toBe(
       'url_not_in_message: The message has no link https://x.test/.\nDetails: [{"field":"url","links":["https://acme.test/r/1"]}]',
     )
+  })
+
+  it('check_template: the checks, with the spam score under `spam` when the sandbox has one, alone without', async () => {
+    const CHECKS = {
+      htmlBytes: 10,
+      findings: [],
+      clients: [],
+      counts: { error: 0, warning: 0, info: 0 },
+    }
+    const SPAM = {
+      score: 0.6,
+      threshold: 5,
+      isSpam: false,
+      rules: [{ name: 'MISSING_MID', score: 0.6, description: 'Missing Message-Id: header' }],
+    }
+    const spamAnswer = { status: 200, body: SPAM as unknown }
+    answer = (req, res) =>
+      req.url!.includes('/spam')
+        ? json(res, spamAnswer.status, spamAnswer.body)
+        : json(res, 200, CHECKS)
+    const scored = await mcp.call('check_template', { slug: 'reset' })
+    expect(scored.structuredContent).toEqual({ ...CHECKS, spam: SPAM })
+    Object.assign(spamAnswer, {
+      status: 409,
+      body: {
+        error: {
+          code: 'spam_check_not_configured',
+          message: 'No spamd is configured.',
+          details: [],
+        },
+      },
+    })
+    expect((await mcp.call('check_template', { slug: 'reset' })).structuredContent).toEqual(CHECKS)
+    const failed = {
+      code: 'spam_check_failed',
+      message: 'spamd at 127.0.0.1:783 did not answer within 10 s.',
+      details: [],
+    }
+    Object.assign(spamAnswer, { status: 502, body: { error: failed } })
+    const result = await mcp.call('check_template', { slug: 'reset' })
+    expect(result.isError).toBeFalsy()
+    expect(result.structuredContent).toEqual({ ...CHECKS, spam: { error: failed } })
   })
 
   it('a 200 that is not JSON is not a sandbox', async () => {

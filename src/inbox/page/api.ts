@@ -17,6 +17,7 @@ export type { WebhookDelivery, WebhookAttempt } from '../../core/webhook-types.j
 /** What the simulate buttons post. */
 export type { SimulatedEvent } from '../../core/delivery.js'
 export type { Severity, Finding, ClientScore, CheckReport } from '../../checks/types.js'
+export type { SpamReport, SpamRule } from '../../checks/spamd-protocol.js'
 export type { DeclaredVariable, TemplateChange } from '../../templates/types.js'
 export type {
   ExcerptLine,
@@ -53,6 +54,7 @@ import type {
 import type { WebhookDelivery } from '../../core/webhook-types.js'
 import type { SimulatedEvent } from '../../core/delivery.js'
 import type { CheckReport } from '../../checks/types.js'
+import type { SpamReport } from '../../checks/spamd-protocol.js'
 import type {
   LivePreview,
   MessageSummaryPage,
@@ -209,6 +211,8 @@ export const api = {
       json('POST', { name, variables, ...(overwrite ? { overwrite: true } : {}) }),
     ),
   messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
+  /** The message's SpamAssassin score (409 spam_check_not_configured without --spamassassin). */
+  messageSpam: (id: string) => request<SpamReport>(`/messages/${encodeURIComponent(id)}/spam`),
   simulate: (id: string, event: SimulatedEvent) =>
     request<MessageRecord>(`/messages/${encodeURIComponent(id)}/events`, json('POST', event)),
   /** Whether a message can be released, through which server, to whom (never credentials). */

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import type { CheckReport, ClientScore, Finding, Severity } from './api.js'
 import { plural } from './format.js'
 import { Placeholder, TabBadge } from './ui.js'
@@ -53,10 +54,12 @@ export interface ChecksTabProps {
   error: string | null
   /** "line 42" as a link to the Source tab at that line. */
   lineHref: (line: number) => string
+  /** Shown after the size: a message's spam score (spam.tsx). */
+  children?: ComponentChildren
 }
 
 /** The Checks tab's panel: the report, else why there is none (yet). */
-export function ChecksTab({ prefix, report, error, lineHref }: ChecksTabProps) {
+export function ChecksTab({ prefix, report, error, lineHref, children }: ChecksTabProps) {
   if (!report)
     return (
       <Placeholder>
@@ -77,6 +80,7 @@ export function ChecksTab({ prefix, report, error, lineHref }: ChecksTabProps) {
         {summary}
       </p>
       <SizeBlock prefix={prefix} bytes={report.htmlBytes} />
+      {children}
       {GROUPS.map((group) => (
         <FindingGroup
           key={group.severity}

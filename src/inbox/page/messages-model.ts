@@ -23,6 +23,7 @@ import type { Page } from './page.js'
 import { DEFAULT_VIEW, setViewParams, viewParams, type ViewState } from './preview.js'
 import { RejectionsModel } from './rejections-model.js'
 import { ReleaseModel } from './release-model.js'
+import { SpamModel } from './spam-model.js'
 import { formatHash, goHash, replaceParams, type Route } from './router.js'
 
 export const MESSAGE_TABS: readonly TabSpec[] = [
@@ -54,6 +55,8 @@ export class MessagesModel {
   readonly rejections: RejectionsModel
   /** "Send to a real inbox" on the open message. */
   readonly release: ReleaseModel
+  /** The open message's SpamAssassin score, shown in its Checks tab. */
+  readonly spam = new SpamModel()
   readonly open = signal<OpenMessage>({ state: 'none' })
   readonly checks = signal<{ report: CheckReport | null; error: string | null }>({
     report: null,
@@ -174,6 +177,7 @@ export class MessagesModel {
   private async load(id: string | null): Promise<void> {
     this.checks.value = { report: null, error: null }
     this.release.reset()
+    this.spam.reset()
     if (!id) {
       this.open.value = { state: 'none' }
       return
@@ -192,6 +196,7 @@ export class MessagesModel {
     }
     if (this.openId !== id) return
     this.open.value = { state: 'ready', record }
+    void this.spam.load(id)
     try {
       const report = await api.messageChecks(id)
       if (this.openId === id) this.checks.value = { report, error: null }

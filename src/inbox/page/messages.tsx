@@ -2,6 +2,8 @@ import type { VNode } from 'preact'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { messagePath, type Address, type MessageRecord, type MessageSummary } from './api.js'
 import { ChecksBadge, ChecksTab } from './checks.js'
+import { SpamBlock } from './spam.js'
+import type { SpamModel } from './spam-model.js'
 import { usePage } from './context.js'
 import { DeliveryTab } from './delivery.js'
 import { sourceLineParams } from './detail-route.js'
@@ -395,7 +397,7 @@ function OpenMessage({ model, record: m }: { model: MessagesModel; record: Messa
         />
       ) : null}
       <div class="panel" id="message-panel" role="tabpanel" aria-labelledby={`message-tab-${tab}`}>
-        {messagePanel(m, detail, checks)}
+        {messagePanel(m, detail, checks, model.spam)}
       </div>
     </article>
   )
@@ -477,6 +479,7 @@ function messagePanel(
   m: MessageRecord,
   { tab, view, line }: MessagesModel['detail']['value'],
   checks: MessagesModel['checks']['value'],
+  spam: SpamModel,
 ): VNode {
   const base = messagePath(m.id)
   if (tab === 'html')
@@ -501,7 +504,9 @@ function messagePanel(
         report={checks.report}
         error={checks.error}
         lineHref={(n) => formatHash({ view: 'messages', name: m.id, params: sourceLineParams(n) })}
-      />
+      >
+        <SpamBlock prefix="message" model={spam} />
+      </ChecksTab>
     )
   if (tab === 'delivery') return <DeliveryTab record={m} />
   if (tab === 'links') return <LinksTab record={m} />
