@@ -54,7 +54,10 @@ onEachStore((store) => {
       for (let n = next++; n < MESSAGES; n = next++) {
         const inbox = n % INBOX_EVERY === 0 ? kit.inbox() : null
         // The kit's wait begins as its message is sent: a page, then a wait after its cursor.
-        if (inbox) links.push(inbox.waitForLink({ timeout: 30_000 }))
+        const link = inbox?.waitForLink({ timeout: 30_000 })
+        // Observed here too, so that a failure before the end leaves no rejection unhandled.
+        link?.catch(() => {})
+        if (link) links.push(link)
         const to = inbox?.address ?? `reader-${n}@example.com`
         const target = sandboxes[n % sandboxes.length]!
         const response = await target.send({
@@ -84,7 +87,7 @@ onEachStore((store) => {
     const found = await Promise.all(links)
     expect(found).toHaveLength(MESSAGES / INBOX_EVERY)
     for (const href of found) expect(href).toMatch(/^https:\/\/acme\.test\/confirm\/\d+$/)
-    kit.close()
+    await kit.close()
   }, 120_000)
 })
 
