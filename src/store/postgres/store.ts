@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
-import { compileFilter } from '../filter.js'
+import { compileFilter, isEmptyFilter } from '../filter.js'
 import { withEvents } from '../recipients.js'
 import { withRelease } from '../releases.js'
 import { recordSize } from '../size.js'
@@ -100,6 +100,15 @@ const pageOf = (sql: Sql, filter: MessageFilter, limit: number | null, offset: n
     ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset})`
 
 /**
+ * How many messages a list's filter matches: of all of them, the count the triggers keep (one
+ * row; a count(*) read the whole table, 73 ms of 90 for a page of 100,000 messages).
+ */
+const totalOf = (sql: Sql, filter: MessageFilter) =>
+  isEmptyFilter(filter) && filter.after === undefined
+    ? sql`SELECT value::int FROM sendbox_counters WHERE name = 'stored'`
+    : sql`SELECT count(*)::int FROM sendbox_messages WHERE ${conditionOf(sql, filter)}`
+
+/**
  * What a list's cursor counts: the project's messages, for a list of one project, so that its
  * cursor does not move with another project's sends; every message otherwise.
  */
@@ -136,7 +145,7 @@ function createMessageReads(
       const rows = await sql<PageRow[]>`
         SELECT m.record, m.html, m.text, m.seq, m.version, s.total, s.cursor
         FROM (SELECT
-          (SELECT count(*)::int FROM sendbox_messages WHERE ${conditionOf(sql, filter)}) AS total,
+          (${totalOf(sql, filter)}) AS total,
           (SELECT coalesce(max(seq), 0)::text FROM sendbox_messages
            WHERE ${cursorCondition(sql, filter)}) AS cursor) AS s
         LEFT JOIN (${pageOf(sql, filter, limit, offset)}) AS m ON TRUE
