@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { openPostgresStore } from '../../src/store/postgres/index.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { openEventStream } from '../helpers/sse.js'
@@ -94,4 +95,17 @@ describePg('notices between processes, whatever the event', () => {
       stream.close()
     }
   }, 30_000)
+
+  it('a store that closes sends the notices published before first', async () => {
+    const store = await openPostgresStore({ url: await freshDatabase(), maxMessages: 10 })
+    // The first goes at once, the others wait for it and go together after it.
+    const published = [1, 2, 3].map((n) => store.channel!.publish({ type: 'deleted', id: `m${n}` }))
+    await store.close()
+    const settled = await Promise.allSettled(published)
+    expect(settled.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ])
+  })
 })
