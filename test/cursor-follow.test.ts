@@ -54,10 +54,12 @@ onEachStore((store) => {
       for (let n = next++; n < MESSAGES; n = next++) {
         const inbox = n % INBOX_EVERY === 0 ? kit.inbox() : null
         // The kit's wait begins as its message is sent: a page, then a wait after its cursor.
-        const link = inbox?.waitForLink({ timeout: 30_000 })
-        // Observed here too, so that a failure before the end leaves no rejection unhandled.
-        link?.catch(() => {})
-        if (link) links.push(link)
+        if (inbox) {
+          const link = inbox.waitForLink({ timeout: 30_000 })
+          // Observed here too, so that a failure before the end leaves no rejection unhandled.
+          link.catch(() => {})
+          links.push(link)
+        }
         const to = inbox?.address ?? `reader-${n}@example.com`
         const target = sandboxes[n % sandboxes.length]!
         const response = await target.send({

@@ -59,14 +59,17 @@ describePg('a cursor when messages commit out of seq order', () => {
     })
     const { id } = await jsonOf(sent)
     const start = await page('0')
-    const [{ last }] = await fast<{ last: string }[]>`
-      SELECT last_value::text AS last FROM sendbox_messages_seq_seq`
+    const seqNow = async () =>
+      (
+        await fast<
+          { value: string }[]
+        >`SELECT last_value::text AS value FROM sendbox_messages_seq_seq`
+      )[0]!.value
+    const last = await seqNow()
     // The slow statement writes its first message, then takes a second before its second.
     const slowly = copies(slow, id, ['msg_slow_1', 'msg_slow_2'], 1.5).execute()
-    for (;;) {
-      const [{ now }] = await fast<{ now: string }[]>`
-        SELECT last_value::text AS now FROM sendbox_messages_seq_seq`
-      if (now !== last) break
+    while ((await seqNow()) === last) {
+      // Until it has drawn its first seq.
     }
     // Meanwhile another statement adds one, and a reader lists.
     await copies(fast, id, ['msg_fast'])

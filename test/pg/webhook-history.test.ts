@@ -75,8 +75,10 @@ describePg('the webhook history on PostgreSQL', () => {
     clearTimeout(timer)
     await other
     for (let n = 1350; n < 1700; n++) await store.webhooks!.add([delivery(n)], work)
-    const [{ settled }] = await sql<{ settled: number }[]>`
-      SELECT count(*)::int AS settled FROM sendbox_webhooks WHERE status <> 'pending'`
+    const { settled } = (
+      await sql<{ settled: number }[]>`
+        SELECT count(*)::int AS settled FROM sendbox_webhooks WHERE status <> 'pending'`
+    )[0]!
     expect(settled).toBeGreaterThanOrEqual(1000)
     expect(settled).toBeLessThanOrEqual(1100)
     // Pending ones are never trimmed.
