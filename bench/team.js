@@ -1,11 +1,14 @@
 // npm run bench:team: sendbox processes sharing one PostgreSQL (docs/team.md), measured in one run
 // against one process on the JSON Lines log. It starts a throwaway cluster of Debian's postgresql
-// (test/helpers/pg-cluster.js: fsync and synchronous_commit off, as in the tests; the JSON log does
-// not fsync either) and removes it after. Every sendbox runs in a child process of its own;
-// autocannon and the timed requests run here.
+// (test/helpers/pg-cluster.js with `durable`: PostgreSQL's own settings, fsync on, as a team runs
+// it; the JSON log does not fsync) and removes it after. Every sendbox runs in a child process of
+// its own, and so does the webhook receiver (bench/receiver.js); autocannon and the timed
+// requests run here.
 //
 //   1. sends/s: two processes on PostgreSQL (16 connections each) ÷ one on the JSON log (32),
-//      rounds alternating between the two, medians;
+//      rounds alternating between the two, medians; then the same with one `--webhook` URL on
+//      every process, at 5,000 messages stored, and the two PostgreSQL processes again at
+//      BENCH_WEBHOOK_LARGE (100,000; 0 skips it) stored;
 //   2. a send through one process to a wait on the other: p50 and p99;
 //   3. a database of 5,000 then 200,000 messages (seeded in SQL: one INSERT … SELECT over
 //      generate_series copying a real send's row, a few seconds for 200,000): a page, a `to=`
@@ -32,6 +35,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const LATENCY_SENDS = Number(process.env.BENCH_LATENCY_SENDS ?? 200)
 const QUERY_ROUNDS = Number(process.env.BENCH_QUERY_ROUNDS ?? 40)
 const LARGE = Number(process.env.BENCH_LARGE ?? 200_000)
+const WEBHOOK_LARGE = Number(process.env.BENCH_WEBHOOK_LARGE ?? 100_000)
 const SMALL = 5_000
 const TOKEN = 'sandbox_bench_0123456789'
 const { body, headers } = receiptSend(TOKEN)
@@ -44,9 +48,12 @@ if (!bin) {
   process.exit(1)
 }
 
-/** A sendbox process on `store` (a PostgreSQL URL) or on a JSON Lines file (`db`). */
-function serve({ store, db, maxMessages = 5000 }) {
-  const where = store ? ['--store', store] : ['--db', db]
+/** A sendbox process on `store` (a PostgreSQL URL) or on a JSON Lines file (`db`), with `webhook` if given. */
+function serve({ store, db, maxMessages = 5000, webhook }) {
+  const where = [
+    ...(store ? ['--store', store] : ['--db', db]),
+    ...(webhook ? ['--webhook', webhook] : []),
+  ]
   return startChild(
     [
       'bin/sendbox.js',
@@ -80,6 +87,52 @@ async function throughput(json, pair) {
     rounds.push({ log, pg: both[0] + both[1] })
   }
   return rounds
+}
+
+/**
+ * Sends/s with one `--webhook` URL on every process: the log's one process and two on PostgreSQL,
+ * at 5,000 stored (the --max-messages they run with, reached by the rounds before), then the two
+ * on PostgreSQL with WEBHOOK_LARGE stored (seeded, --max-messages raised to match).
+ */
+async function withWebhook(cluster, dir, webhook) {
+  const log = await serve({ db: join(dir, 'webhook.jsonl'), webhook })
+  const store = cluster.urlOf('shared')
+  let pair = [await serve({ store, webhook }), await serve({ store, webhook })]
+  try {
+    const rounds = await throughput(log, pair)
+    await stop(log.child)
+    if (!WEBHOOK_LARGE) return { rounds }
+    for (const p of pair) await stop(p.child)
+    await seedTo(store, WEBHOOK_LARGE)
+    pair = [
+      await serve({ store, webhook, maxMessages: WEBHOOK_LARGE }),
+      await serve({ store, webhook, maxMessages: WEBHOOK_LARGE }),
+    ]
+    await Promise.all(pair.map((p) => load(p.url, 16, 2)))
+    const large = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const both = await Promise.all(pair.map((p) => load(p.url, 16)))
+      large.push(both[0] + both[1])
+    }
+    return { rounds, large }
+  } finally {
+    for (const p of [log, ...pair]) await stop(p.child)
+  }
+}
+
+/** Tops the messages of `store` up to `n`, copies of its newest (seed). */
+async function seedTo(store, n) {
+  const sql = postgres(store, { max: 1, onnotice: () => {}, fetch_types: false })
+  try {
+    await sql`DROP TABLE IF EXISTS bench_template`
+    await sql`
+      CREATE TABLE bench_template AS
+      SELECT * FROM sendbox_messages ORDER BY seq DESC LIMIT 1`
+    const [{ count }] = await sql`SELECT count(*)::int AS count FROM sendbox_messages`
+    if (count < n) await seed(sql, count + 1, n, 'msg_wseed')
+  } finally {
+    await sql.end()
+  }
 }
 
 const sendTo = (url, to) =>
@@ -132,7 +185,7 @@ async function crossLatency(a, b) {
  * with its own id and address (`ada-<n>@example.com`), in one INSERT … SELECT: 200,000 rows
  * in seconds, where as many sends over HTTP take minutes.
  */
-async function seed(sql, from, to) {
+async function seed(sql, from, to, prefix = 'msg_seed') {
   await sql`
     INSERT INTO sendbox_messages (id, created_at, project, status, template_lc, subject_lc,
       from_lc, to_lc, recipients, bytes, html, text, record)
@@ -144,7 +197,7 @@ async function seed(sql, from, to) {
         'recipients', jsonb_set(t.record::jsonb->'recipients', '{0,address}', to_jsonb(s.address)))
       )::json
     FROM bench_template t,
-      LATERAL (SELECT 'msg_seed' || lpad(g::text, 22, '0') AS id,
+      LATERAL (SELECT ${prefix}::text || lpad(g::text, 22, '0') AS id,
                       'ada-' || g || '@example.com' AS address
                FROM generate_series(${from}::int, ${to}::int) g) s`
   await sql`VACUUM ANALYZE sendbox_messages`
@@ -237,17 +290,30 @@ async function large(cluster, admin) {
 const ms = (x) => `${x.toFixed(1)} ms`
 const mb = (x) => `${(x / 1024 / 1024).toFixed(0)} MB`
 
-function report({ rounds, latency, sizes }) {
+/** Sends/s of a set of rounds, and the ratio: two processes on PostgreSQL ÷ one on the log. */
+function reportRounds(title, rounds) {
   const ratios = rounds.map((r) => r.pg / r.log)
   console.log(
-    `\nsendbox bench:team — PostgreSQL ${bin.split('/').at(-2)} (fsync off), ${ROUNDS} alternating rounds of ${DURATION} s; medians. Run it on a quiet machine: on a loaded one, read the ratios.\n`,
-  )
-  console.log(
-    `sends/s: 2 processes on PostgreSQL ${median(rounds.map((r) => r.pg)).toFixed(0)}, 1 process on the JSON log ${median(rounds.map((r) => r.log)).toFixed(0)}`,
+    `${title}: 2 processes on PostgreSQL ${median(rounds.map((r) => r.pg)).toFixed(0)}, 1 process on the JSON log ${median(rounds.map((r) => r.log)).toFixed(0)}`,
   )
   console.log(
     `  ratio ${median(ratios).toFixed(2)}   (target >= 0.6; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
   )
+}
+
+function report({ rounds, webhook, latency, sizes }) {
+  console.log(
+    `\nsendbox bench:team — PostgreSQL ${bin.split('/').at(-2)} (fsync on), ${ROUNDS} alternating rounds of ${DURATION} s; medians. Run it on a quiet machine: on a loaded one, read the ratios.\n`,
+  )
+  reportRounds('sends/s', rounds)
+  reportRounds('sends/s with one --webhook, 5,000 stored', webhook.rounds)
+  if (webhook.large) {
+    const log = median(webhook.rounds.map((r) => r.log))
+    const pg = median(webhook.large)
+    console.log(
+      `  with ${WEBHOOK_LARGE.toLocaleString('en')} stored: 2 processes on PostgreSQL ${pg.toFixed(0)} (${(pg / log).toFixed(2)} of the log's at 5,000)`,
+    )
+  }
   console.log(
     `send through one process → wait on the other (${LATENCY_SENDS} sends): p50 ${ms(quantile(latency.total, 0.5))}, p99 ${ms(quantile(latency.total, 0.99))}; after the 201: p50 ${ms(quantile(latency.after201, 0.5))}, p99 ${ms(quantile(latency.after201, 0.99))}`,
   )
@@ -275,11 +341,13 @@ function report({ rounds, latency, sizes }) {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-team-'))
-const cluster = await startCluster({ bin })
+const cluster = await startCluster({ bin, durable: true })
 const admin = postgres(cluster.url, { max: 1, onnotice: () => {}, fetch_types: false })
 const running = []
 try {
   await admin.unsafe('CREATE DATABASE shared')
+  const receiver = await startChild(['bench/receiver.js'], /receiver ready (\d+)/)
+  running.push(receiver)
   const log = await serve({ db: join(dir, 'load.jsonl') })
   running.push(log)
   const pair = [await serve({ store: cluster.urlOf('shared') })]
@@ -290,8 +358,9 @@ try {
   await stop(log.child)
   const latency = await crossLatency(pair[0], pair[1])
   for (const p of pair) await stop(p.child)
+  const webhook = await withWebhook(cluster, dir, `${receiver.url}/hooks`)
   const sizes = await large(cluster, admin)
-  report({ rounds, latency, sizes })
+  report({ rounds, webhook, latency, sizes })
 } finally {
   for (const p of running) await stop(p.child)
   await admin.end()

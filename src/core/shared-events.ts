@@ -1,4 +1,4 @@
-import type { MessageStore, Notice, RecipientEvent, Release, Suppression } from '../store/types.js'
+import type { MessageStore, Notice, Suppression } from '../store/types.js'
 import type { EventBus, SandboxEvent } from './events.js'
 import type { WebhookDelivery } from './webhook-types.js'
 
@@ -7,62 +7,109 @@ import type { WebhookDelivery } from './webhook-types.js'
  * of every other, so their waits and event streams hear it within milliseconds. A store shared
  * by processes has a `channel`; on the log this does nothing.
  *
- * A notice is small (PostgreSQL's NOTIFY takes at most 8,000 bytes): a message travels as its id
+ * A notice is small (PostgreSQL's NOTIFY takes less than 8,000 bytes): a message travels as its id
  * and is read back from the store, which has committed it by the time the notice arrives. Notices
  * are handled one after another, so a message is always heard before its states.
  * Templates, snapshots and the log's health stay each process's own (their files are its own).
  */
 
-/** What travels: the events of the shared state, each by the least that identifies it. */
-function noticeOf(event: SandboxEvent): Notice | null {
+/**
+ * What travels: the events of the shared state, each by the least that identifies it, so that
+ * a notice stays small whatever the event carries (a `clicked` link of 9 KB, a release's reply):
+ * a recipient's event and a release travel as their place in the record, which the other process
+ * reads back. Suppressions, which a removal may take by the thousand, travel in as many notices
+ * as they need (each at most SUPPRESSION_BYTES of them), every one of them told.
+ */
+function noticesOf(event: SandboxEvent): Notice[] {
   switch (event.type) {
     case 'message':
-      return { type: 'message', id: event.record.id }
-    case 'status':
-      return {
-        type: 'status',
-        id: event.record.id,
-        recipient: event.recipient,
-        event: event.event,
-      }
+      return [{ type: 'message', id: event.record.id }]
+    case 'status': {
+      const events = event.record.recipients[event.recipient]?.events ?? []
+      return [
+        {
+          type: 'status',
+          id: event.record.id,
+          recipient: event.recipient,
+          at: lastIndexLike(events, event.event),
+        },
+      ]
+    }
     case 'deleted':
-      return { type: 'deleted', id: event.id, project: event.project }
+      return [{ type: 'deleted', id: event.id, project: event.project }]
     case 'cleared':
-      return {
-        type: 'cleared',
-        count: event.count,
-        ...(event.project === undefined ? {} : { project: event.project }),
-      }
+      return [
+        {
+          type: 'cleared',
+          count: event.count,
+          ...(event.project === undefined ? {} : { project: event.project }),
+        },
+      ]
     case 'release':
-      return { type: 'release', id: event.record.id, release: event.release }
+      return [
+        {
+          type: 'release',
+          id: event.record.id,
+          at: lastIndexLike(event.record.releases ?? [], event.release),
+        },
+      ]
     case 'webhook':
       // Read back from the deliveries' table: a body does not fit in a notice.
-      return { type: 'webhook', id: event.delivery.id }
+      return [{ type: 'webhook', id: event.delivery.id }]
     case 'suppression':
-      return {
+      return inParts(event.suppressions).map((suppressions) => ({
         type: 'suppression',
         change: event.change,
-        suppressions: fitting(event.suppressions),
-      }
+        suppressions,
+      }))
     default:
-      return null
+      return []
   }
 }
 
-/** Room for this many suppressions in one notice; a bigger change tells of the first ones only. */
-const SUPPRESSIONS_PER_NOTICE = 40
+/** Where `item` sits in `list`, the last of its equals (-1 when it is not there). */
+function lastIndexLike<T>(list: readonly T[], item: T): number {
+  const at = list.lastIndexOf(item)
+  if (at !== -1) return at
+  const wanted = JSON.stringify(item)
+  return list.findLastIndex((each) => JSON.stringify(each) === wanted)
+}
 
-const fitting = (suppressions: Suppression[]) => suppressions.slice(0, SUPPRESSIONS_PER_NOTICE)
+/**
+ * The bytes of suppressions one notice carries at most. An address is at most 998 characters, so
+ * even a part of one suppression stays below PostgreSQL's 8,000 bytes; 45 of 100 characters took
+ * 9 KB, and failed the statement that carried them, when a change was one notice.
+ */
+const SUPPRESSION_BYTES = 6000
+
+/** The suppressions in parts of at most SUPPRESSION_BYTES each (one at least), in order. */
+function inParts(suppressions: readonly Suppression[]): Suppression[][] {
+  const parts: Suppression[][] = []
+  let part: Suppression[] = []
+  let bytes = 0
+  for (const suppression of suppressions) {
+    const size = Buffer.byteLength(JSON.stringify(suppression)) + 1
+    if (part.length > 0 && bytes + size > SUPPRESSION_BYTES) {
+      parts.push(part)
+      part = []
+      bytes = 0
+    }
+    part.push(suppression)
+    bytes += size
+  }
+  if (part.length > 0) parts.push(part)
+  return parts
+}
 
 interface NoticeFields {
   id: string
   count: number
   recipient: number
-  event: RecipientEvent
+  /** A recipient's event, or a release: its index in the record read back. */
+  at: number
   change: 'added' | 'removed'
   suppressions: Suppression[]
   project?: string
-  release: Release
 }
 
 /** The event a notice stands for, read back from the store; null when it is gone meanwhile. */
@@ -82,13 +129,15 @@ async function eventOf(store: MessageStore, notice: Notice): Promise<SandboxEven
     }
     case 'status': {
       const record = await store.get(n.id)
-      return record
-        ? { type: 'status', record, recipient: n.recipient, event: n.event, remote: true }
+      const event = record?.recipients[n.recipient]?.events[n.at]
+      return record && event
+        ? { type: 'status', record, recipient: n.recipient, event, remote: true }
         : null
     }
     case 'release': {
       const record = await store.get(n.id)
-      return record ? { type: 'release', record, release: n.release, remote: true } : null
+      const release = record?.releases?.[n.at]
+      return record && release ? { type: 'release', record, release, remote: true } : null
     }
     case 'deleted':
       return { type: 'deleted', id: n.id, project: n.project ?? '', remote: true }
@@ -168,8 +217,8 @@ export function shareEvents(
   if (!channel) return () => {}
   const stopPublishing = ctx.events.subscribe(
     (event) => {
-      const notice = noticeOf(event)
-      if (notice) channel.publish(notice).catch(report)
+      // Each notice on its own: one that fails is reported, and fails nothing else.
+      for (const notice of noticesOf(event)) channel.publish(notice).catch(report)
     },
     { remote: false },
   )

@@ -193,15 +193,21 @@ export class RecordIndex {
     const limit = filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
     const messages: MessageRecord[] = []
     let total = 0
+    // A list of one project answers that project's cursor: past its newest record, so that it
+    // does not move with another project's sends (and never before the cursor it was given).
+    const project = filter.project || undefined
+    let cursor = project === undefined ? this.nextOrder : first
     for (let i = this.records.length - 1; i >= this.head; i--) {
       const record = this.records[i]!
+      const order = this.order.get(record)!
       // Arrival order: past the first record at or before the cursor, none is after it.
-      if (this.order.get(record)! < first) break
+      if (order < first) break
+      if (record.project === project && order >= cursor) cursor = order + 1
       if (!match(record)) continue
       if (total >= offset && messages.length < limit) messages.push(record)
       total++
     }
-    return { messages, total, cursor: this.cursor() }
+    return { messages, total, cursor: String(cursor) }
   }
 
   latest(filter: MessageFilter = {}): MessageRecord | undefined {

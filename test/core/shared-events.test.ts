@@ -105,3 +105,80 @@ describe('events heard from the other processes of a shared store', () => {
     expect(errors).toEqual([])
   })
 })
+
+describe('events of any size between processes', () => {
+  it('cross as small notices and are told whole on the other side: a 9 KB link, a long reply, 45 long suppressions', async () => {
+    const url = `https://acme.test/?q=${'a'.repeat(9 * 1024)}`
+    const release = {
+      to: ['a@example.com'],
+      at: 't',
+      rejected: [],
+      response: `250 ${'x'.repeat(9000)}`,
+    }
+    const record = {
+      id: 'msg_1',
+      project: 'acme',
+      recipients: [
+        {
+          address: 'a@example.com',
+          status: 'delivered',
+          events: [
+            { type: 'sent', at: 't' },
+            { type: 'clicked', at: 't', url },
+          ],
+        },
+      ],
+      releases: [release],
+    } as unknown as MessageRecord
+    const sent: string[] = []
+    const hearers = new Set<(notice: Notice) => void>()
+    const channel = {
+      publish: async (notice: Notice) => {
+        const payload = JSON.stringify(notice)
+        sent.push(payload)
+        for (const hear of hearers) hear(JSON.parse(payload))
+      },
+      subscribe(listener: (notice: Notice) => void) {
+        hearers.add(listener)
+        return () => hearers.delete(listener)
+      },
+    }
+    const here = createEventBus()
+    const there = createEventBus()
+    const errors: unknown[] = []
+    const stops = [
+      shareEvents({ log: { channel } as unknown as MessageStore, events: here }, (e) =>
+        errors.push(e),
+      ),
+      shareEvents(
+        {
+          log: { channel, get: async () => structuredClone(record) } as unknown as MessageStore,
+          events: there,
+        },
+        (e) => errors.push(e),
+      ),
+    ]
+    const heard: SandboxEvent[] = []
+    there.subscribe((event) => heard.push(event))
+    const suppressions = Array.from({ length: 45 }, (_, i) => ({
+      address: `bounce+${i}@${'x'.repeat(80)}.example.com`,
+      project: 'acme',
+      reason: 'bounced' as const,
+      createdAt: 't',
+      messageId: 'msg_1',
+    }))
+    here.emit({ type: 'status', record, recipient: 0, event: { type: 'clicked', at: 't', url } })
+    here.emit({ type: 'release', record, release })
+    here.emit({ type: 'suppression', change: 'added', suppressions })
+    await expect.poll(() => heard.length).toBeGreaterThanOrEqual(4)
+    for (const payload of sent) expect(Buffer.byteLength(payload)).toBeLessThan(8000)
+    const told = heard.flatMap((e) => (e.type === 'suppression' ? e.suppressions : []))
+    expect(told).toEqual(suppressions)
+    expect(heard.find((e) => e.type === 'status')).toMatchObject({
+      event: { type: 'clicked', url },
+    })
+    expect(heard.find((e) => e.type === 'release')).toMatchObject({ release })
+    expect(errors).toEqual([])
+    for (const stop of stops) stop()
+  })
+})

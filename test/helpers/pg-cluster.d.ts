@@ -11,5 +11,6 @@ export interface Cluster {
   destroy(): Promise<void>
 }
 export function findPgBin(): string | null
-export function startCluster(options?: { bin?: string }): Promise<Cluster>
-export function planCluster(options?: { bin?: string | null }): Promise<Cluster>
+/** `durable`: PostgreSQL's own settings (fsync on), where the tests turn durability off. */
+export function startCluster(options?: { bin?: string; durable?: boolean }): Promise<Cluster>
+export function planCluster(options?: { bin?: string | null; durable?: boolean }): Promise<Cluster>

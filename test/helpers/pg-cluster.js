@@ -78,7 +78,7 @@ export async function startCluster(options = {}) {
  * const pg = await planCluster()
  * await pg.ready
  */
-export async function planCluster({ bin = findPgBin() } = {}) {
+export async function planCluster({ bin = findPgBin(), durable = false } = {}) {
   if (!bin) throw new Error('PostgreSQL not found: install Debian’s postgresql (initdb, pg_ctl).')
   const user = runAs()
   const dir = mkdtempSync(join(tmpdir(), 'sendbox-pg-'))
@@ -101,14 +101,13 @@ export async function planCluster({ bin = findPgBin() } = {}) {
     })
   const port = await freePort()
   // Tests need no durability across a crash of the machine; fsync off makes initdb-to-first-
-  // query and each commit cheap on a loaded two-core box.
+  // query and each commit cheap on a loaded two-core box. `durable` (bench:team) keeps
+  // PostgreSQL's own settings, fsync on, as a team runs it.
   const settings = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
     `-c unix_socket_directories=${dir}`,
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
+    ...(durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     '-c max_connections=300',
   ].join(' ')
   const start = () =>

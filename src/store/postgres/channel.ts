@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
+import { isRefused } from './guard.js'
 import type { Sql } from 'postgres'
 import type { Notice, StoreChannel } from '../types.js'
 
 /** The one channel every sendbox on a database listens on. */
 const CHANNEL = 'sendbox'
+
+/**
+ * The most a notice's payload may take, in UTF-8 bytes: PostgreSQL refuses 8,000 or more
+ * ("payload string too long"). What crosses is kept far below it (core/shared-events.ts sends
+ * ids and reads the rest back); a payload past it is refused here, alone, and never reaches the
+ * statement it would have failed for every notice sharing it.
+ */
+export const NOTICE_BYTES = 7999
 
 /**
  * The processes' channel over LISTEN/NOTIFY. Each process marks its notices with its own id and
@@ -25,11 +34,22 @@ export async function openChannel(sql: Sql): Promise<StoreChannel & { close(): P
   const me = randomUUID()
   const listeners = new Set<(notice: Notice) => void>()
   let seq = 0
-  // Notices published while a statement is under way go in the next one, together.
-  const notify = createBatcher(async (payloads: readonly string[]) => {
-    await sql`SELECT pg_notify(${CHANNEL}, payload) FROM unnest(${textArray(payloads)}::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i`
-    return payloads.map(() => undefined)
-  })
+  // Notices published while a statement is under way go in the next one, together. The
+  // statement answers one row, after every pg_notify ran: postgres.js 3.4.9 does not reset its
+  // row counter when a statement fails after sending rows, and the next statement on that
+  // connection got holes at the front of its rows (`SELECT 1` → `[null, null, {"a":1}]`; a send's
+  // insert then failed, answered 500 though committed). A statement the database refuses is
+  // tried again one notice at a time, so one bad notice fails alone.
+  const notify = createBatcher(
+    async (payloads: readonly string[]) => {
+      await sql`
+        SELECT count(pg_notify(${CHANNEL}, payload)) AS n FROM (
+          SELECT payload FROM unnest(${textArray(payloads)}::text[]) WITH ORDINALITY AS n(payload, i)
+          ORDER BY i) AS ordered`
+      return payloads.map(() => undefined)
+    },
+    { eachAlone: isRefused },
+  )
 
   const listening = await sql.listen(CHANNEL, (payload) => {
     let parsed: (Notice & { from?: string; seq?: number }) | null = null
@@ -44,11 +64,24 @@ export async function openChannel(sql: Sql): Promise<StoreChannel & { close(): P
   })
 
   return {
-    publish: (notice) => notify.call(JSON.stringify({ ...notice, from: me, seq: ++seq })),
+    publish(notice) {
+      const payload = JSON.stringify({ ...notice, from: me, seq: ++seq })
+      const bytes = Buffer.byteLength(payload)
+      if (bytes > NOTICE_BYTES)
+        return Promise.reject(
+          new Error(`A ${notice.type} notice of ${bytes} bytes is over ${NOTICE_BYTES}: not sent.`),
+        )
+      return notify.call(payload)
+    },
     subscribe(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    close: () => listening.unlisten(),
+    // The notices already published go out first: the store ends the client right after, and
+    // a batch still queued then failed with CONNECTION_ENDED (5 logged per bench:team run).
+    async close() {
+      await notify.idle()
+      await listening.unlisten()
+    },
   }
 }

@@ -7,7 +7,7 @@ import { StoreOpenError } from './errors.js'
  * refuses a database whose version is newer than the last step it knows: a newer sendbox wrote
  * it, and this one could misread it.
  */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** Any fixed number, shared by every sendbox: the lock the upgrade takes. */
 const UPGRADE_LOCK = 0x5e9db0c5
@@ -158,6 +158,23 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
         REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_removed();
       CREATE TRIGGER sendbox_messages_emptied AFTER TRUNCATE ON sendbox_messages
         FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_emptied();
+    `),
+  // 6: a statement that adds messages takes the 'stored' counter's row lock before it draws a
+  // seq, and keeps it to its commit (the count's update took it after the rows, step 5): the
+  // seqs of the messages being added are then above every seq committed, and messages commit in
+  // seq order, so the highest seq a reader sees is a cursor that misses nothing (store.ts,
+  // cursor). Without it, two sends drew seqs 7 and 8 and 8 committed first: a list read then
+  // answered cursor 8, and a reader following it never saw 7 (23 of 600 missed, 16 senders).
+  (sql) =>
+    sql.unsafe(`
+      CREATE OR REPLACE FUNCTION sendbox_messages_adding() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM 1 FROM sendbox_counters WHERE name = 'stored' FOR NO KEY UPDATE;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER IF EXISTS sendbox_messages_adding ON sendbox_messages;
+      CREATE TRIGGER sendbox_messages_adding BEFORE INSERT ON sendbox_messages
+        FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_adding();
     `),
 ]
 
