@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-import { main } from '../dist/sendbox-cli.js'
+import { exitWhenWritten, main } from '../dist/sendbox-cli.js'
 
 main().then(
-  (code) => process.exit(code),
+  // Not process.exit(): what stdout and stderr still hold for a pipe would be lost.
+  exitWhenWritten,
   (error) => {
     console.error(error)
-    process.exit(1)
+    exitWhenWritten(1)
   },
 )

@@ -84,19 +84,81 @@ export class CachingDoIUseEmail extends DoIUseEmail {
 
   override checkFeaturesSupport(featureTitles: string | string[]): void {
     for (const title of [featureTitles].flat())
-      this.#replay(this.#features, title, () => super.checkFeaturesSupport(title))
+      this.#replay(this.#features, title, () => this.#checkFeature(title))
   }
 
-  /** A node's own answer depends only on its tag and attributes; children are walked here. */
-  override checkHtmlNode(node: Element): void {
-    // The node without its children, made only when its answer is not known yet.
-    const own = () =>
-      ({ tagName: node.tagName, attributes: node.attributes, childNodes: [] }) as unknown as Element
-    this.#replay(this.#nodes, `${node.tagName}\0${JSON.stringify(node.attribs)}`, () =>
-      super.checkHtmlNode(own()),
-    )
-    for (const child of node.childNodes)
-      if (child.type === 'tag') this.checkHtmlNode(child as Element)
+  /**
+   * One feature, client by client. caniemail has no entry for some features on some clients
+   * (17 of its 290: `table-layout`, `hyphens`, `overflow-wrap`… on Thunderbird, `font-stretch` on
+   * Fastmail), and doiuse throws ``Feature `…` not found on `…` `` for those, which took the whole
+   * check down with it. Such a feature is unknown for that client: no error, no warning, and the
+   * other clients are still asked. Any other throw is doiuse's and goes up.
+   */
+  #checkFeature(title: string): void {
+    const clients = this.emailClients
+    try {
+      for (const client of clients) {
+        this.emailClients = [client]
+        try {
+          super.checkFeaturesSupport(title)
+        } catch (error) {
+          if ((error as Error)?.message !== `Feature \`${title}\` not found on \`${client}\`.`)
+            throw error
+        }
+      }
+    } finally {
+      this.emailClients = clients
+    }
+  }
+
+  /**
+   * A node's own answer depends only on its tag and attributes; children are walked here, with
+   * a stack rather than doiuse's recursion, which a deeply nested email overflowed.
+   */
+  override checkHtmlNode(root: Element): void {
+    const stack = [root]
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      this.#replay(this.#nodes, `${node.tagName}\0${JSON.stringify(node.attribs)}`, () =>
+        this.#checkOwn(node),
+      )
+      for (let i = node.childNodes.length - 1; i >= 0; i--)
+        if (node.childNodes[i]!.type === 'tag') stack.push(node.childNodes[i] as Element)
+    }
+  }
+
+  /**
+   * The node without its children. doiuse reads its `style` with style-to-object, which throws
+   * on a declaration without a colon (`style="color"`) or an unclosed comment, where a mail
+   * client skips the bad declaration and applies the rest: so does this, then.
+   */
+  #checkOwn(node: Element): void {
+    const own = (attributes: Element['attributes']) =>
+      ({ tagName: node.tagName, attributes, childNodes: [] }) as unknown as Element
+    try {
+      super.checkHtmlNode(own(node.attributes))
+    } catch (error) {
+      if (node.attribs.style === undefined) throw error
+      this.errors = []
+      this.warnings = []
+      this.notes = []
+      super.checkHtmlNode(own(node.attributes.filter((a) => a.name !== 'style')))
+      this.checkCSSDeclarations(readableDeclarations(node.attribs.style))
+    }
+  }
+
+  /**
+   * Selector by selector: doiuse parses each with css-what, which throws on one it cannot read
+   * (`td:nth-child(2n+1`, `a:has()`). A mail client drops a rule whose selector it cannot read,
+   * so such a selector uses no feature.
+   */
+  override checkCSSSelectors(selectors: string[]): void {
+    for (const selector of selectors) {
+      try {
+        super.checkCSSSelectors([selector])
+      } catch {
+        // Unreadable: nothing used.
+      }
+    }
   }
 
   override checkCSSDeclarations(declarations: Array<{ property: string; value: string }>): void {
@@ -147,6 +209,25 @@ export class CachingDoIUseEmail extends DoIUseEmail {
 }
 
 let checker: ClientChecker | undefined
+
+/**
+ * The declarations of a `style` attribute a client would apply: comments out, each `name:
+ * value` with a colon kept, the rest (`color`, `;;`) skipped.
+ *
+ * @example
+ * readableDeclarations('color; font-size: 12px /* small') // [{ property: 'font-size', value: '12px' }]
+ */
+export function readableDeclarations(style: string): Array<{ property: string; value: string }> {
+  return style
+    .replace(/\/\*(?:[^*]|\*(?!\/))*(?:\*\/|$)/g, '')
+    .split(';')
+    .map((part) => ({ part, colon: part.indexOf(':') }))
+    .filter(({ part, colon }) => colon > 0 && part.slice(colon + 1).trim() !== '')
+    .map(({ part, colon }) => ({
+      property: part.slice(0, colon).trim().toLowerCase(),
+      value: part.slice(colon + 1).trim(),
+    }))
+}
 
 const UNSUPPORTED = /^`(.+)` is not supported by `(.+)`$/
 /** Where to look for a feature in the HTML, to point at a line: `display:grid` → `grid`. */

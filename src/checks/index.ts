@@ -1,7 +1,7 @@
 import type { Element } from 'domhandler'
 import { checkAccessibility } from './accessibility.js'
 import { type ParsedHtml, parseHtml } from './html.js'
-import type { CheckInput, CheckReport, Finding } from './types.js'
+import type { CheckInput, CheckName, CheckReport, ClientScore, Finding } from './types.js'
 
 export type * from './types.js'
 
@@ -24,7 +24,9 @@ const isHidden = (el: Element) =>
 
 /**
  * Runs every check on one rendered email. Async only because the caniemail data (15 MB in
- * memory) is loaded on first use, not at start.
+ * memory) is loaded on first use, not at start. It never throws: a check that throws on this
+ * email is a `check_failed` finding naming it and what it threw, and every other check still
+ * runs (a bug in one rule, or in a library under it, costs that check, not the whole report).
  *
  * @example
  * const report = await checkEmail({ html: '<html lang="en">…</html>', text: 'Hi Ada…' })
@@ -32,21 +34,51 @@ const isHidden = (el: Element) =>
  */
 export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   const { html, text } = input
-  const parsed = parseHtml(html)
   const htmlBytes = Buffer.byteLength(html)
-  const findings: Finding[] = [
-    ...checkSize(htmlBytes),
-    ...checkImages(parsed),
-    ...checkLinks(parsed, text, input.marketing),
-    ...checkText(parsed, text),
-    // Accessibility (alt text lives here: img_missing_alt)
-    ...checkAccessibility(parsed),
-  ]
-  // Client support
-  const { checkClients } = await import('./clients.js')
-  const clients = checkClients(html, parsed)
-  findings.push(...clients.findings)
+  const findings: Finding[] = []
+  const run = async (check: CheckName, rule: () => Finding[] | Promise<Finding[]>) => {
+    const outcome = await guarded<Finding[]>(check, rule)
+    findings.push(...(outcome.ok ? outcome.value : [outcome.finding]))
+  }
+  await run('size', () => checkSize(htmlBytes))
+  // Every other check reads the parsed HTML: should parsing throw, each says it could not run.
+  let parsed: ParsedHtml | undefined
+  let unparsed: unknown
+  try {
+    parsed = parseHtml(html)
+  } catch (error) {
+    unparsed = error
+  }
+  const withHtml = (rule: (parsed: ParsedHtml) => Finding[] | Promise<Finding[]>) => () => {
+    if (!parsed) throw unparsed
+    return rule(parsed)
+  }
+  await run('images', withHtml(checkImages))
+  await run(
+    'links',
+    withHtml((p) => checkLinks(p, text, input.marketing)),
+  )
+  await run(
+    'text',
+    withHtml((p) => checkText(p, text)),
+  )
+  // Accessibility (alt text lives here: img_missing_alt)
+  await run('accessibility', withHtml(checkAccessibility))
+  let clients: ClientScore[] = []
+  await run(
+    'clients',
+    withHtml(async (p) => {
+      const { checkClients } = await import('./clients.js')
+      const support = checkClients(html, p)
+      clients = support.clients
+      return support.findings
+    }),
+  )
+  return report(htmlBytes, findings, clients)
+}
 
+/** The findings in order (errors first, then by place), and their counts. */
+function report(htmlBytes: number, findings: Finding[], clients: ClientScore[]): CheckReport {
   const order = { error: 0, warning: 1, info: 2 }
   findings.sort(
     (a, b) =>
@@ -56,8 +88,44 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
   )
   const counts = { error: 0, warning: 0, info: 0 }
   for (const f of findings) counts[f.severity]++
-  return { htmlBytes, findings, clients: clients.clients, counts }
+  return { htmlBytes, findings, clients, counts }
 }
+
+type Guarded<T> = { ok: true; value: T } | { ok: false; finding: Finding }
+
+/** One check run, or the `check_failed` finding of what it threw. */
+async function guarded<T>(check: CheckName, run: () => T | Promise<T>): Promise<Guarded<T>> {
+  try {
+    return { ok: true, value: await run() }
+  } catch (error) {
+    return { ok: false, finding: checkFailed(check, error) }
+  }
+}
+
+/**
+ * What a check that threw says: which check, the error's name and message, and where it was
+ * thrown (the stack's first frame), for a bug report. A warning: the email may be fine, but
+ * this check could not say so.
+ *
+ * @example
+ * checkFailed('clients', new Error('boom')).message
+ * // 'The clients check could not run on this email: it threw Error: boom (at …). The other checks ran.'
+ */
+export function checkFailed(check: CheckName, error: unknown): Finding {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  const at = error instanceof Error ? /\n\s+at (.+)/.exec(error.stack ?? '')?.[1] : undefined
+  return {
+    check,
+    code: 'check_failed',
+    severity: 'warning',
+    line: null,
+    column: null,
+    message: `The ${check} check could not run on this email: it threw ${clip(what)}${at ? ` (at ${clip(at)})` : ''}. The other checks ran.`,
+    fix: "This is sendbox's bug, not necessarily the email's: report it with the email's HTML. Until then, check by hand what this check covers.",
+  }
+}
+
+const clip = (s: string) => (s.length > 300 ? `${s.slice(0, 299)}…` : s)
 
 /** An element's line and column, for a finding about it. */
 const placeOf = (parsed: ParsedHtml, el: Element) =>

@@ -64,6 +64,28 @@ export async function main(
   }
 }
 
+/**
+ * Ends the process with `code` once standard output and error have handed everything written to
+ * them on. `process.exit()` at once drops what a pipe has not taken yet: `sendbox check --json |
+ * jq` got the first 65,536 bytes (the pipe's buffer) of 832,820, and invalid JSON. A write's
+ * callback runs after the writes before it: an empty write on each stream waits for them. A
+ * reader that went away (EPIPE) is an error there, and the process still ends.
+ *
+ * @example
+ * main().then(exitWhenWritten)
+ */
+export function exitWhenWritten(code: number): void {
+  process.exitCode = code
+  let pending = 2
+  const written = () => {
+    if (--pending === 0) process.exit(code)
+  }
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', () => {})
+    stream.write('', written)
+  }
+}
+
 function fail(error: unknown): number {
   if (error instanceof ConfigError) {
     process.stderr.write(`sendbox: ${error.message}\n`)

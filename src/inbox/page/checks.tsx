@@ -93,7 +93,8 @@ export function ChecksTab({ prefix, report, error, lineHref }: ChecksTabProps) {
         findings={report.findings.filter((f) => f.check === 'accessibility')}
         lineHref={lineHref}
       />
-      <ClientTable prefix={prefix} clients={report.clients} />
+      {/* No scores when the clients check could not run: its check_failed finding says so. */}
+      {report.clients.length ? <ClientTable prefix={prefix} clients={report.clients} /> : null}
     </div>
   )
 }
