@@ -35,15 +35,8 @@ describe.skipIf(!hasCorpus)('the corpus of real emails', () => {
   describe.each(SOURCES.collections.map((c) => c.collection))('%s', (collection) => {
     const emails = SOURCES.emails.filter((e) => e.collection === collection)
     it.each(emails.map((e) => [e.name, e] as const))('every check runs on %s', async (_, e) => {
-      // Until a feature the support data lacks for a client is "unknown" rather than an error,
-      // that one known throw is let through; nothing else is.
-      const report = await checkEmail({ html: corpusHtml(e), text: CORPUS_TEXT }).catch(
-        (error: Error) => {
-          expect(error.message).toMatch(/^Feature `[a-z-]+` not found on `[a-z.-]+`\.$/)
-          return null
-        },
-      )
-      expect(report?.findings.filter((f) => f.code === 'check_failed') ?? []).toEqual([])
+      const report = await checkEmail({ html: corpusHtml(e), text: CORPUS_TEXT })
+      expect(report.findings.filter((f) => f.code === 'check_failed')).toEqual([])
     })
   })
 })
