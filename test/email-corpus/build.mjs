@@ -21,9 +21,12 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 /** Block tags of Handlebars/Mustache, Jinja/Liquid and Mailchimp's merge language. */
 const BLOCK_TAGS =
   /\{\{\s*[#/^!][^}]*\}\}|\{\{\s*else\s*\}\}|\{%[^%]*%\}|\{#[^#]*#\}|\*\|(?:IF|IFNOT|ELSEIF|ELSE|END):[^|]*\|\*/g
-/** Value placeholders: {{x}}, {{{x}}}, {{ x | filter }}, *|X|*, %x%, [snake_case], href="[x]". */
+/**
+ * Value placeholders: {{x}}, {{{x}}}, {{ x | filter }}, *|X|*, %x% and SendGrid's <%x%>,
+ * [Snake_Case], href="[x]".
+ */
 const VALUES =
-  /\{\{\{\s*([^}]+?)\s*\}\}\}|\{\{\s*([^}]+?)\s*\}\}|\*\|([^|*]+)\|\*|%([a-z][a-z_]*)%|\[(x|[a-z]+(?:_[a-z]+)+)\]|(?<=href=["'])\[([a-z]+)\]/g
+  /\{\{\{\s*([^}]+?)\s*\}\}\}|\{\{\s*([^}]+?)\s*\}\}|\*\|([^|*]+)\|\*|<?%([a-z][a-z_]*)%>?|\[(x|[A-Za-z]+(?:_[A-Za-z]+)+)\]|(?<=href=["'])\[([a-z]+)\]/g
 /** True where the text before a placeholder is an open URL attribute. */
 const IN_URL_ATTRIBUTE = /\b(?:href|src|background|action)\s*=\s*["']?[^"'\s>]*$/i
 const IN_IMAGE_ATTRIBUTE = /\b(?:src|background)\s*=\s*["']?[^"'\s>]*$/i
@@ -47,13 +50,16 @@ export function sampleValue(raw, before) {
   if (/e-?mail/.test(key)) return 'ada@example.com'
   if (/first.?name|^fname$/.test(key)) return 'Ada'
   if (/last.?name|^lname$/.test(key)) return 'Lovelace'
+  if (/city/.test(key)) return 'Springfield'
+  if (/state/.test(key)) return 'IL'
+  if (/zip|post.?code/.test(key)) return '62701'
+  if (/address/.test(key)) return '1 Main Street'
   if (/company|product|sender|from|list:company/.test(key)) return 'Example Ltd'
   if (/name/.test(key)) return 'Ada Lovelace'
   if (/year/.test(key)) return '2026'
   if (/date|expir|time/.test(key)) return '28 November 2026'
   if (/amount|total|price|cost|balance/.test(key)) return '$42.00'
   if (/last.?four|last4/.test(key)) return '4242'
-  if (/address/.test(key)) return '1 Main Street, Springfield'
   if (/(^|_|\b)(id|number|code|qty|quantity)$/.test(key)) return '1042'
   if (key === 'x') return '3'
   if (/subject|title/.test(key)) return 'Your order has shipped'
