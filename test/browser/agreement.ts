@@ -114,16 +114,16 @@ export interface Tally {
   /** Flagged by axe only. */
   axeOnly: string[]
   /** Flagged by sendbox where axe could not tell ("incomplete"): left out of both figures. */
-  undecided: number
+  undecided: string[]
 }
 
-export const emptyTally = (): Tally => ({ agree: 0, sendboxOnly: [], axeOnly: [], undecided: 0 })
+export const emptyTally = (): Tally => ({ agree: 0, sendboxOnly: [], axeOnly: [], undecided: [] })
 
 /** Adds one email's elements of one rule to the rule's tally; `where` names the email. */
 export function tally(t: Tally, ours: Set<string>, axe: AxeElements, where: string): void {
   for (const e of ours)
     if (axe.violations.has(e)) t.agree++
-    else if (axe.incomplete.has(e)) t.undecided++
+    else if (axe.incomplete.has(e)) t.undecided.push(`${where} @${e}`)
     else t.sendboxOnly.push(`${where} @${e}`)
   for (const e of axe.violations) if (!ours.has(e)) t.axeOnly.push(`${where} @${e}`)
 }

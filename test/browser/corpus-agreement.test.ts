@@ -68,12 +68,13 @@ describe.skipIf(!hasChromium || !hasCorpus)(
 function table(tallies: Map<string, Tally>): string {
   const rows = [...tallies].map(([rule, t]) => {
     const { precision, recall } = figures(t)
-    return `${rule.padEnd(15)} ${String(t.agree).padStart(6)} ${String(t.sendboxOnly.length).padStart(8)} ${String(t.axeOnly.length).padStart(8)} ${String(t.undecided).padStart(9)} ${precision.toFixed(3).padStart(9)} ${recall.toFixed(3).padStart(7)}`
+    return `${rule.padEnd(15)} ${String(t.agree).padStart(6)} ${String(t.sendboxOnly.length).padStart(8)} ${String(t.axeOnly.length).padStart(8)} ${String(t.undecided.length).padStart(9)} ${precision.toFixed(3).padStart(9)} ${recall.toFixed(3).padStart(7)}`
   })
   // Each disagreement by email and offset of the element's start tag, to look at by hand.
   const differences = [...tallies].flatMap(([rule, t]) => [
     ...t.sendboxOnly.map((e) => `  ${rule}, sendbox only: ${e}`),
     ...t.axeOnly.map((e) => `  ${rule}, axe only: ${e}`),
+    ...t.undecided.map((e) => `  ${rule}, sendbox, axe undecided: ${e}`),
   ])
   return [
     `sendbox against axe-core on ${SOURCES.emails.length} real emails, element by element`,
