@@ -1,6 +1,6 @@
-import css from '@adobe/css-tools'
 import { DoIUseEmail } from '@jsx-email/doiuse-email'
 import type { Element } from 'domhandler'
+import { parseCss } from './css.js'
 import type { ParsedHtml } from './html.js'
 import { andList, clientList, clientName } from './client-names.js'
 import type { ClientScore, Finding } from './types.js'
@@ -64,9 +64,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     for (const style of parsed.elements) {
       if (style.type !== 'style') continue
       const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-      this.#replay(this.#stylesheets, text, () =>
-        this.checkStylesheet(css.parse(text, { silent: true })),
-      )
+      this.#replay(this.#stylesheets, text, () => this.checkStylesheet(parseCss(text).sheet))
     }
     this.checkHtml(parsed.document)
     return this.errors

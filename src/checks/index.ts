@@ -226,14 +226,27 @@ function checkLinks(parsed: ParsedHtml, text: string, marketing: boolean | undef
 function linkFindings(parsed: ParsedHtml, a: Element): Finding[] {
   const place = placeOf(parsed, a)
   const href = (attr(a, 'href') ?? '').trim()
-  if (href === '' || href === '#')
+  // Worded by what is wrong with the address, never "empty": a link without text is the
+  // accessibility check's link_missing_text, and an image link got both and read as one.
+  if (href === '#')
+    return [
+      {
+        check: 'links',
+        code: 'placeholder_link',
+        severity: 'warning',
+        ...place,
+        message: 'A link\'s address is the placeholder href="#": in an inbox it goes nowhere.',
+        fix: 'Point it at the real URL (pass it in as a variable), or make it plain text.',
+      },
+    ]
+  if (href === '')
     return [
       {
         check: 'links',
         code: 'empty_link',
         severity: 'warning',
         ...place,
-        message: `A link has ${href === '' ? 'no href' : 'href="#"'}; it goes nowhere in an inbox.`,
+        message: `A link has ${attr(a, 'href') === undefined ? 'no href attribute' : 'an empty href'}: it has no address, and goes nowhere in an inbox.`,
         fix: 'Point it at a real URL, or make it plain text.',
       },
     ]

@@ -1,8 +1,10 @@
-import css, { type CssDeclarationAST, type CssRuleAST } from '@adobe/css-tools'
+import type { CssDeclarationAST, CssRuleAST } from '@adobe/css-tools'
 import { colord, extend } from 'colord'
 import namesPlugin from 'colord/plugins/names'
 import { compile } from 'css-select'
 import type { AnyNode, Document, Element } from 'domhandler'
+import { DomUtils } from 'htmlparser2'
+import { parseCss } from './css.js'
 
 /**
  * What an email's own markup says about each element's look, as far as reading it needs: its
@@ -185,19 +187,92 @@ interface SheetRule {
 }
 
 /**
+ * What matching a stylesheet's selectors may cost on one email, in steps (a selector tested on
+ * an element, a parent or sibling looked at, a descendant tested by `:has()`): past it, the
+ * sheet is not applied and the looks it could set are unknown (`computeBoxes`). Every rule on
+ * every element is a square of the email's size (20,000 rules on 20,000 elements fit in 1 MiB),
+ * and so are a descendant combinator on deep nesting and `:nth-child` among 100,000 siblings.
+ * A step is tens of nanoseconds: ten million are well under a second, and far more than an
+ * email with a few hundred rules on a few thousand elements takes.
+ */
+const MATCH_STEPS = 10_000_000
+
+/** Thrown by a metered match past its budget. */
+class TooCostly extends Error {}
+
+/** The steps left to a sheet's selectors, reset before each email (`computeBoxes`). */
+interface Meter {
+  left: number
+}
+
+/** css-select's view of the DOM (domutils), counting the steps a selector takes. */
+function meteredAdapter(meter: Meter) {
+  const spend = (steps: number) => {
+    meter.left -= steps
+    if (meter.left < 0) throw new TooCostly()
+  }
+  const counted =
+    (test: (el: Element) => boolean) =>
+    (el: Element): boolean => {
+      spend(1)
+      return test(el)
+    }
+  return {
+    ...DomUtils,
+    getParent: (node: Element) => {
+      spend(1)
+      return DomUtils.getParent(node) as Element | null
+    },
+    getSiblings: (node: AnyNode) => {
+      const siblings = DomUtils.getSiblings(node)
+      spend(siblings.length)
+      return siblings
+    },
+    getChildren: (node: AnyNode) => {
+      const children = DomUtils.getChildren(node)
+      spend(children.length)
+      return children
+    },
+    getText: (node: AnyNode) => {
+      const text = DomUtils.getText(node)
+      spend(text.length)
+      return text
+    },
+    existsOne: (test: (el: Element) => boolean, nodes: AnyNode[]) =>
+      DomUtils.existsOne(counted(test), nodes),
+    findOne: (test: (el: Element) => boolean, nodes: AnyNode[]) =>
+      DomUtils.findOne(counted(test), nodes),
+    findAll: (test: (el: Element) => boolean, nodes: AnyNode[]) =>
+      DomUtils.findAll(counted(test), nodes),
+  }
+}
+
+/** A stylesheet's rules, compiled, and the meter of their matching. */
+interface Sheet {
+  rules: SheetRule[]
+  meter: Meter
+  /** A block of it was too long to read (`parseCss`). */
+  unreadable: boolean
+}
+
+/**
  * A stylesheet's rules, compiled once per distinct text. Parsing the CSS and compiling its
  * selectors was 60% of the accessibility check's time (3000 renders of bench/check.js's
  * templates, one `<style>` each, all alike); a project's emails share their layout's
  * `<style>`, so this is a cache that hits. Bounded: a long-running server sees unbounded CSS.
+ * Its meter is set anew before each email, and an email's boxes are computed in one go.
  */
-const sheets = new Map<string, SheetRule[]>()
+const sheets = new Map<string, Sheet>()
 const MAX_SHEETS = 500
 
-function sheetRules(text: string): SheetRule[] {
-  let rules = sheets.get(text)
-  if (rules) return rules
-  rules = []
-  for (const rule of css.parse(text, { silent: true }).stylesheet.rules) {
+function sheetOf(text: string): Sheet {
+  let sheet = sheets.get(text)
+  if (sheet) return sheet
+  const parsed = parseCss(text)
+  // A block too long to read: what the sheet sets is unknown (an empty budget says so).
+  sheet = { rules: [], meter: { left: 0 }, unreadable: parsed.skipped }
+  const adapter = meteredAdapter(sheet.meter)
+  for (const rule of parsed.sheet.stylesheet.rules) {
     if (rule.type !== 'rule') continue
     const declarations = (rule as CssRuleAST).declarations
       .filter((d): d is CssDeclarationAST => d.type === 'declaration')
@@ -206,31 +281,39 @@ function sheetRules(text: string): SheetRule[] {
     if (!declarations.length) continue
     for (const selector of (rule as CssRuleAST).selectors) {
       try {
-        const query = compile<AnyNode, Element>(selector)
-        rules.push({ query, specificity: specificity(selector), declarations })
+        const query = compile<AnyNode, Element>(selector, { adapter })
+        sheet.rules.push({ query, specificity: specificity(selector), declarations })
       } catch {
         // A selector css-select cannot read (a pseudo-element): it styles no element here.
       }
     }
   }
   if (sheets.size >= MAX_SHEETS) sheets.clear()
-  sheets.set(text, rules)
-  return rules
+  sheets.set(text, sheet)
+  return sheet
 }
 
 /** A `<style>` rule with its place in the cascade: its specificity, then its order in the email. */
 interface RankedRule {
   rule: SheetRule
   rank: number
+  meter: Meter
 }
 
-/** The `<style>` rules (outside at-rules), in the email's order. */
+/**
+ * The `<style>` rules (outside at-rules), in the email's order; each sheet's meter set anew.
+ * Throws `TooCostly` for a sheet too long to read.
+ */
 function stylesheetRules(styles: Element[]): RankedRule[] {
   const ranked: RankedRule[] = []
   for (const style of styles) {
     const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-    for (const rule of sheetRules(text))
-      ranked.push({ rule, rank: rule.specificity * 1e4 + ranked.length + 1 })
+    const sheet = sheetOf(text)
+    // The budget shared by the email's sheets: ten thousand <style> blocks get no more.
+    if (sheet.unreadable) throw new TooCostly()
+    sheet.meter.left = MATCH_STEPS / styles.length
+    for (const rule of sheet.rules)
+      ranked.push({ rule, rank: rule.specificity * 1e4 + ranked.length + 1, meter: sheet.meter })
   }
   return ranked
 }
@@ -242,7 +325,8 @@ function stylesheetRules(styles: Element[]): RankedRule[] {
  */
 function matchedRules(element: Element, rules: RankedRule[]): Declared | undefined {
   let declared: Declared | undefined
-  for (const { rule, rank } of rules) {
+  for (const { rule, rank, meter } of rules) {
+    if (--meter.left < 0) throw new TooCostly()
     if (!rule.query(element)) continue
     declared ??= new Map()
     for (const d of rule.declarations) declareRead(declared, d, rank)
@@ -478,22 +562,43 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
  * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
  */
 export function computeBoxes(document: Document, elements: Element[]): Map<Element, Box> {
-  const rules = stylesheetRules(elements.filter((el) => el.type === 'style'))
+  try {
+    return boxesOf(document, stylesheetRules(elements.filter((el) => el.type === 'style')))
+  } catch (error) {
+    if (!(error instanceof TooCostly)) throw error
+    // The sheet could not be applied in its budget: what it sets (colours, sizes) is unknown,
+    // so the check says nothing of them rather than guess from the inline styles alone.
+    const boxes = boxesOf(document, [])
+    for (const [element, box] of boxes)
+      boxes.set(element, { ...box, color: null, background: null, fontPx: null, fontSetBy: null })
+    return boxes
+  }
+}
+
+/** The boxes with these rules applied, in one walk of the tree. */
+function boxesOf(document: Document, rules: RankedRule[]): Map<Element, Box> {
   const boxes = new Map<Element, Box>()
-  const walk = (nodes: AnyNode[], parent: Box) => {
-    for (const node of nodes) {
-      if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue
-      const element = node as Element
-      const declared = declaredFor(element, rules)
-      // An element that declares nothing and whose tag changes nothing has its parent's box, as
-      // `boxOf` would work it out (most cells and rows of a layout table): not worked out again.
-      const box =
-        declared === NOTHING && inheritsAll(element) ? parent : boxOf(element, declared, parent)
-      boxes.set(element, box)
-      walk(element.children, box)
+  // Depth first with a stack of (element, its parent's box): an email nested deeper than the
+  // call stack is still read.
+  const isElement = (node: AnyNode): node is Element =>
+    node.type === 'tag' || node.type === 'script' || node.type === 'style'
+  const nodes: Element[] = document.children.filter(isElement).reverse()
+  const parents: Box[] = nodes.map(() => ROOT)
+  for (let element = nodes.pop(); element; element = nodes.pop()) {
+    const parent = parents.pop()!
+    const declared = declaredFor(element, rules)
+    // An element that declares nothing and whose tag changes nothing has its parent's box, as
+    // `boxOf` would work it out (most cells and rows of a layout table): not worked out again.
+    const box =
+      declared === NOTHING && inheritsAll(element) ? parent : boxOf(element, declared, parent)
+    boxes.set(element, box)
+    for (let i = element.children.length - 1; i >= 0; i--) {
+      const child = element.children[i]!
+      if (!isElement(child)) continue
+      nodes.push(child)
+      parents.push(box)
     }
   }
-  walk(document.children, ROOT)
   return boxes
 }
 

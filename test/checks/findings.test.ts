@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { checkEmail } from '../../src/checks/index.js'
+
+/** Findings a developer can act on: what they quote, how they group, what they advise. */
+const TEXT = 'Order 1042 left our warehouse today and should reach you by Friday.'
+const page = (body: string, head = '') =>
+  `<!doctype html>\n<html lang="en"><head><title>Hi</title>${head}</head>\n<body>\n${body}\n</body></html>`
+const found = async (html: string) => (await checkEmail({ html, text: TEXT })).findings
+const a11y = async (html: string) => (await found(html)).filter((f) => f.check === 'accessibility')
+
+describe('contrast findings', () => {
+  it('punctuation alone is not one (axe-core skips it too)', async () => {
+    const html = page(
+      '<p style="color:#aaaaaa"><a href="https://a.test/a" style="color:#000">Terms</a> - <a href="https://a.test/b" style="color:#000">Privacy</a></p>',
+    )
+    expect((await a11y(html)).map((f) => f.code)).not.toContain('low_contrast')
+  })
+
+  it('quote the whole visible text of the element, in whole words', async () => {
+    const html = page(
+      '<p style="color:#aaaaaa">Sent to <b>ada@example.com</b>, <span>because you signed up at acme.test for our monthly newsletter about parcels</span></p>',
+    )
+    const [finding] = (await a11y(html)).filter((f) => f.code === 'low_contrast')
+    expect(finding?.message).toMatch(
+      /^Text \("Sent to ada@example\.com, because you signed up at [\w.]+(?: \w+)*…"\)/,
+    )
+  })
+})
+
+describe('tables', () => {
+  it('a receipt (items and prices, a total) is told to add header cells, with its size', async () => {
+    const receipt = page(
+      '<table><tr><td>Parcel tape</td><td>2</td><td>$4.00</td></tr><tr><td>Boxes</td><td>10</td><td>$12.50</td></tr><tr><td>Total</td><td></td><td>$16.50</td></tr></table>',
+    )
+    const [finding] = await a11y(receipt)
+    expect(finding?.code).toBe('data_table_without_headers')
+    expect(finding?.message).toContain('3 rows, 3 columns')
+    expect(finding?.fix).toContain('<th scope="col">')
+  })
+
+  it('a layout table is told to add role="presentation", with its real size', async () => {
+    const layout = page(
+      '<table><tr><td><p>Hello Ada,</p><p>Your order shipped.</p></td></tr><tr><td><a href="https://a.test/o">Track your order</a></td></tr></table>',
+    )
+    const [finding] = await a11y(layout)
+    expect(finding?.code).toBe('layout_table_without_role')
+    expect(finding?.message).toContain('"table, 2 rows, 1 column"')
+  })
+})
+
+describe('small text', () => {
+  it('is one finding per size, with the count and the first places', async () => {
+    const html = page(
+      [11, 11, 11, 11, 12]
+        .map((px, i) => `<p style="font-size:${px}px">Line ${i} of the footer</p>`)
+        .join('\n'),
+    )
+    const small = (await a11y(html)).filter((f) => f.code === 'small_text')
+    expect(small.map((f) => [f.line, f.message.slice(0, 63)])).toEqual([
+      [4, 'Text is set at 11 px in 4 places (first "Line 0 of the footer",'],
+      [8, 'Text ("Line 4 of the footer") is set at 12 px: under 14 px it i'],
+    ])
+    expect(small[0]!.message).toContain('on lines 4, 5, 6, …)')
+  })
+})
+
+describe('links', () => {
+  it('href="#" is a placeholder_link, worded apart from a link without text', async () => {
+    const codes = (
+      await found(page('<a href="#"><img src="https://a.test/l.png" alt="Acme"></a>'))
+    ).map((f) => f.code)
+    expect(codes).toContain('placeholder_link')
+    expect(codes).not.toContain('empty_link')
+    expect(codes).not.toContain('link_missing_text')
+  })
+
+  it('vague_link_text sees through trailing arrows and punctuation', async () => {
+    for (const words of ['Continue reading →', 'Read more »', 'Learn more...', 'View more ›'])
+      expect((await a11y(page(`<a href="https://a.test/x">${words}</a>`)))[0]?.code, words).toBe(
+        'vague_link_text',
+      )
+  })
+})
