@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from 'domhandler'
 import type { ParsedHtml } from './html.js'
-import { type Box, blend, computeBoxes, contrast, hex, type Rgba } from './styles.js'
+import { type Box, blend, computeBoxes, contrast, hex, phoneMediaOf, type Rgba } from './styles.js'
 import type { Finding } from './types.js'
 
 /**
@@ -152,21 +152,42 @@ export function checkAccessibility(parsed: ParsedHtml): Finding[] {
   const { elements } = parsed
   const reader = readerOf(elements, computeBoxes(parsed.document, elements))
   const findings: Finding[] = []
-  const add: Add = (el, code, message, fix) => {
-    const place = el ? parsed.placeOf(el.startIndex) : null
-    findings.push({
-      check: 'accessibility',
-      code,
-      severity: 'warning',
-      line: place?.line ?? null,
-      column: place?.column ?? null,
-      message,
-      fix,
-    })
-  }
+  const adder =
+    (suffix: string): Add =>
+    (el, code, message, fix) => {
+      const place = el ? parsed.placeOf(el.startIndex) : null
+      findings.push({
+        check: 'accessibility',
+        code,
+        severity: 'warning',
+        line: place?.line ?? null,
+        column: place?.column ?? null,
+        message: `${message}${suffix}`,
+        fix,
+      })
+    }
+  const add = adder('')
   document(parsed, add)
+  elementRules(elements, reader, add, parsed, () => true)
+  phoneOnly(parsed, reader, adder)
+  headings(
+    elements.filter((el) => /^h[1-6]$/.test(el.name) && !reader.box(el).hidden),
+    add,
+  )
+  return findings
+}
+
+/** The rules about each element, on those `which` picks, as `reader` sees them. */
+function elementRules(
+  elements: Element[],
+  reader: Reader,
+  add: Add,
+  parsed: ParsedHtml,
+  which: (el: Element) => boolean,
+): void {
   const looks: Looks = { small: new Map(), ratio: contrastMemo(), reader }
   for (const el of elements) {
+    if (!which(el)) continue
     const b = reader.box(el)
     if (el.name === 'img' && !b.ariaHidden) image(el, add)
     else if (el.name === 'a' && el.attribs.href !== undefined && !b.ariaHidden)
@@ -176,11 +197,22 @@ export function checkAccessibility(parsed: ParsedHtml): Finding[] {
       textLook(el, b, add, looks)
   }
   smallText(looks.small, add, (el) => parsed.placeOf(el.startIndex)?.line ?? null)
-  headings(
-    elements.filter((el) => /^h[1-6]$/.test(el.name) && !reader.box(el).hidden),
-    add,
-  )
-  return findings
+}
+
+/**
+ * Content a phone-width `@media` rule shows that the base design hides (a mobile menu, a
+ * phone-only banner): checked as a phone shows it, its findings saying so. Only when the email
+ * has such a rule: then its boxes are worked out a second time.
+ */
+function phoneOnly(parsed: ParsedHtml, base: Reader, adder: (suffix: string) => Add): void {
+  const { elements } = parsed
+  const media = phoneMediaOf(elements.filter((el) => el.type === 'style'))
+  if (!media) return
+  const phone = readerOf(elements, computeBoxes(parsed.document, elements, { phone: true }))
+  const shownOnPhone = (el: Element) => base.box(el).hidden && !phone.box(el).hidden
+  if (!elements.some(shownOnPhone)) return
+  const add = adder(` (Shown only on a phone-width screen, by ${media}.)`)
+  elementRules(elements, phone, add, parsed, shownOnPhone)
 }
 
 type Add = (el: Element | null, code: string, message: string, fix: string) => void

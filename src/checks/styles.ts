@@ -1,4 +1,4 @@
-import type { CssDeclarationAST, CssRuleAST } from '@adobe/css-tools'
+import type { CssDeclarationAST, CssMediaAST, CssRuleAST } from '@adobe/css-tools'
 import { colord, extend } from 'colord'
 import namesPlugin from 'colord/plugins/names'
 import { compile } from 'css-select'
@@ -247,9 +247,33 @@ function meteredAdapter(meter: Meter) {
   }
 }
 
+/** The width of the phone the phone view of an email is read at, in CSS pixels. */
+const PHONE_PX = 375
+
+/**
+ * A media query that holds on a phone's screen and not on a desktop's: a `max-width` the phone
+ * is within (`(max-width: 600px)`, the usual "mobile" block), for the screen, not print, and
+ * nothing else asked of it (a colour scheme, a min-width past the phone's).
+ */
+const PHONE_MEDIA = (rule: CssMediaAST): boolean => {
+  const media = rule.media.toLowerCase()
+  const max = /max-(?:device-)?width\s*:\s*(\d+(?:\.\d+)?)px/.exec(media)
+  const min = /min-(?:device-)?width\s*:\s*(\d+(?:\.\d+)?)px/.exec(media)
+  return (
+    max !== null &&
+    Number(max[1]) >= PHONE_PX &&
+    (min === null || Number(min[1]) <= PHONE_PX) &&
+    !/print|prefers-|orientation|hover|resolution|pixel-ratio|,/.test(media)
+  )
+}
+
 /** A stylesheet's rules, compiled, and the meter of their matching. */
 interface Sheet {
   rules: SheetRule[]
+  /** The rules inside its phone-width `@media` blocks (`PHONE_MEDIA`), in order. */
+  phoneRules: SheetRule[]
+  /** The first such block's query, to name in a finding: `@media (max-width: 600px)`. */
+  phoneMedia: string | null
   meter: Meter
   /** A block of it was too long to read (`parseCss`). */
   unreadable: boolean
@@ -270,22 +294,35 @@ function sheetOf(text: string): Sheet {
   if (sheet) return sheet
   const parsed = parseCss(text)
   // A block too long to read: what the sheet sets is unknown (an empty budget says so).
-  sheet = { rules: [], meter: { left: 0 }, unreadable: parsed.skipped }
+  sheet = {
+    rules: [],
+    phoneRules: [],
+    phoneMedia: null,
+    meter: { left: 0 },
+    unreadable: parsed.skipped,
+  }
   const adapter = meteredAdapter(sheet.meter)
-  for (const rule of parsed.sheet.stylesheet.rules) {
-    if (rule.type !== 'rule') continue
-    const declarations = (rule as CssRuleAST).declarations
+  const compileInto = (into: SheetRule[], rule: CssRuleAST) => {
+    const declarations = rule.declarations
       .filter((d): d is CssDeclarationAST => d.type === 'declaration')
       .map((d) => normalise(d.property, d.value))
       .filter((d): d is Declaration => d !== null)
-    if (!declarations.length) continue
-    for (const selector of (rule as CssRuleAST).selectors) {
+    if (!declarations.length) return
+    for (const selector of rule.selectors) {
       try {
         const query = compile<AnyNode, Element>(selector, { adapter })
-        sheet.rules.push({ query, specificity: specificity(selector), declarations })
+        into.push({ query, specificity: specificity(selector), declarations })
       } catch {
         // A selector css-select cannot read (a pseudo-element): it styles no element here.
       }
+    }
+  }
+  for (const rule of parsed.sheet.stylesheet.rules) {
+    if (rule.type === 'rule') compileInto(sheet.rules, rule as CssRuleAST)
+    else if (rule.type === 'media' && PHONE_MEDIA(rule as CssMediaAST)) {
+      sheet.phoneMedia ??= `@media ${(rule as CssMediaAST).media.trim()}`
+      for (const inner of (rule as CssMediaAST).rules)
+        if (inner.type === 'rule') compileInto(sheet.phoneRules, inner as CssRuleAST)
     }
   }
   if (sheets.size >= MAX_SHEETS) sheets.clear()
@@ -301,21 +338,39 @@ interface RankedRule {
 }
 
 /**
- * The `<style>` rules (outside at-rules), in the email's order; each sheet's meter set anew.
- * Throws `TooCostly` for a sheet too long to read.
+ * The `<style>` rules (outside at-rules, and with `phone` those of phone-width `@media` blocks
+ * after them), in the email's order; each sheet's meter set anew. Throws `TooCostly` for a
+ * sheet too long to read.
  */
-function stylesheetRules(styles: Element[]): RankedRule[] {
+function stylesheetRules(styles: Element[], phone: boolean): RankedRule[] {
   const ranked: RankedRule[] = []
   for (const style of styles) {
-    const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-    const sheet = sheetOf(text)
+    const sheet = sheetOf(styleText(style))
     // The budget shared by the email's sheets: ten thousand <style> blocks get no more.
     if (sheet.unreadable) throw new TooCostly()
     sheet.meter.left = MATCH_STEPS / styles.length
-    for (const rule of sheet.rules)
+    for (const rule of phone ? [...sheet.rules, ...sheet.phoneRules] : sheet.rules)
       ranked.push({ rule, rank: rule.specificity * 1e4 + ranked.length + 1, meter: sheet.meter })
   }
   return ranked
+}
+
+const styleText = (style: Element) =>
+  style.children.map((child) => ('data' in child ? child.data : '')).join('')
+
+/**
+ * The first phone-width `@media` block of an email's `<style>`s (`@media (max-width: 600px)`),
+ * or null when it has none: then its phone view is its base view.
+ *
+ * @example
+ * phoneMediaOf(parsed.elements.filter((el) => el.type === 'style')) // '@media only screen and (max-width: 600px)'
+ */
+export function phoneMediaOf(styles: Element[]): string | null {
+  for (const style of styles) {
+    const { phoneMedia, phoneRules } = sheetOf(styleText(style))
+    if (phoneMedia && phoneRules.length) return phoneMedia
+  }
+  return null
 }
 
 /**
@@ -555,15 +610,26 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
 }
 
 /**
- * Every element's box, in one walk of the tree.
+ * Every element's box, in one walk of the tree; with `phone`, as a phone-width screen shows it
+ * (the rules of its phone-width `@media` blocks applied too).
  *
  * @example
  * const boxes = computeBoxes(parsed.document, parsed.elements)
  * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
  */
-export function computeBoxes(document: Document, elements: Element[]): Map<Element, Box> {
+export function computeBoxes(
+  document: Document,
+  elements: Element[],
+  { phone = false } = {},
+): Map<Element, Box> {
   try {
-    return boxesOf(document, stylesheetRules(elements.filter((el) => el.type === 'style')))
+    return boxesOf(
+      document,
+      stylesheetRules(
+        elements.filter((el) => el.type === 'style'),
+        phone,
+      ),
+    )
   } catch (error) {
     if (!(error instanceof TooCostly)) throw error
     // The sheet could not be applied in its budget: what it sets (colours, sizes) is unknown,

@@ -81,3 +81,21 @@ describe('links', () => {
       )
   })
 })
+
+describe('content shown only on a phone', () => {
+  it('is checked as a phone-width @media rule shows it, and its findings say so', async () => {
+    const html = page(
+      '<div class="mobile" style="display:none"><img src="https://a.test/m.png" width="10" height="10"><p style="color:#aaaaaa">Open the app</p></div>',
+      '<style>@media only screen and (max-width: 600px) { .mobile { display: block !important } }</style>',
+    )
+    const found = await a11y(html)
+    expect(found.map((f) => f.code).sort()).toEqual(['img_missing_alt', 'low_contrast'])
+    for (const f of found)
+      expect(f.message).toMatch(
+        /\(Shown only on a phone-width screen, by @media only screen and \(max-width: 600px\)\.\)$/,
+      )
+    // A dark-mode block or a print one is no phone's view: hidden stays hidden.
+    const dark = html.replace('only screen and (max-width: 600px)', '(prefers-color-scheme: dark)')
+    expect(await a11y(dark)).toEqual([])
+  })
+})
