@@ -28,7 +28,7 @@ export const ALLOWED: Record<string, string> = {
   'checks/clients.ts: checker':
     'the email-client support tables, built on first use and read-only after: the same for every sandbox',
   'checks/styles.ts: sheets':
-    "a bounded memo of a pure function (a <style> block's text → its compiled rules): the same for every sandbox",
+    "a bounded memo of a pure function (a <style> block's text → its compiled rules), each with the step meter of its matching, set anew before each email's boxes are worked out in one synchronous go: the same for every sandbox",
   'checks/styles.ts: colours':
     "a bounded memo of a pure function (a colour's text → its RGBA, frozen): the same for every sandbox",
   'checks/styles.ts: inlineStyles':
