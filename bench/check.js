@@ -2,12 +2,14 @@
 // rounds; medians. Two comparisons: with the email checks and without (target: <= 1.3 x), and,
 // both without the email checks, against committed snapshots (every case compared with its HTML
 // and text snapshot, all the same) and without a snapshot folder (target: <= 1.3 x: comparing
-// should cost little next to rendering). Then the checks on adversarial messages of 1 MiB
-// (bench/check-adversarial.js).
+// should cost little next to rendering). Then checkEmail on each email of the corpus of real
+// emails, median and p99 per email (bench/check-corpus.js), and the checks on adversarial
+// messages of 1 MiB (bench/check-adversarial.js).
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { benchCorpus } from './check-corpus.js'
 import { generateTemplates } from './generate-templates.js'
 import { median, ROOT as root } from './common.js'
 import { adversarialTimes } from './check-adversarial.js'
@@ -68,5 +70,5 @@ try {
 } finally {
   await rm(dir, { recursive: true, force: true })
 }
-
+await benchCorpus(ROUNDS)
 await adversarialTimes()

@@ -121,3 +121,21 @@ describe('the rest', () => {
     ])
   })
 })
+
+describe('image alt', () => {
+  it('takes an alt of only spaces as no alt, whatever label the image has, as axe-core does', async () => {
+    for (const img of [
+      '<img src="l.png" width="1" height="1" alt=" ">',
+      '<img src="l.png" width="1" height="1" alt="&nbsp;" title="Logo">',
+      '<img src="l.png" width="1" height="1" alt="  " aria-label="Logo">',
+    ]) {
+      const found = await a11y(page(img))
+      expect(found.map((f) => f.code)).toEqual(['img_missing_alt'])
+      expect(found[0]!.message).toContain('an alt of only spaces')
+    }
+    expect(await a11y(page('<img src="l.png" width="1" height="1" alt="">'))).toEqual([])
+    expect(
+      await a11y(page('<img src="l.png" width="1" height="1" alt=" " role="presentation">')),
+    ).toEqual([])
+  })
+})

@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { checkEmail } from '../../src/checks/index.js'
+import { CORPUS_DIR, CORPUS_TEXT, corpusFile, corpusHtml, hasCorpus, SOURCES } from './corpus.js'
+
+/**
+ * Every check (what `GET …/messages/:id/checks` and `sendbox check` run) on every email of the
+ * corpus of real emails: none throws, none reports that a check failed.
+ */
+
+/** What a template language leaves when its placeholders were not rendered. */
+const PLACEHOLDER = /\{\{|\{%|\*\|[A-Z_:]+\|\*/
+
+describe.skipIf(!hasCorpus)('the corpus of real emails', () => {
+  it('holds at least 150 emails from at least 8 collections, each with its licence', () => {
+    expect(SOURCES.emails.length).toBeGreaterThanOrEqual(150)
+    expect(SOURCES.collections.length).toBeGreaterThanOrEqual(8)
+    // Built from these sources, not an older list.
+    expect(JSON.parse(readFileSync(join(CORPUS_DIR, 'SOURCES.json'), 'utf8'))).toEqual(SOURCES)
+    const missing = [
+      ...SOURCES.emails.map(corpusFile),
+      ...SOURCES.collections.flatMap((c) =>
+        c.licenceFiles.map((f) => join('licences', c.repo.replace('/', '+'), f)),
+      ),
+    ].filter((file) => !existsSync(join(CORPUS_DIR, file)))
+    expect(missing).toEqual([])
+  })
+
+  it('is rendered as sent: no template placeholder is left', () => {
+    const left = SOURCES.emails.filter((e) => PLACEHOLDER.test(corpusHtml(e))).map(corpusFile)
+    expect(left).toEqual([])
+  })
+
+  describe.each(SOURCES.collections.map((c) => c.collection))('%s', (collection) => {
+    const emails = SOURCES.emails.filter((e) => e.collection === collection)
+    it.each(emails.map((e) => [e.name, e] as const))('every check runs on %s', async (_, e) => {
+      const report = await checkEmail({ html: corpusHtml(e), text: CORPUS_TEXT })
+      expect(report.findings.filter((f) => f.code === 'check_failed')).toEqual([])
+    })
+  })
+})
