@@ -192,7 +192,11 @@ async function openStore(
   if (config.store) {
     // Loaded only for --store: the client and the SQL stay out of a sandbox on the log.
     const { openPostgresStore } = await import('../store/postgres/index.js')
-    return openPostgresStore({ url: config.store, maxMessages: config.maxMessages })
+    return openPostgresStore({
+      url: config.store,
+      maxMessages: config.maxMessages,
+      info: logger.info,
+    })
   }
   return openMessageLog({
     file: config.dbFile,

@@ -232,6 +232,8 @@ export interface MessageStore {
   bytes(): Awaitable<number>
   /** Whether the store is being written; kept in memory, so it answers at once. */
   health(): LogHealth
+  /** Which store this is and the format its data is written in (health and the banner say it). */
+  readonly format: StoreFormat
   /** Writes anything pending and lets go of what it holds (lock, connections). Idempotent. */
   close(): Promise<void>
   /**
@@ -250,6 +252,15 @@ export interface MessageStore {
   readonly webhooks?: WebhookTable
   /** Present on a store several processes share: the recent rejected sends. */
   readonly rejections?: RejectionTable
+}
+
+/**
+ * A store's kind and the number of its format: the log file's header version, or the PostgreSQL
+ * schema's. Processes that share a database run the same format (docs/team.md#upgrades).
+ */
+export interface StoreFormat {
+  kind: 'log' | 'postgres'
+  format: number
 }
 
 /** A plain JSON object, as the shared tables keep what the domain hands them. */
