@@ -274,12 +274,15 @@ describe('a sandbox with projects', () => {
   it('connectSendbox takes the token (or SENDBOX_TOKEN), and sees its project only', async () => {
     await sandbox.send(welcome('kit@example.com'), 'sandbox_acme_ci')
     const acme = connectSendbox(sandbox.url, { token: 'sandbox_acme_ci' })
+    // The token given, which an application configured from the client sends with.
+    expect(acme.token).toBe('sandbox_acme_ci')
     const messages = await acme.messages()
     expect(messages.length).toBeGreaterThan(0)
     expect(messages.every((m) => m.project === 'acme')).toBe(true)
     process.env.SENDBOX_TOKEN = 'sandbox_billing_1'
     try {
       const billing = connectSendbox(sandbox.url)
+      expect(billing.token).toBe('sandbox_billing_1')
       expect((await billing.messages()).every((m) => m.project === 'billing')).toBe(true)
     } finally {
       delete process.env.SENDBOX_TOKEN
