@@ -10,7 +10,10 @@ import type { Awaitable, FaultTable, StoredFault } from '../store/types.js'
 
 export const FAULT_STATUSES = [429, 500, 502, 503] as const
 
-/** At most this many faults are armed at once: a test suite needs a handful, not thousands. */
+/**
+ * At most this many faults are armed at once by one project (without projects, by the sandbox): a
+ * test suite needs a handful, not thousands, and one project's never crowd out another's.
+ */
 export const MAX_ARMED_FAULTS = 100
 /**
  * The most sends one fault fails: a test needs a few, and the count is a PostgreSQL `integer`
@@ -28,7 +31,7 @@ export class FaultLimitError extends Error {
   readonly code = 'too_many_faults'
   constructor() {
     super(
-      `${MAX_ARMED_FAULTS} faults are armed already, the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`,
+      `${MAX_ARMED_FAULTS} faults are armed already (with projects: by this project), the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`,
     )
   }
 }
