@@ -408,6 +408,9 @@ function invalidRequest(op: Operation): fc.Arbitrary<Request> {
   params.forEach((param, index) => {
     if (param.in !== 'query') return
     const s = param.schema
+    // A parameter given with no value is a value too: refused wherever the schema refuses "".
+    const accepts = check(['paths', op.path, op.method, 'parameters', String(index), 'schema'])
+    // A pattern's: those it refuses of a few (free text refuses only a NUL character).
     const bad = s.enum
       ? ['nope']
       : s.type === 'integer'
@@ -415,10 +418,8 @@ function invalidRequest(op: Operation): fc.Arbitrary<Request> {
         : s.anyOf
           ? ['yesterday']
           : s.pattern
-            ? ['a b/c']
+            ? ['a b/c', 'x\u0000y'].filter((value) => !accepts(value))
             : []
-    // A parameter given with no value is a value too: refused wherever the schema refuses "".
-    const accepts = check(['paths', op.path, op.method, 'parameters', String(index), 'schema'])
     if (!accepts('')) bad.push('')
     if (bad.length)
       mutations.push(

@@ -88,6 +88,15 @@ describe('the links of README.md and docs/*.md', () => {
     )
     expect(missing, 'pages docs/README.md does not list').toEqual([])
   })
+
+  it("the README's and docs/README.md's lists of pages name each page once", () => {
+    for (const file of ['README.md', 'docs/README.md']) {
+      const text = docs.find((d) => d.file === file)!.text
+      const listed = [...text.matchAll(/^- \[[^\]]+\]\(([^)#]+)\)/gm)].map((m) => m[1]!)
+      const twice = listed.filter((page, i) => listed.indexOf(page) !== i)
+      expect(twice, `${file} lists these pages twice`).toEqual([])
+    }
+  })
 })
 
 describe('the link check itself', () => {

@@ -5,6 +5,8 @@ import type { Sendbox } from '../index.js'
 import { PACKAGE_ROOT } from '../package-root.js'
 import { version } from '../version.js'
 import { storeName } from '../store/postgres/url.js'
+import { SCHEMA_VERSION } from '../store/postgres/schema.js'
+import { LOG_FORMAT } from '../store/log-format.js'
 import { serveFlags, serveOptionsFrom } from './flags.js'
 import { startedByNpm, watchParent } from './lifecycle.js'
 import { usage } from './usage.js'
@@ -170,6 +172,21 @@ function stopSignal(env: NodeJS.ProcessEnv, exitWithParent: boolean | undefined)
   })
 }
 
+/**
+ * Where events are posted: the --webhook URLs (every project's events) and each project's own,
+ * by name. Never a secret.
+ */
+function webhooksLine({ webhooks, projects }: Sendbox['config']): string {
+  const own = projects
+    ? projects.names.flatMap((name) =>
+        projects.webhooksOf(name).map((hook) => `${hook.url} (${name}'s)`),
+      )
+    : []
+  if (!webhooks.length && !own.length) return 'none (add one with --webhook <url>)'
+  const every = webhooks.map((url) => (projects ? `${url} (every project's)` : url))
+  return [...every, ...own].join(', ')
+}
+
 /** What `serve` prints once listening, ending with the ready line. */
 function banner(sandbox: Pick<Sendbox, 'config' | 'url' | 'inboxUrl' | 'caFile'>): string {
   const { config } = sandbox
@@ -187,9 +204,9 @@ function banner(sandbox: Pick<Sendbox, 'config' | 'url' | 'inboxUrl' | 'caFile'>
     `  Token      ${token}`,
     `  Templates  ${config.templatesDir}${existsSync(config.templatesDir) ? '' : MISSING_TEMPLATES}`,
     config.store
-      ? `  Store      PostgreSQL ${storeName(config.store)}   (every sendbox on it is one sandbox)`
-      : `  Log        ${config.dbFile ?? 'in memory (--memory)'}`,
-    `  Webhooks   ${config.webhooks.length ? config.webhooks.join(', ') : 'none (add one with --webhook <url>)'}`,
+      ? `  Store      PostgreSQL ${storeName(config.store)}, format ${SCHEMA_VERSION}   (every sendbox on it is one sandbox)`
+      : `  Log        ${config.dbFile ? `${config.dbFile}, format ${LOG_FORMAT}` : 'in memory (--memory)'}`,
+    `  Webhooks   ${webhooksLine(config)}`,
     `  Secret     ${config.webhookSecretGenerated ? `${config.webhookSecret}  (generated for this run; keep one with --webhook-secret)` : 'the one given with --webhook-secret'}`,
     // The relay without its user name and password: the console is no place for them.
     ...(config.relay

@@ -10,8 +10,18 @@ import type { Awaitable, FaultTable, StoredFault } from '../store/types.js'
 
 export const FAULT_STATUSES = [429, 500, 502, 503] as const
 
-/** At most this many faults are armed at once: a test suite needs a handful, not thousands. */
+/**
+ * At most this many faults are armed at once by one project (without projects, by the sandbox): a
+ * test suite needs a handful, not thousands, and one project's never crowd out another's.
+ */
 export const MAX_ARMED_FAULTS = 100
+/**
+ * The most sends one fault fails: a test needs a few, and the count is a PostgreSQL `integer`
+ * (past 2^31 − 1 the insert failed, a 500).
+ */
+export const MAX_FAULT_COUNT = 1_000_000
+/** The longest Retry-After a 429 fault asks for, in seconds: a day. */
+export const MAX_RETRY_AFTER = 86_400
 /** Longest `match.template` (a slug's own limit) and `match.to` (a long address with its name). */
 export const MAX_MATCH_LENGTH = { template: 128, to: 320 } as const
 
@@ -21,7 +31,7 @@ export class FaultLimitError extends Error {
   readonly code = 'too_many_faults'
   constructor() {
     super(
-      `${MAX_ARMED_FAULTS} faults are armed already, the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`,
+      `${MAX_ARMED_FAULTS} faults are armed already (with projects: by this project), the most sendbox keeps; disarm them (DELETE /_sandbox/api/faults) or let them count down first.`,
     )
   }
 }
@@ -83,6 +93,7 @@ export const FAULT_INPUT = object(
     count: optional(
       integer({
         minimum: 1,
+        maximum: MAX_FAULT_COUNT,
         description:
           'How many matching sends fail (default 1); the fault counts down and disappears.',
       }),
@@ -117,6 +128,7 @@ export const FAULT_INPUT = object(
     retryAfter: optional(
       integer({
         minimum: 0,
+        maximum: MAX_RETRY_AFTER,
         description: 'Seconds in the Retry-After header of a 429 (default 1).',
       }),
       1,

@@ -7,7 +7,8 @@ import { newMessageId } from './messages.js'
 /**
  * Recent rejected sends: a POST /messages that did not answer 201 leaves a small trace here, so
  * an application that ignored a 422 (or sent with the wrong token) shows up in the inspector and
- * in the message of a wait that timed out. Bounded (the newest 100), kept in memory (in the database on a shared store), and
+ * in the message of a wait that timed out. Bounded (the newest 100 of each project, those
+ * without a valid token apart), kept in memory (in the database on a shared store), and
  * never holding the token or the request body: what was read of the request (template,
  * recipients, subject), the status, the error code and its message.
  */

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
-import { pipeOf, rule, type Schema } from '../lib/schema.js'
+import { NO_NUL, pipeOf, rule, type Schema } from '../lib/schema.js'
 import { isTimeText, TIME_HINT } from '../lib/time.js'
 import type { ErrorRef } from './error-catalog.js'
 
@@ -36,6 +36,16 @@ export type ParamValues<P extends Record<string, Param>> = {
 const got = (raw: unknown) =>
   `(got ${JSON.stringify(typeof raw === 'string' ? raw.slice(0, 100) : raw) ?? 'nothing'})`
 
+/**
+ * No NUL character in a parameter (lib/schema.ts's NO_NUL): a parameter taking any text pipes it.
+ *
+ * @example address: pathParam('An address.', v.pipe(v.string(), noNul))
+ */
+export const noNul = v.regex(
+  NO_NUL.pattern,
+  (issue: v.RegexIssue<string>) => `must be ${NO_NUL.hint} ${got(issue.input)}`,
+)
+
 const described = (description: string, examples?: string[]) => [
   v.description(description),
   ...(examples ? [v.examples(examples)] : []),
@@ -54,6 +64,7 @@ export function textParam(
     description,
     schema: v.optional(
       pipeOf<string, string | undefined>(v.string(), [
+        noNul,
         ...described(description, options.examples),
         v.transform((raw: string) => (raw === '' ? undefined : raw)),
       ]),

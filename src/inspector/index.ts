@@ -20,6 +20,21 @@ import { releaseOperations } from './release-routes.js'
 import { sessionOperations } from './session.js'
 import { PUBLIC_ACCESS, type Viewer } from '../http/viewer.js'
 
+/** The store's kind and format, in every health answer (docs/team.md#upgrades). */
+const STORE_FORMAT = v.pipe(
+  v.object({
+    kind: described(v.picklist(['log', 'postgres']), 'The JSON Lines log, or PostgreSQL.'),
+    format: described(
+      v.number(),
+      "The number of the store's format: the log file's version, or the database's schema.",
+      [5],
+    ),
+  }),
+  v.description(
+    'Which store the sandbox is on, and its format: every process of one sandbox runs the same.',
+  ),
+)
+
 const healthOperation = defineOperation({
   method: 'GET',
   path: '/_sandbox/api/health',
@@ -27,7 +42,7 @@ const healthOperation = defineOperation({
   tag: 'inspector',
   summary: 'Liveness and counts.',
   description:
-    'Answers as soon as the server is up. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example. With --projects it answers without a token too, and then says only `status` and `version`.',
+    'Answers 200 while the store answers, and 503 with `"status": "unavailable"` while it cannot be reached (what a load balancer checks), whoever asks. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example. With --projects it answers without a token too, and then says only `status`, `version` and `store`.',
   security: PUBLIC_ACCESS,
   success: {
     status: 200,
@@ -36,10 +51,12 @@ const healthOperation = defineOperation({
       v.object({
         status: v.literal('ok'),
         version: described(v.string(), "sendbox's version."),
+        store: STORE_FORMAT,
       }),
       v.object({
         status: v.literal('ok'),
         version: described(v.string(), "sendbox's version."),
+        store: STORE_FORMAT,
         templates: count('Templates in the templates folder.'),
         messages: count('Messages stored.'),
         dropped: count(
@@ -76,18 +93,24 @@ const healthOperation = defineOperation({
     ]),
   },
   handler: async ({ ctx, caller }) => {
-    // Without a token (with projects): only that it is up.
-    if (caller === null) return { status: 'ok' as const, version: ctx.version }
     try {
+      // Without a token (with projects): only that it is up, which takes the store answering:
+      // its count is one row on PostgreSQL, where the full answer's bytes read the whole table.
+      if (caller === null) {
+        await ctx.log.count()
+        return { status: 'ok' as const, version: ctx.version, store: ctx.log.format }
+      }
       return await healthOf(ctx, caller)
     } catch (error) {
       if (!isStoreUnavailable(error)) throw error
       // What a load balancer checks: this process cannot reach the shared store (docs/team.md).
+      // Where the store is and why it failed only to a caller with a token.
+      const where = caller === null ? {} : { name: error.store, reason: error.reason }
       return new Response(
         JSON.stringify({
           status: 'unavailable',
           version: ctx.version,
-          store: { name: error.store, reason: error.reason },
+          store: { ...ctx.log.format, ...where },
         }),
         { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
       )
@@ -111,6 +134,7 @@ async function healthOf(ctx: AppContext, caller: Viewer) {
   return {
     status: 'ok' as const,
     version: ctx.version,
+    store: ctx.log.format,
     templates: ctx.catalog.count(),
     messages,
     dropped,

@@ -15,7 +15,7 @@ import {
 } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { pathParam } from '../http/params.js'
+import { noNul, pathParam } from '../http/params.js'
 import { described } from '../lib/schema.js'
 import { PROJECT_ACCESS, scoped, sees, type Viewer } from '../http/viewer.js'
 import type { MessageRecord } from '../store/types.js'
@@ -36,6 +36,7 @@ export const ID = pathParam(
   'A message id, as POST /messages answered it.',
   v.pipe(
     v.string(),
+    noNul,
     v.metadata({ pattern: MESSAGE_ID.source }),
     v.examples(['msg_01KAPXVZ5Q3K8T1V7W9Y2B4C6D']),
   ),

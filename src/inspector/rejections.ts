@@ -39,7 +39,8 @@ export const rejectionOperations = [
     path: '/_sandbox/api/rejections',
     operationId: 'listRejections',
     tag: 'inspector',
-    summary: 'Recent rejected sends (the newest 100), newest first: no token, no body.',
+    summary:
+      'Recent rejected sends (the newest 100 of each project), newest first: no token, no body.',
     description:
       'Takes the message filters; `to`, `template` and the rest match what the refused body said, as far as it could be read.',
     query: { ...FILTER_QUERY, ...PAGING_QUERY },

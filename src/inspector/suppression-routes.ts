@@ -5,7 +5,7 @@ import { SUPPRESSION_LIST } from '../http/delivery-components.js'
 import * as v from 'valibot'
 import { defineOperation } from '../http/define.js'
 import { apiError } from '../http/errors.js'
-import { pathParam, textParam } from '../http/params.js'
+import { noNul, pathParam, textParam } from '../http/params.js'
 import { PROJECT_ACCESS, scoped, type Viewer } from '../http/viewer.js'
 
 const PROJECT = {
@@ -24,7 +24,7 @@ const normal = (value: string): string => value.trim().toLowerCase()
 const ADDRESS = {
   address: pathParam(
     'An address (case-insensitive); `@` and `+` may be percent-encoded or not.',
-    v.pipe(v.string(), v.minLength(1), v.transform(normal), v.examples(['ada@example.com'])),
+    v.pipe(v.string(), v.minLength(1), noNul, v.transform(normal), v.examples(['ada@example.com'])),
   ),
 }
 

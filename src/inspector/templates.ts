@@ -14,7 +14,7 @@ import { defineOperation } from '../http/define.js'
 import { SHARED_ACCESS, ADMIN_ACCESS } from '../http/viewer.js'
 import { ERROR_OBJECTS } from '../http/error-catalog.js'
 import { apiError } from '../http/errors.js'
-import { CACHE_QUERY, enumParam, pathParam, patternParam } from '../http/params.js'
+import { CACHE_QUERY, enumParam, noNul, pathParam, patternParam } from '../http/params.js'
 import { templateError } from '../http/template-errors.js'
 import {
   boolean,
@@ -652,6 +652,7 @@ export const templatePreviewOperations = [
         'A preview id, as POST /_sandbox/api/previews answered it.',
         v.pipe(
           v.string(),
+          noNul,
           v.metadata({ pattern: '^pv_[0-9a-z]+_[0-9a-z]+$' }),
           v.examples(['pv_1_mifq2x3k']),
         ),

@@ -7,7 +7,7 @@ import { count } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
 import { described } from '../lib/schema.js'
 import { apiError } from '../http/errors.js'
-import { enumParam, intParam, pathParam, textParam } from '../http/params.js'
+import { enumParam, intParam, noNul, pathParam, textParam } from '../http/params.js'
 import { PROJECT_ACCESS, sees, type Viewer } from '../http/viewer.js'
 
 export const WEBHOOK_LIST_DEFAULT_LIMIT = 100
@@ -18,6 +18,7 @@ const ONE = {
     'A webhook delivery id, as GET /_sandbox/api/webhooks lists it.',
     v.pipe(
       v.string(),
+      noNul,
       v.metadata({ pattern: '^whd_[0-9A-HJKMNP-TV-Z]{26}$' }),
       v.examples(['whd_01KAPXVZ5Q3K8T1V7W9Y2B4C6D']),
     ),

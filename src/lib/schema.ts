@@ -170,6 +170,17 @@ export interface StringOptions extends Meta {
  *
  * @example string({ maxLength: 320, description: 'Only sends with a recipient containing this.' })
  */
+/**
+ * Text without a NUL character (U+0000): what a filter, an address or an id can hold. PostgreSQL
+ * refuses a NUL in text and in JSONB (`invalid byte sequence for encoding "UTF8": 0x00`), which a
+ * filter would have met as a 500; the document states it as this pattern.
+ */
+export const NO_NUL = {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the one character it refuses
+  pattern: /^[^\u0000]*$/,
+  hint: 'text without a NUL character (U+0000)',
+}
+
 export function string(options: StringOptions = {}): Schema<string> {
   const { minLength, maxLength, pattern, patternHint, not } = options
   const refused = (issue: v.BaseIssue<unknown>) =>

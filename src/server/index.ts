@@ -198,6 +198,7 @@ async function openStore(
       maxMessages: config.maxMessages,
       // The database away, and back: the inbox says so (docs/team.md).
       onHealth: (health) => events.emit({ type: 'log', health }),
+      info: logger.info,
     })
   }
   return openMessageLog({

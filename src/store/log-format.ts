@@ -23,7 +23,10 @@ import type {
  *            {"op":"unsuppress","address"?:"…","project"?:"…"}   removes the matching suppressions
  */
 
-export const LOG_HEADER = '{"sendbox":"log","version":1}'
+/** The log file's format: the header's `version`, which health and the start banner say. */
+export const LOG_FORMAT = 1
+
+export const LOG_HEADER = `{"sendbox":"log","version":${LOG_FORMAT}}`
 
 export type Tombstone =
   | { op: 'delete'; id: string }
@@ -80,11 +83,11 @@ export function checkHeader(file: string, firstLine: string): void {
         'The file was left untouched; point --db at another file (or move this one away), or use --memory.',
     )
   }
-  if (header.version !== 1) {
+  if (header.version !== LOG_FORMAT) {
     throw new LogOpenError(
       'log_invalid',
       file,
-      `${file} is a sendbox log of version ${JSON.stringify(header.version)}, which this sendbox cannot read (it reads version 1). ` +
+      `${file} is a sendbox log of version ${JSON.stringify(header.version)}, which this sendbox cannot read (it reads version ${LOG_FORMAT}). ` +
         'The file was left untouched; upgrade sendbox, or use another --db file.',
     )
   }

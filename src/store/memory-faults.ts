@@ -16,7 +16,8 @@ export function createMemoryFaultTable(): FaultTable {
   return {
     list: async () => faults.map(copy),
     async add(fault, max) {
-      if (faults.length >= max) return null
+      // The cap is each project's own: another project's faults never fill it.
+      if (faults.filter((f) => f.project === fault.project).length >= max) return null
       const stored = { id: `fault_${++seq}`, ...fault, match: { ...fault.match } }
       faults.push(stored)
       return copy(stored)

@@ -7,6 +7,7 @@ import { nodeFs } from './log-fs.js'
 import { prepareFolder, realLogPath, removeStaleTempFiles } from './log-folder.js'
 import { createLogHealth } from './log-health.js'
 import { createLogWrites } from './log-writes.js'
+import { LOG_FORMAT } from './log-format.js'
 import { createRecordChanges } from './record-changes.js'
 import { createRecordIndex, type RecordLimits } from './record-index.js'
 import { createSuppressionChanges } from './suppression-changes.js'
@@ -176,6 +177,7 @@ function createLog(
     dropped: () => droppedAtOpen + index.dropped(),
     bytes: index.bytes,
     health: health.current,
+    format: { kind: 'log', format: LOG_FORMAT },
 
     close() {
       return (closing ??= closeLog(backing, checker, writes.dead() > 0 ? compact : null, warn))

@@ -232,6 +232,8 @@ export interface MessageStore {
   bytes(): Awaitable<number>
   /** Whether the store is being written; kept in memory, so it answers at once. */
   health(): LogHealth
+  /** Which store this is and the format its data is written in (health and the banner say it). */
+  readonly format: StoreFormat
   /** Writes anything pending and lets go of what it holds (lock, connections). Idempotent. */
   close(): Promise<void>
   /**
@@ -250,6 +252,15 @@ export interface MessageStore {
   readonly webhooks?: WebhookTable
   /** Present on a store several processes share: the recent rejected sends. */
   readonly rejections?: RejectionTable
+}
+
+/**
+ * A store's kind and the number of its format: the log file's header version, or the PostgreSQL
+ * schema's. Processes that share a database run the same format (docs/team.md#upgrades).
+ */
+export interface StoreFormat {
+  kind: 'log' | 'postgres'
+  format: number
 }
 
 /** A plain JSON object, as the shared tables keep what the domain hands them. */
@@ -347,7 +358,10 @@ export interface WebhookTable {
 /** Rejected sends shared by the processes of one sandbox (each kept as the domain made it). */
 export interface RejectionTable {
   add(rejection: JsonObject & { project: string | null }): Promise<void>
-  /** Newest first, the newest `max`. */
+  /**
+   * Newest first, the newest `max` of each project: a rejection without one (a token no project
+   * lists) is of none, kept apart, so no project's rejections push out another's.
+   */
   list(max: number): Promise<JsonObject[]>
   /** Forgets all, or one project's; returns how many went. */
   clear(project?: string): Promise<number>
@@ -369,7 +383,10 @@ export interface StoredFault {
 export interface FaultTable {
   /** Those with sends left to fail, oldest first. */
   list(): Promise<StoredFault[]>
-  /** Arms one unless `max` are armed (then null); the id is the table's, unique across processes. */
+  /**
+   * Arms one unless `max` of its project's are armed (then null: another project's never count);
+   * the id is the table's, unique across processes.
+   */
   add(fault: Omit<StoredFault, 'id'>, max: number): Promise<StoredFault | null>
   /** Disarms all (with `project`, that project's); returns how many were armed. */
   clear(project?: string): Promise<number>

@@ -325,7 +325,8 @@ export function connectSendbox(
   return {
     url: root,
     inboxUrl: `${root}/_sandbox/`,
-    token: process.env.SENDBOX_TOKEN || 'sandbox_connected',
+    // The token it reads with, so that an application configured from it is accepted too.
+    token: token ?? 'sandbox_connected',
     messages: source.messages,
     waitForMessage: (filter = {}) => source.waitForMessage(filter),
     cursor: async () =>

@@ -17,8 +17,8 @@ export interface SendboxClient {
   /** The inbox page. */
   readonly inboxUrl: string
   /**
-   * A token the sandbox accepts: in this process one of its own; for a connected one
-   * `SENDBOX_TOKEN`, else a `sandbox_` token.
+   * A token the sandbox accepts: in this process one of its own; for a connected one the
+   * `token` given to `connectSendbox`, else `SENDBOX_TOKEN`, else a `sandbox_` token.
    */
   readonly token: string
   /**

@@ -3,16 +3,17 @@ import { startCluster } from '../helpers/pg-cluster.js'
 import { describePg } from '../helpers/postgres.js'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { jsonOf } from '../helpers/http.js'
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 
 const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi\n---\n<p>Hello</p>' }
 const send = (sandbox: TestSandbox, to: string) =>
   sandbox.send({ template: 'hello', from: 'shop@acme.test', to, subject: 'Hi' })
 
 /** Polls health until it answers `status` (the database's restart is the event waited for). */
-async function healthBecomes(sandbox: TestSandbox, status: number, deadlineMs = 20_000) {
+async function healthBecomes(health: () => Promise<Response>, status: number, deadlineMs = 20_000) {
   const until = Date.now() + deadlineMs
   for (;;) {
-    const response = await sandbox.api('/_sandbox/api/health')
+    const response = await health()
     if (response.status === status) return response
     if (Date.now() > until) throw new Error(`health stayed ${response.status}`)
     // The store learns that the database is back only when it next asks it: no event says so
@@ -59,10 +60,47 @@ describePg('the database down and back', () => {
     expect(JSON.stringify(body)).not.toContain('pw-not-shown')
 
     await cluster.start()
-    await healthBecomes(sandbox, 200)
+    await healthBecomes(() => sandbox.api('/_sandbox/api/health'), 200)
+    expect((await jsonOf(sandbox.api('/_sandbox/api/health'))).store).toEqual({
+      kind: 'postgres',
+      format: SCHEMA_VERSION,
+    })
     expect((await send(sandbox, 'after@example.com')).status).toBe(201)
     // Nothing acknowledged was lost; the refused send was not stored.
     const addresses = (await sandbox.messages()).map((m) => m.to[0]!.address)
     expect(addresses).toEqual(['after@example.com', 'before@example.com'])
+  })
+
+  it('with projects, health without a token is 503 too while the database is down, naming nothing of it', async () => {
+    const store = cluster.url.replace('postgres@', 'postgres:pw-not-shown@')
+    const projects = {
+      projects: { acme: { tokens: ['sandbox_acme_outage'] } },
+      admin: { tokens: ['sandbox_admin_outage'] },
+    }
+    const shared = await startTestSandbox(TEMPLATES, { memory: undefined, store, projects })
+    try {
+      const anonymous = (s: TestSandbox) => s.api('/_sandbox/api/health', { auth: false })
+      const up = await anonymous(shared)
+      expect(up.status).toBe(200)
+      expect(await jsonOf(up)).toEqual({
+        status: 'ok',
+        version: expect.any(String),
+        store: { kind: 'postgres', format: SCHEMA_VERSION },
+      })
+      await cluster.stop()
+      const down = await anonymous(shared)
+      expect(down.status).toBe(503)
+      expect(down.headers.get('retry-after')).toBe('1')
+      // Only status, version and the store's format: no host, no reason, to a caller without a token.
+      expect(await jsonOf(down)).toEqual({
+        status: 'unavailable',
+        version: expect.any(String),
+        store: { kind: 'postgres', format: SCHEMA_VERSION },
+      })
+      await cluster.start()
+      await healthBecomes(() => anonymous(shared), 200)
+    } finally {
+      await shared.close()
+    }
   })
 })

@@ -2,6 +2,7 @@ import postgres from 'postgres'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
+import { openPostgresStore, storeName } from '../../src/store/postgres/index.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { jsonOf } from '../helpers/http.js'
@@ -263,6 +264,15 @@ describePg('several sandboxes on one database', () => {
     await sql`DROP TRIGGER sendbox_messages_emptied ON sendbox_messages`
     await sql`DELETE FROM sendbox_counters WHERE name = 'stored'`
     await sql`UPDATE sendbox_schema SET version = 1`
+    // The start that upgrades says so in one line; the next says nothing.
+    const said: string[] = []
+    for (let start = 0; start < 2; start++) {
+      const store = await openPostgresStore({ url, maxMessages: 100, info: (l) => said.push(l) })
+      await store.close()
+    }
+    expect(said).toEqual([
+      `Upgraded the PostgreSQL store ${storeName(url)} from format 1 to format ${SCHEMA_VERSION}.`,
+    ])
     const upgraded = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     try {
       const [kept] = await upgraded.messages()

@@ -8,6 +8,7 @@ import { ROOT, type RunningCli, startCli } from '../helpers/cli.js'
 import { fencedBlocks } from '../helpers/docs.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
 import { jsonOf } from '../helpers/http.js'
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 
 /**
  * docs/team.md as written: its `sh` block starts two sendbox processes on one database (the
@@ -50,9 +51,17 @@ describePg('docs/team.md', () => {
       running.push(await startCli(args, { env: { SENDBOX_STORE: store.href } }))
     }
     const [one, two] = running as [RunningCli, RunningCli]
+    // The first start made the tables and says so, once; both say the format they run.
+    const made = `Created sendbox's tables in the PostgreSQL store 127.0.0.1:${store.port}${store.pathname} (format ${SCHEMA_VERSION}).`
+    expect(running.map((p) => Object.values(p.output()).join('').includes(made))).toEqual([
+      true,
+      false,
+    ])
     for (const process of running) {
       const { stdout, stderr } = process.output()
-      expect(stdout).toContain(`Store      PostgreSQL 127.0.0.1:${store.port}${store.pathname}`)
+      expect(stdout).toContain(
+        `Store      PostgreSQL 127.0.0.1:${store.port}${store.pathname}, format ${SCHEMA_VERSION}`,
+      )
       expect(stdout + stderr).not.toContain(documented.password)
     }
     const waiting = fetch(

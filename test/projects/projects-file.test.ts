@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectSendbox } from '../../src/index.js'
 import { createProjects, parseProjects, ProjectsFileError } from '../../src/core/projects.js'
-import { runCli } from '../helpers/cli.js'
+import { runCli, startCli } from '../helpers/cli.js'
+import { LOG_FORMAT } from '../../src/store/log-format.js'
 import { connectMcp, textOf } from '../helpers/mcp.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { errorOf, startTestSandbox, tempDir, type TestSandbox } from '../helpers/sandbox.js'
@@ -108,6 +109,38 @@ describe('a projects file', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(`${file}:3:13`)
     expect(result.stderr).toContain('tokens')
+  })
+
+  it("the banner's Webhooks line lists each project's webhooks beside --webhook's, never a secret; the Log line its format", async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'projects.yml')
+    await writeFile(file, FILE)
+    const db = join(dir, 'messages.jsonl')
+    const cli = await startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        db,
+        '--projects',
+        file,
+        '--webhook',
+        'http://127.0.0.1:9/all',
+      ],
+      { cwd: dir },
+    )
+    try {
+      const { stdout } = cli.output()
+      const line = (name: string) => new RegExp(`^ {2}${name} +(.*)$`, 'm').exec(stdout)?.[1]
+      expect(line('Webhooks')).toBe(
+        "http://127.0.0.1:9/all (every project's), https://staging.acme.test/hooks/mail (acme's)",
+      )
+      expect(line('Log')).toBe(`${db}, format ${LOG_FORMAT}`)
+      expect(stdout).not.toContain('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')
+    } finally {
+      await cli.stop()
+    }
   })
 
   it('with --token or --inspector-password is a usage error (exit 2)', async () => {
@@ -241,12 +274,15 @@ describe('a sandbox with projects', () => {
   it('connectSendbox takes the token (or SENDBOX_TOKEN), and sees its project only', async () => {
     await sandbox.send(welcome('kit@example.com'), 'sandbox_acme_ci')
     const acme = connectSendbox(sandbox.url, { token: 'sandbox_acme_ci' })
+    // The token given, which an application configured from the client sends with.
+    expect(acme.token).toBe('sandbox_acme_ci')
     const messages = await acme.messages()
     expect(messages.length).toBeGreaterThan(0)
     expect(messages.every((m) => m.project === 'acme')).toBe(true)
     process.env.SENDBOX_TOKEN = 'sandbox_billing_1'
     try {
       const billing = connectSendbox(sandbox.url)
+      expect(billing.token).toBe('sandbox_billing_1')
       expect((await billing.messages()).every((m) => m.project === 'billing')).toBe(true)
     } finally {
       delete process.env.SENDBOX_TOKEN

@@ -8,6 +8,8 @@ import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.
 import { openEventStream } from '../helpers/sse.js'
 import { onEachStore } from '../helpers/stores.js'
 import type { SendboxOptions } from '../../src/config.js'
+import { LOG_FORMAT } from '../../src/store/log-format.js'
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 
 /**
  * Every inspector route of the route table (read from it: a route added later is walked too),
@@ -27,7 +29,7 @@ export const PROJECTS: ProjectsDefinition = {
 }
 
 /** The whole walk, on a store: the JSON Lines log, and PostgreSQL when the run has a cluster. */
-function scopingOn(store: () => Promise<SendboxOptions>) {
+function scopingOn(store: () => Promise<SendboxOptions>, kind: 'log' | 'postgres') {
   let sandbox: TestSandbox
   let receiver: Receiver
   const mine: { message: string; delivery: string; address: string } = {
@@ -199,10 +201,14 @@ function scopingOn(store: () => Promise<SendboxOptions>) {
       expect((await errorOf(response)).code).toBe('unauthorized')
     })
 
-    it('health says only status and version', async () => {
+    it('health says only status, version and the store with its format', async () => {
       const response = await sandbox.api('/_sandbox/api/health', { auth: false })
       expect(response.status).toBe(200)
-      expect(Object.keys((await response.json()) as object).sort()).toEqual(['status', 'version'])
+      const body = (await response.json()) as { store: unknown }
+      expect(Object.keys(body).sort()).toEqual(['status', 'store', 'version'])
+      expect(body.store).toEqual(
+        kind === 'log' ? { kind, format: LOG_FORMAT } : { kind, format: SCHEMA_VERSION },
+      )
     })
 
     it('a token no project lists is refused on the API (403) and the inspector (401)', async () => {
@@ -266,4 +272,4 @@ function scopingOn(store: () => Promise<SendboxOptions>) {
   })
 }
 
-onEachStore((store) => scopingOn(store.options))
+onEachStore((store) => scopingOn(store.options, store.name === 'json' ? 'log' : 'postgres'))

@@ -30,7 +30,10 @@ export function createFaultTable(sql: Sql): FaultTable {
       const rows = await sql<Row[]>`
         INSERT INTO sendbox_faults (remaining, fault)
         SELECT ${remaining}, ${asJson(sql, fault)}
-        WHERE (SELECT count(*) FROM sendbox_faults WHERE remaining > 0) < ${max}
+        WHERE (
+          SELECT count(*) FROM sendbox_faults
+          WHERE remaining > 0 AND fault->>'project' IS NOT DISTINCT FROM ${fault.project ?? null}
+        ) < ${max}
         RETURNING id, remaining, fault`
       return rows[0] ? faultOf(rows[0]) : null
     },

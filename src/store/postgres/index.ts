@@ -14,6 +14,8 @@ export interface OpenPostgresOptions {
   maxMessages: number
   /** Told when the database stops answering, and when it answers again (`unavailable`, `ok`). */
   onHealth?: (health: LogHealth) => void
+  /** Told, in one line, when this start created the tables or upgraded their format. */
+  info?: (message: string) => void
 }
 
 /** A reason from the client, with the URL's password taken out wherever it shows. */
@@ -27,6 +29,12 @@ function reasonOf(error: unknown, url: string): string {
   }
   return password ? message.split(password).join('***') : message
 }
+
+/** What a start that changed the database's format says (docs/team.md#upgrades). */
+const upgradeLine = (name: string, from: number, to: number): string =>
+  from === 0
+    ? `Created sendbox's tables in the PostgreSQL store ${name} (format ${to}).`
+    : `Upgraded the PostgreSQL store ${name} from format ${from} to format ${to}.`
 
 /**
  * Connects, creates or upgrades the schema, and answers the store. Throws `StoreOpenError`
@@ -66,8 +74,9 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
       `Cannot reach the PostgreSQL store ${name}: ${reasonOf(error, options.url)}. Check that the database runs and accepts this user, and the URL given to --store.`,
     )
   }
+  let formats: { from: number; to: number }
   try {
-    await migrate(sql, name)
+    formats = await migrate(sql, name)
   } catch (error) {
     await sql.end({ timeout: 0 })
     if (error instanceof StoreOpenError) throw error
@@ -77,6 +86,7 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
       `Cannot prepare the PostgreSQL store ${name}: ${reasonOf(error, options.url)}.`,
     )
   }
+  if (formats.from !== formats.to) options.info?.(upgradeLine(name, formats.from, formats.to))
   const channel = await openChannel(sql)
   return createPostgresStore(sql, {
     name,

@@ -6,7 +6,8 @@ import type { JsonObject, RejectionTable } from '../types.js'
 const SLACK = 100
 
 /**
- * Rejected sends in `sendbox_rejections`, the newest `max` kept (and up to a batch more).
+ * Rejected sends in `sendbox_rejections`, the newest `max` of each project kept (and up to a batch
+ * more); those without a valid token (no project) are kept apart.
  *
  * @example
  * const table = createRejectionTable(sql, 100)
@@ -20,13 +21,21 @@ export function createRejectionTable(sql: Sql, max: number): RejectionTable {
         INSERT INTO sendbox_rejections (project, rejection)
         VALUES (${rejection.project}, ${asJson(sql, rejection)})`
       if (++added % SLACK !== 0) return
+      // The newest `max` of each project (null, a send without a valid token, is one of its own).
       await sql`
-        DELETE FROM sendbox_rejections WHERE seq < (
-          SELECT seq FROM sendbox_rejections ORDER BY seq DESC OFFSET ${max} LIMIT 1)`
+        DELETE FROM sendbox_rejections WHERE seq IN (
+          SELECT seq FROM (
+            SELECT seq, row_number() OVER (PARTITION BY project ORDER BY seq DESC) AS n
+            FROM sendbox_rejections) ranked
+          WHERE n > ${max})`
     },
     async list(limit) {
+      // Each project's newest `limit` (the trim above lags by up to a batch).
       const rows = await sql<{ rejection: JsonObject }[]>`
-        SELECT rejection FROM sendbox_rejections ORDER BY seq DESC LIMIT ${limit}`
+        SELECT rejection FROM (
+          SELECT rejection, seq, row_number() OVER (PARTITION BY project ORDER BY seq DESC) AS n
+          FROM sendbox_rejections) ranked
+        WHERE n <= ${limit} ORDER BY seq DESC`
       return rows.map((row) => row.rejection)
     },
     async clear(project) {

@@ -179,13 +179,14 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
 ]
 
 /**
- * Creates or upgrades the schema to SCHEMA_VERSION; throws `store_newer` for a newer one.
+ * Creates or upgrades the schema to SCHEMA_VERSION; throws `store_newer` for a newer one. Answers
+ * the format the database had (0 when it had none) and the one it has now.
  *
  * @example
- * await migrate(sql, 'db.internal:5432/sendbox')
+ * await migrate(sql, 'db.internal:5432/sendbox') // { from: 4, to: 5 }
  */
-export async function migrate(sql: Sql, name: string): Promise<void> {
-  await sql.begin(async (tx) => {
+export async function migrate(sql: Sql, name: string): Promise<{ from: number; to: number }> {
+  return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${UPGRADE_LOCK})`
     await tx`CREATE TABLE IF NOT EXISTS sendbox_schema (version integer NOT NULL)`
     const rows = await tx<{ version: number }[]>`SELECT version FROM sendbox_schema`
@@ -200,5 +201,6 @@ export async function migrate(sql: Sql, name: string): Promise<void> {
     if (rows.length === 0) await tx`INSERT INTO sendbox_schema (version) VALUES (${SCHEMA_VERSION})`
     else if (version < SCHEMA_VERSION)
       await tx`UPDATE sendbox_schema SET version = ${SCHEMA_VERSION}`
+    return { from: version, to: SCHEMA_VERSION }
   })
 }

@@ -23,6 +23,7 @@ import { createWebhookTable } from './webhooks.js'
 import { createWorkQueue, workRows } from './work.js'
 import { createSuppressionRows } from './suppressions.js'
 import { createTrimmer } from './trim.js'
+import { SCHEMA_VERSION } from './schema.js'
 
 /** A record's keys in the order the JSON Lines log writes them (JSONB keeps its own order). */
 const RECORD_KEYS: ReadonlyArray<keyof MessageRecord> = [
@@ -440,6 +441,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
     ...changes,
     ...createSuppressionRows(sql),
     health: reach.health,
+    format: { kind: 'postgres', format: SCHEMA_VERSION },
     async close() {
       if (closed) return
       closed = true
