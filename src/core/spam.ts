@@ -51,13 +51,19 @@ export function createSpamScores(deps: {
   keep: number
 }): SpamScores {
   const kept = new Map<string, { project: string; report: Promise<SpamReport> }>()
-  // The bus is the sandbox's own and goes with it: no need to unsubscribe.
-  deps.events.subscribe((event) => {
-    if (event.type === 'deleted') kept.delete(event.id)
-    if (event.type === 'cleared')
-      for (const [id, entry] of kept)
-        if (event.project === undefined || entry.project === event.project) kept.delete(id)
-  })
+  // The bus is the sandbox's own and goes with it: no need to unsubscribe. This process's events
+  // only: hearing the others' would have the bus read every notice back from the database, and a
+  // score kept for a message deleted elsewhere is never asked for again (its lookup is a 404
+  // first) and goes with the oldest once `keep` is reached.
+  deps.events.subscribe(
+    (event) => {
+      if (event.type === 'deleted') kept.delete(event.id)
+      if (event.type === 'cleared')
+        for (const [id, entry] of kept)
+          if (event.project === undefined || entry.project === event.project) kept.delete(id)
+    },
+    { remote: false },
+  )
   return {
     of(record) {
       const { scorer } = deps
