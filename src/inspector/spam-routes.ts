@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { SpamdError } from '../checks/spamd-protocol.js'
+import { spamdName } from '../checks/spamd.js'
 import { SpamCheckNotConfiguredError } from '../core/spam.js'
 import { str } from '../http/components.js'
 import { defineOperation, type Operation } from '../http/define.js'
@@ -82,6 +83,32 @@ const RENDER_SPAM =
 
 /** The spam score (docs/checks.md#spam-score-spamassassin): a stored message, or a template's render, scored by `--spamassassin`'s spamd. */
 export const spamOperations: Operation[] = [
+  defineOperation({
+    method: 'GET',
+    path: '/_sandbox/api/spam',
+    operationId: 'getSpamCheck',
+    tag: 'inspector',
+    security: SHARED_ACCESS,
+    summary: 'Whether messages can be scored for spam, and by which spamd.',
+    description:
+      "The spamd `--spamassassin` names. The inbox asks this once, so that without the flag it says how to turn it on rather than asking every message's score for a 409.",
+    success: {
+      status: 200,
+      description: 'The spam check.',
+      schema: v.object({
+        configured: v.pipe(v.boolean(), v.description('Whether --spamassassin was given.')),
+        spamd: v.pipe(
+          v.nullable(v.string()),
+          v.description("spamd's `host:port`; null without --spamassassin."),
+          v.examples(['localhost:783']),
+        ),
+      }),
+    },
+    handler: ({ ctx }) => ({
+      configured: ctx.config.spamassassin !== null,
+      spamd: ctx.config.spamassassin && spamdName(ctx.config.spamassassin),
+    }),
+  }),
   defineOperation({
     method: 'GET',
     path: '/_sandbox/api/messages/:id/spam',

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, watch } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -28,18 +27,6 @@ export function findNginx(): string | null {
   if (existsSync('/usr/sbin/nginx')) return '/usr/sbin/nginx'
   const found = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' })
   return found.status === 0 && found.stdout.trim() ? found.stdout.trim() : null
-}
-
-/** A port nobody listens on now (the kernel's pick, released at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
 }
 
 export interface Nginx {

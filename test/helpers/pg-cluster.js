@@ -4,9 +4,9 @@
 // that bench/ (plain Node) and the vitest setup share it.
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './free-port.js'
 
 /**
  * The folder holding initdb and pg_ctl: SENDBOX_PG_BIN, else the newest of Debian's
@@ -30,18 +30,6 @@ export function findPgBin() {
   const probe = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' })
   const dir = probe.status === 0 ? probe.stdout.trim() : ''
   return dir && has(dir) ? dir : null
-}
-
-/** A port nobody listens on now (the kernel's pick, released at once). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Who runs the cluster's programs: `postgres` when we are root, ourselves otherwise. */

@@ -10,6 +10,5 @@ export interface Spamd {
   stop(): Promise<void>
 }
 export function findSpamd(): string | null
-export function freePort(): Promise<number>
 export function pingPort(port: number, host?: string): Promise<boolean>
 export function startSpamd(options?: { bin?: string | null; port?: number }): Promise<Spamd>

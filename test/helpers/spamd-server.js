@@ -13,9 +13,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './free-port.js'
 
 /**
  * spamd's path: SENDBOX_SPAMD_BIN, else Debian's /usr/sbin/spamd; null when there is none.
@@ -25,18 +26,6 @@ import { join } from 'node:path'
 export function findSpamd() {
   const bin = process.env.SENDBOX_SPAMD_BIN ?? '/usr/sbin/spamd'
   return existsSync(bin) ? bin : null
-}
-
-/** A port nobody listens on now (the kernel's pick, released at once). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 // Nothing leaves the machine: no DNS, no network rule, no learning. The rules are the package's.

@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseSpamdReport, spamdRequest } from '../../src/checks/spamd-protocol.js'
 import { pingSpamd, scoreWithSpamd, SpamdError } from '../../src/checks/spamd.js'
-import { freePort } from '../helpers/spamd-server.js'
+import { freePort } from '../helpers/free-port.js'
 
 const SPAMC = '/usr/bin/spamc'
 // CI installs it (.ci/run, SENDBOX_SPAMD_REQUIRED): there the framing is always compared.

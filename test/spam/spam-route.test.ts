@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { errorOf, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { describeSpamd, spamdForwarder, spamdReady, tcpServer } from '../helpers/spamd.js'
-import { freePort } from '../helpers/spamd-server.js'
+import { freePort } from '../helpers/free-port.js'
 
 /**
  * GET /_sandbox/api/messages/:id/spam against Debian's real spamd (test/spamd-setup.ts), black-box
@@ -202,6 +202,16 @@ it('without --spamassassin: 409 spam_check_not_configured, saying how to turn it
   expect(error.message).toContain('--spamassassin host:port')
   const template = await sandbox.api('/_sandbox/api/templates/receipt/spam')
   expect(template.status).toBe(409)
+  // What the inbox asks first, so that it asks no score for a 409.
+  const check = await sandbox.api('/_sandbox/api/spam')
+  expect(await check.json()).toEqual({ configured: false, spamd: null })
+})
+
+it('GET /spam names the spamd --spamassassin gives (asked of nothing: spamd need not be up)', async () => {
+  const sandbox = await sandboxWith({ spamassassin: '[::1]:7830' })
+  const check = await sandbox.api('/_sandbox/api/spam')
+  expect(check.status).toBe(200)
+  expect(await check.json()).toEqual({ configured: true, spamd: '[::1]:7830' })
 })
 
 it('a spamd that never answers: 502 after the timeout (10 s by default, shortened here)', async () => {

@@ -212,6 +212,8 @@ export const api = {
     ),
   messageChecks: (id: string) => request<CheckReport>(`/messages/${encodeURIComponent(id)}/checks`),
   /** The message's SpamAssassin score (409 spam_check_not_configured without --spamassassin). */
+  /** `GET /_sandbox/api/spam`: whether `--spamassassin` was given, asked once. */
+  spamCheck: () => request<{ configured: boolean; spamd: string | null }>('/spam'),
   messageSpam: (id: string) => request<SpamReport>(`/messages/${encodeURIComponent(id)}/spam`),
   simulate: (id: string, event: SimulatedEvent) =>
     request<MessageRecord>(`/messages/${encodeURIComponent(id)}/events`, json('POST', event)),

@@ -17,6 +17,8 @@ export type SpamState =
  */
 export class SpamModel {
   readonly score = signal<SpamState>({ state: 'idle' })
+  /** Whether the server has `--spamassassin`: asked once, before the first score (GET /spam). */
+  private configured: Promise<boolean> | null = null
 
   /** Another message opens. Off stays off: the flag is the server's, set at its start. */
   reset(): void {
@@ -27,6 +29,15 @@ export class SpamModel {
   async load(id: string): Promise<void> {
     if (this.score.value.state === 'off') return
     this.score.value = { state: 'loading', id }
+    // Without the flag, no message's score is asked: each would be a 409 in the console.
+    this.configured ??= api.spamCheck().then(
+      (check) => check.configured,
+      () => true,
+    )
+    if (!(await this.configured)) {
+      this.score.value = { state: 'off' }
+      return
+    }
     const current = () => {
       const now = this.score.value
       return now.state !== 'idle' && now.state !== 'off' && now.id === id
