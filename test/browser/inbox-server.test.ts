@@ -97,6 +97,7 @@ describe('the inbox page, as served', () => {
       'changes.css',
       'session.css',
       'lifecycle.css',
+      'spam.css',
     ])
     // No second request for the browser to make: every @import is replaced by its file.
     expect(served).not.toMatch(/^\s*@import/m)
