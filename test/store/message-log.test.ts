@@ -98,7 +98,9 @@ describe('queries', () => {
     expect(log.get('a')?.subject).toBe('again')
   })
 
-  it('filters 5000 records quickly', async () => {
+  // Its speed is the benches' (a filtered read on a 5,000-message log): a millisecond bound here
+  // failed on a loaded machine.
+  it('filters 5000 records by recipient and template together', async () => {
     const log = await openMessageLog({ file: null })
     for (let i = 0; i < 5000; i++) {
       await log.append(
@@ -108,10 +110,10 @@ describe('queries', () => {
         }),
       )
     }
-    const started = performance.now()
-    for (let i = 0; i < 20; i++) log.list({ to: 'user4999', template: 'a', limit: 50 })
-    expect((performance.now() - started) / 20).toBeLessThan(25)
+    expect(log.list({ to: 'user4999', template: 'a', limit: 50 }).total).toBe(1)
+    expect(log.list({ to: 'user4999', template: 'b', limit: 50 }).total).toBe(0)
     expect(log.list({ to: 'user4999' }).total).toBe(1)
+    expect(log.list({ template: 'a' }).total).toBe(2500)
   })
 })
 
