@@ -2,9 +2,11 @@ import type { CssDeclarationAST, CssMediaAST, CssRuleAST } from '@adobe/css-tool
 import { colord, extend } from 'colord'
 import namesPlugin from 'colord/plugins/names'
 import { compile } from 'css-select'
+import { parse as parseSelector } from 'css-what'
 import type { AnyNode, Document, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import { parseCss } from './css.js'
+import { candidates, indexRules, type RuleIndex, subjectKey } from './rule-index.js'
 
 /**
  * What an email's own markup says about each element's look, as far as reading it needs: its
@@ -123,11 +125,13 @@ type Read = ReadonlyMap<string, { value: string; rank: number }>
 const NOTHING: ReadonlyMap<string, { value: string; rank: number }> = new Map()
 
 /**
- * Cascade ranks: presentational attributes 0, then rules by specificity and order, then the
- * inline style; `!important` rules above those, inline `!important` above all.
+ * Cascade ranks: presentational attributes 0, then rules by specificity and order (the order of
+ * their declarations in the email, under `ORDERS`), then the inline style; `!important` rules
+ * above those, inline `!important` above all. The largest, 3e15, is an exact integer in a double.
  */
-const INLINE = 1e12
-const IMPORTANT = 1e13
+const ORDERS = 1e6
+const INLINE = 1e15
+const IMPORTANT = 2e15
 
 /** Declarations of a `style` attribute: `a:b; c:d` (semicolons inside parentheses kept). */
 function inlineDeclarations(style: string): Array<{ property: string; value: string }> {
@@ -167,23 +171,38 @@ function declareRead(into: Declared, d: Declaration, rank: number): void {
   if (!was || ranked >= was.rank) into.set(d.property, { value: d.value, rank: ranked })
 }
 
-/** A selector's specificity as one number: ids, then classes/attributes/pseudo-classes, then types. */
+/**
+ * A selector's specificity as one number: ids, then classes/attributes/pseudo-classes, then
+ * types, each counted up to 999 (under 1e9 in all, so that `rank` stays under `INLINE`).
+ */
 function specificity(selector: string): number {
   const bare = selector.replace(/"[^"]*"|'[^']*'/g, '')
-  const ids = bare.match(/#[\w-]+/g)?.length ?? 0
-  const classes = bare.match(/\.[\w-]+|\[[^\]]*\]|(?<!:):[\w-]+/g)?.length ?? 0
-  const types = bare.match(/(?:^|[\s>+~(])[a-z][\w-]*/gi)?.length ?? 0
+  const count = (re: RegExp) => Math.min(999, bare.match(re)?.length ?? 0)
+  const ids = count(/#[\w-]+/g)
+  const classes = count(/\.[\w-]+|\[[^\]]*\]|(?<!:):[\w-]+/g)
+  const types = count(/(?:^|[\s>+~(])[a-z][\w-]*/gi)
   return ids * 1e6 + classes * 1e3 + types
 }
 
 type CompiledQuery = ReturnType<typeof compile<AnyNode, Element>>
 
-/** One selector of a `<style>` rule, compiled, with its rank and what it declares. */
+/** A declaration of a `<style>` rule, with its order in its sheet (base rules, then phone rules). */
+interface OrderedDeclaration extends Declaration {
+  order: number
+}
+
+/**
+ * One selector of a sheet, compiled once, with what its rules declare: a selector written in
+ * many rules (`td { … }` again and again) is one, with the last declaration of each property
+ * (and the last `!important` one), as the cascade keeps no other.
+ */
 interface SheetRule {
   query: CompiledQuery
-  /** Specificity, for the cascade (the order in the email is added as it is applied). */
+  /** Specificity, for the cascade (the declarations' order in the email is added as applied). */
   specificity: number
-  declarations: Declaration[]
+  /** What its subject requires (`subjectKey`): which elements it is tested on. */
+  key: string
+  declarations: OrderedDeclaration[]
 }
 
 /**
@@ -274,6 +293,8 @@ interface Sheet {
   phoneRules: SheetRule[]
   /** The first such block's query, to name in a finding: `@media (max-width: 600px)`. */
   phoneMedia: string | null
+  /** How many declarations its rules number (`OrderedDeclaration.order`, base and phone). */
+  count: number
   meter: Meter
   /** A block of it was too long to read (`parseCss`). */
   unreadable: boolean
@@ -293,66 +314,112 @@ function sheetOf(text: string): Sheet {
   let sheet = sheets.get(text)
   if (sheet) return sheet
   const parsed = parseCss(text)
-  // A block too long to read: what the sheet sets is unknown (an empty budget says so).
-  sheet = {
-    rules: [],
-    phoneRules: [],
-    phoneMedia: null,
-    meter: { left: 0 },
-    unreadable: parsed.skipped,
-  }
-  const adapter = meteredAdapter(sheet.meter)
-  const compileInto = (into: SheetRule[], rule: CssRuleAST) => {
-    const declarations = rule.declarations
-      .filter((d): d is CssDeclarationAST => d.type === 'declaration')
-      .map((d) => normalise(d.property, d.value))
-      .filter((d): d is Declaration => d !== null)
-    if (!declarations.length) return
-    for (const selector of rule.selectors) {
-      try {
-        const query = compile<AnyNode, Element>(selector, { adapter })
-        into.push({ query, specificity: specificity(selector), declarations })
-      } catch {
-        // A selector css-select cannot read (a pseudo-element): it styles no element here.
-      }
-    }
-  }
+  const meter: Meter = { left: 0 }
+  const base = selectorRules(meteredAdapter(meter))
+  const phone = selectorRules(meteredAdapter(meter))
+  let phoneMedia: string | null = null
   for (const rule of parsed.sheet.stylesheet.rules) {
-    if (rule.type === 'rule') compileInto(sheet.rules, rule as CssRuleAST)
+    if (rule.type === 'rule') base.add(rule as CssRuleAST)
     else if (rule.type === 'media' && PHONE_MEDIA(rule as CssMediaAST)) {
-      sheet.phoneMedia ??= `@media ${(rule as CssMediaAST).media.trim()}`
+      phoneMedia ??= `@media ${(rule as CssMediaAST).media.trim()}`
       for (const inner of (rule as CssMediaAST).rules)
-        if (inner.type === 'rule') compileInto(sheet.phoneRules, inner as CssRuleAST)
+        if (inner.type === 'rule') phone.add(inner as CssRuleAST)
     }
+  }
+  // The phone rules come after the base rules in the cascade.
+  const phoneRules = phone.done(base.count)
+  // A block too long to read: what the sheet sets is unknown (`stylesheetRules` says so).
+  sheet = {
+    rules: base.done(0),
+    phoneRules,
+    phoneMedia,
+    count: base.count + phone.count,
+    meter,
+    unreadable: parsed.skipped,
   }
   if (sheets.size >= MAX_SHEETS) sheets.clear()
   sheets.set(text, sheet)
   return sheet
 }
 
-/** A `<style>` rule with its place in the cascade: its specificity, then its order in the email. */
+/**
+ * Rules, one `SheetRule` per distinct selector, their declarations numbered in order as added:
+ * a sheet that repeats one rule 20,000 times (20 KB of `td { color: #777 }`) is one rule to
+ * test on each element, not 20,000.
+ */
+function selectorRules(adapter: ReturnType<typeof meteredAdapter>) {
+  const bySelector = new Map<string, { rule: SheetRule; last: Map<string, OrderedDeclaration> }>()
+  let count = 0
+  const compiled = (selector: string) => {
+    const tokens = parseSelector(selector)
+    return {
+      rule: {
+        query: compile<AnyNode, Element>(tokens, { adapter }),
+        specificity: specificity(selector),
+        key: tokens.length === 1 ? subjectKey(tokens[0]!) : '',
+        declarations: [],
+      },
+      last: new Map<string, OrderedDeclaration>(),
+    }
+  }
+  const add = (rule: CssRuleAST) => {
+    const declarations = rule.declarations
+      .filter((d): d is CssDeclarationAST => d.type === 'declaration')
+      .map((d) => normalise(d.property, d.value))
+      .filter((d): d is Declaration => d !== null)
+      .map((d) => ({ ...d, order: count++ }))
+    if (!declarations.length) return
+    for (const selector of rule.selectors) {
+      let entry = bySelector.get(selector)
+      try {
+        if (!entry) bySelector.set(selector, (entry = compiled(selector)))
+      } catch {
+        // A selector css-select cannot read (a pseudo-element): it styles no element here.
+        continue
+      }
+      for (const d of declarations) entry.last.set(`${d.important ? '!' : ''}${d.property}`, d)
+    }
+  }
+  /** The rules, their declarations' order moved past `offset`'s. */
+  const done = (offset: number): SheetRule[] =>
+    [...bySelector.values()].map(({ rule, last }) => ({
+      ...rule,
+      declarations: [...last.values()].map((d) => ({ ...d, order: d.order + offset })),
+    }))
+  return {
+    add,
+    done,
+    get count() {
+      return count
+    },
+  }
+}
+
+/** A sheet's rule in an email: where its declarations' order starts there, and its sheet's meter. */
 interface RankedRule {
   rule: SheetRule
-  rank: number
+  offset: number
   meter: Meter
 }
 
 /**
  * The `<style>` rules (outside at-rules, and with `phone` those of phone-width `@media` blocks
- * after them), in the email's order; each sheet's meter set anew. Throws `TooCostly` for a
- * sheet too long to read.
+ * after them), filed by their subject (`indexRules`); each sheet's meter set anew. Null for an
+ * email without rules. Throws `TooCostly` for a sheet too long to read.
  */
-function stylesheetRules(styles: Element[], phone: boolean): RankedRule[] {
+function stylesheetRules(styles: Element[], phone: boolean): RuleIndex<RankedRule> | null {
   const ranked: RankedRule[] = []
+  let offset = 0
   for (const style of styles) {
     const sheet = sheetOf(styleText(style))
     // The budget shared by the email's sheets: ten thousand <style> blocks get no more.
     if (sheet.unreadable) throw new TooCostly()
     sheet.meter.left = MATCH_STEPS / styles.length
     for (const rule of phone ? [...sheet.rules, ...sheet.phoneRules] : sheet.rules)
-      ranked.push({ rule, rank: rule.specificity * 1e4 + ranked.length + 1, meter: sheet.meter })
+      ranked.push({ rule, offset, meter: sheet.meter })
+    offset += sheet.count
   }
-  return ranked
+  return ranked.length ? indexRules(ranked, ({ rule }) => rule.key) : null
 }
 
 const styleText = (style: Element) =>
@@ -374,25 +441,29 @@ export function phoneMediaOf(styles: Element[]): string | null {
 }
 
 /**
- * What the `<style>` rules that match an element declare. Each rule is tested on the element as
- * the walk of `computeBoxes` meets it, what css-select's `selectAll` does from the root once per
- * rule (the same elements, the same test), without a walk of the whole tree per rule.
+ * What the `<style>` rules that match an element declare. Each rule that could match it (of its
+ * id, classes or tag: `candidates`) is tested on the element as the walk of `computeBoxes` meets
+ * it, what css-select's `selectAll` does from the root once per rule (the same elements, the same
+ * test), without a walk of the whole tree per rule.
  */
-function matchedRules(element: Element, rules: RankedRule[]): Declared | undefined {
+function matchedRules(element: Element, rules: RuleIndex<RankedRule>): Declared | undefined {
   let declared: Declared | undefined
-  for (const { rule, rank, meter } of rules) {
+  candidates(rules, element, ({ rule, offset, meter }) => {
     if (--meter.left < 0) throw new TooCostly()
-    if (!rule.query(element)) continue
+    if (!rule.query(element)) return
+    meter.left -= rule.declarations.length
     declared ??= new Map()
-    for (const d of rule.declarations) declareRead(declared, d, rank)
-  }
+    const rank = rule.specificity * ORDERS
+    for (const d of rule.declarations)
+      declareRead(declared, d, rank + Math.min(ORDERS - 1, offset + d.order))
+  })
   return declared
 }
 
 /** An element's declarations: attributes, then matched rules (already in `sheets`), then inline. */
-function declaredFor(element: Element, rules: RankedRule[]): Read {
+function declaredFor(element: Element, rules: RuleIndex<RankedRule> | null): Read {
   const { attribs } = element
-  const fromSheets = rules.length ? matchedRules(element, rules) : undefined
+  const fromSheets = rules ? matchedRules(element, rules) : undefined
   // Most elements of an email declare nothing the check reads (no attribute, or a style of
   // paddings and fonts): no map for them, so that their box is their parent's (`computeBoxes`).
   const inline = attribs.style ? readInline(attribs.style) : []
@@ -634,7 +705,7 @@ export function computeBoxes(
     if (!(error instanceof TooCostly)) throw error
     // The sheet could not be applied in its budget: what it sets (colours, sizes) is unknown,
     // so the check says nothing of them rather than guess from the inline styles alone.
-    const boxes = boxesOf(document, [])
+    const boxes = boxesOf(document, null)
     for (const [element, box] of boxes)
       boxes.set(element, { ...box, color: null, background: null, fontPx: null, fontSetBy: null })
     return boxes
@@ -642,7 +713,7 @@ export function computeBoxes(
 }
 
 /** The boxes with these rules applied, in one walk of the tree. */
-function boxesOf(document: Document, rules: RankedRule[]): Map<Element, Box> {
+function boxesOf(document: Document, rules: RuleIndex<RankedRule> | null): Map<Element, Box> {
   const boxes = new Map<Element, Box>()
   // Depth first with a stack of (element, its parent's box): an email nested deeper than the
   // call stack is still read.
