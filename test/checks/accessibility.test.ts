@@ -98,6 +98,14 @@ describe('contrast', () => {
 })
 
 describe('names', () => {
+  it('reads a name however deep it is, and each nested link by its own text', async () => {
+    const deep = `<a href="https://a.test">${'<span>'.repeat(500)}Track order 1042${'</span>'.repeat(500)}</a>`
+    expect(await a11y(page(deep))).toEqual([])
+    const nested = `${'<a href="https://a.test"><b>'.repeat(300)}Read more${'</b></a>'.repeat(300)}`
+    const found = await a11y(page(nested))
+    expect(found.map((f) => f.code)).toEqual(Array(300).fill('vague_link_text'))
+  })
+
   it('takes a link name from aria-label, an image alt or a title', async () => {
     for (const link of [
       '<a href="https://a.test" aria-label="Acme home"></a>',
