@@ -171,7 +171,7 @@ function readerOf(elements: Element[], boxes: Map<Element, Box>): Reader {
  */
 export function checkAccessibility(parsed: ParsedHtml): Finding[] {
   const { elements } = parsed
-  const reader = readerOf(elements, computeBoxes(parsed.document, elements))
+  const reader = readerOf(elements, computeBoxes(parsed))
   const findings: Finding[] = []
   const adder =
     (suffix: string): Add =>
@@ -227,9 +227,12 @@ function elementRules(
  */
 function phoneOnly(parsed: ParsedHtml, base: Reader, adder: (suffix: string) => Add): void {
   const { elements } = parsed
-  const media = phoneMediaOf(elements.filter((el) => el.type === 'style'))
+  const media = phoneMediaOf(
+    elements.filter((el) => el.type === 'style'),
+    parsed.css,
+  )
   if (!media) return
-  const phone = readerOf(elements, computeBoxes(parsed.document, elements, { phone: true }))
+  const phone = readerOf(elements, computeBoxes(parsed, { phone: true }))
   const shownOnPhone = (el: Element) => base.box(el).hidden && !phone.box(el).hidden
   if (!elements.some(shownOnPhone)) return
   const add = adder(` (Shown only on a phone-width screen, by ${media}.)`)

@@ -5,7 +5,9 @@ import { compile } from 'css-select'
 import { parse as parseSelector } from 'css-what'
 import type { AnyNode, Document, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
-import { parseCss } from './css.js'
+import type { ParsedCss } from './css.js'
+import type { ParsedHtml } from './html.js'
+import { keep } from './memo.js'
 import { candidates, indexRules, type RuleIndex, subjectKey } from './rule-index.js'
 
 /**
@@ -308,12 +310,13 @@ interface Sheet {
  * Its meter is set anew before each email, and an email's boxes are computed in one go.
  */
 const sheets = new Map<string, Sheet>()
-const MAX_SHEETS = 500
+/** A project's layouts' sheets, a few KB each; a sheet past 128 KB is compiled for its email only. */
+const SHEETS = { entries: 50, keyChars: 128 * 1024 }
 
-function sheetOf(text: string): Sheet {
+function sheetOf(text: string, css: (text: string) => ParsedCss): Sheet {
   let sheet = sheets.get(text)
   if (sheet) return sheet
-  const parsed = parseCss(text)
+  const parsed = css(text)
   const meter: Meter = { left: 0 }
   const base = selectorRules(meteredAdapter(meter))
   const phone = selectorRules(meteredAdapter(meter))
@@ -337,9 +340,7 @@ function sheetOf(text: string): Sheet {
     meter,
     unreadable: parsed.skipped,
   }
-  if (sheets.size >= MAX_SHEETS) sheets.clear()
-  sheets.set(text, sheet)
-  return sheet
+  return keep(sheets, text, sheet, SHEETS)
 }
 
 /**
@@ -352,11 +353,16 @@ function selectorRules(adapter: ReturnType<typeof meteredAdapter>) {
   let count = 0
   const compiled = (selector: string) => {
     const tokens = parseSelector(selector)
+    const key = tokens.length === 1 ? subjectKey(tokens[0]!) : ''
+    // A selector that is its key alone (`.button`, `td`, `#footer`: most of an email's) matches
+    // every element it is tested on (`candidates`): not compiled, a fiftieth of the time
+    // (50,000 such rules took 1.8 s to compile and match, warm).
+    const alone = key !== '' && tokens[0]!.length === 1
     return {
       rule: {
-        query: compile<AnyNode, Element>(tokens, { adapter }),
+        query: alone ? () => true : compile<AnyNode, Element>(tokens, { adapter }),
         specificity: specificity(selector),
-        key: tokens.length === 1 ? subjectKey(tokens[0]!) : '',
+        key,
         declarations: [],
       },
       last: new Map<string, OrderedDeclaration>(),
@@ -407,11 +413,15 @@ interface RankedRule {
  * after them), filed by their subject (`indexRules`); each sheet's meter set anew. Null for an
  * email without rules. Throws `TooCostly` for a sheet too long to read.
  */
-function stylesheetRules(styles: Element[], phone: boolean): RuleIndex<RankedRule> | null {
+function stylesheetRules(
+  styles: Element[],
+  phone: boolean,
+  css: (text: string) => ParsedCss,
+): RuleIndex<RankedRule> | null {
   const ranked: RankedRule[] = []
   let offset = 0
   for (const style of styles) {
-    const sheet = sheetOf(styleText(style))
+    const sheet = sheetOf(styleText(style), css)
     // The budget shared by the email's sheets: ten thousand <style> blocks get no more.
     if (sheet.unreadable) throw new TooCostly()
     sheet.meter.left = MATCH_STEPS / styles.length
@@ -430,11 +440,11 @@ const styleText = (style: Element) =>
  * or null when it has none: then its phone view is its base view.
  *
  * @example
- * phoneMediaOf(parsed.elements.filter((el) => el.type === 'style')) // '@media only screen and (max-width: 600px)'
+ * phoneMediaOf(parsed.elements.filter((el) => el.type === 'style'), parsed.css) // '@media only screen and (max-width: 600px)'
  */
-export function phoneMediaOf(styles: Element[]): string | null {
+export function phoneMediaOf(styles: Element[], css: (text: string) => ParsedCss): string | null {
   for (const style of styles) {
-    const { phoneMedia, phoneRules } = sheetOf(styleText(style))
+    const { phoneMedia, phoneRules } = sheetOf(styleText(style), css)
     if (phoneMedia && phoneRules.length) return phoneMedia
   }
   return null
@@ -497,12 +507,10 @@ function readInline(style: string): readonly Declaration[] {
   read = inlineDeclarations(style)
     .map((d) => normalise(d.property, d.value))
     .filter((d): d is Declaration => d !== null)
-  if (inlineStyles.size >= MAX_INLINE_STYLES) inlineStyles.clear()
-  inlineStyles.set(style, read)
-  return read
+  return keep(inlineStyles, style, read, INLINE_STYLES)
 }
 const inlineStyles = new Map<string, readonly Declaration[]>()
-const MAX_INLINE_STYLES = 5000
+const INLINE_STYLES = { entries: 5000, keyChars: 2048 }
 
 /**
  * A CSS colour as RGBA; `current` for `currentColor` and `inherit`; undefined when it cannot
@@ -523,7 +531,7 @@ export function parseColor(value: string, current: Rgba | null): Rgba | null | u
  * every box that has the colour shares the one object.
  */
 const colours = new Map<string, Readonly<Rgba> | null>()
-const MAX_COLOURS = 2000
+const COLOURS = { entries: 2000, keyChars: 200 }
 
 /** A colour's RGBA, or null when colord cannot read it. */
 function colourOf(value: string): Readonly<Rgba> | null {
@@ -531,9 +539,7 @@ function colourOf(value: string): Readonly<Rgba> | null {
   if (rgba !== undefined) return rgba
   const parsed = colord(value)
   rgba = parsed.isValid() ? Object.freeze(parsed.toRgb()) : null
-  if (colours.size >= MAX_COLOURS) colours.clear()
-  colours.set(value, rgba)
-  return rgba
+  return keep(colours, value, rgba, COLOURS)
 }
 
 /**
@@ -685,22 +691,16 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
  * (the rules of its phone-width `@media` blocks applied too).
  *
  * @example
- * const boxes = computeBoxes(parsed.document, parsed.elements)
+ * const boxes = computeBoxes(parseHtml(html))
  * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
  */
 export function computeBoxes(
-  document: Document,
-  elements: Element[],
+  { document, elements, css }: ParsedHtml,
   { phone = false } = {},
 ): Map<Element, Box> {
   try {
-    return boxesOf(
-      document,
-      stylesheetRules(
-        elements.filter((el) => el.type === 'style'),
-        phone,
-      ),
-    )
+    const styles = elements.filter((el) => el.type === 'style')
+    return boxesOf(document, stylesheetRules(styles, phone, css))
   } catch (error) {
     if (!(error instanceof TooCostly)) throw error
     // The sheet could not be applied in its budget: what it sets (colours, sizes) is unknown,
