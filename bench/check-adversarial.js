@@ -9,9 +9,11 @@
 // bundled from the sources (rolldown), as bench/check-email.js does.
 //
 //   node bench/check-adversarial.js [rounds] [shape…]
+//   CHECKS=../before/src/checks node bench/check-adversarial.js …   another tree's checks, on
+//                                                                   these shapes
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { median, ROOT } from './common.js'
 
@@ -24,7 +26,7 @@ async function bundle(dir) {
   const { writeFile } = await import('node:fs/promises')
   await writeFile(
     entry,
-    `export { checkEmail } from ${JSON.stringify(join(ROOT, 'src/checks/index.ts'))}\n` +
+    `export { checkEmail } from ${JSON.stringify(resolve(process.env.CHECKS ?? join(ROOT, 'src/checks'), 'index.ts'))}\n` +
       `export { ADVERSARIAL, adversarialEmail } from ${JSON.stringify(join(ROOT, 'test/checks/adversarial.ts'))}\n`,
   )
   const file = join(dir, 'checks.js')
