@@ -1,8 +1,8 @@
 import { DoIUseEmail } from '@jsx-email/doiuse-email'
 import type { Element } from 'domhandler'
-import { parseCss } from './css.js'
 import type { ParsedHtml } from './html.js'
 import { andList, clientList, clientName } from './client-names.js'
+import { keep } from './memo.js'
 import type { ClientScore, Finding } from './types.js'
 
 /** The clients most mail is read in; caniemail knows more, but these decide a design. */
@@ -29,8 +29,13 @@ interface Messages {
   notes: string[]
 }
 
-/** Past this many cached answers, start over: a long-running server sees unbounded styles. */
-const MAX_CACHED = 20_000
+/**
+ * Past this many cached answers, start over: a long-running server sees unbounded styles. A key
+ * (a style attribute, a node's attributes) past 4 KB is answered anew each time (`keep`), and a
+ * stylesheet past 128 KB.
+ */
+const CACHED = { entries: 20_000, keyChars: 4096 }
+const STYLESHEETS = { entries: 50, keyChars: 128 * 1024 }
 
 /**
  * doiuse-email with its answers cached. It looks every feature up again for every node and
@@ -44,6 +49,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
   readonly #declarations = new Map<string, Messages>()
   readonly #nodes = new Map<string, Messages>()
   readonly #stylesheets = new Map<string, Messages>()
+  readonly #selectors = new Map<string, Messages>()
   /** The answers replayed in this run: an answer says the same the second time (see `#replay`). */
   #replayed = new Set<Messages>()
   /** How deep in computing answers: what is computed must hold every message it gives. */
@@ -64,7 +70,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     for (const style of parsed.elements) {
       if (style.type !== 'style') continue
       const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
-      this.#replay(this.#stylesheets, text, () => this.checkStylesheet(parseCss(text).sheet))
+      this.#replay(this.#stylesheets, text, () => this.checkStylesheet(parsed.css(text).sheet))
     }
     this.checkHtml(parsed.document)
     return this.errors
@@ -148,13 +154,14 @@ export class CachingDoIUseEmail extends DoIUseEmail {
    * so such a selector uses no feature.
    */
   override checkCSSSelectors(selectors: string[]): void {
-    for (const selector of selectors) {
-      try {
-        super.checkCSSSelectors([selector])
-      } catch {
-        // Unreadable: nothing used.
-      }
-    }
+    for (const selector of selectors)
+      this.#replay(this.#selectors, selectorShape(selector), () => {
+        try {
+          super.checkCSSSelectors([selector])
+        } catch {
+          // Unreadable: nothing used.
+        }
+      })
   }
 
   override checkCSSDeclarations(declarations: Array<{ property: string; value: string }>): void {
@@ -191,8 +198,7 @@ export class CachingDoIUseEmail extends DoIUseEmail {
         notes: this.notes,
       }
       ;({ errors: this.errors, warnings: this.warnings, notes: this.notes } = outer)
-      if (cache.size >= MAX_CACHED) cache.clear()
-      cache.set(key, messages)
+      keep(cache, key, messages, cache === this.#stylesheets ? STYLESHEETS : CACHED)
     }
     if (this.#computing === 0) {
       if (this.#replayed.has(messages)) return
@@ -226,6 +232,18 @@ function nodeKey(node: Element): string {
   }
   return key
 }
+
+/**
+ * What of a selector doiuse's answer depends on: its tokens' types and attribute names (css-what
+ * parses it: "Class selector", "Child combinator"…) and the pseudo-classes written in it, not the
+ * names of its classes and ids. A stylesheet's selectors, each answered anew, were the client
+ * check's time on a sheet of many rules (50,000 classes, 1 s).
+ *
+ * @example
+ * selectorShape('table.footer > td#cell-2:hover') // 'table.n > td#n:hover'
+ */
+export const selectorShape = (selector: string) =>
+  selector.replace(/([.#])-?[_a-zA-Z][\w-]*/g, '$1n')
 
 /**
  * The declarations of a `style` attribute a client would apply: comments out, each `name:
@@ -350,8 +368,7 @@ class ClientChecker {
     let support = this.#support.get(key)
     if (!support) {
       support = supportOf(new Set(errors))
-      if (this.#support.size >= MAX_CACHED) this.#support.clear()
-      this.#support.set(key, support)
+      keep(this.#support, key, support, CACHED)
     }
     return support
   }

@@ -61,6 +61,31 @@ describe('contrast', () => {
     )
   })
 
+  it('follows the order of the rules, a selector written twice at each of its places', async () => {
+    const rule = (css: string) =>
+      a11y(page('<div id="d"><p class="x">Some words</p></div>', `<style>${css}</style>`))
+    // The later rule wins at the same specificity, wherever the same selector was written before.
+    expect(await rule('.x { color: #eee } .y, .x { color: #111 }')).toEqual([])
+    expect(await rule('.x { color: #111 } .y, .x { color: #eee }')).toHaveLength(1)
+    expect(await rule('.x { color: #eee } p.y { color: #111 } .x { color: #111 }')).toEqual([])
+    expect(await rule('.x { color: #eee !important } .x { color: #111 }')).toHaveLength(1)
+    // Filed by subject: an id, a class, a tag, or any element.
+    expect(await rule('#d .x { color: #eee }')).toHaveLength(1)
+    expect(await rule('#d p { color: #eee }')).toHaveLength(1)
+    expect(await rule('div > * { color: #eee }')).toHaveLength(1)
+    expect(await rule('#d > [class~="x"] { color: #eee }')).toHaveLength(1)
+    expect(await rule('.X { color: #eee } P.x#D { color: #eee }')).toEqual([])
+  })
+
+  it('ranks a more specific rule above a later one, past ten thousand rules', async () => {
+    const many = Array.from({ length: 12_000 }, (_, i) => `.r${i} { color: #000 }`).join(' ')
+    const html = page(
+      '<div><p class="x">Some words</p></div>',
+      `<style>div p { color: #eee } ${many} p { color: #111 }</style>`,
+    )
+    expect(await a11y(html)).toHaveLength(1)
+  })
+
   it('says nothing of text the colour of its background (hidden on purpose), as axe does', async () => {
     expect(await a11y(page('<p style="color:#fff;background:#fff">Spacer</p>'))).toEqual([])
   })
@@ -73,6 +98,14 @@ describe('contrast', () => {
 })
 
 describe('names', () => {
+  it('reads a name however deep it is, and each nested link by its own text', async () => {
+    const deep = `<a href="https://a.test">${'<span>'.repeat(500)}Track order 1042${'</span>'.repeat(500)}</a>`
+    expect(await a11y(page(deep))).toEqual([])
+    const nested = `${'<a href="https://a.test"><b>'.repeat(300)}Read more${'</b></a>'.repeat(300)}`
+    const found = await a11y(page(nested))
+    expect(found.map((f) => f.code)).toEqual(Array(300).fill('vague_link_text'))
+  })
+
   it('takes a link name from aria-label, an image alt or a title', async () => {
     for (const link of [
       '<a href="https://a.test" aria-label="Acme home"></a>',
