@@ -11,9 +11,13 @@
 // - `mailgen`: the package's own example script (examples/receipt.js…), run with each theme;
 // - `freemarker`: Keycloak's email theme, its `msg("key", args…)` filled from
 //   messages_en.properties with sample values, inside its layout (template.ftl);
-// - `covalent-mjml`: the package's MJML templates compiled by its own MJML compiler.
+// - `covalent-mjml`: the package's MJML templates compiled by its own MJML compiler;
+// - `ecomplus`: E-Com Plus's EJS templates, each rendered by its package's own method (its Sass
+//   compiled, its English dictionary) with the sample store, customer and order of
+//   ecomplus-samples.json.
 // A child process of its own (test/email-corpus/setup.ts runs it): the MJML compiler needs a
 // `window` global, which the test runner's process should not get.
+import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -115,6 +119,18 @@ async function covalent(dir, template) {
   return api.getHtmlTemplate(found.content)
 }
 
+/** One of E-Com Plus's transactional emails, from its method with the sample objects. */
+function ecomplus(dir, method) {
+  const mails = require(dir)
+  const { store, customer, message, order, cart, product } = JSON.parse(
+    readFileSync(join(HERE, 'ecomplus-samples.json'), 'utf8'),
+  )
+  if (method === 'generic') return mails.generic(store, message, 'en_us')
+  if (method === 'welcome') return mails.welcome(store, customer, 'en_us')
+  const subject = { abandonedCart: cart, promo: product, stock: product }[method] ?? order
+  return mails[method](store, customer, subject, 'en_us')
+}
+
 /** One email's HTML, as its package makes it. */
 async function make(collection, email) {
   const dir = packageDir(collection.package)
@@ -127,13 +143,39 @@ async function make(collection, email) {
       return freemarker(dir, email.path)
     case 'covalent-mjml':
       return covalent(dir, email.template)
+    case 'ecomplus':
+      return ecomplus(dir, email.method)
     default:
       throw new Error(`unknown render "${collection.render}"`)
   }
 }
 
+/**
+ * What the corpus is made from: these scripts, the lists, the samples and each package's
+ * version. The same key as the corpus's BUILD_KEY means there is nothing to do (the E-Com Plus
+ * emails compile Sass: the build takes 3 to 14 s on the shared two-core machine).
+ */
+function buildKey(sources) {
+  const hash = createHash('sha256')
+  for (const file of ['build-npm.mjs', 'build.mjs', 'npm-sources.json', 'ecomplus-samples.json'])
+    hash.update(readFileSync(join(HERE, file)))
+  for (const c of sources.collections)
+    hash.update(readFileSync(join(packageDir(c.package), 'package.json')))
+  return hash.digest('hex')
+}
+
+const readOr = (file, otherwise) => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return otherwise
+  }
+}
+
 async function main([out = NPM_CORPUS_DIR]) {
   const sources = JSON.parse(readFileSync(join(HERE, 'npm-sources.json'), 'utf8'))
+  const key = buildKey(sources)
+  if (readOr(join(out, 'BUILD_KEY'), null) === key) return
   // Written next to OUT and renamed into place: a reader never sees half a corpus.
   const staging = `${out}.${process.pid}.tmp`
   rmSync(staging, { recursive: true, force: true })
@@ -150,6 +192,7 @@ async function main([out = NPM_CORPUS_DIR]) {
     writeFileSync(join(staging, e.collection, `${e.name}.html`), html)
   }
   writeFileSync(join(staging, 'SOURCES.json'), `${JSON.stringify(sources, null, 2)}\n`)
+  writeFileSync(join(staging, 'BUILD_KEY'), key)
   rmSync(out, { recursive: true, force: true })
   renameSync(staging, out)
   console.log(

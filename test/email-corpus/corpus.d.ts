@@ -9,7 +9,7 @@ export interface CorpusSource {
   package?: string
   version?: string
   /** The npm corpus: how build-npm.mjs makes each email from the package. */
-  render?: 'html' | 'mailgen' | 'freemarker' | 'covalent-mjml'
+  render?: 'html' | 'mailgen' | 'freemarker' | 'covalent-mjml' | 'ecomplus'
   licence: string
   licenceFiles: string[]
 }
@@ -22,6 +22,8 @@ export interface CorpusEmail {
   theme?: string
   /** @covalent/email-templates: the template's name. */
   template?: string
+  /** @ecomplus/transactional-mails: the package's method that renders it. */
+  method?: string
 }
 export interface Sources {
   collections: CorpusSource[]
