@@ -393,27 +393,43 @@ function matchedRules(element: Element, rules: RankedRule[]): Declared | undefin
 function declaredFor(element: Element, rules: RankedRule[]): Read {
   const { attribs } = element
   const fromSheets = rules.length ? matchedRules(element, rules) : undefined
+  const bgcolor = legacyColour(attribs.bgcolor)
+  const color = legacyColour(
+    element.name === 'font' ? attribs.color : element.name === 'body' ? attribs.text : undefined,
+  )
   // Most elements of an email declare nothing the check reads (no attribute, or a style of
   // paddings and fonts): no map for them, so that their box is their parent's (`computeBoxes`).
   const inline = attribs.style ? readInline(attribs.style) : []
   if (
     inline.length === 0 &&
-    attribs.bgcolor === undefined &&
+    bgcolor === undefined &&
     attribs.background === undefined &&
-    attribs.color === undefined &&
-    attribs.text === undefined
+    color === undefined
   )
     return fromSheets ?? NOTHING
   const declared: Declared = new Map(fromSheets)
-  if (attribs.bgcolor !== undefined) declare(declared, 'background-color', attribs.bgcolor, 0)
+  if (bgcolor !== undefined) declare(declared, 'background-color', bgcolor, 0)
   if (attribs.background !== undefined)
     declare(declared, 'background-image', `url(${attribs.background})`, 0)
-  if (element.name === 'font' && attribs.color !== undefined)
-    declare(declared, 'color', attribs.color, 0)
-  if (element.name === 'body' && attribs.text !== undefined)
-    declare(declared, 'color', attribs.text, 0)
+  if (color !== undefined) declare(declared, 'color', color, 0)
   for (const d of inline) declareRead(declared, d, INLINE)
   return declared
+}
+
+/**
+ * A presentational colour attribute (`bgcolor`, `<font color>`, `<body text>`), or undefined
+ * where the browser ignores it: HTML's legacy colour parsing drops an empty value and
+ * `transparent`, so `<td bgcolor="">` (as E-Com Plus's templates write it around most of their
+ * text) shows its parent's background, where reading it as an unknown colour hid 51 of their
+ * low-contrast links.
+ *
+ * @example
+ * legacyColour(' ') // undefined
+ * legacyColour('#F7F7F7') // '#F7F7F7'
+ */
+function legacyColour(value: string | undefined): string | undefined {
+  const trimmed = value?.trim()
+  return trimmed && trimmed.toLowerCase() !== 'transparent' ? trimmed : undefined
 }
 
 /**
