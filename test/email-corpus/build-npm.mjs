@@ -14,7 +14,9 @@
 // - `covalent-mjml`: the package's MJML templates compiled by its own MJML compiler;
 // - `ecomplus`: E-Com Plus's EJS templates, each rendered by its package's own method (its Sass
 //   compiled, its English dictionary) with the sample store, customer and order of
-//   ecomplus-samples.json.
+//   ecomplus-samples.json;
+// - `function`: a function the package exports that returns an email's HTML (SuperTokens'
+//   emails), called with the plain sample arguments the email's entry lists.
 // A child process of its own (test/email-corpus/setup.ts runs it): the MJML compiler needs a
 // `window` global, which the test runner's process should not get.
 import { createHash } from 'node:crypto'
@@ -38,8 +40,11 @@ export const NPM_CORPUS_DIR = join(
   'sendbox-email-corpus',
 )
 
-/** The folder an installed package is in. */
-const packageDir = (name) => dirname(require.resolve(`${name}/package.json`))
+/**
+ * The folder an installed package is in: each is a devDependency of the repository, at the top
+ * of its node_modules (not found through `require.resolve`: some export no package.json).
+ */
+const packageDir = (name) => join(HERE, '..', '..', 'node_modules', name)
 
 /** One of mailgen's example scripts, run as is with `theme`: the HTML it writes to preview.html. */
 function mailgen(dir, path, theme) {
@@ -145,6 +150,11 @@ async function make(collection, email) {
       return covalent(dir, email.template)
     case 'ecomplus':
       return ecomplus(dir, email.method)
+    case 'function':
+      // JSON has no undefined: a null argument is one left out.
+      return require(join(dir, email.path))[email.function](
+        ...email.args.map((arg) => arg ?? undefined),
+      )
     default:
       throw new Error(`unknown render "${collection.render}"`)
   }

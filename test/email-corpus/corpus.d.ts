@@ -9,7 +9,7 @@ export interface CorpusSource {
   package?: string
   version?: string
   /** The npm corpus: how build-npm.mjs makes each email from the package. */
-  render?: 'html' | 'mailgen' | 'freemarker' | 'covalent-mjml' | 'ecomplus'
+  render?: 'html' | 'mailgen' | 'freemarker' | 'covalent-mjml' | 'ecomplus' | 'function'
   licence: string
   licenceFiles: string[]
 }
@@ -24,6 +24,9 @@ export interface CorpusEmail {
   template?: string
   /** @ecomplus/transactional-mails: the package's method that renders it. */
   method?: string
+  /** `function`: the function the file at `path` exports, and its sample arguments. */
+  function?: string
+  args?: unknown[]
 }
 export interface Sources {
   collections: CorpusSource[]
