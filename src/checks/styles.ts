@@ -156,6 +156,35 @@ function normalise(property: string, raw: string): Declaration | null {
   return { property, value: value.toLowerCase(), important }
 }
 
+/** CSS's keywords a colour property takes besides colours (`currentColor` lower-cased). */
+const COLOUR_KEYWORDS: ReadonlySet<string> = new Set([
+  'inherit',
+  'initial',
+  'unset',
+  'revert',
+  'revert-layer',
+  'currentcolor',
+])
+
+/**
+ * A `<style>` or `style` declaration the check reads, or null where CSS drops it: a colour that
+ * is one word no browser reads makes the declaration invalid, so what was declared before it
+ * shows. SuperTokens' templates set `background-color: #transparent` on their footer, where
+ * reading it as an unknown colour hid the grey text on the grey behind it. A value with a
+ * function sendbox cannot compute (`var(--brand)`, `color-mix(…)`) is still unknown.
+ *
+ * @example
+ * cssDeclaration('background-color', '#transparent') // null
+ * cssDeclaration('background-color', 'var(--brand)') // { property, value: 'var(--brand)', … }
+ */
+function cssDeclaration(property: string, raw: string): Declaration | null {
+  const d = normalise(property, raw)
+  if (!d || (d.property !== 'color' && d.property !== 'background-color')) return d
+  const invalid =
+    /^[^\s(]*$/.test(d.value) && !COLOUR_KEYWORDS.has(d.value) && colourOf(d.value) === null
+  return invalid ? null : d
+}
+
 function declare(into: Declared, property: string, raw: string, rank: number): void {
   const d = normalise(property, raw)
   if (d) declareRead(into, d, rank)
@@ -305,7 +334,7 @@ function sheetOf(text: string): Sheet {
   const compileInto = (into: SheetRule[], rule: CssRuleAST) => {
     const declarations = rule.declarations
       .filter((d): d is CssDeclarationAST => d.type === 'declaration')
-      .map((d) => normalise(d.property, d.value))
+      .map((d) => cssDeclaration(d.property, d.value))
       .filter((d): d is Declaration => d !== null)
     if (!declarations.length) return
     for (const selector of rule.selectors) {
@@ -440,7 +469,7 @@ function readInline(style: string): readonly Declaration[] {
   let read = inlineStyles.get(style)
   if (read) return read
   read = inlineDeclarations(style)
-    .map((d) => normalise(d.property, d.value))
+    .map((d) => cssDeclaration(d.property, d.value))
     .filter((d): d is Declaration => d !== null)
   if (inlineStyles.size >= MAX_INLINE_STYLES) inlineStyles.clear()
   inlineStyles.set(style, read)

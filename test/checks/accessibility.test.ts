@@ -83,6 +83,27 @@ describe('contrast', () => {
     expect(await a11y(page('<body text=""><p>Black on white</p></body>'))).toEqual([])
   })
 
+  // SuperTokens' email verification sets `.footerContainer { background-color: #transparent }`
+  // (the npm corpus): read as an unknown colour, its footer's grey text went unreported.
+  it('drops a colour declaration no browser reads, as CSS does, but not one it cannot compute', async () => {
+    const footer = (style: string, head = '') =>
+      a11y(
+        page(
+          `<div style="background:#f4f4f4"><p class="f" style="color:#808080;${style}">This email is meant for ada@example.com</p></div>`,
+          head,
+        ),
+      )
+    for (const [style, head] of [
+      ['background-color:#transparent', ''],
+      ['background-color: nonsense !important', ''],
+      ['', '<style>.f { background-color: #transparent }</style>'],
+    ]) {
+      const [finding] = await footer(style!, head)
+      expect(finding?.message, style || head).toContain('#808080 on #f4f4f4, a contrast of 3.59:1')
+    }
+    expect(await footer('background-color:var(--brand)')).toEqual([])
+  })
+
   it('blends a translucent text colour over its background', async () => {
     const [finding] = await a11y(page('<p style="color:rgba(0,0,0,0.3)">Faint</p>'))
     expect(finding?.code).toBe('low_contrast')
