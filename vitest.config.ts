@@ -15,7 +15,12 @@ export default defineConfig({
     exclude: ['node_modules/**', 'test/browser/**'],
     // pg-setup first: it starts the PostgreSQL tests' cluster without waiting, so initdb runs
     // while global-setup builds; spamd-setup likewise (spamd loads its rules meanwhile).
-    globalSetup: ['test/pg-setup.ts', 'test/spamd-setup.ts', 'test/global-setup.ts'],
+    globalSetup: [
+      'test/pg-setup.ts',
+      'test/spamd-setup.ts',
+      'test/global-setup.ts',
+      'test/email-corpus/setup.ts',
+    ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Black-box tests spawn real servers; two cores, so keep the pool small.

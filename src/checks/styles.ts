@@ -162,6 +162,35 @@ function normalise(property: string, raw: string): Declaration | null {
   return { property, value: value.toLowerCase(), important }
 }
 
+/** CSS's keywords a colour property takes besides colours (`currentColor` lower-cased). */
+const COLOUR_KEYWORDS: ReadonlySet<string> = new Set([
+  'inherit',
+  'initial',
+  'unset',
+  'revert',
+  'revert-layer',
+  'currentcolor',
+])
+
+/**
+ * A `<style>` or `style` declaration the check reads, or null where CSS drops it: a colour that
+ * is one word no browser reads makes the declaration invalid, so what was declared before it
+ * shows. SuperTokens' templates set `background-color: #transparent` on their footer, where
+ * reading it as an unknown colour hid the grey text on the grey behind it. A value with a
+ * function sendbox cannot compute (`var(--brand)`, `color-mix(…)`) is still unknown.
+ *
+ * @example
+ * cssDeclaration('background-color', '#transparent') // null
+ * cssDeclaration('background-color', 'var(--brand)') // { property, value: 'var(--brand)', … }
+ */
+function cssDeclaration(property: string, raw: string): Declaration | null {
+  const d = normalise(property, raw)
+  if (!d || (d.property !== 'color' && d.property !== 'background-color')) return d
+  const invalid =
+    /^[^\s(]*$/.test(d.value) && !COLOUR_KEYWORDS.has(d.value) && colourOf(d.value) === null
+  return invalid ? null : d
+}
+
 function declare(into: Declared, property: string, raw: string, rank: number): void {
   const d = normalise(property, raw)
   if (d) declareRead(into, d, rank)
@@ -374,7 +403,7 @@ function selectorRules(adapter: ReturnType<typeof meteredAdapter>) {
   const add = (rule: CssRuleAST) => {
     const declarations = rule.declarations
       .filter((d): d is CssDeclarationAST => d.type === 'declaration')
-      .map((d) => normalise(d.property, d.value))
+      .map((d) => cssDeclaration(d.property, d.value))
       .filter((d): d is Declaration => d !== null)
       .map((d) => ({ ...d, order: count++ }))
     if (!declarations.length) return
@@ -477,27 +506,43 @@ function matchedRules(element: Element, rules: RuleIndex<RankedRule>): Declared 
 function declaredFor(element: Element, rules: RuleIndex<RankedRule> | null): Read {
   const { attribs } = element
   const fromSheets = rules ? matchedRules(element, rules) : undefined
+  const bgcolor = legacyColour(attribs.bgcolor)
+  const color = legacyColour(
+    element.name === 'font' ? attribs.color : element.name === 'body' ? attribs.text : undefined,
+  )
   // Most elements of an email declare nothing the check reads (no attribute, or a style of
   // paddings and fonts): no map for them, so that their box is their parent's (`computeBoxes`).
   const inline = attribs.style ? readInline(attribs.style) : []
   if (
     inline.length === 0 &&
-    attribs.bgcolor === undefined &&
+    bgcolor === undefined &&
     attribs.background === undefined &&
-    attribs.color === undefined &&
-    attribs.text === undefined
+    color === undefined
   )
     return fromSheets ?? NOTHING
   const declared: Declared = new Map(fromSheets)
-  if (attribs.bgcolor !== undefined) declare(declared, 'background-color', attribs.bgcolor, 0)
+  if (bgcolor !== undefined) declare(declared, 'background-color', bgcolor, 0)
   if (attribs.background !== undefined)
     declare(declared, 'background-image', `url(${attribs.background})`, 0)
-  if (element.name === 'font' && attribs.color !== undefined)
-    declare(declared, 'color', attribs.color, 0)
-  if (element.name === 'body' && attribs.text !== undefined)
-    declare(declared, 'color', attribs.text, 0)
+  if (color !== undefined) declare(declared, 'color', color, 0)
   for (const d of inline) declareRead(declared, d, INLINE)
   return declared
+}
+
+/**
+ * A presentational colour attribute (`bgcolor`, `<font color>`, `<body text>`), or undefined
+ * where the browser ignores it: HTML's legacy colour parsing drops an empty value and
+ * `transparent`, so `<td bgcolor="">` (as E-Com Plus's templates write it around most of their
+ * text) shows its parent's background, where reading it as an unknown colour hid 51 of their
+ * low-contrast links.
+ *
+ * @example
+ * legacyColour(' ') // undefined
+ * legacyColour('#F7F7F7') // '#F7F7F7'
+ */
+function legacyColour(value: string | undefined): string | undefined {
+  const trimmed = value?.trim()
+  return trimmed && trimmed.toLowerCase() !== 'transparent' ? trimmed : undefined
 }
 
 /**
@@ -508,7 +553,7 @@ function readInline(style: string): readonly Declaration[] {
   let read = inlineStyles.get(style)
   if (read) return read
   read = inlineDeclarations(style)
-    .map((d) => normalise(d.property, d.value))
+    .map((d) => cssDeclaration(d.property, d.value))
     .filter((d): d is Declaration => d !== null)
   return keep(inlineStyles, style, read, INLINE_STYLES)
 }

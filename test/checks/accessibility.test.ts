@@ -90,6 +90,45 @@ describe('contrast', () => {
     expect(await a11y(page('<p style="color:#fff;background:#fff">Spacer</p>'))).toEqual([])
   })
 
+  // E-Com Plus's templates write `<td … bgcolor="">` around most of their text (the npm corpus):
+  // read as an unknown colour, 51 of their low-contrast links went unreported.
+  it('ignores an empty or transparent colour attribute, as HTML does (the parent colour shows)', async () => {
+    const cell = (attribute: string) =>
+      a11y(
+        page(
+          `<table role="presentation" bgcolor="#ffffff"><tr><td ${attribute}><a href="https://acme.test" style="color:#007bff">Visit our store</a></td></tr></table>`,
+        ),
+      )
+    for (const attribute of ['bgcolor=""', 'bgcolor=" "', 'bgcolor="transparent"']) {
+      const [finding] = await cell(attribute)
+      expect(finding?.message, attribute).toContain('#007bff on #ffffff, a contrast of 3.97:1')
+    }
+    const font = await a11y(page('<p style="color:#999999"><font color="">Grey words</font></p>'))
+    expect(font[0]?.message).toContain('#999999 on #ffffff')
+    expect(await a11y(page('<body text=""><p>Black on white</p></body>'))).toEqual([])
+  })
+
+  // SuperTokens' email verification sets `.footerContainer { background-color: #transparent }`
+  // (the npm corpus): read as an unknown colour, its footer's grey text went unreported.
+  it('drops a colour declaration no browser reads, as CSS does, but not one it cannot compute', async () => {
+    const footer = (style: string, head = '') =>
+      a11y(
+        page(
+          `<div style="background:#f4f4f4"><p class="f" style="color:#808080;${style}">This email is meant for ada@example.com</p></div>`,
+          head,
+        ),
+      )
+    for (const [style, head] of [
+      ['background-color:#transparent', ''],
+      ['background-color: nonsense !important', ''],
+      ['', '<style>.f { background-color: #transparent }</style>'],
+    ]) {
+      const [finding] = await footer(style!, head)
+      expect(finding?.message, style || head).toContain('#808080 on #f4f4f4, a contrast of 3.59:1')
+    }
+    expect(await footer('background-color:var(--brand)')).toEqual([])
+  })
+
   it('blends a translucent text colour over its background', async () => {
     const [finding] = await a11y(page('<p style="color:rgba(0,0,0,0.3)">Faint</p>'))
     expect(finding?.code).toBe('low_contrast')
