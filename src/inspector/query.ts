@@ -15,6 +15,12 @@ export {
   TIMEOUT_QUERY,
 } from '../http/message-query.js'
 
+/** The query's names that the store's filter takes: worked out once, not per name per request. */
+const FILTER_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(FILTER_QUERY),
+  ...Object.keys(PAGING_QUERY),
+])
+
 /** Parsed filter values → the store's filter (absent ones left out). */
 export function filterOf(
   query: Partial<
@@ -23,7 +29,7 @@ export function filterOf(
 ): MessageFilter {
   const filter: Record<string, string | number> = {}
   for (const [name, value] of Object.entries(query))
-    if (value !== undefined && name in { ...FILTER_QUERY, ...PAGING_QUERY }) filter[name] = value
+    if (value !== undefined && FILTER_NAMES.has(name)) filter[name] = value
   return filter as MessageFilter
 }
 

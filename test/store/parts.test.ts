@@ -12,6 +12,7 @@ import { createRecordIndex } from '../../src/store/record-index.js'
 import { withEvents } from '../../src/store/recipients.js'
 import { createReplay } from '../../src/store/replay.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
+import type { MessageRecord } from '../../src/store/types.js'
 
 /** The parts of the log, each on its own: format, replay, file I/O, compaction, memory, folder. */
 
@@ -181,6 +182,46 @@ describe('record-index', () => {
     index.reinsert([a, c, d]) // …and the clear's line failed too: a and c come back, d does not
     expect([...index.all()]).toEqual([a, b, c])
     expect(index.get(d.id)).toBeUndefined()
+  })
+
+  it("reads a record's addresses and subject once, not at every filtered list", () => {
+    const index = createRecordIndex([], { maxMessages: 10, maxBytes: Infinity })
+    const reads = { to: 0, from: 0, subject: 0 }
+    const counted = (record: MessageRecord) => {
+      for (const key of ['to', 'from', 'subject'] as const) {
+        const value = record[key]
+        Object.defineProperty(record, key, {
+          enumerable: true,
+          get: () => (reads[key]++, value),
+        })
+      }
+      return record
+    }
+    const a = makeRecord()
+    const b = counted(
+      makeRecord({
+        to: [{ name: 'Bo', address: 'bo@x.test' }],
+        from: { name: 'Bo Shop', address: 'shop@bo.test' },
+        subject: 'Bo news',
+      }),
+    )
+    index.add(a)
+    index.add(b)
+    const filters = [
+      { to: 'BO@X' },
+      { recipient: 'bo@x.test' },
+      { from: 'bo shop' },
+      { subject: 'BO N' },
+    ]
+    for (const filter of filters) expect(index.list(filter).messages).toEqual([b])
+    const once = { ...reads }
+    for (let i = 0; i < 3; i++)
+      for (const filter of filters) {
+        expect(index.list(filter).messages).toEqual([b])
+        expect(index.latest(filter)).toBe(b)
+      }
+    // A record with a `from` is asked whether it has one; its texts are made only once.
+    expect({ to: reads.to, subject: reads.subject }).toEqual({ to: once.to, subject: once.subject })
   })
 
   it('drops past the limits counting only written records', () => {
