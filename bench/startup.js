@@ -12,7 +12,8 @@
 // answer) with the modules loaded by then, `serve` on a 5000-message log until it answers (with
 // its RSS then), and `serve --https` (#25): a first start in a fresh folder (the CA and the
 // server certificate are made) and a later one (they are reused), no target. Targets:
-// --version <= 120 ms, 5000-message log <= 450 ms and RSS <= 180 MB.
+// --version <= 120 ms, 5000-message log <= 450 ms and RSS <= 180 MB. `--first-only`: the first
+// answers alone.
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -26,7 +27,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const env = { ...process.env, CI: 'true' }
 const PROBE = join(root, 'bench/startup-probe.mjs')
 const BARE = join(root, 'bench/bare-server.js')
-const { values: flags } = parseArgs({ options: { against: { type: 'string' } } })
+const { values: flags } = parseArgs({
+  options: { against: { type: 'string' }, 'first-only': { type: 'boolean' } },
+})
 
 /**
  * Spawns `serve`, resolves when it prints its ready line, with the elapsed ms and the child;
@@ -79,9 +82,10 @@ function serve(args, { probe = false, bin = BIN, countModules = false } = {}) {
 const rssOf = async (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
+await firstAnswers(flags.against ? resolve(flags.against) : null)
+if (flags['first-only']) process.exit(0)
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-start-'))
 try {
-  await firstAnswers(flags.against ? resolve(flags.against) : null)
   // A 5000-message log of ordinary receipts, written through the API.
   const db = join(dir, 'messages.jsonl')
   const filler = await serve(['--db', db])
@@ -282,12 +286,8 @@ function printFirstAnswers(sides, figures) {
     sides.map((_, i) => median(of(i, 'cpuSend')).toFixed(0)),
   )
   for (const key of ['health', 'send'])
-    row(
-      `rounds, ${key} (ms)`,
-      sides.map((_, i) =>
-        of(i, key)
-          .map((x) => x.toFixed(0))
-          .join(' '),
-      ),
-    )
+    sides.forEach((side, i) => {
+      const rounds = of(i, key).map((x) => x.toFixed(0))
+      console.log(`  rounds, ${key} (ms), ${side.name}: ${rounds.join(' ')}`)
+    })
 }
