@@ -1,9 +1,13 @@
-// Preloaded (`node --import`) into a `serve` by bench/startup.js: when the ready line is printed,
-// writes `startup-probe {"cpuMs":…,"modules":…}` to stderr. The CPU time the process spent until
-// then moves less with the machine's load than the wall time; the number of modules loaded by
-// then (plain files, and the modules each of sendbox's bundles holds, which the bundler marks
-// with a `// <path>` line) does not move at all. Counting needs a module hook, which slows the
-// start: it runs only with STARTUP_PROBE_MODULES=1, in runs that are not timed.
+// Preloaded (`node --import`) into a `serve` (or bench/bare-server.js) by bench/startup.js: writes
+// to stderr the CPU time the process had spent when it printed its ready line
+// (`startup-probe {"cpuMs":…,"modules":…}`) and when it finished each of its first two answers
+// (`startup-probe-answer {"n":1,"cpuMs":…}`, from node:http's `http.server.response.finish`
+// diagnostics channel, which costs nothing until subscribed). CPU time moves less with the
+// machine's load than the wall time; the number of modules loaded by the ready line (plain
+// files, and the modules each of sendbox's bundles holds, which the bundler marks with a
+// `// <path>` line) does not move at all. Counting needs a module hook, which slows the start: it
+// runs only with STARTUP_PROBE_MODULES=1, in runs that are not timed.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { readFileSync, writeSync } from 'node:fs'
 import { register } from 'node:module'
 import { fileURLToPath } from 'node:url'
@@ -31,14 +35,26 @@ const modulesIn = (urls) =>
       return sum + (marks?.length ?? 1)
     }, 0)
 
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
 const write = process.stdout.write.bind(process.stdout)
 let seen = false
 process.stdout.write = (chunk, ...rest) => {
   if (!seen && String(chunk).includes('sendbox ready')) {
     seen = true
-    const { user, system } = process.cpuUsage()
     const modules = loaded.length ? modulesIn(loaded) : null
-    writeSync(2, `startup-probe ${JSON.stringify({ cpuMs: (user + system) / 1000, modules })}\n`)
+    writeSync(2, `startup-probe ${JSON.stringify({ cpuMs: cpuMs(), modules })}\n`)
   }
   return write(chunk, ...rest)
 }
+
+let answers = 0
+const onAnswer = () => {
+  answers += 1
+  writeSync(2, `startup-probe-answer ${JSON.stringify({ n: answers, cpuMs: cpuMs() })}\n`)
+  if (answers === 2) unsubscribe('http.server.response.finish', onAnswer)
+}
+subscribe('http.server.response.finish', onAnswer)

@@ -1,25 +1,35 @@
-// Start-up, as a user feels it: `sendbox --version`, `serve --memory` until it answers, and
-// `serve` on a 5000-message log until it answers (with its RSS then). Alternating rounds,
-// medians. Targets: --version <= 120 ms, serve --memory <= 250 ms, 5000-message log <= 450 ms
-// and RSS <= 180 MB. Then `serve --https` (#25): a first start in a fresh folder (the CA and the
-// server certificate are made) and a later one (they are reused), no target.
+// Start-up, as a user feels it: spawn → the first answered `GET /_sandbox/api/health` of
+// `serve --memory` (what a CI step's wait-on and the test kit wait for) and spawn → its first send
+// answered (`POST /messages` of the receipt, right after), each beside a bare `node:http` server
+// (bench/bare-server.js) started and polled the same way in the same rounds (bench/first-answer.js:
+// a request every few ms until one is answered 200), with the ratios of each round. Targets: the
+// first answer <= 2.0x the bare server's, the first send <= 2.5x. CPU time until each (the probe,
+// bench/startup-probe.mjs) moves less with the machine's load than the wall time. With
+// `--against DIR` (a built checkout, e.g. main's), that checkout's `serve --memory` in the same
+// rounds too.
 //
-// `serve --memory` is also measured in figures a loaded machine moves less: the CPU time the
-// process spent until ready, and the modules it loaded by then (bench/startup-probe.mjs). With
-// `--against DIR` (a built checkout, e.g. main's), `serve --memory` of both, in alternating
-// rounds: until ready, until its first send is answered, the CPU time, and the ratios.
+// Then: `sendbox --version`, the ready line of `serve --memory` (which comes before the app can
+// answer) with the modules loaded by then, `serve` on a 5000-message log until it answers (with
+// its RSS then), and `serve --https` (#25): a first start in a fresh folder (the CA and the
+// server certificate are made) and a later one (they are reused), no target. Targets:
+// --version <= 120 ms, 5000-message log <= 450 ms and RSS <= 180 MB. `--first-only`: the first
+// answers alone.
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { median, ROOT as root, receiptSend } from './common.js'
+import { median, ROOT as root, receiptSend, stop } from './common.js'
+import { ask, freePort, pollUntil200, probed, spawnProbed } from './first-answer.js'
 
 const BIN = join(root, 'bin/sendbox.js')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const env = { ...process.env, CI: 'true' }
 const PROBE = join(root, 'bench/startup-probe.mjs')
-const { values: flags } = parseArgs({ options: { against: { type: 'string' } } })
+const BARE = join(root, 'bench/bare-server.js')
+const { values: flags } = parseArgs({
+  options: { against: { type: 'string' }, 'first-only': { type: 'boolean' } },
+})
 
 /**
  * Spawns `serve`, resolves when it prints its ready line, with the elapsed ms and the child;
@@ -69,14 +79,11 @@ function serve(args, { probe = false, bin = BIN, countModules = false } = {}) {
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}${err}`)))
   })
 }
-const stop = (child) =>
-  new Promise((resolve) => {
-    child.once('exit', resolve)
-    child.kill('SIGTERM')
-  })
 const rssOf = async (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
+await firstAnswers(flags.against ? resolve(flags.against) : null)
+if (flags['first-only']) process.exit(0)
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-start-'))
 try {
   // A 5000-message log of ordinary receipts, written through the API.
@@ -112,7 +119,7 @@ try {
     const v = performance.now() - t0
     const m = await serve(['--memory'], { probe: true })
     await stop(m.child)
-    const f = await serve(['--db', db])
+    const f = await firstAnswer(BIN, ['--db', db])
     const r = await rssOf(f.child.pid)
     await stop(f.child)
     const first = await serve(['--https', '--db', join(dir, `https-${round}`, 'messages.jsonl')])
@@ -129,67 +136,158 @@ try {
     httpsLater.push(later.ms)
   }
   const ms = (xs) => `${median(xs).toFixed(0)} ms   (${xs.map((x) => x.toFixed(0)).join(' ')})`
-  console.log(`\nsendbox start-up, ${ROUNDS} alternating rounds; medians`)
-  console.log(`  --version:                    ${ms(version)}   target <= 120`)
-  console.log(`  serve --memory, ready:        ${ms(memory)}   target <= 250`)
-  console.log(`    CPU time until ready:       ${ms(memoryCpu)}`)
-  const counted = await serve(['--memory'], { probe: true, countModules: true })
-  await stop(counted.child)
-  console.log(`    modules loaded until ready: ${counted.modules}`)
-  console.log(`  serve, 5000-message log:      ${ms(full)}   target <= 450`)
+  console.log(`\nsendbox start-up, ${ROUNDS} rounds; medians`)
+  console.log(`  --version:                     ${ms(version)}   target <= 120`)
+  console.log(`  serve --memory, ready line:    ${ms(memory)}`)
+  console.log(`    CPU time until ready line:   ${ms(memoryCpu)}`)
+  for (const [side, bin] of [
+    ['this', BIN],
+    ...(flags.against ? [[flags.against, join(resolve(flags.against), 'bin/sendbox.js')]] : []),
+  ]) {
+    const counted = await serve(['--memory'], { probe: true, countModules: true, bin })
+    await stop(counted.child)
+    console.log(`    modules loaded until ready line (${side}): ${counted.modules}`)
+  }
+  console.log(`  serve, 5000-message log, first answer: ${ms(full)}   target <= 450`)
   console.log(
-    `  RSS then:                     ${(median(rss) / 1024 / 1024).toFixed(0)} MB   target <= 180`,
+    `  RSS then:                      ${(median(rss) / 1024 / 1024).toFixed(0)} MB   target <= 180`,
   )
-  console.log(`  serve --https, first (new CA): ${ms(httpsFirst)}`)
-  console.log(`  serve --https, later (reused): ${ms(httpsLater)}`)
-  if (flags.against) await against(resolve(flags.against))
+  console.log(`  serve --https, first (new CA), ready line: ${ms(httpsFirst)}`)
+  console.log(`  serve --https, later (reused), ready line: ${ms(httpsLater)}`)
 } finally {
   await rm(dir, { recursive: true, force: true })
 }
 
 /**
- * `serve --memory` of this checkout and of `other` in alternating rounds (A B B A …, so that
- * what else the machine does falls on both alike): until ready, until the first send is
- * answered, CPU time until ready, and modules loaded until ready; medians and ratios.
+ * Spawns `bin` (`serve`, on a free port, with the example templates, and `args`) and polls its
+ * health until it answers 200: `{ ms, child }`, the time from spawn.
  */
-async function against(other) {
-  const sides = { this: BIN, [other]: join(other, 'bin/sendbox.js') }
-  const figures = Object.fromEntries(
-    Object.keys(sides).map((side) => [side, { ready: [], answered: [], cpu: [] }]),
-  )
-  const { body, headers } = receiptSend('sandbox_bench')
-  for (let round = 0; round < ROUNDS + 1; round++) {
-    const order = round % 2 ? Object.keys(sides).reverse() : Object.keys(sides)
-    for (const side of order) {
-      const s = await serve(['--memory'], { probe: true, bin: sides[side] })
-      const sent = await fetch(`${s.url}/messages`, { method: 'POST', headers, body })
-      await sent.arrayBuffer()
-      const answered = performance.now() - s.t0
-      await stop(s.child)
-      if (sent.status !== 201) throw new Error(`${side}: the first send answered ${sent.status}`)
-      if (round === 0) continue // warm-up
-      figures[side].ready.push(s.ms)
-      figures[side].answered.push(answered)
-      figures[side].cpu.push(s.cpuMs)
+async function firstAnswer(bin, args) {
+  const port = await freePort()
+  const run = spawnProbed([bin, ...serveArgs(port), ...args], { probe: PROBE, env })
+  const answered = await pollUntil200(port, '/_sandbox/api/health', run.child)
+  return { ms: answered - run.t0, child: run.child }
+}
+
+/** `serve`'s arguments on `port`, with the example templates. */
+function serveArgs(port) {
+  return [
+    '--port',
+    String(port),
+    '--no-open',
+    '--templates',
+    join(root, 'templates'),
+    '--fixtures',
+    join(root, 'fixtures'),
+  ]
+}
+
+/**
+ * One start of a side, polled as a CI step would: spawn → the first answered health, then at
+ * once the receipt's send, its answer; the ready line; the CPU time at the ready line and at each
+ * answer. The bare server answers the same requests.
+ */
+async function startOnce(side) {
+  const port = await freePort()
+  const args = side.bin ? [side.bin, ...serveArgs(port), '--memory'] : [BARE, String(port)]
+  const run = spawnProbed(args, { probe: PROBE, env })
+  try {
+    const answered = await pollUntil200(port, '/_sandbox/api/health', run.child)
+    const { body, headers } = receiptSend('sandbox_bench')
+    const sent = await ask(port, { method: 'POST', path: '/messages', headers, body })
+    const sentAt = performance.now()
+    if (side.bin && sent?.status !== 201)
+      throw new Error(`${side.name}: the first send answered ${sent?.status}: ${sent?.body}`)
+    const [ready, first, second] = await Promise.all(
+      ['ready', 'answer1', 'answer2'].map((key) => probed(run, key)),
+    )
+    return {
+      health: answered - run.t0,
+      send: sentAt - run.t0,
+      ready: run.readyMs,
+      cpuReady: ready.cpuMs,
+      cpuHealth: first.cpuMs,
+      cpuSend: second.cpuMs,
     }
+  } finally {
+    await stop(run.child)
   }
-  const modules = {}
-  for (const side of Object.keys(sides)) {
-    const s = await serve(['--memory'], { probe: true, bin: sides[side], countModules: true })
-    await stop(s.child)
-    modules[side] = s.modules
+}
+
+/**
+ * The bare server, this checkout and (with `--against`) another one, in rounds whose order turns
+ * (so that what else the machine does falls on all alike): medians of each figure, and the
+ * medians (and ranges) of the per-round ratios to the bare server's first answer.
+ */
+async function firstAnswers(other) {
+  const sides = [
+    { name: 'bare node:http' },
+    { name: 'this', bin: BIN },
+    ...(other ? [{ name: other, bin: join(other, 'bin/sendbox.js') }] : []),
+  ]
+  const figures = sides.map(() => [])
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    const order = sides.map((_, i) => (i + round) % sides.length)
+    const results = []
+    for (const i of round % 2 ? order.reverse() : order) results[i] = await startOnce(sides[i])
+    if (round === 0) continue // warm-up: file cache
+    results.forEach((result, i) => {
+      figures[i].push(result)
+    })
   }
-  const [a, b] = Object.keys(sides)
-  const row = (label, key) => {
-    const [x, y] = [median(figures[a][key]), median(figures[b][key])]
-    return `  ${label.padEnd(30)} ${x.toFixed(0).padStart(5)}  ${y.toFixed(0).padStart(5)}   ${(x / y).toFixed(2)}`
-  }
-  console.log(`\nserve --memory, this checkout against ${b}, ${ROUNDS} alternating rounds; medians`)
-  console.log(`  ${''.padEnd(30)}  this  other   ratio`)
-  console.log(row('ready (ms)', 'ready'))
-  console.log(row('first send answered (ms)', 'answered'))
-  console.log(row('CPU time until ready (ms)', 'cpu'))
+  printFirstAnswers(sides, figures)
+}
+
+function printFirstAnswers(sides, figures) {
+  const bare = figures[0]
+  const cell = (text) => String(text).padStart(18)
+  const row = (label, cells) => console.log(`  ${label.padEnd(36)}${cells.map(cell).join('')}`)
+  const of = (i, key) => figures[i].map((f) => f[key])
+  const ratios = (i, key) => figures[i].map((f, round) => f[key] / bare[round].health)
+  const ratioCell = (xs) =>
+    `${median(xs).toFixed(2)}x (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`
   console.log(
-    `  ${'modules loaded until ready'.padEnd(30)} ${String(modules[a]).padStart(5)}  ${String(modules[b]).padStart(5)}   ${(modules[a] / modules[b]).toFixed(2)}`,
+    `\nspawn → first answer, serve --memory, ${ROUNDS} rounds in turning order; medians (each round's ratio to the bare server's first answer: median, range)`,
   )
+  row(
+    '',
+    sides.map((s) => (s.name.length > 18 ? `…${s.name.slice(-17)}` : s.name)),
+  )
+  row(
+    'first answered health (ms)',
+    sides.map((_, i) => median(of(i, 'health')).toFixed(0)),
+  )
+  row(
+    '  ÷ bare first answer (goal <= 2.0)',
+    sides.map((_, i) => ratioCell(ratios(i, 'health'))),
+  )
+  row(
+    'first send answered (ms)',
+    sides.map((_, i) => median(of(i, 'send')).toFixed(0)),
+  )
+  row(
+    '  ÷ bare first answer (goal <= 2.5)',
+    sides.map((_, i) => ratioCell(ratios(i, 'send'))),
+  )
+  row(
+    'ready line (ms)',
+    sides.map((_, i) => median(of(i, 'ready')).toFixed(0)),
+  )
+  row(
+    'CPU until ready line (ms)',
+    sides.map((_, i) => median(of(i, 'cpuReady')).toFixed(0)),
+  )
+  row(
+    'CPU until first answer (ms)',
+    sides.map((_, i) => median(of(i, 'cpuHealth')).toFixed(0)),
+  )
+  row(
+    'CPU until first send answered (ms)',
+    sides.map((_, i) => median(of(i, 'cpuSend')).toFixed(0)),
+  )
+  for (const key of ['health', 'send'])
+    sides.forEach((side, i) => {
+      const rounds = of(i, key).map((x) => x.toFixed(0))
+      console.log(`  rounds, ${key} (ms), ${side.name}: ${rounds.join(' ')}`)
+    })
 }

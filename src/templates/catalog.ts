@@ -108,8 +108,7 @@ export async function openTemplateCatalog(options: TemplateCatalogOptions): Prom
   catalog.fixtures = fixtures
   let loading: Promise<void> | undefined
   // Liquid, the compiler and the front matter's yaml come with the loader (a chunk of their
-  // own), and the engines are made then: Liquid asks Intl for the default locale, and Intl's
-  // first use loads ICU's data (~7 ms of CPU, `node --cpu-prof`), which a start need not wait for.
+  // own), and the engines are made then (without asking Intl for the default locale: clock.ts).
   const load = () =>
     (loading ??= import('./catalog-load.js').then(async (loader) => {
       const engines = loader.createEngines(templatesDir)

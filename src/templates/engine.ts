@@ -11,7 +11,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { Liquid, type FS, type Template as LiquidTemplate } from 'liquidjs'
-import { type ClockHolder, useRenderClock } from './clock.js'
+import { type ClockHolder, LOCALE_SET_BY_THE_DATE_FILTERS, useRenderClock } from './clock.js'
 import { TEMPLATE_EXTENSIONS, hasTemplateExtension } from './slug.js'
 import { isInside } from './template-files.js'
 
@@ -102,6 +102,8 @@ export function createEngine(templatesDir: string, options: { escape?: boolean }
     strictVariables: false,
     ownPropertyOnly: true,
     dynamicPartials: true,
+    // Given, so that liquidjs does not ask Intl for it as it is made (clock.ts says why).
+    locale: LOCALE_SET_BY_THE_DATE_FILTERS,
     ...LIMITS,
   })
   const clock: ClockHolder = { clock: undefined }

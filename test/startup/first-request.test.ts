@@ -67,7 +67,7 @@ describe('serve compiles its templates once its port is open', () => {
     const { templates } = (await answer.json()) as { templates: Array<{ slug: string }> }
     expect(templates.map((t) => t.slug)).toEqual(['order-receipt', 'password-reset', 'welcome'])
     const atReady = /ready-probe (\{.*\})/.exec(cli.output().stderr)
-    // Nor has it made an Intl object (Liquid's engines ask one for the default locale, consola's
+    // Nor has it made an Intl object (Liquid's engines asked one for the default locale, consola's
     // string-width made a Segmenter): the first loads ICU's data.
     expect(atReady && JSON.parse(atReady[1]!)).toEqual({ templates: [], intl: [] })
   })

@@ -1,7 +1,7 @@
 // Preloaded with --import into a `serve`: when the ready line is printed, writes to stderr what
 // the process had done by then, as `ready-probe {"templates":[…],"intl":[…]}`: the template
 // files (.liquid, .html) it had read, and the Intl objects it had made (the first one loads
-// ICU's data).
+// ICU's data); and as it exits, the same as `exit-probe {…}`.
 import fs from 'node:fs'
 
 const templates = new Set()
@@ -38,3 +38,6 @@ process.stdout.write = (chunk, ...rest) => {
   }
   return write(chunk, ...rest)
 }
+process.on('exit', () => {
+  fs.writeSync(2, `exit-probe ${JSON.stringify({ templates: [...templates], intl: [...intl] })}\n`)
+})
