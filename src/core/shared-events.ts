@@ -43,6 +43,7 @@ function noticesOf(event: SandboxEvent): Notice[] {
           type: 'cleared',
           count: event.count,
           ...(event.project === undefined ? {} : { project: event.project }),
+          ...(event.byProject === undefined ? {} : { byProject: event.byProject }),
         },
       ]
     case 'release':
@@ -110,6 +111,7 @@ interface NoticeFields {
   change: 'added' | 'removed'
   suppressions: Suppression[]
   project?: string
+  byProject?: Record<string, number>
 }
 
 /** The event a notice stands for, read back from the store; null when it is gone meanwhile. */
@@ -146,6 +148,7 @@ async function eventOf(store: MessageStore, notice: Notice): Promise<SandboxEven
         type: 'cleared',
         count: n.count,
         ...(n.project === undefined ? {} : { project: n.project }),
+        ...(n.byProject === undefined ? {} : { byProject: n.byProject }),
         remote: true,
       }
     case 'suppression':
