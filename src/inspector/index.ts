@@ -42,7 +42,7 @@ const healthOperation = defineOperation({
   tag: 'inspector',
   summary: 'Liveness and counts.',
   description:
-    'Answers 200 while the store answers, and 503 with `"status": "unavailable"` while it cannot be reached (what a load balancer checks), whoever asks. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example. With --projects it answers without a token too, and then says only `status`, `version` and `store`.',
+    'Answers 200 while the store answers, and 503 with `"status": "unavailable"` while it cannot be reached (what a load balancer checks), whoever asks. `subscribers` counts open event streams and pending waits (a leak shows up there); `auth` says which tokens a client can show in an example. With --projects it answers without a token too, and then says only `status`, `version` and `store`; with a project token, `messages`, `dropped` and `bytes` are that project alone, with an admin token the whole sandbox.',
   security: PUBLIC_ACCESS,
   success: {
     status: 200,
