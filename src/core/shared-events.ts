@@ -43,7 +43,7 @@ function noticesOf(event: SandboxEvent): Notice[] {
           type: 'cleared',
           count: event.count,
           ...(event.project === undefined ? {} : { project: event.project }),
-          ...(event.byProject === undefined ? {} : { byProject: event.byProject }),
+          ...byProjectThatFits(event.byProject),
         },
       ]
     case 'release':
@@ -66,6 +66,22 @@ function noticesOf(event: SandboxEvent): Notice[] {
     default:
       return []
   }
+}
+
+/**
+ * The bytes of a clear's counts per project one notice carries at most. Only projects some of
+ * whose messages went are counted, each in at most ~75 bytes (a projects file's names are at most
+ * 64 characters), so over eighty projects always fit. Past it (a sandbox without a projects file
+ * that many tokens sent to: its projects are the tokens' hashes, and no stream is a project's)
+ * the counts stay behind, and the clear still crosses: a notice too large would be refused, and
+ * the other processes' streams would not hear the clear at all.
+ */
+const CLEARED_BYTES = 6000
+
+/** `{ byProject }` when it fits in a notice, else nothing (see CLEARED_BYTES). */
+function byProjectThatFits(byProject: Record<string, number> | undefined) {
+  if (byProject === undefined) return {}
+  return Buffer.byteLength(JSON.stringify(byProject)) <= CLEARED_BYTES ? { byProject } : {}
 }
 
 /** Where `item` sits in `list`, the last of its equals (-1 when it is not there). */
