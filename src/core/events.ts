@@ -22,8 +22,11 @@ export type SandboxEvent = LocalEvent & {
 type LocalEvent =
   | { type: 'message'; record: MessageRecord }
   | { type: 'deleted'; id: string; project: string }
-  /** `project`: the clear was of that project's messages only; absent, of every project's. */
-  | { type: 'cleared'; count: number; project?: string }
+  /**
+   * `project`: the clear was of that project's messages only; absent, of every project's, and
+   * `byProject` says how many of each went (a project's stream hears its own count).
+   */
+  | { type: 'cleared'; count: number; project?: string; byProject?: Record<string, number> }
   | { type: 'template'; change: TemplateChange }
   | { type: 'rejected'; rejection: Rejection }
   /** A recipient event (a transition, or engagement): `record` is the message after it. */

@@ -91,13 +91,14 @@ export async function clearMessages(
   ctx: MessageContext & { rejections?: { clear(): Awaitable<number> } },
   filter?: MessageFilter,
 ): Promise<number> {
-  const count = await ctx.log.clear(filter)
+  const { count, byProject } = await ctx.log.clear(filter)
   // A clean slate clears the recent rejected sends too, so they do not explain a later test's wait.
   if (isEmptyFilter(filter)) await ctx.rejections?.clear()
   ctx.events.emit({
     type: 'cleared',
     count,
-    ...(filter?.project === undefined ? {} : { project: filter.project }),
+    // A clear of one project's is that project's; one of several, each hears its own count.
+    ...(filter?.project === undefined ? { byProject } : { project: filter.project }),
   })
   return count
 }

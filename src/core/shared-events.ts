@@ -43,6 +43,7 @@ function noticesOf(event: SandboxEvent): Notice[] {
           type: 'cleared',
           count: event.count,
           ...(event.project === undefined ? {} : { project: event.project }),
+          ...byProjectThatFits(event.byProject),
         },
       ]
     case 'release':
@@ -65,6 +66,22 @@ function noticesOf(event: SandboxEvent): Notice[] {
     default:
       return []
   }
+}
+
+/**
+ * The bytes of a clear's counts per project one notice carries at most. Only projects some of
+ * whose messages went are counted, each in at most ~75 bytes (a projects file's names are at most
+ * 64 characters), so over eighty projects always fit. Past it (a sandbox without a projects file
+ * that many tokens sent to: its projects are the tokens' hashes, and no stream is a project's)
+ * the counts stay behind, and the clear still crosses: a notice too large would be refused, and
+ * the other processes' streams would not hear the clear at all.
+ */
+const CLEARED_BYTES = 6000
+
+/** `{ byProject }` when it fits in a notice, else nothing (see CLEARED_BYTES). */
+function byProjectThatFits(byProject: Record<string, number> | undefined) {
+  if (byProject === undefined) return {}
+  return Buffer.byteLength(JSON.stringify(byProject)) <= CLEARED_BYTES ? { byProject } : {}
 }
 
 /** Where `item` sits in `list`, the last of its equals (-1 when it is not there). */
@@ -110,6 +127,7 @@ interface NoticeFields {
   change: 'added' | 'removed'
   suppressions: Suppression[]
   project?: string
+  byProject?: Record<string, number>
 }
 
 /** The event a notice stands for, read back from the store; null when it is gone meanwhile. */
@@ -146,6 +164,7 @@ async function eventOf(store: MessageStore, notice: Notice): Promise<SandboxEven
         type: 'cleared',
         count: n.count,
         ...(n.project === undefined ? {} : { project: n.project }),
+        ...(n.byProject === undefined ? {} : { byProject: n.byProject }),
         remote: true,
       }
     case 'suppression':

@@ -145,7 +145,7 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
       return row && deliveryOf(row)
     },
     retry: (id) => retryNow(parts, attempt, id, () => closed),
-    pending: () => parts.table.pending(),
+    pending: (project) => parts.table.pending(project),
     close() {
       closed = true
       for (const abort of inFlight) abort()

@@ -1,5 +1,6 @@
 import { newId } from '../lib/ids.js'
 import type { Awaitable } from '../store/types.js'
+import { ProjectTally } from '../store/index.js'
 import type { EventBus } from './events.js'
 import type { WebhookEvent } from './webhook-events.js'
 import type { WebhookDelivery, WebhookFilter } from './webhook-types.js'
@@ -57,8 +58,8 @@ export interface WebhookDispatcher {
   get(id: string): Awaitable<WebhookDelivery | undefined>
   /** Sends the delivery once more, now; resolves after that attempt. Undefined for an unknown id. */
   retry(id: string): Promise<WebhookDelivery | undefined>
-  /** Deliveries queued or waiting for a retry. */
-  pending(): Awaitable<number>
+  /** Deliveries queued or waiting for a retry: of one project (its token reads its own), or of all. */
+  pending(project?: string): Awaitable<number>
   /** Stops every timer and request in flight; later events are dropped. */
   close(): void
 }
@@ -175,7 +176,8 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
   const history = createHistory()
   const inFlight = new Set<() => void>()
   const policy = { retries: options.retries, backoffMs: options.backoffMs }
-  let pendingCount = 0
+  // Per project and in all: a project's token reads its own (docs/team.md).
+  const pendingCount = new ProjectTally()
   let closed = false
   let pumpScheduled = false
 
@@ -199,7 +201,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
       return next
     },
     settled(delivery) {
-      pendingCount--
+      pendingCount.add(delivery.project, -1)
       publish(delivery)
       history.settled(delivery.attempts.length)
     },
@@ -230,7 +232,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
         const delivery = newDelivery(event, { messageId, webhookId, url: queue.url, createdAt })
         routeOf.set(delivery, route)
         history.add(delivery)
-        pendingCount++
+        pendingCount.add(project, 1)
         queue.push(delivery)
         publish(delivery)
       }
@@ -244,7 +246,7 @@ export function createWebhookDispatcher(options: WebhookOptions): WebhookDispatc
 
     retry: (id) => retryNow(id, { history, attempt, publish, isClosed: () => closed, routeOf }),
 
-    pending: () => pendingCount,
+    pending: (project) => pendingCount.of(project),
 
     close() {
       if (closed) return

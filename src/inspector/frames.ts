@@ -70,7 +70,7 @@ export function statusPayload(event: Extract<SandboxEvent, { type: 'status' }>) 
 /**
  * The event as one project's viewers may see it, or null when it is none of theirs: a message,
  * its states, deliveries, rejections and deletions are their project's; a clear of every project
- * is everyone's; templates, snapshots and the log's health are shared. Suppressions are cut to
+ * is everyone's, each told how many of its own went; templates, snapshots and the log's health are shared. Suppressions are cut to
  * the project's own.
  */
 export function eventFor(event: SandboxEvent, project: string | null): SandboxEvent | null {
@@ -83,7 +83,11 @@ export function eventFor(event: SandboxEvent, project: string | null): SandboxEv
     case 'deleted':
       return event.project === project ? event : null
     case 'cleared':
-      return event.project === undefined || event.project === project ? event : null
+      // Its own clear, with its count; a clear of every project, with how many of its own went
+      // (0 when none: its list and rejections are read again all the same). Never another
+      // project's clear, nor another project's count.
+      if (event.project !== undefined) return event.project === project ? event : null
+      return { type: 'cleared', count: event.byProject?.[project] ?? 0 }
     case 'rejected':
       return event.rejection.project === project ? event : null
     case 'webhook':

@@ -68,7 +68,9 @@ export const webhookOperations = [
         ),
         deliveries: v.array(WEBHOOK_DELIVERY),
         total: count(),
-        pending: count('Deliveries queued or waiting for a retry.'),
+        pending: count(
+          "Deliveries queued or waiting for a retry (with a project's token, the project's).",
+        ),
       }),
     },
     security: PROJECT_ACCESS,
@@ -82,7 +84,8 @@ export const webhookOperations = [
       }
       const [{ deliveries, total }, pending] = await Promise.all([
         ctx.webhooks.list(filter),
-        ctx.webhooks.pending(),
+        // A project's token counts its own: another project's backlog is none of its figures.
+        ctx.webhooks.pending(caller.project ?? undefined),
       ])
       return {
         endpoints:

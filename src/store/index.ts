@@ -2,6 +2,7 @@
 export type * from './types.js'
 export { openMessageLog, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_BYTES } from './message-log.js'
 export { recordSize } from './size.js'
+export { ProjectTally } from './tally.js'
 export { recordJson } from './record-json.js'
 export {
   matchesFilter,

@@ -7,6 +7,7 @@ import { holdRecordLine, releaseRecordLines } from './record-json.js'
 import { createLineSpans } from './line-spans.js'
 import { readLog } from './log-reader.js'
 import { noteRecordLine } from './size.js'
+import { ProjectTally } from './tally.js'
 import type { MessageRecord, Suppression } from './types.js'
 import { type Batch, createWriteQueue } from './write-queue.js'
 
@@ -57,8 +58,8 @@ export interface JsonlAdapter extends Adapter<LogData> {
   bytes(): number
   /** After read(): the file must be rewritten before appending (missing, empty, torn or unterminated tail). */
   needsRewrite(): boolean
-  /** Records read() dropped to honour `maxRecords`. */
-  droppedAtRead(): number
+  /** Records read() dropped to honour `maxRecords`, per project. */
+  droppedAtRead(): ProjectTally
   /**
    * Gives the adapter the live memory and a way to re-create the folder and the lock. From then
    * on every rewrite (compaction, or a file found removed or replaced) writes what memory holds
@@ -121,7 +122,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   /** Lines after the header and bytes the file holds once everything queued has landed. */
   const expected = { lines: 0, chars: 0 }
   let rewrite = false
-  let droppedAtRead = 0
+  let droppedAtRead = new ProjectTally()
   let closed = false
   let live: LiveSource | null = null
   const queue = createWriteQueue<MessageRecord>({

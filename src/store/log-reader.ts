@@ -4,6 +4,7 @@ import { READ_CHUNK, readLines } from './lines.js'
 import type { LogFs } from './log-fs.js'
 import { checkHeader, type LogData } from './log-format.js'
 import { createReplay } from './replay.js'
+import { ProjectTally } from './tally.js'
 import type { MessageRecord } from './types.js'
 
 export interface ReadLog extends LogData {
@@ -13,8 +14,8 @@ export interface ReadLog extends LogData {
   lines: number
   /** The file must be rewritten before appending (missing, empty, torn or unterminated tail). */
   rewrite: boolean
-  /** Records dropped to honour the limits. */
-  dropped: number
+  /** Records dropped to honour the limits, per project. */
+  dropped: ProjectTally
 }
 
 /**
@@ -36,7 +37,7 @@ export async function readLog(
     size: 0,
     lines: 0,
     rewrite: true,
-    dropped: 0,
+    dropped: new ProjectTally(),
   }
   let input: FileHandle
   try {

@@ -12,6 +12,7 @@ import { createRecordChanges } from './record-changes.js'
 import { createRecordIndex, type RecordLimits } from './record-index.js'
 import { createSuppressionChanges } from './suppression-changes.js'
 import { createSuppressionList } from './suppression-list.js'
+import { ProjectTally } from './tally.js'
 import type { MessageLog, MessageLogOptions } from './types.js'
 
 export const DEFAULT_MAX_MESSAGES = 5000
@@ -39,7 +40,10 @@ export async function openMessageLog(options: MessageLogOptions): Promise<Messag
   const limits = { maxMessages, maxBytes }
   const warn = options.warn ?? ((message: string) => console.warn(message))
   if (options.file === null)
-    return createLog(null, { records: [], suppressions: [] }, limits, 0, { ...options, warn })
+    return createLog(null, { records: [], suppressions: [] }, limits, new ProjectTally(), {
+      ...options,
+      warn,
+    })
 
   const fs = options.fs ?? nodeFs
   let file = path.resolve(options.file)
@@ -117,7 +121,8 @@ function createLog(
   backing: Backing | null,
   data: LogData,
   limits: RecordLimits,
-  droppedAtOpen: number,
+  /** What the file's replay dropped to honour the limits, per project. */
+  droppedAtOpen: ProjectTally,
   options: Pick<MessageLogOptions, 'onHealth' | 'checkIntervalMs' | 'fs'> & {
     warn: (message: string) => void
   },
@@ -174,7 +179,7 @@ function createLog(
     suppression: suppressions.get,
     suppressions: suppressions.list,
     count: index.live,
-    dropped: () => droppedAtOpen + index.dropped(),
+    dropped: (project) => droppedAtOpen.of(project) + index.dropped(project),
     bytes: index.bytes,
     health: health.current,
     format: { kind: 'log', format: LOG_FORMAT },

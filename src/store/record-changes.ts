@@ -97,7 +97,7 @@ export function createRecordChanges(
       const kept: MessageRecord[] = []
       const removed: MessageRecord[] = []
       for (const record of index.all()) (match && !match(record) ? kept : removed).push(record)
-      if (removed.length === 0) return 0
+      if (removed.length === 0) return { count: 0, byProject: {} }
       // One line for the whole clear: a crash keeps all of it or none of it.
       const written = adapter?.append([
         match ? { op: 'delete', ids: removed.map((r) => r.id) } : { op: 'clear' },
@@ -105,7 +105,7 @@ export function createRecordChanges(
       data.records = index.keepOnly(kept)
       await writes.settle(written, () => index.reinsert(removed))
       writes.compactIfWorthwhile()
-      return removed.length
+      return { count: removed.length, byProject: countByProject(removed) }
     },
 
     async addEvents(id, events) {
@@ -124,4 +124,17 @@ export function createRecordChanges(
       return change(record, { op: 'release', id, release }, withRelease(record, release), false)
     },
   }
+}
+
+/**
+ * How many of the records are each project's.
+ *
+ * @example countByProject([{ project: 'acme' }, { project: 'acme' }]) // { acme: 2 }
+ */
+function countByProject(
+  records: readonly Pick<MessageRecord, 'project'>[],
+): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const { project } of records) counts[project] = (counts[project] ?? 0) + 1
+  return counts
 }

@@ -1,6 +1,7 @@
 import { compileFilter, type SearchText, searchTextOf } from './filter.js'
 import { initialRecipients } from './recipients.js'
 import { recordSize } from './size.js'
+import { ProjectTally } from './tally.js'
 import type { MessageFilter, MessagePage, MessageRecord } from './types.js'
 
 export interface RecordLimits {
@@ -23,9 +24,13 @@ export class RecordIndex {
   private records: MessageRecord[]
   private head = 0
   private readonly byId = new Map<string, MessageRecord>()
-  /** Bytes of the live records (their JSON lines): bounded by maxBytes as their count is by maxMessages. */
-  private size = 0
-  private droppedCount = 0
+  /**
+   * Bytes of the live records (their JSON lines), per project and in all: the total is bounded
+   * by maxBytes as their count is by maxMessages.
+   */
+  private readonly sizes = new ProjectTally()
+  /** Records dropped by the limits, per project and in all. */
+  private readonly drops = new ProjectTally()
   /** Arrival order, for putting back records whose removal did not reach the file. */
   private readonly order = new WeakMap<MessageRecord, number>()
   private nextOrder = 0
@@ -58,7 +63,7 @@ export class RecordIndex {
 
   private track(record: MessageRecord): void {
     this.byId.set(record.id, record)
-    this.size += recordSize(record)
+    this.sizes.add(record.project, recordSize(record))
   }
 
   /** The position of a live record in `records`, or -1 when it is not live. */
@@ -81,8 +86,10 @@ export class RecordIndex {
 
   live = (): number => this.records.length - this.head
   get = (id: string): MessageRecord | undefined => this.byId.get(id)
-  bytes = (): number => this.size
-  dropped = (): number => this.droppedCount
+  /** The live records' bytes: one project's, or with none every project's. */
+  bytes = (project?: string): number => this.sizes.of(project)
+  /** Records dropped by the limits: one project's, or with none every project's. */
+  dropped = (project?: string): number => this.drops.of(project)
   /** How many records were ever stored in this log: each takes the next position. */
   cursor = (): string => String(this.nextOrder)
 
@@ -97,7 +104,7 @@ export class RecordIndex {
 
   remove(record: MessageRecord): void {
     if (this.byId.get(record.id) === record) this.byId.delete(record.id)
-    this.size -= recordSize(record)
+    this.sizes.add(record.project, -recordSize(record))
     const index = this.indexOf(record)
     if (index >= 0) this.records.splice(index, 1)
   }
@@ -119,7 +126,7 @@ export class RecordIndex {
     const index = this.indexOf(previous)
     if (index < 0) return
     this.records.splice(index, 1)
-    this.size -= recordSize(previous)
+    this.sizes.add(previous.project, -recordSize(previous))
     if (this.byId.get(previous.id) === previous) this.byId.delete(previous.id)
   }
 
@@ -161,7 +168,8 @@ export class RecordIndex {
     const index = this.indexOf(record)
     if (index >= 0) {
       this.records[index] = next
-      this.size += recordSize(next) - recordSize(record)
+      this.sizes.add(record.project, -recordSize(record))
+      this.sizes.add(next.project, recordSize(next))
     }
     this.byId.set(next.id, next)
   }
@@ -174,14 +182,14 @@ export class RecordIndex {
     const { maxMessages, maxBytes } = this.limits
     const over = () => {
       const written = this.live() - pending.count
-      return written > maxMessages || (this.size - pending.bytes > maxBytes && written > 1)
+      return written > maxMessages || (this.sizes.of() - pending.bytes > maxBytes && written > 1)
     }
     while (over()) {
       const oldest = this.records[this.head]!
       this.byId.delete(oldest.id)
-      this.size -= recordSize(oldest)
+      this.sizes.add(oldest.project, -recordSize(oldest))
       this.head++
-      this.droppedCount++
+      this.drops.add(oldest.project, 1)
     }
     if (this.head >= 64 && this.head * 8 >= this.live()) this.normalise()
   }
@@ -191,7 +199,7 @@ export class RecordIndex {
     this.records = kept
     this.head = 0
     this.byId.clear()
-    this.size = 0
+    this.sizes.reset()
     for (const record of kept) this.track(record)
     return this.records
   }

@@ -3,6 +3,7 @@ import { decode, type LogEntry, matchesSuppression, suppressionKey } from './log
 import { applyEventsInPlace } from './recipients.js'
 import { applyReleaseInPlace } from './releases.js'
 import { noteRecordLine, recordSize } from './size.js'
+import { ProjectTally } from './tally.js'
 import type { MessageRecord, Suppression } from './types.js'
 
 export interface Replayed {
@@ -10,7 +11,8 @@ export interface Replayed {
   suppressions: Suppression[]
   lines: number
   rewrite: boolean
-  dropped: number
+  /** Records dropped to honour the limits, per project. */
+  dropped: ProjectTally
 }
 
 export interface Replay {
@@ -143,7 +145,7 @@ function createLiveRecords({ maxRecords, maxBytes }: Limits) {
   const live = new Map<string, MessageRecord>()
   /** Bytes of the live records: the oldest go when it passes maxBytes, as they did at runtime. */
   let liveBytes = 0
-  let dropped = 0
+  const dropped = new ProjectTally()
   const forget = (id: string) => {
     const record = live.get(id)
     if (record) liveBytes -= recordSize(record)
@@ -161,8 +163,9 @@ function createLiveRecords({ maxRecords, maxBytes }: Limits) {
       // The newest record always stays, however large: the log at runtime kept it too.
       while (live.size > maxRecords || (liveBytes > maxBytes && live.size > 1)) {
         while (live.get(order[head]!.id) !== order[head]) head++
-        forget(order[head++]!.id)
-        dropped++
+        const oldest = order[head++]!
+        forget(oldest.id)
+        dropped.add(oldest.project, 1)
       }
     },
     clear(): void {

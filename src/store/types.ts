@@ -170,6 +170,15 @@ export interface MessagePage {
   cursor: string
 }
 
+/**
+ * What a clear removed: how many messages in all, and of each project that had any among them
+ * (a project's event stream hears its own count, docs/team.md).
+ */
+export interface Cleared {
+  count: number
+  byProject: Record<string, number>
+}
+
 /** A value now, or after a round trip: the JSON Lines log answers reads at once, a database later. */
 export type Awaitable<T> = T | Promise<T>
 
@@ -200,8 +209,11 @@ export interface MessageStore {
   matches(record: MessageRecord, filter: MessageFilter): boolean
   /** false when there was no such message. */
   delete(id: string): Promise<boolean>
-  /** Clears all, or only the messages matching the filter. Returns how many went. Suppressions stay. */
-  clear(filter?: MessageFilter): Promise<number>
+  /**
+   * Clears all, or only the messages matching the filter. Returns how many went, in all and of
+   * each project. Suppressions stay.
+   */
+  clear(filter?: MessageFilter): Promise<Cleared>
   /**
    * Appends events to a message's recipients and returns the updated record, a new object
    * (records handed out earlier do not change). Undefined when the message is gone.
@@ -226,10 +238,13 @@ export interface MessageStore {
   /** Removes the matching suppressions; returns them. */
   unsuppress(filter?: SuppressionFilter): Promise<Suppression[]>
   count(): Awaitable<number>
-  /** Messages dropped by `maxMessages` or `maxBytes` since this store was opened. */
-  dropped(): Awaitable<number>
-  /** Bytes the live records take (the length of their JSON). */
-  bytes(): Awaitable<number>
+  /**
+   * Messages dropped by `maxMessages` or `maxBytes` since this store was opened: of one project
+   * (its own messages that went, whichever project's send pushed them out), or of all.
+   */
+  dropped(project?: string): Awaitable<number>
+  /** Bytes the live records take (the length of their JSON): of one project's records, or of all. */
+  bytes(project?: string): Awaitable<number>
   /** Whether the store is being written; kept in memory, so it answers at once. */
   health(): LogHealth
   /** Which store this is and the format its data is written in (health and the banner say it). */
@@ -351,8 +366,8 @@ export interface WebhookTable {
   get(id: string): Promise<StoredWebhook | undefined>
   /** Newest first; `total` counts the matches before `limit`. */
   list(filter?: WebhookTableFilter): Promise<{ deliveries: StoredWebhook[]; total: number }>
-  /** Deliveries still pending. */
-  pending(): Promise<number>
+  /** Deliveries still pending: of one project, or of all. */
+  pending(project?: string): Promise<number>
 }
 
 /** Rejected sends shared by the processes of one sandbox (each kept as the domain made it). */
@@ -427,8 +442,8 @@ export interface MessageLog extends MessageStore {
   suppression(project: string, address: string): Suppression | undefined
   suppressions(filter?: SuppressionFilter): Suppression[]
   count(): number
-  dropped(): number
-  bytes(): number
+  dropped(project?: string): number
+  bytes(project?: string): number
   /** Whether the log is being written: `write_failed` from a failed write until the next that works. */
   health(): LogHealth
   /** Writes anything pending, compacts if worthwhile, releases the lock. Idempotent. */

@@ -181,4 +181,39 @@ describe('events of any size between processes', () => {
     expect(errors).toEqual([])
     for (const stop of stops) stop()
   })
+
+  it("a clear's counts per project cross when they fit; a clear of thousands of projects crosses without them", async () => {
+    const sent: string[] = []
+    const hearers = new Set<(notice: Notice) => void>()
+    const channel = {
+      publish: async (notice: Notice) => {
+        const payload = JSON.stringify(notice)
+        sent.push(payload)
+        for (const hear of hearers) hear(JSON.parse(payload))
+      },
+      subscribe(listener: (notice: Notice) => void) {
+        hearers.add(listener)
+        return () => hearers.delete(listener)
+      },
+    }
+    const here = createEventBus()
+    const there = createEventBus()
+    const stops = [here, there].map((events) =>
+      shareEvents({ log: { channel } as unknown as MessageStore, events }, () => {}),
+    )
+    const heard: SandboxEvent[] = []
+    there.subscribe((event) => heard.push(event))
+    here.emit({ type: 'cleared', count: 3, byProject: { acme: 1, billing: 2 } })
+    // Without a projects file each token is a project (its hash): 2,000 of them.
+    const tokens = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, i) => [i.toString(16).padStart(8, '0'), 1]),
+    )
+    here.emit({ type: 'cleared', count: 2000, byProject: tokens })
+    await expect.poll(() => heard.length).toBe(2)
+    expect(heard[0]).toMatchObject({ count: 3, byProject: { acme: 1, billing: 2 } })
+    expect(heard[1]).toMatchObject({ count: 2000 })
+    expect(heard[1]).not.toHaveProperty('byProject')
+    for (const payload of sent) expect(Buffer.byteLength(payload)).toBeLessThan(8000)
+    for (const stop of stops) stop()
+  })
 })

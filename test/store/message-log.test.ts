@@ -83,12 +83,12 @@ describe('queries', () => {
     expect(await log.delete('c')).toBe(false)
     expect(log.get('c')).toBeUndefined()
     expect(ids(log.list())).toEqual(['d', 'b', 'a'])
-    expect(await log.clear({ to: 'ada' })).toBe(2)
+    expect((await log.clear({ to: 'ada' })).count).toBe(2)
     expect(ids(log.list())).toEqual(['b'])
-    expect(await log.clear({ to: 'nobody' })).toBe(0)
-    expect(await log.clear({})).toBe(1)
+    expect(await log.clear({ to: 'nobody' })).toEqual({ count: 0, byProject: {} })
+    expect((await log.clear({})).count).toBe(1)
     expect(log.count()).toBe(0)
-    expect(await log.clear()).toBe(0)
+    expect((await log.clear()).count).toBe(0)
   })
 
   it('treats a re-appended id as a new arrival replacing the old one', async () => {

@@ -80,7 +80,8 @@ describe('replay', () => {
       { maxRecords: 2, maxBytes: Infinity },
     )
     expect(result.records.map((r) => r.id)).toEqual([records[1]!.id, records[2]!.id])
-    expect(result.dropped).toBe(1)
+    expect(result.dropped.of()).toBe(1)
+    expect(result.dropped.of(records[0]!.project)).toBe(1)
   })
 
   it('drops a torn last line with a warning, and refuses a bad line in the middle', () => {

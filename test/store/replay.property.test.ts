@@ -98,7 +98,8 @@ describe('replay (property)', () => {
                   const before = model.length
                   model = step.template ? model.filter((m) => m.template !== step.template) : []
                   expect(
-                    await log.clear(step.template ? { template: step.template } : undefined),
+                    (await log.clear(step.template ? { template: step.template } : undefined))
+                      .count,
                   ).toBe(before - model.length)
                   break
                 }

@@ -23,6 +23,7 @@ import { createWebhookTable } from './webhooks.js'
 import { createWorkQueue, workRows } from './work.js'
 import { createSuppressionRows } from './suppressions.js'
 import { createTrimmer } from './trim.js'
+import { clearCounted, projectBytes, projectDropped } from './project-counts.js'
 import { SCHEMA_VERSION } from './schema.js'
 
 /** A record's keys in the order the JSON Lines log writes them (JSONB keeps its own order). */
@@ -198,12 +199,14 @@ function createCounts(sql: Sql): Pick<MessageStore, 'count' | 'dropped' | 'bytes
         SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'stored'`
       return rows[0]?.n ?? 0
     },
-    async dropped() {
+    async dropped(project) {
+      if (project !== undefined) return projectDropped(sql, project)
       const rows = await sql<{ n: number }[]>`
         SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'dropped'`
       return rows[0]?.n ?? 0
     },
-    async bytes() {
+    async bytes(project) {
+      if (project !== undefined) return projectBytes(sql, project)
       const rows = await sql<{ n: number }[]>`
         SELECT coalesce(sum(bytes), 0)::float8 AS n FROM sendbox_messages`
       return rows[0]!.n
@@ -250,10 +253,7 @@ function createMessageChanges(
       const result = await sql`DELETE FROM sendbox_messages WHERE id = ${id}`
       return result.count > 0
     },
-    async clear(filter) {
-      const result = await sql`DELETE FROM sendbox_messages WHERE ${conditionOf(sql, filter)}`
-      return result.count
-    },
+    clear: (filter) => clearCounted(sql, conditionOf(sql, filter)),
     // Events that two processes add at once both land: a change is written only where the row
     // is still at the version it started from, and starts over from the row otherwise.
     addEvents: (id, events, base) =>

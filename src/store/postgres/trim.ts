@@ -1,9 +1,11 @@
 import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
+import { DROPPED_PREFIX } from './project-counts.js'
 
 /**
- * Drops the oldest messages of the sandbox past `max`, counting them in `dropped`, and says of
+ * Drops the oldest messages of the sandbox past `max`, counting them in `dropped` (and each
+ * project's in its own counter, project-counts.ts), and says of
  * the messages just appended which are still stored. Sends that commit together share one trim
  * (one statement, createBatcher): each waits for a trim that began after its commit, so when a
  * send resolves the sandbox holds at most `max` (as on the log, where the drop follows the
@@ -40,6 +42,9 @@ export function createTrimmer(sql: Sql, max: number) {
  * for all of it): a message this trim drops is told apart by its seq. The rows go by
  * `= ANY(ARRAY(…))`: with `IN (SELECT …)` the planner, which cannot know the LIMIT, joined the
  * cut to a scan of the whole table (a send at the cap of 200,000 took 139 ms; EXPLAIN ANALYZE).
+ * What it dropped is counted in all (`dropped`) and per project (project-counts.ts) by one
+ * INSERT over the counter rows in the order of their names: two trims at once take the rows'
+ * locks in the same order, so neither waits on the other in a circle.
  *
  * @example
  * const kept = await trimStatement(sql, 5000, ['msg_1']) // [{ id: 'msg_1' }]
@@ -50,10 +55,16 @@ export function trimStatement(sql: Sql, max: number, ids: readonly string[]) {
       SELECT seq FROM sendbox_messages ORDER BY seq
       LIMIT greatest((SELECT value FROM sendbox_counters WHERE name = 'stored') - ${max}, 0)),
     gone AS (
-      DELETE FROM sendbox_messages WHERE seq = ANY(ARRAY(SELECT seq FROM cut)) RETURNING seq),
+      DELETE FROM sendbox_messages WHERE seq = ANY(ARRAY(SELECT seq FROM cut))
+      RETURNING seq, project),
     counted AS (
-      UPDATE sendbox_counters SET value = value + (SELECT count(*) FROM gone)
-      WHERE name = 'dropped' AND EXISTS (SELECT 1 FROM gone))
+      INSERT INTO sendbox_counters (name, value)
+      SELECT name, n FROM (
+        SELECT 'dropped' AS name, count(*) AS n FROM gone
+        UNION ALL
+        SELECT ${DROPPED_PREFIX} || project, count(*) FROM gone GROUP BY project) AS counts
+      WHERE n > 0 ORDER BY name
+      ON CONFLICT (name) DO UPDATE SET value = sendbox_counters.value + excluded.value)
     SELECT id FROM sendbox_messages
     WHERE id = ANY(${textArray(ids)}::text[]) AND seq NOT IN (SELECT seq FROM gone)`
 }

@@ -25,6 +25,19 @@ const trim = (sql: Sql) => sql`
   WHERE (SELECT pg_try_advisory_xact_lock(${TRIM_LOCK})) AND status <> 'pending' AND seq < (
     SELECT seq FROM sendbox_webhooks ORDER BY seq DESC OFFSET ${KEPT_DELIVERIES} LIMIT 1)`
 
+/**
+ * The pending deliveries: of one project (a project's token reads its own, docs/team.md), or of
+ * every project.
+ *
+ * @example await countPending(sql, 'acme') // 2
+ */
+async function countPending(sql: Sql, project: string | undefined): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM sendbox_webhooks
+    WHERE status = 'pending' ${project === undefined ? sql`` : sql`AND project = ${project}`}`
+  return row!.n
+}
+
 function condition(sql: Sql, filter: WebhookTableFilter) {
   const parts = [
     filter.message === undefined ? null : sql`message_id = ${filter.message}`,
@@ -99,10 +112,6 @@ export function createWebhookTable(sql: Sql): WebhookTable {
       ])
       return { deliveries: rows.map((row) => row.delivery), total: counted[0]!.n }
     },
-    async pending() {
-      const [row] = await sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM sendbox_webhooks WHERE status = 'pending'`
-      return row!.n
-    },
+    pending: (project) => countPending(sql, project),
   }
 }
