@@ -1,6 +1,6 @@
-import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
+import { type Db, rows, type Sql, sql } from './client.js'
 
 /**
  * Drops the oldest messages of the sandbox past `max`, counting them in `dropped`, and says of
@@ -12,12 +12,13 @@ import { textArray } from './filter.js'
  * the inbox.
  *
  * @example
- * const trimmer = createTrimmer(sql, 5000)
+ * const trimmer = createTrimmer(pool, 5000)
  * await trimmer.trim('msg_01…') // true: still stored
  */
-export function createTrimmer(sql: Sql, max: number) {
+export function createTrimmer(db: Db, max: number) {
   const trims = createBatcher(async (ids: readonly string[]) => {
-    const stored = new Set((await trimStatement(sql, max, ids)).map((row) => row.id))
+    const kept = await rows<{ id: string }>(db, trimStatement(max, ids))
+    const stored = new Set(kept.map((row) => row.id))
     return ids.map((id) => stored.has(id))
   })
   return {
@@ -42,10 +43,10 @@ export function createTrimmer(sql: Sql, max: number) {
  * cut to a scan of the whole table (a send at the cap of 200,000 took 139 ms; EXPLAIN ANALYZE).
  *
  * @example
- * const kept = await trimStatement(sql, 5000, ['msg_1']) // [{ id: 'msg_1' }]
+ * const kept = await rows(pool, trimStatement(5000, ['msg_1'])) // [{ id: 'msg_1' }]
  */
-export function trimStatement(sql: Sql, max: number, ids: readonly string[]) {
-  return sql<{ id: string }[]>`
+export function trimStatement(max: number, ids: readonly string[]): Sql {
+  return sql`
     WITH cut AS (
       SELECT seq FROM sendbox_messages ORDER BY seq
       LIMIT greatest((SELECT value FROM sendbox_counters WHERE name = 'stored') - ${max}, 0)),

@@ -1,5 +1,5 @@
-import type { Sql } from 'postgres'
 import { asJson } from './text.js'
+import { type Db, type Pool, rows, sql, transaction, valuesOf } from './client.js'
 import type { StoredWebhook, WebhookTable, WebhookTableFilter } from '../types.js'
 import { insertWork } from './work.js'
 
@@ -20,12 +20,13 @@ const TRIM_LOCK = 0x5e9db0c6
  * samples of pg_stat_activity, two processes with one --webhook: 136 sends/s where one process on
  * the log made 626).
  */
-const trim = (sql: Sql) => sql`
+const trim = (db: Db) =>
+  db.query(sql`
   DELETE FROM sendbox_webhooks
   WHERE (SELECT pg_try_advisory_xact_lock(${TRIM_LOCK})) AND status <> 'pending' AND seq < (
-    SELECT seq FROM sendbox_webhooks ORDER BY seq DESC OFFSET ${KEPT_DELIVERIES} LIMIT 1)`
+    SELECT seq FROM sendbox_webhooks ORDER BY seq DESC OFFSET ${KEPT_DELIVERIES} LIMIT 1)`)
 
-function condition(sql: Sql, filter: WebhookTableFilter) {
+function condition(filter: WebhookTableFilter) {
   const parts = [
     filter.message === undefined ? null : sql`message_id = ${filter.message}`,
     filter.project === undefined ? null : sql`project = ${filter.project}`,
@@ -43,10 +44,10 @@ function condition(sql: Sql, filter: WebhookTableFilter) {
  * a time (`trim`).
  *
  * @example
- * const table = createWebhookTable(sql)
+ * const table = createWebhookTable(pool)
  * const added = await table.add([delivery], (d) => ({ kind: 'webhook', key: d.id, dueAt: Date.now(), payload: {} }))
  */
-export function createWebhookTable(sql: Sql): WebhookTable {
+export function createWebhookTable(pool: Pool): WebhookTable {
   const columns = (d: StoredWebhook) => ({
     id: d.id,
     webhook_id: d.webhookId,
@@ -55,18 +56,21 @@ export function createWebhookTable(sql: Sql): WebhookTable {
     project: d.project,
     type: d.type,
     status: d.status,
-    delivery: asJson(sql, d),
+    delivery: asJson(d),
   })
   let untrimmed = 0
   return {
     async add(deliveries, work) {
       if (deliveries.length === 0) return []
-      const added = await sql.begin(async (tx) => {
-        const rows = await tx<{ delivery: StoredWebhook }[]>`
-          INSERT INTO sendbox_webhooks ${tx(deliveries.map(columns))}
+      const added = await transaction(pool, async (tx) => {
+        const inserted = await rows<{ delivery: StoredWebhook }>(
+          tx,
+          sql`
+          INSERT INTO sendbox_webhooks ${valuesOf(deliveries.map(columns))}
           ON CONFLICT (webhook_id, url) DO NOTHING
-          RETURNING delivery`
-        const added = rows.map((row) => row.delivery)
+          RETURNING delivery`,
+        )
+        const added = inserted.map((row) => row.delivery)
         await insertWork(tx, added.map(work))
         return added
       })
@@ -74,34 +78,44 @@ export function createWebhookTable(sql: Sql): WebhookTable {
       if (untrimmed >= TRIM_EVERY) {
         untrimmed = 0
         // Committed: the deliveries are added whatever becomes of the trim (the next one catches up).
-        await trim(sql).catch(() => {})
+        await trim(pool).catch(() => {})
       }
       return added
     },
     async save(delivery) {
-      await sql`
+      await pool.query(sql`
         UPDATE sendbox_webhooks SET status = ${delivery.status},
-          delivery = ${asJson(sql, delivery)}
-        WHERE id = ${delivery.id}`
+          delivery = ${asJson(delivery)}
+        WHERE id = ${delivery.id}`)
     },
     async get(id) {
-      const rows = await sql<{ delivery: StoredWebhook }[]>`
-        SELECT delivery FROM sendbox_webhooks WHERE id = ${id}`
-      return rows[0]?.delivery
+      const [row] = await rows<{ delivery: StoredWebhook }>(
+        pool,
+        sql`SELECT delivery FROM sendbox_webhooks WHERE id = ${id}`,
+      )
+      return row?.delivery
     },
     async list(filter = {}) {
-      const where = condition(sql, filter)
-      const [rows, counted] = await Promise.all([
-        sql<{ delivery: StoredWebhook }[]>`
+      const where = condition(filter)
+      const [listed, counted] = await Promise.all([
+        rows<{ delivery: StoredWebhook }>(
+          pool,
+          sql`
           SELECT delivery FROM sendbox_webhooks WHERE ${where}
           ORDER BY seq DESC LIMIT ${filter.limit ?? null}`,
-        sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sendbox_webhooks WHERE ${where}`,
+        ),
+        rows<{ n: number }>(
+          pool,
+          sql`SELECT count(*)::int AS n FROM sendbox_webhooks WHERE ${where}`,
+        ),
       ])
-      return { deliveries: rows.map((row) => row.delivery), total: counted[0]!.n }
+      return { deliveries: listed.map((row) => row.delivery), total: counted[0]!.n }
     },
     async pending() {
-      const [row] = await sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM sendbox_webhooks WHERE status = 'pending'`
+      const [row] = await rows<{ n: number }>(
+        pool,
+        sql`SELECT count(*)::int AS n FROM sendbox_webhooks WHERE status = 'pending'`,
+      )
       return row!.n
     },
   }
