@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Db, openPool, type Pool, sql } from '../../src/store/postgres/client.js'
 import { codeOf, isUnreachable } from '../../src/store/postgres/guard.js'
 import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { type Receiver, startReceiver } from '../helpers/receiver.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -115,18 +116,24 @@ describePg('the PostgreSQL client', () => {
 describePg('a sandbox whose database connections are cut under load', () => {
   let url: string
   let proxy: TcpProxy
+  let receiver: Receiver
   let sandbox: TestSandbox
   beforeAll(async () => {
     url = await freshDatabase()
     proxy = await startTcpProxy(Number(new URL(url).port))
+    receiver = await startReceiver()
+    // With a webhook: its deliveries are added in a transaction, on a connection taken from the
+    // pool, which a cut ends too.
     sandbox = await startTestSandbox(TEMPLATES, {
       memory: undefined,
       store: through(url, proxy.port),
+      webhook: receiver.url,
     })
   })
   afterAll(async () => {
     await sandbox?.close()
     await proxy?.close()
+    await receiver?.close()
   })
 
   it('answers each send 201 or 503 store_unavailable, and sends again once the connections are back', async () => {
