@@ -1,7 +1,9 @@
 import { asJson } from './text.js'
-import { type Db, type Pool, rows, sql, transaction, valuesOf } from './client.js'
-import type { StoredWebhook, WebhookTable, WebhookTableFilter } from '../types.js'
-import { insertWork } from './work.js'
+import { createBatcher } from '../../lib/batch.js'
+import { bulk, type Db, type Pool, rows, sql, valuesOf } from './client.js'
+import type { StoredWebhook, WebhookTable, WebhookTableFilter, WorkItem } from '../types.js'
+import { workRows } from './work.js'
+import { isRefused } from './guard.js'
 
 /** Settled deliveries kept in the table (pending ones always are), as in one process. */
 const KEPT_DELIVERIES = 1000
@@ -37,43 +39,88 @@ function condition(filter: WebhookTableFilter) {
   return parts.reduce((all, part) => sql`${all} AND ${part}`, sql`TRUE`)
 }
 
+/** The columns of a delivery's row. */
+const columns = (d: StoredWebhook) => ({
+  id: d.id,
+  webhook_id: d.webhookId,
+  url: d.url,
+  message_id: d.messageId,
+  project: d.project,
+  type: d.type,
+  status: d.status,
+  delivery: asJson(d),
+})
+
+/** Deliveries to add, each with its first attempt's work. */
+type NewDeliveries = { deliveries: readonly StoredWebhook[]; work: (d: StoredWebhook) => WorkItem }
+
+/**
+ * Adds deliveries and the work of those added (not those already there) in one statement: one
+ * round trip where a transaction took four (BEGIN, two INSERTs, COMMIT), atomic all the same.
+ * Answers the ids added. A VALUES list joined to the rows added is text to PostgreSQL: each
+ * work column is cast to its own type.
+ *
+ * @example
+ * const added = await insertDeliveries(pool, [{ deliveries: [d], work: firstAttempt }])
+ */
+async function insertDeliveries(db: Db, batch: readonly NewDeliveries[]): Promise<Set<string>> {
+  const deliveries = batch.flatMap((call) => call.deliveries)
+  const work = batch.flatMap((call) =>
+    workRows(call.deliveries.map(call.work)).map((w, i) => [
+      call.deliveries[i]!.id,
+      w.kind,
+      w.key,
+      w.lane,
+      w.due_at,
+      w.owner,
+      w.lease_until,
+      w.payload,
+    ]),
+  )
+  const added = await rows<{ id: string }>(
+    db,
+    sql`
+    WITH added AS (
+      INSERT INTO sendbox_webhooks ${valuesOf(deliveries.map(columns))}
+      ON CONFLICT (webhook_id, url) DO NOTHING
+      RETURNING id),
+    work AS (
+      INSERT INTO sendbox_work (kind, key, lane, due_at, owner, lease_until, payload)
+      SELECT w.kind, w.key, w.lane, w.due_at::timestamptz, w.owner, w.lease_until::timestamptz,
+        w.payload::json
+      FROM (VALUES ${bulk(work)})
+        AS w (delivery_id, kind, key, lane, due_at, owner, lease_until, payload)
+      JOIN added ON added.id = w.delivery_id
+      ON CONFLICT (kind, key) DO NOTHING)
+    SELECT id FROM added`,
+  )
+  return new Set(added.map((row) => row.id))
+}
+
 /**
  * Webhook deliveries in `sendbox_webhooks`, one per event (`webhook_id`) and URL: an event two
- * processes both hand in for one URL is added once, so it is posted once. Settled deliveries past
- * the newest thousand are trimmed by a process after every TRIM_EVERY it added, by one process at
- * a time (`trim`).
+ * processes both hand in for one URL is added once, so it is posted once. The adds made while
+ * one statement is under way share the next (createBatcher). Settled deliveries past the newest
+ * thousand are trimmed by a process after every TRIM_EVERY it added, by one process at a time
+ * (`trim`).
  *
  * @example
  * const table = createWebhookTable(pool)
  * const added = await table.add([delivery], (d) => ({ kind: 'webhook', key: d.id, dueAt: Date.now(), payload: {} }))
  */
 export function createWebhookTable(pool: Pool): WebhookTable {
-  const columns = (d: StoredWebhook) => ({
-    id: d.id,
-    webhook_id: d.webhookId,
-    url: d.url,
-    message_id: d.messageId,
-    project: d.project,
-    type: d.type,
-    status: d.status,
-    delivery: asJson(d),
-  })
   let untrimmed = 0
+  const adds = createBatcher(
+    async (batch: readonly NewDeliveries[]) => {
+      const added = await insertDeliveries(pool, batch)
+      return batch.map((call) => call.deliveries.filter((d) => added.has(d.id)))
+    },
+    { eachAlone: isRefused },
+  )
   return {
     async add(deliveries, work) {
       if (deliveries.length === 0) return []
-      const added = await transaction(pool, async (tx) => {
-        const inserted = await rows<{ delivery: StoredWebhook }>(
-          tx,
-          sql`
-          INSERT INTO sendbox_webhooks ${valuesOf(deliveries.map(columns))}
-          ON CONFLICT (webhook_id, url) DO NOTHING
-          RETURNING delivery`,
-        )
-        const added = inserted.map((row) => row.delivery)
-        await insertWork(tx, added.map(work))
-        return added
-      })
+      const added = await adds.call({ deliveries, work })
       untrimmed += added.length
       if (untrimmed >= TRIM_EVERY) {
         untrimmed = 0
