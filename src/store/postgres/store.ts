@@ -118,6 +118,9 @@ const totalOf = (filter: MessageFilter) =>
 const cursorCondition = (filter: MessageFilter) =>
   filter.project ? sql`project = ${filter.project}` : sql`TRUE`
 
+/** The newest seq (the cursor of every message). */
+const NEWEST = sql`SELECT coalesce(max(seq), 0)::text AS c FROM sendbox_messages`
+
 /**
  * The reads of messages: every one a query, nothing of the records kept in the process.
  *
@@ -162,10 +165,7 @@ function createMessageReads(
     get: (id) => readRow(db, seqs, id),
     // The newest seq: a message stored from now on has a greater one.
     async cursor() {
-      const [row] = await rows<{ c: string }>(
-        db,
-        sql`SELECT coalesce(max(seq), 0)::text AS c FROM sendbox_messages`,
-      )
+      const [row] = await rows<{ c: string }>(db, NEWEST)
       return row!.c
     },
     matches(record, filter) {
