@@ -29,7 +29,14 @@ export type Pool = pg.Pool
  * await rows(pool, sql`SELECT 1 AS a`) // [{ a: 1 }]
  */
 export function openPool(url: string): Pool {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 })
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 10_000,
+    // Idle connections are kept (pg closes them after 10 s by default): a connect is a new
+    // backend process, and a send after a quiet spell would wait for several.
+    idleTimeoutMillis: 0,
+  })
   // An idle connection's error (its backend ended) is the pool's to handle: it drops it. Without
   // a listener, Node throws the 'error' event and the process dies.
   pool.on('error', () => {})
