@@ -122,8 +122,7 @@ describePg('a sandbox whose database connections are cut under load', () => {
     url = await freshDatabase()
     proxy = await startTcpProxy(Number(new URL(url).port))
     receiver = await startReceiver()
-    // With a webhook: its deliveries are added in a transaction, on a connection taken from the
-    // pool, which a cut ends too.
+    // With a webhook: the cuts end its deliveries' statements and attempts too.
     sandbox = await startTestSandbox(TEMPLATES, {
       memory: undefined,
       store: through(url, proxy.port),
