@@ -1,12 +1,8 @@
 import { defineConfig } from 'vitest/config'
-import { guardPostgresWrites } from './scripts/postgres-guard.js'
 
 export default defineConfig({
   // The inbox page's components are TSX on Preact (tsconfig.inbox.json says the same).
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  // The PostgreSQL client as the bundles carry it (scripts/postgres-guard.js): transformed, so
-  // inlined rather than loaded from node_modules as it is.
-  plugins: [guardPostgresWrites],
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // The browser suite (test/browser/) is `npm run test:browser`, run by .ci/run after Chromium
@@ -25,6 +21,5 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Black-box tests spawn real servers; two cores, so keep the pool small.
     maxWorkers: 2,
-    server: { deps: { inline: ['postgres'] } },
   },
 })

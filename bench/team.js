@@ -17,7 +17,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import postgres from 'postgres'
+import pg from 'pg'
+import sqlTag from 'sql-template-tag'
 import { findPgBin, startCluster } from '../test/helpers/pg-cluster.js'
 import {
   median,
@@ -72,6 +73,17 @@ function serve({ store, db, maxMessages = 5000, webhook }) {
   )
 }
 
+/**
+ * Two connections to `url` (a pg.Pool) as a tagged template: `await sql\`…\`` answers the rows of
+ * one parameterised statement; `sql.unsafe(text)` runs text as it is; `sql.end()`.
+ */
+function connect(url) {
+  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  pool.on('error', () => {})
+  const sql = async (strings, ...values) => (await pool.query(sqlTag(strings, ...values))).rows
+  return Object.assign(sql, { unsafe: (text) => pool.query(text), end: () => pool.end() })
+}
+
 /** Sends/s on one process (every answer must be a 201). */
 const load = (url, connections, duration = DURATION) =>
   sendsPerSecond(url, { headers, body }, connections, duration)
@@ -122,7 +134,7 @@ async function withWebhook(cluster, dir, webhook) {
 
 /** Tops the messages of `store` up to `n`, copies of its newest (seed). */
 async function seedTo(store, n) {
-  const sql = postgres(store, { max: 1, onnotice: () => {}, fetch_types: false })
+  const sql = connect(store)
   try {
     await sql`DROP TABLE IF EXISTS bench_template`
     await sql`
@@ -270,7 +282,7 @@ async function large(cluster, admin) {
   const first = await serve({ store, maxMessages: 10_000_000 })
   await sendTo(first.url, 'ada@example.com')
   await stop(first.child)
-  const sql = postgres(store, { max: 2, onnotice: () => {}, fetch_types: false })
+  const sql = connect(store)
   try {
     // The real send's row, kept apart: the sends at the cap trim it from the messages.
     await sql`CREATE TABLE bench_template AS SELECT * FROM sendbox_messages`
@@ -342,7 +354,7 @@ function report({ rounds, webhook, latency, sizes }) {
 
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-team-'))
 const cluster = await startCluster({ bin, durable: true })
-const admin = postgres(cluster.url, { max: 1, onnotice: () => {}, fetch_types: false })
+const admin = connect(cluster.url)
 const running = []
 try {
   await admin.unsafe('CREATE DATABASE shared')

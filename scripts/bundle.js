@@ -23,7 +23,6 @@ import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { build } from 'rolldown'
-import { guardPostgresWrites } from './postgres-guard.js'
 
 // Loaded from node_modules, not bundled: vitest and @playwright/test are the user's own
 // (optional peer dependencies of the fixtures); the rest load lazily, for one command or flag
@@ -213,14 +212,8 @@ function options(dir, staging, input, format) {
     },
     plugins:
       format === 'cjs'
-        ? [
-            caniemailAsJson,
-            lazySegmenter,
-            oneFileTextConverter,
-            guardPostgresWrites,
-            importMetaInCommonJs,
-          ]
-        : [caniemailAsJson, lazySegmenter, oneFileTextConverter, guardPostgresWrites],
+        ? [caniemailAsJson, lazySegmenter, oneFileTextConverter, importMetaInCommonJs]
+        : [caniemailAsJson, lazySegmenter, oneFileTextConverter],
     output: {
       dir: staging,
       format,
@@ -230,7 +223,7 @@ function options(dir, staging, input, format) {
       chunkFileNames: (chunk) =>
         chunk.name === basename(dir)
           ? `sendbox-lib.${ext}`
-          : chunk.moduleIds.some((id) => id.includes('/node_modules/postgres/'))
+          : chunk.moduleIds.some((id) => /\/node_modules\/pg(?:-[a-z]+)?\//.test(id))
             ? `sendbox-postgres-client.${ext}`
             : `sendbox-[name].${ext}`,
       // Each CommonJS file knows its own URL, for the `import.meta.url`s rewritten below.

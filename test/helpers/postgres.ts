@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, watch } from 'node:fs'
 import { join } from 'node:path'
-import postgres from 'postgres'
+import pg from 'pg'
+import { sql } from '../../src/store/postgres/client.js'
 import { describe, inject } from 'vitest'
 
 /**
@@ -47,11 +48,44 @@ export async function freshDatabase(): Promise<string> {
   if (!url || !dir) throw new Error('No PostgreSQL in this run (describePg skips such tests).')
   await clusterReady(dir)
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = postgres(url, { max: 1, onnotice: () => {} })
+  const admin = await connectTo(url)
   try {
-    await admin.unsafe(`CREATE DATABASE "${name}"`)
+    await admin.query(`CREATE DATABASE "${name}"`)
   } finally {
     await admin.end()
   }
   return `${url.slice(0, url.lastIndexOf('/'))}/${name}`
+}
+
+/**
+ * A connection of its own to `url`, for a test to set a database up or look into it: end it
+ * after. Its errors (its backend ended by the test) are the test's to see in its queries.
+ *
+ * @example
+ * const client = await connectTo(url)
+ * await client.query('SELECT 1')
+ * await client.end()
+ */
+export async function connectTo(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  client.on('error', () => {})
+  await client.connect()
+  return client
+}
+
+/**
+ * A tagged template over a connection of its own to `url`: each call one parameterised
+ * statement, answering its rows. End it after.
+ *
+ * @example
+ * const db = await sqlOn(url)
+ * const rows = await db`SELECT version FROM sendbox_schema WHERE version > ${1}`
+ * await db.end()
+ */
+export async function sqlOn(url: string) {
+  const client = await connectTo(url)
+  // A test's rows are whatever it selected.
+  const run = async (strings: TemplateStringsArray, ...values: unknown[]): Promise<any[]> =>
+    (await client.query(sql(strings, ...values))).rows
+  return Object.assign(run, { end: () => client.end() })
 }

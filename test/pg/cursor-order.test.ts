@@ -1,7 +1,8 @@
-import postgres from 'postgres'
+import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { jsonOf } from '../helpers/http.js'
-import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { sql } from '../../src/store/postgres/client.js'
+import { connectTo, describePg, freshDatabase } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 
 /**
@@ -16,13 +17,13 @@ const TEMPLATES = { 'hello.liquid': '---\nsubject: Hi\n---\n<p>Hello</p>' }
 describePg('a cursor when messages commit out of seq order', () => {
   let url: string
   let sandbox: TestSandbox
-  let slow: postgres.Sql
-  let fast: postgres.Sql
+  let slow: pg.Client
+  let fast: pg.Client
   beforeAll(async () => {
     url = await freshDatabase()
     sandbox = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
-    slow = postgres(url, { max: 1, onnotice: () => {} })
-    fast = postgres(url, { max: 1, onnotice: () => {} })
+    slow = await connectTo(url)
+    fast = await connectTo(url)
   })
   afterAll(async () => {
     await slow?.end()
@@ -31,7 +32,8 @@ describePg('a cursor when messages commit out of seq order', () => {
   })
 
   /** Copies of the row of `from` as `ids`, in one statement; the second row waits `pause` s first. */
-  const copies = (sql: postgres.Sql, from: string, ids: string[], pause = 0) => sql`
+  const copies = (client: pg.Client, from: string, ids: string[], pause = 0) =>
+    client.query(sql`
     INSERT INTO sendbox_messages (id, created_at, project, status, template_lc, subject_lc,
       from_lc, to_lc, recipients, bytes, html, text, record)
     SELECT c.id, m.created_at, m.project, m.status, m.template_lc, m.subject_lc, m.from_lc,
@@ -40,7 +42,7 @@ describePg('a cursor when messages commit out of seq order', () => {
     FROM sendbox_messages m,
       LATERAL (SELECT * FROM unnest(${ids}::text[]) WITH ORDINALITY AS u(id, n)
                WHERE n = 1 OR pg_sleep(${pause})::text = '') AS c
-    WHERE m.id = ${from}`
+    WHERE m.id = ${from}`)
 
   const page = async (after: string) =>
     (await jsonOf(
@@ -60,14 +62,11 @@ describePg('a cursor when messages commit out of seq order', () => {
     const { id } = await jsonOf(sent)
     const start = await page('0')
     const seqNow = async () =>
-      (
-        await fast<
-          { value: string }[]
-        >`SELECT last_value::text AS value FROM sendbox_messages_seq_seq`
-      )[0]!.value
+      (await fast.query('SELECT last_value::text AS value FROM sendbox_messages_seq_seq')).rows[0]
+        .value
     const last = await seqNow()
     // The slow statement writes its first message, then takes a second before its second.
-    const slowly = copies(slow, id, ['msg_slow_1', 'msg_slow_2'], 1.5).execute()
+    const slowly = copies(slow, id, ['msg_slow_1', 'msg_slow_2'], 1.5)
     while ((await seqNow()) === last) {
       // Until it has drawn its first seq.
     }

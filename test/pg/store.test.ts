@@ -1,9 +1,8 @@
-import postgres from 'postgres'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 import { openPostgresStore, storeName } from '../../src/store/postgres/index.js'
-import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { describePg, freshDatabase, sqlOn } from '../helpers/postgres.js'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js'
 import { jsonOf } from '../helpers/http.js'
 import { messageRecord } from '../helpers/records.js'
@@ -35,7 +34,7 @@ describePg('the PostgreSQL store', () => {
     expect(record).toMatchObject({ id, subject: 'Hello there', to: [{ name: 'Ada Lovelace' }, {}] })
     // The record's keys come out in the log's order, whatever JSONB keeps.
     expect(Object.keys(record).slice(0, 4)).toEqual(['id', 'status', 'createdAt', 'project'])
-    const sql = postgres(url, { max: 1 })
+    const sql = await sqlOn(url)
     try {
       const rows = await sql`SELECT id, to_lc, recipients FROM sendbox_messages`
       expect(rows).toEqual([
@@ -132,7 +131,7 @@ describePg('the PostgreSQL store', () => {
   it('does not fail a read when an administrator ends every connection (57P01)', async () => {
     expect((await send(sandbox, 'dropped@example.com')).status).toBe(201)
     const total = (await jsonOf(sandbox.api('/_sandbox/api/messages'))).total
-    const admin = postgres(url, { max: 1, onnotice: () => {} })
+    const admin = await sqlOn(url)
     const reads = () =>
       Promise.all(Array.from({ length: 10 }, () => sandbox.api('/_sandbox/api/messages?limit=1')))
     try {
@@ -194,7 +193,7 @@ describePg('several sandboxes on one database', () => {
       await startTestSandbox(TEMPLATES, options),
       await startTestSandbox(TEMPLATES, options),
     ]
-    const sql = postgres(url, { max: 1 })
+    const sql = await sqlOn(url)
     try {
       const sends = Array.from({ length: 120 }, (_, i) => send(i % 2 ? a : b, `t${i}@example.com`))
       expect((await Promise.all(sends)).map((r) => r.status)).toEqual(Array(120).fill(201))
@@ -232,7 +231,7 @@ describePg('several sandboxes on one database', () => {
     await first.close()
     const again = await startTestSandbox(TEMPLATES, { memory: undefined, store: url })
     await again.close()
-    const sql = postgres(url, { max: 1 })
+    const sql = await sqlOn(url)
     await sql`UPDATE sendbox_schema SET version = 99`
     await sql.end()
     await expect(
@@ -252,7 +251,7 @@ describePg('several sandboxes on one database', () => {
     await first.close()
     // What the first format was: no faults table, no shared work, webhooks or rejections, and
     // a message's html and text inside its record.
-    const sql = postgres(url, { max: 1 })
+    const sql = await sqlOn(url)
     await sql`DROP TABLE sendbox_faults, sendbox_work, sendbox_webhooks, sendbox_rejections`
     await sql`ALTER TABLE sendbox_messages ALTER COLUMN record TYPE jsonb USING record::jsonb`
     await sql`ALTER TABLE sendbox_suppressions ALTER COLUMN entry TYPE jsonb USING entry::jsonb`

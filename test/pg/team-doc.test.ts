@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import postgres from 'postgres'
 import { afterAll, describe, expect, it } from 'vitest'
 import { WAIT_MAX_MS } from '../../src/core/wait.js'
 import { HEARTBEAT_MS } from '../../src/inspector/events.js'
 import { ROOT, type RunningCli, startCli } from '../helpers/cli.js'
 import { fencedBlocks } from '../helpers/docs.js'
-import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { connectTo, describePg, freshDatabase } from '../helpers/postgres.js'
 import { jsonOf } from '../helpers/http.js'
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js'
 
@@ -30,12 +29,12 @@ describePg('docs/team.md', () => {
     const store = new URL(await freshDatabase())
     // The doc's user, owning the database as a team's would (no superuser: pg_trgm is a trusted
     // extension); trust authentication ignores its password.
-    const admin = postgres(store.href, { max: 1, onnotice: () => {} })
+    const admin = await connectTo(store.href)
     try {
-      await admin.unsafe(
+      await admin.query(
         `DO $$ BEGIN CREATE ROLE "${documented.username}" LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
       )
-      await admin.unsafe(
+      await admin.query(
         `ALTER DATABASE "${store.pathname.slice(1)}" OWNER TO "${documented.username}"`,
       )
     } finally {

@@ -1,8 +1,9 @@
-import postgres from 'postgres'
+import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openPostgresStore } from '../../src/store/postgres/index.js'
 import type { MessageStore, StoredWebhook } from '../../src/store/types.js'
-import { describePg, freshDatabase } from '../helpers/postgres.js'
+import { sql } from '../../src/store/postgres/client.js'
+import { connectTo, describePg, freshDatabase } from '../helpers/postgres.js'
 
 /**
  * The history of webhook deliveries on PostgreSQL stays bounded without the processes waiting
@@ -26,15 +27,18 @@ const work = (d: StoredWebhook) => ({ kind: 'webhook', key: d.id, dueAt: Date.no
 describePg('the webhook history on PostgreSQL', () => {
   let url: string
   let store: MessageStore
-  let sql: postgres.Sql
+  let tx: pg.Client
+  let client: pg.Client
   beforeAll(async () => {
     url = await freshDatabase()
     store = await openPostgresStore({ url, maxMessages: 5000 })
-    sql = postgres(url, { max: 2, onnotice: () => {} })
+    tx = await connectTo(url)
+    client = await connectTo(url)
   })
   afterAll(async () => {
     await store?.close()
-    await sql?.end()
+    await tx?.end()
+    await client?.end()
   })
 
   it('adds go on while another process trims, and the settled ones stay about a thousand', async () => {
@@ -55,17 +59,16 @@ describePg('the webhook history on PostgreSQL', () => {
     }, 20_000)
     let holding = () => {}
     const held = new Promise<void>((resolve) => (holding = resolve))
-    const other = sql
-      .begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(${0x5e9db0c6})`
-        await tx`
-          DELETE FROM sendbox_webhooks
-          WHERE seq = (SELECT min(seq) FROM sendbox_webhooks WHERE status <> 'pending')`
-        holding()
-        await released
-        throw new Error('rolled back')
-      })
-      .catch(() => {})
+    const other = (async () => {
+      await tx.query('BEGIN')
+      await tx.query(sql`SELECT pg_advisory_xact_lock(${0x5e9db0c6})`)
+      await tx.query(`
+        DELETE FROM sendbox_webhooks
+        WHERE seq = (SELECT min(seq) FROM sendbox_webhooks WHERE status <> 'pending')`)
+      holding()
+      await released
+      await tx.query('ROLLBACK')
+    })()
     await held
     // More than one process's turn to trim: it finds the trim under way and leaves it.
     for (let n = 1200; n < 1350; n++) await store.webhooks!.add([delivery(n)], work)
@@ -76,9 +79,10 @@ describePg('the webhook history on PostgreSQL', () => {
     await other
     for (let n = 1350; n < 1700; n++) await store.webhooks!.add([delivery(n)], work)
     const { settled } = (
-      await sql<{ settled: number }[]>`
-        SELECT count(*)::int AS settled FROM sendbox_webhooks WHERE status <> 'pending'`
-    )[0]!
+      await client.query<{ settled: number }>(
+        "SELECT count(*)::int AS settled FROM sendbox_webhooks WHERE status <> 'pending'",
+      )
+    ).rows[0]!
     expect(settled).toBeGreaterThanOrEqual(1000)
     expect(settled).toBeLessThanOrEqual(1100)
     // Pending ones are never trimmed.

@@ -1,7 +1,7 @@
-import type { Fragment, Sql } from 'postgres'
 import { bareAddress, formatAddress } from '../filter.js'
 import type { MessageFilter, MessageRecord } from '../types.js'
 import { pgText } from './text.js'
+import { sql, type Sql } from './client.js'
 
 /**
  * The message filters as SQL, with the JSON Lines log's meaning (src/store/filter.ts): text
@@ -25,8 +25,8 @@ export function filterColumns(record: MessageRecord) {
 }
 
 /**
- * A text[] literal (`{"a@x.test","b@x.test"}`): each element quoted, `"` and `\\` escaped, so
- * the column is written without the client's array types (not fetched: index.ts).
+ * A text[] literal (`{"a@x.test","b@x.test"}`): each element quoted, `"` and `\\` escaped, sent
+ * as one text value and cast to text[] in the statement.
  *
  * @example textArray(['ada@example.com']) // '{"ada@example.com"}'
  */
@@ -39,10 +39,10 @@ const like = (text: string) => `%${pgText(text.toLowerCase()).replace(/[\\%_]/g,
  * `WHERE`'s condition for a filter (`TRUE` for none); limit and offset are paging, not matching.
  *
  * @example
- * await sql`SELECT count(*) FROM sendbox_messages WHERE ${conditionOf(sql, { to: 'ada' })}`
+ * await rows(db, sql`SELECT count(*) FROM sendbox_messages WHERE ${conditionOf({ to: 'ada' })}`)
  */
-export function conditionOf(sql: Sql, filter: MessageFilter = {}): Fragment {
-  const parts: Fragment[] = []
+export function conditionOf(filter: MessageFilter = {}): Sql {
+  const parts: Sql[] = []
   if (filter.project) parts.push(sql`project = ${filter.project}`)
   if (filter.status) parts.push(sql`status = ${filter.status}`)
   if (filter.template) parts.push(sql`template_lc LIKE ${like(filter.template)}`)

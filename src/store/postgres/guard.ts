@@ -1,6 +1,7 @@
+import pg from 'pg'
 import { StoreUnavailableError } from '../errors.js'
 
-/** Client codes (postgres.js, Node's net) that mean the database could not be reached. */
+/** Codes (Node's net, and ours for the client's errors below) that mean the database could not be reached. */
 const NETWORK: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -12,16 +13,39 @@ const NETWORK: ReadonlySet<string> = new Set([
   'CONNECT_TIMEOUT',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
 ])
+
+/**
+ * node-postgres says a connection was lost or could not be made in words, not codes (pg 8.23,
+ * lib/client.js and pg-pool): each message is given a code here, the reason a 503 names.
+ */
+const CLIENT_MESSAGES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/timeout|timed out/i, 'CONNECT_TIMEOUT'],
+  [/terminated unexpectedly|encountered a connection error/i, 'CONNECTION_CLOSED'],
+  [/^Connection terminated$|closed and is not queryable|after calling end/i, 'CONNECTION_ENDED'],
+]
+
+/**
+ * An error's code: PostgreSQL's SQLSTATE, Node's network code, or the one CLIENT_MESSAGES gives
+ * a client error; undefined for anything else.
+ *
+ * @example
+ * codeOf(new Error('Connection terminated unexpectedly')) // 'CONNECTION_CLOSED'
+ */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string') return code
+  if (!(error instanceof Error)) return undefined
+  return CLIENT_MESSAGES.find(([pattern]) => pattern.test(error.message))?.[1]
+}
 
 /**
  * Whether an error means the database is away rather than the query wrong: the network codes,
  * SQLSTATE class 08 (connection exception) and 57P01-57P03 (shut down, crashed, starting up).
  */
 export function isUnreachable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  if (typeof code !== 'string') return false
+  const code = codeOf(error)
+  if (code === undefined) return false
   return NETWORK.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code)
 }
 
@@ -31,16 +55,14 @@ export function isUnreachable(error: unknown): boolean {
  * `eachAlone`). Not a lost connection: the statement may have committed before its answer was lost.
  */
 export const isRefused = (error: unknown): boolean =>
-  (error as { name?: unknown } | null)?.name === 'PostgresError' && !isUnreachable(error)
+  error instanceof pg.DatabaseError && !isUnreachable(error)
 
 /**
  * What a connection that was open and got dropped fails with: a fresh one may answer. Not a
- * refused or timed-out connect: the database is down, and trying again only adds queries (and
- * with them the client's own crash on a closed socket, porsager/postgres#1154).
+ * refused or timed-out connect: the database is down, and trying again only adds queries.
  */
 const DROPPED: ReadonlySet<string> = new Set([
   'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
   'ECONNRESET',
   'EPIPE',
   '57P01',
@@ -58,16 +80,16 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  *
  * The methods named in `reads` are tried again first: a connection the database dropped (a
  * restart, an administrator's 57P01) fails the queries it was carrying, and a fresh connection
- * would answer them. Once is not enough with postgres.js 3.4: with ten reads under way when
- * pg_terminate_backend ended the pool's connections, a read's tries failed (CONNECTION_CLOSED,
- * ECONNRESET, then the server's 57P01 on the same connection) for up to ~100 ms while the pool
- * reconnected, up to five times in a row. So a read tries again, 5 ms later and twice as long
+ * would answer them. Once is not enough: with ten reads under way when pg_terminate_backend
+ * ended the pool's connections, a read's tries failed (CONNECTION_CLOSED, ECONNRESET, then the
+ * server's 57P01 on the same connection) for up to ~100 ms while the pool reconnected, up to
+ * five times in a row (measured with postgres.js 3.4). So a read tries again, 5 ms later and twice as long
  * each time, for up to READ_RETRY_MS, while the failure is a dropped connection (DROPPED); a
  * database that refuses connections makes it `store_unavailable` at once, as before.
  * Changes are not tried again: one may have committed before its answer was lost.
  *
  * @example
- * const store = guarded(createPostgresStore(sql, options), 'db:5432/sendbox', ['health'], ['get', 'list'])
+ * const store = guarded(createPostgresStore(pool, options), 'db:5432/sendbox', ['health'], ['get', 'list'])
  */
 export function guarded<T extends object>(
   target: T,
@@ -96,12 +118,12 @@ export function guarded<T extends object>(
             if (isRefused(error)) observe(null)
             throw error
           }
-          const dropped = DROPPED.has(String((error as { code: string }).code))
+          const code = String(codeOf(error))
+          const dropped = DROPPED.has(code)
           if (dropped && Date.now() - began + wait <= budget) {
             await pause(wait)
             continue
           }
-          const code = String((error as { code: string }).code)
           const failure = new StoreUnavailableError(store, code, { cause: error })
           observe(failure)
           throw failure

@@ -1,6 +1,7 @@
 import type { LogHealth, MessageStore } from '../types.js'
 import { StoreOpenError } from './errors.js'
 import { openChannel } from './channel.js'
+import { openPool, transaction } from './client.js'
 import { migrate } from './schema.js'
 import { createPostgresStore } from './store.js'
 import { storeName } from './url.js'
@@ -39,46 +40,30 @@ const upgradeLine = (name: string, from: number, to: number): string =>
 /**
  * Connects, creates or upgrades the schema, and answers the store. Throws `StoreOpenError`
  * (naming `host:port/database`, never the password) when the database cannot be reached or was
- * written by a newer sendbox. The client is loaded here, so a sandbox on the JSON Lines log
- * never loads it.
+ * written by a newer sendbox. This module is loaded with --store alone (server/index.ts imports
+ * it when the store is a URL), so a sandbox on the JSON Lines log never loads the client.
  *
  * @example
  * const store = await openPostgresStore({ url: 'postgres://sendbox@db:5432/sendbox', maxMessages: 5000 })
  */
 export async function openPostgresStore(options: OpenPostgresOptions): Promise<MessageStore> {
   const name = storeName(options.url)
-  const { default: postgres } = await import('postgres')
-  const sql = postgres(options.url, {
-    max: 10,
-    // Notices ("extension exists, skipping") are not the user's business.
-    onnotice: () => {},
-    connect_timeout: 10,
-    // Between attempts to reconnect after a failure the client waits 3^n / 100 s by default, n
-    // counting the failures of the whole pool: with the work runner's polls and the reads' retries
-    // during an outage, n reached 6 and every request then waited up to 7 s, for its 503 while the
-    // database was down and for its answer once it was back (test/pg/outage.test.ts: 4.4 s for a
-    // read, 7.3 s for the health check, 6.9 s to recover). At most half a second instead.
-    backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 0.5),
-    // No array-type lookup at each connect: the client runs it unawaited, so a database that goes
-    // away mid-connect left an unhandled rejection (seen in test/pg/outage.test.ts). The one array
-    // sendbox writes is given as a literal of text[] (filter.ts).
-    fetch_types: false,
-  })
+  const pool = openPool(options.url)
+  let formats: { from: number; to: number }
   try {
-    await sql`SELECT 1`
+    await pool.query('SELECT 1')
   } catch (error) {
-    await sql.end({ timeout: 0 })
+    await pool.end()
     throw new StoreOpenError(
       'store_unreachable',
       name,
       `Cannot reach the PostgreSQL store ${name}: ${reasonOf(error, options.url)}. Check that the database runs and accepts this user, and the URL given to --store.`,
     )
   }
-  let formats: { from: number; to: number }
   try {
-    formats = await migrate(sql, name)
+    formats = await transaction(pool, (tx) => migrate(tx, name))
   } catch (error) {
-    await sql.end({ timeout: 0 })
+    await pool.end()
     if (error instanceof StoreOpenError) throw error
     throw new StoreOpenError(
       'store_failed',
@@ -87,8 +72,8 @@ export async function openPostgresStore(options: OpenPostgresOptions): Promise<M
     )
   }
   if (formats.from !== formats.to) options.info?.(upgradeLine(name, formats.from, formats.to))
-  const channel = await openChannel(sql)
-  return createPostgresStore(sql, {
+  const channel = await openChannel(pool, options.url)
+  return createPostgresStore(pool, {
     name,
     maxMessages: options.maxMessages,
     channel,

@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres'
+import type { Db } from './client.js'
 import { StoreOpenError } from './errors.js'
 
 /**
@@ -12,11 +12,12 @@ export const SCHEMA_VERSION = 6
 /** Any fixed number, shared by every sendbox: the lock the upgrade takes. */
 const UPGRADE_LOCK = 0x5e9db0c5
 
-const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
+const STEPS: ReadonlyArray<(db: Db) => Promise<unknown>> = [
   // 1: messages as rows (the filterable columns, lower-cased as the filters compare them, and the
   // record as JSONB), suppressions, the sandbox's counters.
-  (sql) =>
-    sql.unsafe(`
+  (db) =>
+    db.query({
+      text: `
       CREATE EXTENSION IF NOT EXISTS pg_trgm;
       CREATE TABLE sendbox_messages (
         seq bigserial PRIMARY KEY,
@@ -49,21 +50,25 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
       );
       CREATE TABLE sendbox_counters (name text PRIMARY KEY, value bigint NOT NULL);
       INSERT INTO sendbox_counters (name, value) VALUES ('dropped', 0);
-    `),
+    `,
+    }),
   // 2: armed faults, counted down by every process.
-  (sql) =>
-    sql.unsafe(`
+  (db) =>
+    db.query({
+      text: `
       CREATE TABLE sendbox_faults (
         seq bigserial PRIMARY KEY,
         id text GENERATED ALWAYS AS ('fault_' || seq) STORED UNIQUE,
         remaining integer NOT NULL,
         fault jsonb NOT NULL
       );
-    `),
+    `,
+    }),
   // 3: work any process claims (delivery steps, webhook attempts), webhook deliveries (one per
   // event and URL), rejected sends.
-  (sql) =>
-    sql.unsafe(`
+  (db) =>
+    db.query({
+      text: `
       CREATE TABLE sendbox_work (
         seq bigserial PRIMARY KEY,
         kind text NOT NULL,
@@ -96,7 +101,8 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
         project text,
         rejection jsonb NOT NULL
       );
-    `),
+    `,
+    }),
   // 4: a message's html and text in columns of their own, out of the record: they never change,
   // so a change of state (a delivery step) writes the record without them, about 0.5 KB where it
   // wrote 6.6 KB (the order-receipt example), and their stored values are kept as they are.
@@ -104,8 +110,9 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
   // (text.ts), and json only checks the text, where jsonb rebuilds it. PostgreSQL's CPU per
   // statement on one backend (1,500 each): UPDATE of a state 0.17 → 0.05 ms, INSERT 0.19 →
   // 0.11 ms. An upgrade moves what is stored, once (seconds for 200,000 messages).
-  (sql) =>
-    sql.unsafe(`
+  (db) =>
+    db.query({
+      text: `
       ALTER TABLE sendbox_messages
         ADD COLUMN html json NOT NULL DEFAULT '""',
         ADD COLUMN text json NOT NULL DEFAULT '""';
@@ -119,15 +126,17 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
       ALTER TABLE sendbox_work ALTER COLUMN payload TYPE json USING payload::json;
       ALTER TABLE sendbox_webhooks ALTER COLUMN delivery TYPE json USING delivery::json;
       ALTER TABLE sendbox_rejections ALTER COLUMN rejection TYPE json USING rejection::json;
-    `),
+    `,
+    }),
   // 5: how many messages the sandbox holds, kept in sendbox_counters ('stored') by triggers on
   // every statement that adds or removes messages (a send, a delete, a clear, a trim, a row
   // written by hand). The trim reads it and cuts the oldest past --max-messages from the old end
   // of the primary key, where it walked the newest `max` entries to find the cut; the count is
   // one row where it was a scan. The table is locked while the count is taken, so no message
   // added meanwhile is missed.
-  (sql) =>
-    sql.unsafe(`
+  (db) =>
+    db.query({
+      text: `
       LOCK TABLE sendbox_messages IN SHARE ROW EXCLUSIVE MODE;
       INSERT INTO sendbox_counters (name, value)
         SELECT 'stored', count(*) FROM sendbox_messages
@@ -158,15 +167,17 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
         REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_removed();
       CREATE TRIGGER sendbox_messages_emptied AFTER TRUNCATE ON sendbox_messages
         FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_emptied();
-    `),
+    `,
+    }),
   // 6: a statement that adds messages takes the 'stored' counter's row lock before it draws a
   // seq, and keeps it to its commit (the count's update took it after the rows, step 5): the
   // seqs of the messages being added are then above every seq committed, and messages commit in
   // seq order, so the highest seq a reader sees is a cursor that misses nothing (store.ts,
   // cursor). Without it, two sends drew seqs 7 and 8 and 8 committed first: a list read then
   // answered cursor 8, and a reader following it never saw 7 (23 of 600 missed, 16 senders).
-  (sql) =>
-    sql.unsafe(`
+  (db) =>
+    db.query({
+      text: `
       CREATE OR REPLACE FUNCTION sendbox_messages_adding() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM 1 FROM sendbox_counters WHERE name = 'stored' FOR NO KEY UPDATE;
@@ -175,32 +186,39 @@ const STEPS: ReadonlyArray<(sql: Sql) => Promise<unknown>> = [
       DROP TRIGGER IF EXISTS sendbox_messages_adding ON sendbox_messages;
       CREATE TRIGGER sendbox_messages_adding BEFORE INSERT ON sendbox_messages
         FOR EACH STATEMENT EXECUTE FUNCTION sendbox_messages_adding();
-    `),
+    `,
+    }),
 ]
 
 /**
- * Creates or upgrades the schema to SCHEMA_VERSION; throws `store_newer` for a newer one. Answers
- * the format the database had (0 when it had none) and the one it has now.
+ * Creates or upgrades the schema to SCHEMA_VERSION, in the transaction `tx` is in (index.ts runs
+ * it in one); throws `store_newer` for a newer one. Answers the format the database had (0 when
+ * it had none) and the one it has now. Only the client's type is imported here: the CLI reads
+ * SCHEMA_VERSION without loading the client.
  *
  * @example
- * await migrate(sql, 'db.internal:5432/sendbox') // { from: 4, to: 5 }
+ * await transaction(pool, (tx) => migrate(tx, 'db.internal:5432/sendbox')) // { from: 4, to: 5 }
  */
-export async function migrate(sql: Sql, name: string): Promise<{ from: number; to: number }> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${UPGRADE_LOCK})`
-    await tx`CREATE TABLE IF NOT EXISTS sendbox_schema (version integer NOT NULL)`
-    const rows = await tx<{ version: number }[]>`SELECT version FROM sendbox_schema`
-    const version = rows[0]?.version ?? 0
-    if (version > SCHEMA_VERSION)
-      throw new StoreOpenError(
-        'store_newer',
-        name,
-        `The PostgreSQL store ${name} was written by a newer sendbox (format ${version}; this one reads up to ${SCHEMA_VERSION}). Upgrade sendbox on every process, or point --store at another database.`,
-      )
-    for (let step = version; step < SCHEMA_VERSION; step++) await STEPS[step]!(tx as unknown as Sql)
-    if (rows.length === 0) await tx`INSERT INTO sendbox_schema (version) VALUES (${SCHEMA_VERSION})`
-    else if (version < SCHEMA_VERSION)
-      await tx`UPDATE sendbox_schema SET version = ${SCHEMA_VERSION}`
-    return { from: version, to: SCHEMA_VERSION }
+export async function migrate(tx: Db, name: string): Promise<{ from: number; to: number }> {
+  await tx.query({ text: 'SELECT pg_advisory_xact_lock($1)', values: [UPGRADE_LOCK] })
+  await tx.query({ text: 'CREATE TABLE IF NOT EXISTS sendbox_schema (version integer NOT NULL)' })
+  const { rows } = await tx.query<{ version: number }>({
+    text: 'SELECT version FROM sendbox_schema',
   })
+  const version = rows[0]?.version ?? 0
+  if (version > SCHEMA_VERSION)
+    throw new StoreOpenError(
+      'store_newer',
+      name,
+      `The PostgreSQL store ${name} was written by a newer sendbox (format ${version}; this one reads up to ${SCHEMA_VERSION}). Upgrade sendbox on every process, or point --store at another database.`,
+    )
+  for (let step = version; step < SCHEMA_VERSION; step++) await STEPS[step]!(tx)
+  if (rows.length === 0)
+    await tx.query({
+      text: 'INSERT INTO sendbox_schema (version) VALUES ($1)',
+      values: [SCHEMA_VERSION],
+    })
+  else if (version < SCHEMA_VERSION)
+    await tx.query({ text: 'UPDATE sendbox_schema SET version = $1', values: [SCHEMA_VERSION] })
+  return { from: version, to: SCHEMA_VERSION }
 }

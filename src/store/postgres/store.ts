@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { compileFilter, isEmptyFilter } from '../filter.js'
 import { withEvents } from '../recipients.js'
@@ -15,6 +14,7 @@ import type {
 } from '../types.js'
 import { createFaultTable } from './faults.js'
 import { asJson } from './text.js'
+import { bulk, changed, type Db, type Pool, raw, rows, sql, valuesOf } from './client.js'
 import { guarded, isRefused } from './guard.js'
 import { createReachability } from './reachability.js'
 import { conditionOf, filterColumns } from './filter.js'
@@ -54,8 +54,7 @@ function recordOf(row: Pick<Row, 'record' | 'html' | 'text'>): MessageRecord {
 }
 
 /** What the `record` column keeps: the record but its html and text, which have columns of their own. */
-const recordColumn = (sql: Sql, { html: _html, text: _text, ...rest }: MessageRecord) =>
-  asJson(sql, rest)
+const recordColumn = ({ html: _html, text: _text, ...rest }: MessageRecord) => asJson(rest)
 
 /** The columns a record is read with (`recordOf` puts it together again). */
 const RECORD_COLUMNS = 'record, html, text, seq, xmin::text AS version'
@@ -98,37 +97,40 @@ type PageRow = { [K in keyof Row]: Row[K] | null } & { total: number; cursor: st
  * record beside its html and text, which made offset=50000 of 200,000 take 56 ms; 22 ms now,
  * npm run bench:team).
  */
-const pageOf = (sql: Sql, filter: MessageFilter, limit: number | null, offset: number) => sql`
-  SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM sendbox_messages
+const pageOf = (filter: MessageFilter, limit: number | null, offset: number) => sql`
+  SELECT ${raw(RECORD_COLUMNS)} FROM sendbox_messages
   WHERE seq IN (
-    SELECT seq FROM sendbox_messages WHERE ${conditionOf(sql, filter)}
+    SELECT seq FROM sendbox_messages WHERE ${conditionOf(filter)}
     ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset})`
 
 /**
  * How many messages a list's filter matches: of all of them, the count the triggers keep (one
  * row; a count(*) read the whole table, 73 ms of 90 for a page of 100,000 messages).
  */
-const totalOf = (sql: Sql, filter: MessageFilter) =>
+const totalOf = (filter: MessageFilter) =>
   isEmptyFilter(filter) && filter.after === undefined
     ? sql`SELECT value::int FROM sendbox_counters WHERE name = 'stored'`
-    : sql`SELECT count(*)::int FROM sendbox_messages WHERE ${conditionOf(sql, filter)}`
+    : sql`SELECT count(*)::int FROM sendbox_messages WHERE ${conditionOf(filter)}`
 
 /**
  * What a list's cursor counts: the project's messages, for a list of one project, so that its
  * cursor does not move with another project's sends; every message otherwise.
  */
-const cursorCondition = (sql: Sql, filter: MessageFilter) =>
+const cursorCondition = (filter: MessageFilter) =>
   filter.project ? sql`project = ${filter.project}` : sql`TRUE`
+
+/** The newest seq (the cursor of every message). */
+const NEWEST = sql`SELECT coalesce(max(seq), 0)::text AS c FROM sendbox_messages`
 
 /**
  * The reads of messages: every one a query, nothing of the records kept in the process.
  *
  * @example
- * const reads = createMessageReads(sql, new WeakMap())
+ * const reads = createMessageReads(pool, new WeakMap())
  * await reads.list({ to: 'ada@' })
  */
 function createMessageReads(
-  sql: Sql,
+  db: Db,
   seqs: Positions,
 ): Pick<
   MessageStore,
@@ -136,8 +138,8 @@ function createMessageReads(
 > {
   const positioned = (row: Row) => noted(seqs, row)
   const page = async (filter: MessageFilter = {}, limit: number | null, offset: number) => {
-    const rows = await sql<Row[]>`${pageOf(sql, filter, limit, offset)} ORDER BY seq DESC`
-    return rows.map(positioned)
+    const found = await rows<Row>(db, sql`${pageOf(filter, limit, offset)} ORDER BY seq DESC`)
+    return found.map(positioned)
   }
   return {
     async list(filter = {}) {
@@ -147,23 +149,25 @@ function createMessageReads(
       // a message committed between the page and the cursor was behind the cursor but on no
       // page, and a reader following the cursor never saw it. The highest seq seen is a cursor
       // that misses nothing, since messages commit in seq order (schema.ts, step 6).
-      const rows = await sql<PageRow[]>`
+      const found = await rows<PageRow>(
+        db,
+        sql`
         SELECT m.record, m.html, m.text, m.seq, m.version, s.total, s.cursor
         FROM (SELECT
-          (${totalOf(sql, filter)}) AS total,
+          (${totalOf(filter)}) AS total,
           (SELECT coalesce(max(seq), 0)::text FROM sendbox_messages
-           WHERE ${cursorCondition(sql, filter)}) AS cursor) AS s
-        LEFT JOIN (${pageOf(sql, filter, limit, offset)}) AS m ON TRUE
-        ORDER BY m.seq DESC`
-      const messages = rows.filter((row) => row.seq !== null).map((row) => positioned(row as Row))
-      return { messages, total: rows[0]!.total, cursor: rows[0]!.cursor }
+           WHERE ${cursorCondition(filter)}) AS cursor) AS s
+        LEFT JOIN (${pageOf(filter, limit, offset)}) AS m ON TRUE
+        ORDER BY m.seq DESC`,
+      )
+      const messages = found.filter((row) => row.seq !== null).map((row) => positioned(row as Row))
+      return { messages, total: found[0]!.total, cursor: found[0]!.cursor }
     },
-    get: (id) => readRow(sql, seqs, id),
+    get: (id) => readRow(db, seqs, id),
     // The newest seq: a message stored from now on has a greater one.
     async cursor() {
-      const rows = await sql<{ c: string }[]>`
-        SELECT coalesce(max(seq), 0)::text AS c FROM sendbox_messages`
-      return rows[0]!.c
+      const [row] = await rows<{ c: string }>(db, NEWEST)
+      return row!.c
     },
     matches(record, filter) {
       // A record this process did not read (an event of another's) arrived after the call.
@@ -180,7 +184,7 @@ function createMessageReads(
     async latest(filter = {}) {
       return (await page(filter, 1, 0))[0]
     },
-    ...createCounts(sql),
+    ...createCounts(db),
   }
 }
 
@@ -188,28 +192,34 @@ function createMessageReads(
  * What the sandbox holds in all: messages, those dropped by `--max-messages`, their bytes.
  *
  * @example
- * await createCounts(sql).count() // 12
+ * await createCounts(pool).count() // 12
  */
-function createCounts(sql: Sql): Pick<MessageStore, 'count' | 'dropped' | 'bytes'> {
+function createCounts(db: Db): Pick<MessageStore, 'count' | 'dropped' | 'bytes'> {
   return {
     // Kept by triggers (schema.ts, step 5): one row, where count(*) scanned the table (the
     // health check at 200,000 messages went from 105 to 87 ms, bench:team; the rest is bytes).
     async count() {
-      const rows = await sql<{ n: number }[]>`
-        SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'stored'`
-      return rows[0]?.n ?? 0
+      const [row] = await rows<{ n: number }>(
+        db,
+        sql`SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'stored'`,
+      )
+      return row?.n ?? 0
     },
     async dropped(project) {
-      if (project !== undefined) return projectDropped(sql, project)
-      const rows = await sql<{ n: number }[]>`
-        SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'dropped'`
-      return rows[0]?.n ?? 0
+      if (project !== undefined) return projectDropped(db, project)
+      const [row] = await rows<{ n: number }>(
+        db,
+        sql`SELECT value::float8 AS n FROM sendbox_counters WHERE name = 'dropped'`,
+      )
+      return row?.n ?? 0
     },
     async bytes(project) {
-      if (project !== undefined) return projectBytes(sql, project)
-      const rows = await sql<{ n: number }[]>`
-        SELECT coalesce(sum(bytes), 0)::float8 AS n FROM sendbox_messages`
-      return rows[0]!.n
+      if (project !== undefined) return projectBytes(db, project)
+      const [row] = await rows<{ n: number }>(
+        db,
+        sql`SELECT coalesce(sum(bytes), 0)::float8 AS n FROM sendbox_messages`,
+      )
+      return row!.n
     },
   }
 }
@@ -218,11 +228,11 @@ function createCounts(sql: Sql): Pick<MessageStore, 'count' | 'dropped' | 'bytes
  * The changes of messages, each one statement or one transaction, committed before it resolves.
  *
  * @example
- * const changes = createMessageChanges(sql, createTrimmer(sql, 5000), new WeakMap(), randomUUID())
+ * const changes = createMessageChanges(pool, createTrimmer(pool, 5000), new WeakMap(), randomUUID())
  * await changes.append(record)
  */
 function createMessageChanges(
-  sql: Sql,
+  db: Db,
   trimmer: { trim(id: string): Promise<boolean> },
   seqs: Positions,
   /** This process in the work queue: the owner of the work it adds leased to itself. */
@@ -230,17 +240,17 @@ function createMessageChanges(
 ): Pick<MessageStore, 'append' | 'delete' | 'clear' | 'addEvents' | 'addRelease'> & {
   idle(): Promise<void>
 } {
-  const inserts = createBatcher((items: readonly NewMessage[]) => insertMessages(sql, items, me), {
+  const inserts = createBatcher((items: readonly NewMessage[]) => insertMessages(db, items, me), {
     eachAlone: isRefused,
   })
-  const updates = createBatcher((changes: readonly RowChange[]) => updateRecords(sql, changes), {
+  const updates = createBatcher((changes: readonly RowChange[]) => updateRecords(db, changes), {
     eachAlone: isRefused,
   })
   const change = (
     id: string,
     edit: (record: MessageRecord) => MessageRecord | null,
     base?: MessageRecord,
-  ) => changeRecord(sql, seqs, updates.call, id, edit, base)
+  ) => changeRecord(db, seqs, updates.call, id, edit, base)
   return {
     async append(record, work = []) {
       const row = await inserts.call({ record, work })
@@ -250,10 +260,9 @@ function createMessageChanges(
       return trimmer.trim(record.id).catch(() => true)
     },
     async delete(id) {
-      const result = await sql`DELETE FROM sendbox_messages WHERE id = ${id}`
-      return result.count > 0
+      return (await changed(db, sql`DELETE FROM sendbox_messages WHERE id = ${id}`)) > 0
     },
-    clear: (filter) => clearCounted(sql, conditionOf(sql, filter)),
+    clear: (filter) => clearCounted(db, conditionOf(filter)),
     // Events that two processes add at once both land: a change is written only where the row
     // is still at the version it started from, and starts over from the row otherwise.
     addEvents: (id, events, base) =>
@@ -277,32 +286,35 @@ type NewMessage = { record: MessageRecord; work: readonly WorkItem[] }
  * biggest cost of a process and of the database. Answers each message's row facts, in order.
  */
 async function insertMessages(
-  sql: Sql,
+  db: Db,
   items: readonly NewMessage[],
   me: string,
 ): Promise<(RowFacts | undefined)[]> {
-  const rows = items.map(({ record }) => ({
+  const messages = items.map(({ record }) => ({
     id: record.id,
     created_at: new Date(record.createdAt),
     project: record.project,
     status: record.status,
     ...filterColumns(record),
     bytes: recordSize(record),
-    record: recordColumn(sql, record),
-    html: asJson(sql, record.html),
-    text: asJson(sql, record.text),
+    record: recordColumn(record),
+    html: asJson(record.html),
+    text: asJson(record.text),
   }))
   const work = items.flatMap((item) => item.work)
   const message = sql`
-    INSERT INTO sendbox_messages ${sql(rows)} RETURNING id, seq, xmin::text AS version`
-  const inserted = await (work.length
-    ? sql<InsertedRow[]>`
+    INSERT INTO sendbox_messages ${valuesOf(messages)} RETURNING id, seq, xmin::text AS version`
+  const inserted = await rows<InsertedRow>(
+    db,
+    work.length
+      ? sql`
         WITH message AS (${message}),
         work AS (
-          INSERT INTO sendbox_work ${sql(workRows(sql, work, me))}
+          INSERT INTO sendbox_work ${valuesOf(workRows(work, me))}
           ON CONFLICT (kind, key) DO NOTHING)
         SELECT id, seq, version FROM message`
-    : sql<InsertedRow[]>`${message}`)
+      : message,
+  )
   const byId = new Map(inserted.map((row) => [row.id, row]))
   return items.map(({ record }) => {
     const row = byId.get(record.id)
@@ -323,7 +335,7 @@ type RowChange = { id: string; next: MessageRecord; version: string }
  * second answered as a conflict, so it reads the row again and starts over.
  */
 async function updateRecords(
-  sql: Sql,
+  db: Db,
   changes: readonly RowChange[],
 ): Promise<(string | undefined)[]> {
   const ids = new Set<string>()
@@ -333,17 +345,20 @@ async function updateRecords(
     version,
     next.status,
     recordSize(next),
-    recordColumn(sql, next),
+    recordColumn(next),
   ])
-  // `sql(values)` in VALUES takes rows as arrays; the client's types describe only objects.
-  const rows = await sql<{ id: string; version: string }[]>`
+  // A VALUES list's values are text to PostgreSQL: each is cast to its column's type.
+  const written = await rows<{ id: string; version: string }>(
+    db,
+    sql`
     UPDATE sendbox_messages m
-    SET status = v.status, bytes = v.bytes::int, record = v.record
-    FROM (VALUES ${sql(values as never)}) AS v (id, version, status, bytes, record)
+    SET status = v.status, bytes = v.bytes::int, record = v.record::json
+    FROM (VALUES ${bulk(values)}) AS v (id, version, status, bytes, record)
     WHERE m.id = v.id AND m.xmin = v.version::xid
-    RETURNING m.id, m.xmin::text AS version`
-  const written = new Map(rows.map((row) => [row.id, row.version]))
-  return changes.map((change) => (firsts.includes(change) ? written.get(change.id) : undefined))
+    RETURNING m.id, m.xmin::text AS version`,
+  )
+  const versions = new Map(written.map((row) => [row.id, row.version]))
+  return changes.map((change) => (firsts.includes(change) ? versions.get(change.id) : undefined))
 }
 
 /**
@@ -358,10 +373,10 @@ async function updateRecords(
  * changed for a new one.
  *
  * @example
- * await changeRecord(sql, seqs, updates.call, 'msg_1', (record) => withRelease(record, release))
+ * await changeRecord(pool, seqs, updates.call, 'msg_1', (record) => withRelease(record, release))
  */
 async function changeRecord(
-  sql: Sql,
+  db: Db,
   seqs: Positions,
   write: (change: RowChange) => Promise<string | undefined>,
   id: string,
@@ -370,7 +385,7 @@ async function changeRecord(
 ): Promise<MessageRecord | undefined> {
   let known = base?.id === id ? base : undefined
   for (;;) {
-    const record = known ?? (await readRow(sql, seqs, id))
+    const record = known ?? (await readRow(db, seqs, id))
     const facts = record && seqs.get(record)
     known = undefined
     if (!record || !facts) return record
@@ -384,9 +399,11 @@ async function changeRecord(
 }
 
 /** The record of `id` as it is now, with its row's facts noted; undefined when there is none. */
-async function readRow(sql: Sql, seqs: Positions, id: string) {
-  const [row] = await sql<Row[]>`
-    SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM sendbox_messages WHERE id = ${id}`
+async function readRow(db: Db, seqs: Positions, id: string) {
+  const [row] = await rows<Row>(
+    db,
+    sql`SELECT ${raw(RECORD_COLUMNS)} FROM sendbox_messages WHERE id = ${id}`,
+  )
   return row && noted(seqs, row)
 }
 
@@ -403,43 +420,43 @@ function noted(seqs: Positions, row: Row): MessageRecord {
  * the tables several processes share (faults, work, webhook deliveries, rejected sends).
  *
  * @example
- * const store = createPostgresStore(sql, { name: 'db:5432/sendbox', maxMessages: 5000 })
+ * const store = createPostgresStore(openPool(url), { name: 'db:5432/sendbox', maxMessages: 5000 })
  * await store.append(record)
  */
-export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): MessageStore {
-  const trimmer = createTrimmer(sql, options.maxMessages)
+export function createPostgresStore(pool: Pool, options: PostgresStoreOptions): MessageStore {
+  const trimmer = createTrimmer(pool, options.maxMessages)
   const reach = createReachability(options.onHealth)
   const seqs: Positions = new WeakMap()
   const me = randomUUID()
   let closed = false
-  const { idle, ...changes } = createMessageChanges(sql, trimmer, seqs, me)
+  const { idle, ...changes } = createMessageChanges(pool, trimmer, seqs, me)
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
-    faults: guarded(createFaultTable(sql), options.name, [], ['list'], reach.observe),
+    faults: guarded(createFaultTable(pool), options.name, [], ['list'], reach.observe),
     work: guarded(
-      createWorkQueue(sql, options.channel, me),
+      createWorkQueue(pool, options.channel, me),
       options.name,
       ['onAdded'],
       ['size'],
       reach.observe,
     ),
     webhooks: guarded(
-      createWebhookTable(sql),
+      createWebhookTable(pool),
       options.name,
       [],
       ['get', 'list', 'pending'],
       reach.observe,
     ),
     rejections: guarded(
-      createRejectionTable(sql, options.maxRejections ?? 100),
+      createRejectionTable(pool, options.maxRejections ?? 100),
       options.name,
       [],
       ['list'],
       reach.observe,
     ),
-    ...createMessageReads(sql, seqs),
+    ...createMessageReads(pool, seqs),
     ...changes,
-    ...createSuppressionRows(sql),
+    ...createSuppressionRows(pool),
     health: reach.health,
     format: { kind: 'postgres', format: SCHEMA_VERSION },
     async close() {
@@ -448,7 +465,7 @@ export function createPostgresStore(sql: Sql, options: PostgresStoreOptions): Me
       await idle()
       await trimmer.idle()
       await options.channel?.close().catch(() => {})
-      await sql.end({ timeout: 5 })
+      await pool.end()
     },
   }
   // The database away is a 503 store_unavailable for the request, not a crash; the client

@@ -1,5 +1,3 @@
-import type { JSONValue, Sql } from 'postgres'
-
 /**
  * What PostgreSQL cannot hold as sent: text holds no NUL character, and jsonb no `\u0000`.
  * A send may carry either (JSON allows it, and the log keeps it), so the store writes every JSON
@@ -13,9 +11,10 @@ export const pgText = (text: string): string =>
   text.includes('\u0000') ? text.split('\u0000').join('\uffff') : text
 
 /**
- * A value for a `json` column, sent as json (type 114) rather than the client's jsonb default.
+ * A value for a `json` column: its JSON text, which PostgreSQL takes as json where the column or
+ * a cast says so (pg sends a string as it is, not quoted, and an array as a PostgreSQL array).
  *
  * @example
- * await sql`INSERT INTO sendbox_rejections (rejection) VALUES (${asJson(sql, rejection)})`
+ * await db.query(sql`INSERT INTO sendbox_rejections (rejection) VALUES (${asJson(rejection)})`)
  */
-export const asJson = (sql: Sql, value: unknown) => sql.typed(value as JSONValue, 114)
+export const asJson = (value: unknown): string => JSON.stringify(value ?? null)

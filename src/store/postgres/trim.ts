@@ -1,6 +1,6 @@
-import type { Sql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
+import { type Db, rows, type Sql, sql } from './client.js'
 import { DROPPED_PREFIX } from './project-counts.js'
 
 /**
@@ -14,12 +14,13 @@ import { DROPPED_PREFIX } from './project-counts.js'
  * the inbox.
  *
  * @example
- * const trimmer = createTrimmer(sql, 5000)
+ * const trimmer = createTrimmer(pool, 5000)
  * await trimmer.trim('msg_01…') // true: still stored
  */
-export function createTrimmer(sql: Sql, max: number) {
+export function createTrimmer(db: Db, max: number) {
   const trims = createBatcher(async (ids: readonly string[]) => {
-    const stored = new Set((await trimStatement(sql, max, ids)).map((row) => row.id))
+    const kept = await rows<{ id: string }>(db, trimStatement(max, ids))
+    const stored = new Set(kept.map((row) => row.id))
     return ids.map((id) => stored.has(id))
   })
   return {
@@ -47,10 +48,10 @@ export function createTrimmer(sql: Sql, max: number) {
  * locks in the same order, so neither waits on the other in a circle.
  *
  * @example
- * const kept = await trimStatement(sql, 5000, ['msg_1']) // [{ id: 'msg_1' }]
+ * const kept = await rows(pool, trimStatement(5000, ['msg_1'])) // [{ id: 'msg_1' }]
  */
-export function trimStatement(sql: Sql, max: number, ids: readonly string[]) {
-  return sql<{ id: string }[]>`
+export function trimStatement(max: number, ids: readonly string[]): Sql {
+  return sql`
     WITH cut AS (
       SELECT seq FROM sendbox_messages ORDER BY seq
       LIMIT greatest((SELECT value FROM sendbox_counters WHERE name = 'stored') - ${max}, 0)),
@@ -62,7 +63,7 @@ export function trimStatement(sql: Sql, max: number, ids: readonly string[]) {
       SELECT name, n FROM (
         SELECT 'dropped' AS name, count(*) AS n FROM gone
         UNION ALL
-        SELECT ${DROPPED_PREFIX} || project, count(*) FROM gone GROUP BY project) AS counts
+        SELECT ${DROPPED_PREFIX}::text || project, count(*) FROM gone GROUP BY project) AS counts
       WHERE n > 0 ORDER BY name
       ON CONFLICT (name) DO UPDATE SET value = sendbox_counters.value + excluded.value)
     SELECT id FROM sendbox_messages

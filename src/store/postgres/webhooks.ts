@@ -1,7 +1,9 @@
-import type { Sql } from 'postgres'
 import { asJson } from './text.js'
-import type { StoredWebhook, WebhookTable, WebhookTableFilter } from '../types.js'
-import { insertWork } from './work.js'
+import { createBatcher } from '../../lib/batch.js'
+import { bulk, type Db, type Pool, raw, rows, sql, valuesOf } from './client.js'
+import type { StoredWebhook, WebhookTable, WebhookTableFilter, WorkItem } from '../types.js'
+import { workRows } from './work.js'
+import { isRefused } from './guard.js'
 
 /** Settled deliveries kept in the table (pending ones always are), as in one process. */
 const KEPT_DELIVERIES = 1000
@@ -20,25 +22,28 @@ const TRIM_LOCK = 0x5e9db0c6
  * samples of pg_stat_activity, two processes with one --webhook: 136 sends/s where one process on
  * the log made 626).
  */
-const trim = (sql: Sql) => sql`
+const trim = (db: Db) =>
+  db.query(sql`
   DELETE FROM sendbox_webhooks
   WHERE (SELECT pg_try_advisory_xact_lock(${TRIM_LOCK})) AND status <> 'pending' AND seq < (
-    SELECT seq FROM sendbox_webhooks ORDER BY seq DESC OFFSET ${KEPT_DELIVERIES} LIMIT 1)`
+    SELECT seq FROM sendbox_webhooks ORDER BY seq DESC OFFSET ${KEPT_DELIVERIES} LIMIT 1)`)
 
 /**
  * The pending deliveries: of one project (a project's token reads its own, docs/team.md), or of
  * every project.
  *
- * @example await countPending(sql, 'acme') // 2
+ * @example await countPending(pool, 'acme') // 2
  */
-async function countPending(sql: Sql, project: string | undefined): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM sendbox_webhooks
-    WHERE status = 'pending' ${project === undefined ? sql`` : sql`AND project = ${project}`}`
+async function countPending(db: Db, project: string | undefined): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM sendbox_webhooks
+    WHERE status = 'pending' ${project === undefined ? raw('') : sql`AND project = ${project}`}`,
+  )
   return row!.n
 }
 
-function condition(sql: Sql, filter: WebhookTableFilter) {
+function condition(filter: WebhookTableFilter) {
   const parts = [
     filter.message === undefined ? null : sql`message_id = ${filter.message}`,
     filter.project === undefined ? null : sql`project = ${filter.project}`,
@@ -49,69 +54,125 @@ function condition(sql: Sql, filter: WebhookTableFilter) {
   return parts.reduce((all, part) => sql`${all} AND ${part}`, sql`TRUE`)
 }
 
+/** The columns of a delivery's row. */
+const columns = (d: StoredWebhook) => ({
+  id: d.id,
+  webhook_id: d.webhookId,
+  url: d.url,
+  message_id: d.messageId,
+  project: d.project,
+  type: d.type,
+  status: d.status,
+  delivery: asJson(d),
+})
+
+/** Deliveries to add, each with its first attempt's work. */
+type NewDeliveries = { deliveries: readonly StoredWebhook[]; work: (d: StoredWebhook) => WorkItem }
+
 /**
- * Webhook deliveries in `sendbox_webhooks`, one per event (`webhook_id`) and URL: an event two
- * processes both hand in for one URL is added once, so it is posted once. Settled deliveries past
- * the newest thousand are trimmed by a process after every TRIM_EVERY it added, by one process at
- * a time (`trim`).
+ * Adds deliveries and the work of those added (not those already there) in one statement: one
+ * round trip where a transaction took four (BEGIN, two INSERTs, COMMIT), atomic all the same.
+ * Answers the ids added. A VALUES list joined to the rows added is text to PostgreSQL: each
+ * work column is cast to its own type.
  *
  * @example
- * const table = createWebhookTable(sql)
+ * const added = await insertDeliveries(pool, [{ deliveries: [d], work: firstAttempt }])
+ */
+async function insertDeliveries(db: Db, batch: readonly NewDeliveries[]): Promise<Set<string>> {
+  const deliveries = batch.flatMap((call) => call.deliveries)
+  const work = batch.flatMap((call) =>
+    workRows(call.deliveries.map(call.work)).map((w, i) => [
+      call.deliveries[i]!.id,
+      w.kind,
+      w.key,
+      w.lane,
+      w.due_at,
+      w.owner,
+      w.lease_until,
+      w.payload,
+    ]),
+  )
+  const added = await rows<{ id: string }>(
+    db,
+    sql`
+    WITH added AS (
+      INSERT INTO sendbox_webhooks ${valuesOf(deliveries.map(columns))}
+      ON CONFLICT (webhook_id, url) DO NOTHING
+      RETURNING id),
+    work AS (
+      INSERT INTO sendbox_work (kind, key, lane, due_at, owner, lease_until, payload)
+      SELECT w.kind, w.key, w.lane, w.due_at::timestamptz, w.owner, w.lease_until::timestamptz,
+        w.payload::json
+      FROM (VALUES ${bulk(work)})
+        AS w (delivery_id, kind, key, lane, due_at, owner, lease_until, payload)
+      JOIN added ON added.id = w.delivery_id
+      ON CONFLICT (kind, key) DO NOTHING)
+    SELECT id FROM added`,
+  )
+  return new Set(added.map((row) => row.id))
+}
+
+/**
+ * Webhook deliveries in `sendbox_webhooks`, one per event (`webhook_id`) and URL: an event two
+ * processes both hand in for one URL is added once, so it is posted once. The adds made while
+ * one statement is under way share the next (createBatcher). Settled deliveries past the newest
+ * thousand are trimmed by a process after every TRIM_EVERY it added, by one process at a time
+ * (`trim`).
+ *
+ * @example
+ * const table = createWebhookTable(pool)
  * const added = await table.add([delivery], (d) => ({ kind: 'webhook', key: d.id, dueAt: Date.now(), payload: {} }))
  */
-export function createWebhookTable(sql: Sql): WebhookTable {
-  const columns = (d: StoredWebhook) => ({
-    id: d.id,
-    webhook_id: d.webhookId,
-    url: d.url,
-    message_id: d.messageId,
-    project: d.project,
-    type: d.type,
-    status: d.status,
-    delivery: asJson(sql, d),
-  })
+export function createWebhookTable(pool: Pool): WebhookTable {
   let untrimmed = 0
+  const adds = createBatcher(
+    async (batch: readonly NewDeliveries[]) => {
+      const added = await insertDeliveries(pool, batch)
+      return batch.map((call) => call.deliveries.filter((d) => added.has(d.id)))
+    },
+    { eachAlone: isRefused },
+  )
   return {
     async add(deliveries, work) {
       if (deliveries.length === 0) return []
-      const added = await sql.begin(async (tx) => {
-        const rows = await tx<{ delivery: StoredWebhook }[]>`
-          INSERT INTO sendbox_webhooks ${tx(deliveries.map(columns))}
-          ON CONFLICT (webhook_id, url) DO NOTHING
-          RETURNING delivery`
-        const added = rows.map((row) => row.delivery)
-        await insertWork(tx, added.map(work))
-        return added
-      })
+      const added = await adds.call({ deliveries, work })
       untrimmed += added.length
       if (untrimmed >= TRIM_EVERY) {
         untrimmed = 0
         // Committed: the deliveries are added whatever becomes of the trim (the next one catches up).
-        await trim(sql).catch(() => {})
+        await trim(pool).catch(() => {})
       }
       return added
     },
     async save(delivery) {
-      await sql`
+      await pool.query(sql`
         UPDATE sendbox_webhooks SET status = ${delivery.status},
-          delivery = ${asJson(sql, delivery)}
-        WHERE id = ${delivery.id}`
+          delivery = ${asJson(delivery)}
+        WHERE id = ${delivery.id}`)
     },
     async get(id) {
-      const rows = await sql<{ delivery: StoredWebhook }[]>`
-        SELECT delivery FROM sendbox_webhooks WHERE id = ${id}`
-      return rows[0]?.delivery
+      const [row] = await rows<{ delivery: StoredWebhook }>(
+        pool,
+        sql`SELECT delivery FROM sendbox_webhooks WHERE id = ${id}`,
+      )
+      return row?.delivery
     },
     async list(filter = {}) {
-      const where = condition(sql, filter)
-      const [rows, counted] = await Promise.all([
-        sql<{ delivery: StoredWebhook }[]>`
+      const where = condition(filter)
+      const [listed, counted] = await Promise.all([
+        rows<{ delivery: StoredWebhook }>(
+          pool,
+          sql`
           SELECT delivery FROM sendbox_webhooks WHERE ${where}
           ORDER BY seq DESC LIMIT ${filter.limit ?? null}`,
-        sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sendbox_webhooks WHERE ${where}`,
+        ),
+        rows<{ n: number }>(
+          pool,
+          sql`SELECT count(*)::int AS n FROM sendbox_webhooks WHERE ${where}`,
+        ),
       ])
-      return { deliveries: rows.map((row) => row.delivery), total: counted[0]!.n }
+      return { deliveries: listed.map((row) => row.delivery), total: counted[0]!.n }
     },
-    pending: (project) => countPending(sql, project),
+    pending: (project) => countPending(pool, project),
   }
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { Sql, TransactionSql } from 'postgres'
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
 import { asJson } from './text.js'
+import { type Db, rows, sql, valuesOf } from './client.js'
 import type { ClaimedWork, Notice, StoreChannel, WorkItem, WorkQueue } from '../types.js'
 
 type Row = {
@@ -18,10 +18,10 @@ type Row = {
 const WAKE: Notice = { type: 'work' }
 
 /**
- * Rows for `INSERT … ${sql(rows)}`: one per item; an item with `leaseMs` is `me`'s already (its
+ * Rows for `INSERT … ${valuesOf(rows)}`: one per item; an item with `leaseMs` is `me`'s already (its
  * lease timed by this process's clock, as `dueAt` is).
  */
-export function workRows(sql: Sql, items: readonly WorkItem[], me: string | null = null) {
+export function workRows(items: readonly WorkItem[], me: string | null = null) {
   return items.map((item) => ({
     kind: item.kind,
     key: item.key,
@@ -29,7 +29,7 @@ export function workRows(sql: Sql, items: readonly WorkItem[], me: string | null
     due_at: new Date(item.dueAt),
     owner: item.leaseMs ? me : null,
     lease_until: item.leaseMs ? new Date(Date.now() + item.leaseMs) : null,
-    payload: asJson(sql, item.payload),
+    payload: asJson(item.payload),
   }))
 }
 
@@ -39,29 +39,28 @@ export function workRows(sql: Sql, items: readonly WorkItem[], me: string | null
  * @example
  * await insertWork(tx, [{ kind: 'delivery', key: 'msg_1', dueAt: Date.now(), payload: {} }])
  */
-export async function insertWork(
-  sql: Sql | TransactionSql,
-  items: readonly WorkItem[],
-): Promise<void> {
+export async function insertWork(db: Db, items: readonly WorkItem[]): Promise<void> {
   if (items.length === 0) return
-  await sql`
-    INSERT INTO sendbox_work ${sql(workRows(sql as Sql, items))}
-    ON CONFLICT (kind, key) DO NOTHING`
+  await db.query(sql`
+    INSERT INTO sendbox_work ${valuesOf(workRows(items))}
+    ON CONFLICT (kind, key) DO NOTHING`)
 }
 
 /**
  * Leases up to `limit` due rows to `me` (see createWorkQueue), and says when the next falls due.
  *
  * @example
- * const { items, next } = await claimWork(sql, 'a1b2…', 16, 10_000)
+ * const { items, next } = await claimWork(pool, 'a1b2…', 16, 10_000)
  */
 async function claimWork(
-  sql: Sql,
+  db: Db,
   me: string,
   limit: number,
   leaseMs: number,
 ): Promise<{ items: ClaimedWork[]; next: number | null }> {
-  const rows = await sql<Row[]>`
+  const claimed = await rows<Row>(
+    db,
+    sql`
     WITH picked AS (
       SELECT seq FROM sendbox_work w
       WHERE due_at <= now() AND (lease_until IS NULL OR lease_until < now())
@@ -71,17 +70,21 @@ async function claimWork(
       FOR UPDATE SKIP LOCKED
     )
     UPDATE sendbox_work SET owner = ${me},
-      lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      lease_until = now() + ${leaseMs}::float8 * interval '1 millisecond'
     FROM picked WHERE sendbox_work.seq = picked.seq
-    RETURNING kind, key, lane, (extract(epoch FROM due_at) * 1000)::text AS due_ms, attempts, payload`
+    RETURNING kind, key, lane, (extract(epoch FROM due_at) * 1000)::text AS due_ms, attempts, payload`,
+  )
   // The earliest row not claimable now: one due later, or one whose lease runs out.
-  const [next] = await sql<{ next: string | null }[]>`
+  const [next] = await rows<{ next: string | null }>(
+    db,
+    sql`
     SELECT (extract(epoch FROM least(
       min(due_at) FILTER (WHERE lease_until IS NULL AND due_at > now()),
       min(lease_until) FILTER (WHERE lease_until > now()))) * 1000)::text AS next
-    FROM sendbox_work`
+    FROM sendbox_work`,
+  )
   return {
-    items: rows.map((row) => ({
+    items: claimed.map((row) => ({
       kind: row.kind,
       key: row.key,
       dueAt: Number(row.due_ms),
@@ -98,17 +101,20 @@ async function claimWork(
  * finished while a DELETE is under way go in the next one, together.
  *
  * @example
- * const gone = await createFinisher(sql, me).call({ kind: 'delivery', key: 'msg_1' })
+ * const gone = await createFinisher(pool, me).call({ kind: 'delivery', key: 'msg_1' })
  */
-function createFinisher(sql: Sql, me: string) {
+function createFinisher(db: Db, me: string) {
   return createBatcher(async (items: readonly Pick<WorkItem, 'kind' | 'key'>[]) => {
-    const rows = await sql<{ kind: string; key: string }[]>`
+    const deleted = await rows<{ kind: string; key: string }>(
+      db,
+      sql`
       DELETE FROM sendbox_work
       WHERE owner = ${me} AND (kind, key) IN (SELECT * FROM unnest(
         ${textArray(items.map((item) => item.kind))}::text[],
         ${textArray(items.map((item) => item.key))}::text[]))
-      RETURNING kind, key`
-    const gone = new Set(rows.map((row) => `${row.kind}\n${row.key}`))
+      RETURNING kind, key`,
+    )
+    const gone = new Set(deleted.map((row) => `${row.kind}\n${row.key}`))
     return items.map((item) => gone.has(`${item.kind}\n${item.key}`))
   })
 }
@@ -122,11 +128,11 @@ function createFinisher(sql: Sql, me: string) {
  * processes with a notice, so they claim it at once rather than at their next poll.
  *
  * @example
- * const work = createWorkQueue(sql, channel, randomUUID())
+ * const work = createWorkQueue(pool, channel, randomUUID())
  * const { items } = await work.claim(16, 10_000)
  */
 export function createWorkQueue(
-  sql: Sql,
+  db: Db,
   channel?: StoreChannel,
   me: string = randomUUID(),
 ): WorkQueue {
@@ -141,13 +147,13 @@ export function createWorkQueue(
   })
   const key = (item: Pick<WorkItem, 'kind' | 'key'>) =>
     sql`kind = ${item.kind} AND key = ${item.key}`
-  const finished = createFinisher(sql, me)
+  const finished = createFinisher(db, me)
   return {
     async add(items) {
-      await insertWork(sql, items)
+      await insertWork(db, items)
       if (items.length) wake()
     },
-    claim: (limit, leaseMs) => claimWork(sql, me, limit, leaseMs),
+    claim: (limit, leaseMs) => claimWork(db, me, limit, leaseMs),
     async done(item) {
       const gone = await finished.call({ kind: item.kind, key: item.key })
       // The row gone may have held up its lane: the next of the lane is claimable now.
@@ -155,18 +161,18 @@ export function createWorkQueue(
       return gone
     },
     async later(item, dueAt, payload) {
-      await sql`
+      await db.query(sql`
         UPDATE sendbox_work
         SET due_at = ${new Date(dueAt)}, attempts = attempts + 1, owner = NULL, lease_until = NULL,
-            payload = ${asJson(sql, payload)}
-        WHERE ${key(item)} AND owner = ${me}`
+            payload = ${asJson(payload)}
+        WHERE ${key(item)} AND owner = ${me}`)
     },
     async drop(item) {
-      await sql`DELETE FROM sendbox_work WHERE ${key(item)}`
+      await db.query(sql`DELETE FROM sendbox_work WHERE ${key(item)}`)
       wake()
     },
     async size() {
-      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sendbox_work`
+      const [row] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM sendbox_work`)
       return row!.n
     },
     onAdded(listener) {
