@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSendbox, type Sendbox } from '../../src/index.js'
 import {
   createTemplateCatalog,
+  createTextParts,
   exampleVariables,
   renderMessage,
   type TemplateCatalog,
@@ -12,6 +13,9 @@ import {
 } from '../../src/templates/index.js'
 import { ROOT } from '../helpers/cli.js'
 import { tempDir } from '../helpers/sandbox.js'
+
+/** The worker's bundle: npm run build makes it. */
+const WORKER = join(ROOT, 'dist/sendbox-text-worker.js')
 
 /**
  * What a send stores (its html, its text part, its warnings) is the same, byte for byte, as main
@@ -69,6 +73,27 @@ describe('rendered as before', () => {
     for (const [name, html] of Object.entries(samples))
       expect(toPlainText(html), name).toBe(golden.samples[name])
   })
+
+  it('turns each into the same text on the worker thread of overlapping sends', async () => {
+    const texts = createTextParts(WORKER)
+    try {
+      texts.begin()
+      texts.begin()
+      // The first starts the worker (and is converted here).
+      expect(texts.of('')).toBe('')
+      expect(await texts.ready(), 'a worker (npm run build makes its file)').toBe(true)
+      const rendered = Object.values(golden.templates) as { html: string; text: string }[]
+      const htmls = [...rendered.map((r) => r.html), ...Object.values(samples)]
+      const answers = htmls.map((html) => texts.of(html))
+      for (const answer of answers) expect(answer).toBeInstanceOf(Promise)
+      expect(await Promise.all(answers)).toEqual([
+        ...rendered.map((r) => r.text),
+        ...Object.values(golden.samples),
+      ])
+    } finally {
+      await texts.close()
+    }
+  })
 })
 
 describe.each([
@@ -94,8 +119,11 @@ describe.each([
   })
 
   it('stores each template and case with the same html, text and warnings over HTTP', async () => {
+    // One at a time, then all at once (three times over): sends alone convert their text parts
+    // on the main thread, sends that overlap on a worker thread once it is up.
+    const cases = casesOf(catalog)
     const sent: [string, string][] = []
-    for (const [slug, name, templateVariables] of casesOf(catalog)) {
+    const send = async ([slug, name, templateVariables]: (typeof cases)[number]) => {
       const response = await fetch(`${sandbox.url}/messages`, {
         method: 'POST',
         headers: { authorization: `token ${sandbox.token}`, 'content-type': 'application/json' },
@@ -110,6 +138,8 @@ describe.each([
       expect(response.status, `${slug}/${name}: ${await response.clone().text()}`).toBe(201)
       sent.push([((await response.json()) as { id: string }).id, `${slug}/${name}`])
     }
+    for (const c of cases) await send(c)
+    await Promise.all([...cases, ...cases, ...cases].map(send))
     for (const [id, name] of sent) {
       const response = await fetch(`${sandbox.url}/_sandbox/api/messages/${id}`)
       const { html, text, warnings } = (await response.json()) as Record<string, unknown>
