@@ -68,6 +68,12 @@ export async function cpuOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
+/** The same for a process's main thread alone (its worker threads left out), in ms. */
+export async function mainThreadCpuOf(pid) {
+  const fields = (await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 /** A process's resident set size, in bytes. */
 export function rssOf(pid) {
   return readFile(`/proc/${pid}/status`, 'utf8').then(

@@ -1,9 +1,13 @@
 // npm run bench: sendbox against its two floors, side by side, in one run.
 // Every server runs in its own child process; autocannon (32 connections) runs here.
+// With `--against DIR` (a built checkout, e.g. main's), that checkout's sendbox joins the rounds
+// and the CPU table, for before and after side by side.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { meanOf, printCpuTable, profileLoad, startProfiled } from './cpu-profile.js'
 import {
   cpuOf,
   median,
@@ -49,12 +53,14 @@ async function sequential(url, n) {
   return times[Math.floor(n / 2)]
 }
 
+const { values: flags } = parseArgs({ options: { against: { type: 'string' } } })
+const against = flags.against ? resolve(flags.against) : undefined
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-'))
 const results = {}
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 try {
   const sendboxArgs = (db, ...more) => [
-    'bin/sendbox.js',
+    join(root, 'bin/sendbox.js'),
     '--port',
     '0',
     '--db',
@@ -83,6 +89,12 @@ try {
       /floor ready (\d+)/,
     ),
     sendbox: await startChild(sendboxArgs(join(dir, 'load.jsonl')), /sendbox ready (\S+)/),
+    ...(against && {
+      before: await startChild(
+        [join(against, 'bin/sendbox.js'), ...sendboxArgs(join(dir, 'before.jsonl')).slice(1)],
+        /sendbox ready (\S+)/,
+      ),
+    }),
     webhook: await startChild(
       sendboxArgs(join(dir, 'webhook.jsonl'), '--webhook', `${receiver.url}/hooks`),
       /sendbox ready (\S+)/,
@@ -109,12 +121,12 @@ try {
   const framesSeen = async (name) =>
     (await (await fetch(`${subscribers[name].url}/count`)).json()).events
   for (const { url } of Object.values(servers)) await load(url, CONNECTIONS, 2) // warm-up
-  const runs = { http: [], work: [], sendbox: [], webhook: [], sse: [], 'sse summary': [] }
+  const runs = Object.fromEntries(Object.keys(servers).map((name) => [name, []]))
   // Message frames each subscriber read per send during a round (1 when they keep up).
   const framesPerSend = { sse: [], 'sse summary': [] }
   // Webhooks posted per send during a round (message.sent + message.delivered: 2 when they keep up).
   const perSend = []
-  const cpuPerSend = { sendbox: [], webhook: [] }
+  const cpuPerSend = { sendbox: [], webhook: [], ...(against && { before: [] }) }
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(servers)) {
       const before =
@@ -141,6 +153,7 @@ try {
       all: xs.map((x) => Math.round(x.rps)),
     }
   const ratios = runs.sendbox.map((x, i) => x.rps / runs.work[i].rps)
+  const beforeRatios = runs.before?.map((x, i) => x.rps / runs.work[i].rps)
   const webhookRatios = runs.webhook.map((x, i) => x.rps / runs.sendbox[i].rps)
   const sseRatios = runs.sse.map((x, i) => x.rps / runs.sendbox[i].rps)
   const summaryRatios = runs['sse summary'].map((x, i) => x.rps / runs.sendbox[i].rps)
@@ -150,6 +163,7 @@ try {
   await stop(servers.http.child)
   await stop(servers.work.child)
   await stop(servers.webhook.child)
+  if (servers.before) await stop(servers.before.child)
   await stop(receiver.child)
   for (const name of Object.keys(subscribers)) {
     await stop(servers[name].child)
@@ -187,6 +201,20 @@ try {
   const fullP50 = await sequential(fresh.url, 300)
   await stop(fresh.child)
 
+  // Per-send CPU by package: V8's profiler on a server of its own (each checkout's unbundled
+  // dist, so that a function names its module folder), in alternating rounds.
+  const profiled = { sendbox: root, ...(against && { before: against }) }
+  const profiles = {}
+  for (const [name, at] of Object.entries(profiled)) {
+    const server = await startProfiled(at, await mkdtemp(join(dir, `profiled-${name}-`)))
+    await load(server.url, CONNECTIONS, 2) // warm-up
+    profiles[name] = { server, runs: [] }
+  }
+  for (let round = 0; round < Math.min(ROUNDS, 3); round++)
+    for (const [name, at] of Object.entries(profiled))
+      profiles[name].runs.push(await profileLoad(profiles[name].server, at, dir, DURATION))
+  for (const { server } of Object.values(profiles)) await stop(server.child)
+
   const r = (x) => x.toFixed(0)
   console.log(
     `\nsendbox bench: POST /messages, "${SLUG}" (layout + partial + loop), ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s; medians\n`,
@@ -199,8 +227,15 @@ try {
   console.log('')
   console.log(`sendbox / HTTP floor:  ${(results.sendbox.rps / results.http.rps).toFixed(2)}`)
   console.log(
-    `sendbox / work floor:  ${median(ratios).toFixed(2)}   (target >= 0.8; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
+    `sendbox / work floor:  ${median(ratios).toFixed(2)}   (target >= 1.0; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
   )
+  console.log(
+    `  CPU per send: sendbox ${median(cpuPerSend.sendbox).toFixed(0)} µs (per round ${cpuPerSend.sendbox.map((x) => x.toFixed(0)).join(' ')})`,
+  )
+  if (against)
+    console.log(
+      `before (${against}) / work floor: ${median(beforeRatios).toFixed(2)}   (per round ${beforeRatios.map((x) => x.toFixed(2)).join(' ')}); CPU per send ${median(cpuPerSend.before).toFixed(0)} µs; sendbox / before: sends/s ${(results.sendbox.rps / results.before.rps).toFixed(2)}, CPU per send ${(median(cpuPerSend.sendbox) / median(cpuPerSend.before)).toFixed(2)}`,
+    )
   console.log(
     `one webhook URL / none: ${(results.webhook.rps / results.sendbox.rps).toFixed(2)}   (target >= 0.85; per round ${webhookRatios.map((x) => x.toFixed(2)).join(' ')})`,
   )
@@ -225,6 +260,10 @@ try {
   console.log(
     `RSS with 5000 receipts after the 32-connection run: ${(rssAfterLoad / 1024 / 1024).toFixed(0)} MB   (V8 keeps its heap high-water mark)`,
   )
+  console.log(
+    `\nWhere a send's CPU goes (32 connections, ${profiles.sendbox.runs.length} profiled rounds of ${DURATION} s; the process's CPU time from /proc, shared out by V8's self-time samples):`,
+  )
+  printCpuTable(Object.fromEntries(Object.entries(profiles).map(([n, p]) => [n, meanOf(p.runs)])))
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

@@ -160,14 +160,21 @@ export async function bundle(dist) {
         .map((name) => [`sendbox-${name}`, join(dir, `${name}.js`)]),
     )
     const library = { sendbox: join(dir, 'index.js'), ...runners }
+    // The text parts' worker thread (src/templates/text-parts.ts) starts from a file of its own.
+    const worker = { 'sendbox-text-worker': join(dir, 'templates/text-worker.js') }
     await build(
-      options(dir, staging, { ...library, 'sendbox-cli': join(dir, 'cli/index.js') }, 'esm'),
+      options(
+        dir,
+        staging,
+        { ...library, 'sendbox-cli': join(dir, 'cli/index.js'), ...worker },
+        'esm',
+      ),
     )
     await build(options(dir, staging, library, 'cjs'))
     await build(textConverterOptions(dir, staging))
     const written = readdirSync(staging)
     const entries = new Set(
-      Object.keys({ ...library, 'sendbox-cli': '' }).flatMap((name) => [
+      Object.keys({ ...library, 'sendbox-cli': '', ...worker }).flatMap((name) => [
         `${name}.js`,
         `${name}.cjs`,
       ]),

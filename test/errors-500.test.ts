@@ -14,6 +14,7 @@ import { createApp } from '../src/server/app.js'
 import type { AppContext } from '../src/http/context.js'
 import { openMessageLog } from '../src/store/index.js'
 import type { TemplateCatalog } from '../src/templates/types.js'
+import { createTextParts } from '../src/templates/text-parts.js'
 import { errorOf } from './helpers/sandbox.js'
 
 /** A catalog whose every lookup throws: the kind of bug a 500 exists for. */
@@ -41,6 +42,7 @@ beforeAll(async () => {
     config: resolveConfig({ memory: true }),
     version: '0.0.0',
     catalog: brokenCatalog,
+    texts: createTextParts(''),
     log: await openMessageLog({ file: null }),
     events: createEventBus(),
     faults: createFaultRegistry(createMemoryFaultTable()),

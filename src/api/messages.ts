@@ -1,15 +1,17 @@
 import * as v from 'valibot'
-import { storeMessage } from '../core/messages.js'
+import { type AcceptedSend, storeMessage } from '../core/messages.js'
 import { recordRejection, recipientsOf, type RejectionInput } from '../core/rejections.js'
 import { WARNING } from '../http/components.js'
 import { defineOperation } from '../http/define.js'
+import type { AppContext } from '../http/context.js'
 import { errorAnswerOf } from '../http/errors.js'
 import { noteRequest, noteRequestUnlessKnown } from '../http/request-log.js'
 import { templateError } from '../http/template-errors.js'
 import { isPlainObject } from '../lib/json.js'
 import { component, described } from '../lib/schema.js'
 import { formatAddress } from '../store/index.js'
-import { renderMessage } from '../templates/index.js'
+import type { MessageRecord } from '../store/types.js'
+import { renderMessageWith } from '../templates/index.js'
 import { LENIENT_SEND_REQUEST, SEND_REQUEST, unknownFields } from './schema.js'
 import { SEND_TOKEN, simulatedFault } from './security.js'
 import { sendRequestDocument } from './send-document.js'
@@ -177,11 +179,7 @@ export const sendOperation = defineOperation({
     noteRequest(event, { template: request.template, to: request.to.map((a) => a.address) })
     const fault = await ctx.faults.take({ project: caller.project, template: request.template, to })
     if (fault) throw simulatedFault(fault.status, fault.retryAfter)
-    const outcome = renderMessage(ctx.catalog, request.template, request.templateVariables, {
-      lenient: ctx.config.lenient,
-    })
-    if (!outcome.ok) throw templateError(outcome.failure)
-    const record = await storeMessage(ctx, { ...request, caller, rendered: outcome.rendered })
+    const record = await renderAndStore(ctx, request, caller)
     event.res.headers.set('location', `/_sandbox/api/messages/${record.id}`)
     return {
       id: record.id,
@@ -213,6 +211,31 @@ export const sendOperation = defineOperation({
     })
   },
 })
+
+/**
+ * Renders a send and stores it; a template failure throws its API error. Sends under way together
+ * convert their text parts on a worker thread (`TextParts`), each stored before its answer.
+ */
+async function renderAndStore(
+  ctx: AppContext,
+  request: Omit<AcceptedSend, 'caller' | 'rendered'>,
+  caller: AcceptedSend['caller'],
+): Promise<MessageRecord> {
+  const done = ctx.texts.begin()
+  try {
+    const outcome = await renderMessageWith(
+      ctx.catalog,
+      request.template,
+      request.templateVariables,
+      { lenient: ctx.config.lenient },
+      ctx.texts.of,
+    )
+    if (!outcome.ok) throw templateError(outcome.failure)
+    return await storeMessage(ctx, { ...request, caller, rendered: outcome.rendered })
+  } finally {
+    done()
+  }
+}
 
 type Seen = Pick<RejectionInput, 'template' | 'from' | 'to' | 'subject'>
 

@@ -2,6 +2,7 @@ import type { SendboxConfig } from '../core/settings.js'
 import type { EventBus } from '../core/events.js'
 import type { MessageStore } from '../store/types.js'
 import type { TemplateCatalog } from '../templates/types.js'
+import type { TextParts } from '../templates/text-parts.js'
 import type { FaultRegistry } from '../core/faults.js'
 import type { RejectionLog } from '../core/rejections.js'
 import type { DeliveryEngine } from '../core/delivery.js'
@@ -25,6 +26,8 @@ export interface AppContext {
   config: SendboxConfig
   version: string
   catalog: TemplateCatalog
+  /** The text parts of sends, on a worker thread while sends overlap. */
+  texts: TextParts
   /** The messages and suppressions: the JSON Lines log or a database (the domain does not know which). */
   log: MessageStore
   events: EventBus

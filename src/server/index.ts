@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
 import { consola } from 'consola'
@@ -20,6 +21,8 @@ import {
 import { openTemplateCatalog } from '../templates/catalog.js'
 import { snapshotClock } from '../templates/clock.js'
 import { warmPlainText } from '../templates/plain-text.js'
+import { createTextParts } from '../templates/text-parts.js'
+import { PACKAGE_ROOT } from '../package-root.js'
 import type { TemplateCatalog } from '../templates/types.js'
 import { type DeferredSnapshotBook, deferredSnapshotBook } from './snapshot-book.js'
 import { version } from '../version.js'
@@ -34,6 +37,9 @@ import { setUpTls, type TlsSetup } from './tls.js'
 import { createRelayTransport } from './relay.js'
 import { createSpamScores, type SpamScorer } from '../core/spam.js'
 import { createDeliveryParts } from './work.js'
+
+/** The text parts' worker thread (src/templates/text-worker.ts), bundled beside the others. */
+const TEXT_WORKER_FILE = fileURLToPath(new URL('dist/sendbox-text-worker.js', PACKAGE_ROOT))
 
 export { StartError }
 
@@ -220,7 +226,7 @@ interface Closers {
 /**
  * The context every route shares, with the delivery engine, the webhook dispatcher and the
  * event sharing running on it; `stop` ends them and closes what the context holds (after the
- * listener, when there is one).
+ * listener, when there is one). Long because it is the context's composition: each part on a line.
  */
 function assembleContext(parts: {
   config: SendboxConfig
@@ -243,6 +249,7 @@ function assembleContext(parts: {
     config,
     version,
     catalog,
+    texts: createTextParts(TEXT_WORKER_FILE),
     log,
     events,
     faults: createFaultRegistry(log.faults ?? createMemoryFaultTable()),
@@ -278,7 +285,7 @@ function assembleContext(parts: {
     ctx.delivery.close()
     webhooks.close()
     await closeListener?.()
-    await Promise.all([snapshots.close(), catalog.close(), log.close(), tls?.close()])
+    await Promise.all([snapshots, catalog, ctx.texts, log, tls].map((part) => part?.close()))
   }
   return { ctx, closers, stop }
 }

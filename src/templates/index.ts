@@ -11,8 +11,10 @@ export { isEditorArtifact } from './editor-files.js'
 export { isInside } from './template-files.js'
 export { isValidSlug, SLUG_HINT, SLUG_PATTERN } from './slug.js'
 export { missingVariables, unusedVariables } from './analyze.js'
+export { createTextParts, type TextParts } from './text-parts.js'
 export {
   renderMessage,
+  renderMessageWith,
   lookupFailure,
   exampleVariables,
   describeFailure,

@@ -63,6 +63,50 @@ export function renderMessage(
   variables: Record<string, unknown>,
   options: { lenient: boolean; clock?: RenderClock | undefined },
 ): RenderOutcome {
+  const outcome = renderHtml(catalog, slug, variables, options)
+  if (!outcome.ok) return outcome
+  const { template, html, text, warnings } = outcome
+  // A hand-written text version wins over the text derived from the HTML.
+  return { ok: true, template, rendered: { html, text: text ?? toPlainText(html), warnings } }
+}
+
+/**
+ * `renderMessage` with the text part from `textOf` (a send's: `TextParts.of`, which may convert
+ * on a worker thread) when the template has no hand-written one.
+ *
+ * @example
+ * const outcome = await renderMessageWith(catalog, 'welcome', variables, { lenient: false }, texts.of)
+ */
+export async function renderMessageWith(
+  catalog: TemplateCatalog,
+  slug: string,
+  variables: Record<string, unknown>,
+  options: { lenient: boolean },
+  textOf: (html: string) => string | Promise<string>,
+): Promise<RenderOutcome> {
+  const outcome = renderHtml(catalog, slug, variables, options)
+  if (!outcome.ok) return outcome
+  const { template, html, text, warnings } = outcome
+  return { ok: true, template, rendered: { html, text: text ?? (await textOf(html)), warnings } }
+}
+
+type HtmlOutcome =
+  | {
+      ok: true
+      template: Template
+      html: string
+      text: string | undefined
+      warnings: RenderWarning[]
+    }
+  | { ok: false; failure: TemplateFailure }
+
+/** Steps 5–7 but the derived text part: its html, and its text when the template has a `.txt`. */
+function renderHtml(
+  catalog: TemplateCatalog,
+  slug: string,
+  variables: Record<string, unknown>,
+  options: { lenient: boolean; clock?: RenderClock | undefined },
+): HtmlOutcome {
   const lookup = catalog.lookup(slug)
   if (!lookup.ok) return { ok: false, failure: lookupFailure(slug, lookup) }
   const { template } = lookup
@@ -88,12 +132,7 @@ export function renderMessage(
   const result = lookup.render(variables, options.clock ? { clock: options.clock } : {})
   if (!result.ok)
     return { ok: false, failure: { code: 'render_failed', slug, error: result.error } }
-  // A hand-written text version wins over the text derived from the HTML.
-  return {
-    ok: true,
-    template,
-    rendered: { html: result.html, text: result.text ?? toPlainText(result.html), warnings },
-  }
+  return { ok: true, template, html: result.html, text: result.text, warnings }
 }
 
 /**

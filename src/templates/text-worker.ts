@@ -1,0 +1,38 @@
+/**
+ * The worker thread of `createTextParts` (text-parts.ts): turns HTML into a message's text part
+ * with the same converter as the main thread (plain-text.ts), one job per message. Bundled as
+ * dist/sendbox-text-worker.js (scripts/bundle.js).
+ */
+import { parentPort } from 'node:worker_threads'
+import { toPlainText, warmPlainText } from './plain-text.js'
+
+/** A job: the HTML of one message; the answer carries its `id` back with the text or the error. */
+export interface TextJob {
+  id: number
+  html: string
+}
+
+export type TextAnswer = { id: number; text: string } | { id: number; error: string }
+
+/**
+ * Answers each job on `port`; says `ready` once the converter is loaded, so the main thread
+ * sends nothing to a worker that would keep it waiting for html-to-text to load.
+ *
+ * @example
+ * serveTextJobs(parentPort)
+ */
+export function serveTextJobs(port: NonNullable<typeof parentPort>): void {
+  port.on('message', ({ id, html }: TextJob) => {
+    let answer: TextAnswer
+    try {
+      answer = { id, text: toPlainText(html) }
+    } catch (error) {
+      answer = { id, error: String(error) }
+    }
+    port.postMessage(answer)
+  })
+  warmPlainText()
+  port.postMessage('ready')
+}
+
+if (parentPort) serveTextJobs(parentPort)
