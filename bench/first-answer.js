@@ -4,27 +4,9 @@
 // bench/startup.js for sendbox and for bench/bare-server.js alike.
 import { spawn } from 'node:child_process'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 
 /** What the poll waits between two tries, in ms (wait-on's `--interval`). */
 export const POLL_MS = 5
-
-/**
- * A port free now on 127.0.0.1 (the OS's pick, released at once for the child to take).
- *
- * @example
- * const port = await freePort()
- */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /**
  * One request on a fresh connection; resolves with its status and body, or null when the

@@ -23,10 +23,10 @@ import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import http from 'node:http'
-import net from 'node:net'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { freePort } from '../test/helpers/free-port.js'
 import { cpuOf, median, ROOT, receiptSend, rssOf, startChild, stop } from './common.js'
 
 const MAILDEV_VERSION = '3.0.0'
@@ -61,16 +61,6 @@ function maildevBin() {
   )
   return bin
 }
-
-/** A port free on the loopback now (closed again before it is handed out). */
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: SENDERS })
 

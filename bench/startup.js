@@ -20,7 +20,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { median, ROOT as root, receiptSend, stop } from './common.js'
-import { ask, freePort, pollUntil200, probed, spawnProbed } from './first-answer.js'
+import { freePort } from '../test/helpers/free-port.js'
+import { ask, pollUntil200, probed, spawnProbed } from './first-answer.js'
 
 const BIN = join(root, 'bin/sendbox.js')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
