@@ -11,6 +11,10 @@
  *   created again (it keeps the handle of the old one, and says nothing when the folder is back
  *   before it looks). So each folder's identity is polled for (see `holdFolder`), and when one
  *   appears, disappears or is replaced by another, the chokidar watcher is started afresh.
+ * - chokidar lists a folder before it watches it, so a folder created in between (the first
+ *   snapshot accepted while the watch starts) is in no listing and never watched: nothing
+ *   written in it would be reported. After each start, the folders on disk are compared with
+ *   the watched ones, and a start that missed one is made again (see `unwatchedFolders`).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -92,9 +96,18 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
   const pollMs = options.pollMs ?? 500
   const roots = [...new Set(options.folders.map((f) => path.resolve(f)))]
   const batches = createChangeBatches(options.onBatch, options.warn, options.debounceMs ?? 25)
-  const w: Watching = { roots, warn: options.warn, batches, closed: false, watched: new Map() }
+  const w: Watching = {
+    roots,
+    warn: options.warn,
+    batches,
+    closed: false,
+    watched: new Map(),
+    missedStarts: 0,
+  }
   const restarts = createRestarts(w)
   await restarts.restart()
+  // A start that missed a folder queued another: the watch is whole once that one is in place.
+  while (restarts.queued() > 0) await restarts.settled()
 
   // Roots that come, go or are replaced (checked cheaply: one stat per folder).
   const poll = setInterval(() => {
@@ -102,7 +115,7 @@ export async function watchFolders(options: WatchOptions): Promise<FolderWatcher
     if (restarts.queued() > 0) return
     for (const root of roots) {
       if (folderIdentity(root) !== w.watched.get(root)?.identity) {
-        void restarts.restart(root)
+        void restarts.restart([root])
         return
       }
     }
@@ -131,6 +144,8 @@ interface Watching {
   watcher?: FSWatcher
   /** The roots watched by the current chokidar watcher, each held open. */
   watched: Map<string, HeldFolder>
+  /** Starts made again in a row because the one before missed a folder (bounded: see `startChokidar`). */
+  missedStarts: number
 }
 
 /** Changed paths gathered for `debounceMs` after the last one, then handed over at once. */
@@ -171,21 +186,21 @@ function releaseAll(w: Watching): void {
 }
 
 /**
- * Restarts run one after the other. A restart for a root that came or went reports that root
- * once the new watch is in place: a file written while it starts is part of its initial scan,
- * which is not reported (ignoreInitial), so only the rescan the report causes finds it.
+ * Restarts run one after the other. A restart for a folder that came or went reports that
+ * folder once the new watch is in place: a file written while it starts is part of its initial
+ * scan, which is not reported (ignoreInitial), so only the rescan the report causes finds it.
  */
 function createRestarts(w: Watching) {
   let restarting: Promise<void> = Promise.resolve()
   let queued = 0
-  const restart = (root?: string): Promise<void> => {
+  const restart = (report: readonly string[] = []): Promise<void> => {
     queued++
     restarting = restarting
       .then(() => (w.closed ? undefined : startChokidar(w, restart)))
       .catch((err: unknown) => w.warn(`Template watcher: ${(err as Error).message}`))
       .then(() => {
         queued--
-        if (root !== undefined && !w.closed) w.batches.push(root)
+        if (!w.closed) for (const folder of report) w.batches.push(folder)
       })
     return restarting
   }
@@ -193,7 +208,7 @@ function createRestarts(w: Watching) {
 }
 
 /** A chokidar watcher on the roots there now (each held open), in place of the last one. */
-async function startChokidar(w: Watching, restart: (root: string) => Promise<void>) {
+async function startChokidar(w: Watching, restart: (report: readonly string[]) => Promise<void>) {
   await w.watcher?.close()
   releaseAll(w)
   const { roots } = w
@@ -212,12 +227,52 @@ async function startChokidar(w: Watching, restart: (root: string) => Promise<voi
     if (w.closed || w.watcher !== current) return
     const absolute = path.resolve(file)
     w.batches.push(absolute)
-    if (event === 'unlinkDir' && roots.includes(absolute)) void restart(absolute)
+    if (event === 'unlinkDir' && roots.includes(absolute)) void restart([absolute])
   })
   current.on('error', (err) =>
     w.warn(`Template watcher: ${(err as Error)?.message ?? String(err)}`),
   )
   // chokidar never reports "ready" for an empty list of paths.
-  if (w.watched.size > 0)
-    await new Promise<void>((resolve) => current.once('ready', () => resolve()))
+  if (w.watched.size === 0) return
+  await new Promise<void>((resolve) => current.once('ready', () => resolve()))
+  if (w.closed || w.watcher !== current) return
+  const missed = unwatchedFolders([...w.watched.keys()], current.getWatched())
+  // Each start lists afresh, so a folder missed once is found by the next; the bound only
+  // keeps a folder chokidar cannot watch at all from starting it again forever.
+  w.missedStarts = missed.length > 0 ? w.missedStarts + 1 : 0
+  if (missed.length === 0) return
+  if (w.missedStarts <= MAX_MISSED_STARTS) void restart(missed)
+  else w.warn(`Template watcher: cannot watch ${missed.join(', ')}`)
+}
+
+const MAX_MISSED_STARTS = 3
+/** chokidar's `depth` above: folders deeper than this are not watched. */
+const WATCH_DEPTH = 16
+
+/**
+ * The folders on disk under `roots` that chokidar has no entry for (`getWatched()` has one for
+ * each folder it listed, empty ones included): those created between a folder's listing and
+ * its watch. One `readdir` per folder, only once a start is ready.
+ *
+ * @example
+ * unwatchedFolders(['/app/snapshots'], watcher.getWatched()) // ['/app/snapshots/receipt']
+ */
+function unwatchedFolders(roots: readonly string[], watched: Record<string, string[]>): string[] {
+  const missed: string[] = []
+  const visit = (dir: string, depth: number) => {
+    let entries: fs.Dirent[]
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return // gone or unreadable: chokidar says so itself
+    }
+    for (const entry of entries) {
+      const folder = path.join(dir, entry.name)
+      if (!entry.isDirectory() || isEditorArtifact(folder)) continue
+      if (!Object.hasOwn(watched, folder)) missed.push(folder)
+      else if (depth < WATCH_DEPTH) visit(folder, depth + 1)
+    }
+  }
+  for (const root of roots) visit(root, 1)
+  return missed
 }

@@ -14,6 +14,8 @@ class FakeWatcher extends EventEmitter {
     super()
   }
   close = vi.fn(async () => {})
+  /** Nothing under the roots these tests make is a folder, so none can be missed. */
+  getWatched = () => ({})
   ready(): void {
     this.emit('ready')
   }
