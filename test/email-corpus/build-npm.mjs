@@ -20,6 +20,9 @@
 // - `sails-ejs`: the emails a new Sails app sends (EJS), rendered as its `sendTemplateEmail`
 //   helper does (Node's `url` module and `sails.config.custom.baseUrl` in scope, inside the
 //   email layout), with the sample values of SAILS_LOCALS;
+// - `vendure`: Vendure's emails (Handlebars that writes MJML), made by the plugin's own
+//   HandlebarsMjmlGenerator (its partials, helpers and MJML) with the sample variables of
+//   vendure-samples.json, shaped as the plugin's handlers pass them;
 // - `react-email`: React Email's starter emails (TSX), compiled by TypeScript and rendered by
 //   React Email with the props each one previews with (its `PreviewProps`).
 // A child process of its own (test/email-corpus/setup.ts runs it): the MJML compiler needs a
@@ -195,6 +198,16 @@ async function reactEmail(dir, path) {
   return components.render(createElement(Email, Email.PreviewProps ?? {}))
 }
 
+/** One of Vendure's emails, by the plugin's own generator, with its sample variables. */
+function vendure(dir, path, name) {
+  const { HandlebarsMjmlGenerator } = require(join(dir, 'lib/src/handlebars-mjml-generator.js'))
+  const generator = new HandlebarsMjmlGenerator()
+  generator.onInit({ templatePath: join(dir, 'templates') })
+  const vars = JSON.parse(readFileSync(join(HERE, 'vendure-samples.json'), 'utf8'))[name]
+  if (!vars) throw new Error(`vendure-samples.json: no sample variables for ${name}`)
+  return generator.generate('', '', readFileSync(join(dir, path), 'utf8'), vars).body
+}
+
 /** One email's HTML, as its package makes it. */
 async function make(collection, email) {
   const dir = packageDir(collection.package)
@@ -211,6 +224,8 @@ async function make(collection, email) {
       return ecomplus(dir, email.method)
     case 'sails-ejs':
       return sailsEjs(dir, email.path)
+    case 'vendure':
+      return vendure(dir, email.path, email.name)
     case 'react-email':
       return reactEmail(dir, email.path)
     case 'function':
@@ -230,7 +245,13 @@ async function make(collection, email) {
  */
 function buildKey(sources) {
   const hash = createHash('sha256')
-  for (const file of ['build-npm.mjs', 'build.mjs', 'npm-sources.json', 'ecomplus-samples.json'])
+  for (const file of [
+    'build-npm.mjs',
+    'build.mjs',
+    'npm-sources.json',
+    'ecomplus-samples.json',
+    'vendure-samples.json',
+  ])
     hash.update(readFileSync(join(HERE, file)))
   for (const c of sources.collections)
     hash.update(readFileSync(join(packageDir(c.package), 'package.json')))

@@ -18,6 +18,7 @@ export interface CorpusSource {
     | 'function'
     | 'sails-ejs'
     | 'react-email'
+    | 'vendure'
   licence: string
   licenceFiles: string[]
 }
