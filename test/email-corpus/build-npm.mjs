@@ -16,7 +16,15 @@
 //   compiled, its English dictionary) with the sample store, customer and order of
 //   ecomplus-samples.json;
 // - `function`: a function the package exports that returns an email's HTML (SuperTokens'
-//   emails), called with the plain sample arguments the email's entry lists.
+//   emails), called with the plain sample arguments the email's entry lists;
+// - `sails-ejs`: the emails a new Sails app sends (EJS), rendered as its `sendTemplateEmail`
+//   helper does (Node's `url` module and `sails.config.custom.baseUrl` in scope, inside the
+//   email layout), with the sample values of SAILS_LOCALS;
+// - `vendure`: Vendure's emails (Handlebars that writes MJML), made by the plugin's own
+//   HandlebarsMjmlGenerator (its partials, helpers and MJML) with the sample variables of
+//   vendure-samples.json, shaped as the plugin's handlers pass them;
+// - `react-email`: React Email's starter emails (TSX), compiled by TypeScript and rendered by
+//   React Email with the props each one previews with (its `PreviewProps`).
 // A child process of its own (test/email-corpus/setup.ts runs it): the MJML compiler needs a
 // `window` global, which the test runner's process should not get.
 import { createHash } from 'node:crypto'
@@ -24,7 +32,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runInNewContext } from 'node:vm'
+import { runInNewContext, runInThisContext } from 'node:vm'
 import { renderEmail } from './build.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -136,6 +144,70 @@ function ecomplus(dir, method) {
   return mails[method](store, customer, subject, 'en_us')
 }
 
+/** Sample values of the Sails emails' variables (each is the `templateData` its action passes). */
+const SAILS_LOCALS = {
+  fullName: 'Ada Lovelace',
+  token: 'AbC1042xYz',
+  contactName: 'Ada Lovelace',
+  contactEmail: 'ada@example.com',
+  topic: 'A question about my order',
+  message: 'Hello, my order 1042 has not arrived yet. Could you tell me where it is?',
+}
+
+/** One of the emails of a new Sails app, inside its layout, as `sendTemplateEmail` renders it. */
+function sailsEjs(dir, path) {
+  const ejs = require('ejs')
+  const views = join(dir, 'lib/core-generators/new/templates/views')
+  const locals = {
+    url: require('node:url'),
+    sails: { config: { custom: { baseUrl: 'https://example.com' } } },
+    ...SAILS_LOCALS,
+  }
+  const body = ejs.render(readFileSync(join(dir, path), 'utf8'), locals)
+  const layout = readFileSync(join(views, 'layout-email.ejs'), 'utf8')
+  // `sails new` writes the app's name where the generator's files say NEW_APP_NAME.
+  return ejs.render(layout, { ...locals, body }).replaceAll('NEW_APP_NAME', 'Example')
+}
+
+/**
+ * One of React Email's starter emails: its TSX compiled to CommonJS by TypeScript, run with
+ * `react-email`'s components (the same components, published as @react-email/components), and
+ * rendered with the props it previews with.
+ */
+async function reactEmail(dir, path) {
+  const ts = require('typescript')
+  const { outputText } = ts.transpileModule(readFileSync(join(dir, path), 'utf8'), {
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      jsx: ts.JsxEmit.ReactJSX,
+    },
+  })
+  const components = require('@react-email/components')
+  const module = { exports: {} }
+  const requireFor = (id) => (id === 'react-email' ? components : require(id))
+  // No VERCEL_URL: image paths stay relative, and renderEmail makes them absolute.
+  runInThisContext(`(function (require, module, exports, process) {${outputText}\n})`)(
+    requireFor,
+    module,
+    module.exports,
+    { env: {} },
+  )
+  const Email = module.exports.default
+  const { createElement } = require('react')
+  return components.render(createElement(Email, Email.PreviewProps ?? {}))
+}
+
+/** One of Vendure's emails, by the plugin's own generator, with its sample variables. */
+function vendure(dir, path, name) {
+  const { HandlebarsMjmlGenerator } = require(join(dir, 'lib/src/handlebars-mjml-generator.js'))
+  const generator = new HandlebarsMjmlGenerator()
+  generator.onInit({ templatePath: join(dir, 'templates') })
+  const vars = JSON.parse(readFileSync(join(HERE, 'vendure-samples.json'), 'utf8'))[name]
+  if (!vars) throw new Error(`vendure-samples.json: no sample variables for ${name}`)
+  return generator.generate('', '', readFileSync(join(dir, path), 'utf8'), vars).body
+}
+
 /** One email's HTML, as its package makes it. */
 async function make(collection, email) {
   const dir = packageDir(collection.package)
@@ -150,6 +222,12 @@ async function make(collection, email) {
       return covalent(dir, email.template)
     case 'ecomplus':
       return ecomplus(dir, email.method)
+    case 'sails-ejs':
+      return sailsEjs(dir, email.path)
+    case 'vendure':
+      return vendure(dir, email.path, email.name)
+    case 'react-email':
+      return reactEmail(dir, email.path)
     case 'function':
       // JSON has no undefined: a null argument is one left out.
       return require(join(dir, email.path))[email.function](
@@ -163,11 +241,18 @@ async function make(collection, email) {
 /**
  * What the corpus is made from: these scripts, the lists, the samples and each package's
  * version. The same key as the corpus's BUILD_KEY means there is nothing to do (the E-Com Plus
- * emails compile Sass: the build takes 3 to 14 s on the shared two-core machine).
+ * emails compile Sass, Vendure's compile MJML: the build takes 13 to 20 s on the shared two-core
+ * machine under others' load, 5.4 s of CPU).
  */
 function buildKey(sources) {
   const hash = createHash('sha256')
-  for (const file of ['build-npm.mjs', 'build.mjs', 'npm-sources.json', 'ecomplus-samples.json'])
+  for (const file of [
+    'build-npm.mjs',
+    'build.mjs',
+    'npm-sources.json',
+    'ecomplus-samples.json',
+    'vendure-samples.json',
+  ])
     hash.update(readFileSync(join(HERE, file)))
   for (const c of sources.collections)
     hash.update(readFileSync(join(packageDir(c.package), 'package.json')))

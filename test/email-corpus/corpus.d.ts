@@ -9,7 +9,16 @@ export interface CorpusSource {
   package?: string
   version?: string
   /** The npm corpus: how build-npm.mjs makes each email from the package. */
-  render?: 'html' | 'mailgen' | 'freemarker' | 'covalent-mjml' | 'ecomplus' | 'function'
+  render?:
+    | 'html'
+    | 'mailgen'
+    | 'freemarker'
+    | 'covalent-mjml'
+    | 'ecomplus'
+    | 'function'
+    | 'sails-ejs'
+    | 'react-email'
+    | 'vendure'
   licence: string
   licenceFiles: string[]
 }
