@@ -358,16 +358,20 @@ function startInBackground(
     closing = true
   })
   // The snapshot book as soon as the templates are in (at once for the library, which compiled
-  // them before ready): a snapshot file changed right after start must be seen.
-  void loaded().then(() => {
-    if (closing) return
-    snapshots.start()
-    snapshots.prime()
-  })
+  // them before ready): a snapshot file changed right after start must be seen. The templates
+  // load after the health app (./deferred-app.ts): beside it they delayed the first answer.
+  void app
+    .healthFirst()
+    .then(loaded)
+    .then(() => {
+      if (closing) return
+      snapshots.start()
+      snapshots.prime()
+    })
   // The app and the templates first, the template watcher's scan after them: beside them it
   // slowed a first request down (first send answered 374 → 483 ms). Starting later loses
   // nothing: the watcher takes in what changed since the catalog read the folders.
-  void Promise.all([app.load(), loaded()]).then(() =>
+  void app.load().then(() =>
     setTimeout(() => {
       warmPlainText()
       if (closing) return
