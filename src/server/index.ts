@@ -341,7 +341,8 @@ async function listenFor(
 
 /**
  * What waits for the port to be open starts now, in the background: the HTTP app and the
- * templates first (a request that comes meanwhile waits for both), the template watcher (it
+ * templates first (a request that comes meanwhile waits for both; health comes first, from an
+ * app of its own: ./deferred-app.ts), the template watcher (it
  * takes in what changed since the catalog read the folders, so a file written right after
  * start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
  * template at a time) for the first save to compare; and, once the caller has heard "ready",
