@@ -69,7 +69,8 @@ export function deferredApp(ctx: AppContext, templates: () => Promise<void>): De
       if (loaded) return void loaded(req, res)
       if (broken || !isHealth(req)) return answer(app, req, res)
       if (health) return void health(req, res)
-      answer(healthApp, req, res)
+      // Should the health app not load, the whole app answers it, as before there was one.
+      answer(() => healthApp().catch(app), req, res)
     },
     load: () =>
       app().then(
