@@ -286,6 +286,16 @@ function printFirstAnswers(sides, figures) {
     'CPU until first send answered (ms)',
     sides.map((_, i) => median(of(i, 'cpuSend')).toFixed(0)),
   )
+  // A loaded machine moves CPU time less than wall time: this checkout's against the other's,
+  // round by round (the same rounds, in turning order).
+  for (const [key, label] of [
+    ['cpuHealth', 'CPU until first answer'],
+    ['cpuSend', 'CPU until first send answered'],
+  ])
+    for (let i = 2; i < sides.length; i++) {
+      const xs = figures[1].map((f, round) => f[key] / figures[i][round][key])
+      console.log(`  ${label}, this ÷ ${sides[i].name}: ${ratioCell(xs)}`)
+    }
   for (const key of ['health', 'send'])
     sides.forEach((side, i) => {
       const rounds = of(i, key).map((x) => x.toFixed(0))

@@ -341,7 +341,8 @@ async function listenFor(
 
 /**
  * What waits for the port to be open starts now, in the background: the HTTP app and the
- * templates first (a request that comes meanwhile waits for both), the template watcher (it
+ * templates first (a request that comes meanwhile waits for both; health comes first, from an
+ * app of its own: ./deferred-app.ts), the template watcher (it
  * takes in what changed since the catalog read the folders, so a file written right after
  * start is reloaded), the snapshot book and its watcher, whose statuses are then computed (a
  * template at a time) for the first save to compare; and, once the caller has heard "ready",
@@ -358,16 +359,20 @@ function startInBackground(
     closing = true
   })
   // The snapshot book as soon as the templates are in (at once for the library, which compiled
-  // them before ready): a snapshot file changed right after start must be seen.
-  void loaded().then(() => {
-    if (closing) return
-    snapshots.start()
-    snapshots.prime()
-  })
+  // them before ready): a snapshot file changed right after start must be seen. The templates
+  // load after the health app (./deferred-app.ts): beside it they delayed the first answer.
+  void app
+    .healthFirst()
+    .then(loaded)
+    .then(() => {
+      if (closing) return
+      snapshots.start()
+      snapshots.prime()
+    })
   // The app and the templates first, the template watcher's scan after them: beside them it
   // slowed a first request down (first send answered 374 → 483 ms). Starting later loses
   // nothing: the watcher takes in what changed since the catalog read the folders.
-  void Promise.all([app.load(), loaded()]).then(() =>
+  void app.load().then(() =>
     setTimeout(() => {
       warmPlainText()
       if (closing) return

@@ -38,6 +38,11 @@ interface Catalog {
   loaded: { loader: Loader; engines: Engines } | undefined
   warn: (message: string) => void
   entries: Map<string, Entry>
+  /**
+   * How many templates the folder listed as the catalog opened: the count until the load
+   * commits its entries (one per listed file), so a health answer need not wait for Liquid.
+   */
+  listed: number | undefined
   summaries: TemplateSummary[]
   fixtures: Map<string, FixtureCase[]>
   /** Counts the batches of changes taken in: what was derived from an older one is stale. */
@@ -95,6 +100,7 @@ export async function openTemplateCatalog(options: TemplateCatalogOptions): Prom
     loaded: undefined,
     warn,
     entries: new Map(),
+    listed: undefined,
     summaries: [],
     fixtures: new Map(),
     version: 0,
@@ -106,6 +112,7 @@ export async function openTemplateCatalog(options: TemplateCatalogOptions): Prom
     loadAllFixtures(fixturesDir, warn),
   ])
   catalog.fixtures = fixtures
+  catalog.listed = files.size
   let loading: Promise<void> | undefined
   // Liquid, the compiler and the front matter's yaml come with the loader (a chunk of their
   // own), and the engines are made then (without asking Intl for the default locale: clock.ts).
@@ -130,6 +137,7 @@ function commit(catalog: Catalog, entries: Map<string, Entry>): void {
     .map((e) => e.summary)
     .sort((a, b) => compare(a.slug, b.slug))
   catalog.entries = entries
+  catalog.listed = undefined
 }
 
 function emit(catalog: Catalog, changes: TemplateChange[]): void {
@@ -235,7 +243,7 @@ function catalogSurface(
     templatesDir,
     fixturesDir,
     list: () => [...catalog.summaries],
-    count: () => catalog.entries.size,
+    count: () => catalog.listed ?? catalog.entries.size,
     lookup(slug: string): TemplateLookup {
       const { entries } = catalog
       const entry = typeof slug === 'string' ? entries.get(slug) : undefined

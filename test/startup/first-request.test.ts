@@ -55,6 +55,30 @@ describe('requests sent the moment serve is ready', () => {
   })
 })
 
+describe('serve answers health first', () => {
+  it('before its templates are compiled (they are held back until it has answered), counting them all the same', async () => {
+    const probe = fileURLToPath(new URL('./hold-templates.mjs', import.meta.url))
+    cli = await startCli(
+      ['--port', '0', '--memory', '--no-open', '--templates', join(ROOT, 'templates')],
+      { env: { NODE_OPTIONS: `--import=${probe}` } },
+    )
+    const health = await fetch(`${cli.url}/_sandbox/api/health`)
+    expect(health.status).toBe(200)
+    // The count of the files listed, as the compiled catalog says once it is in.
+    expect(await health.json()).toMatchObject({ status: 'ok', templates: 3 })
+    // The probe writes its line as the answer is finished, which may reach us after the answer.
+    const probed = () => /answer-probe (\{.*\})/.exec(cli!.output().stderr)?.[1]
+    await expect.poll(probed).toBeDefined()
+    expect(JSON.parse(probed()!)).toEqual({ templatesRead: 0 })
+    // Then the templates load, and what needs them is answered.
+    const answer = await fetch(`${cli.url}/templates`, { headers })
+    expect(answer.status).toBe(200)
+    expect(((await answer.json()) as { templates: unknown[] }).templates).toHaveLength(3)
+    const again = await fetch(`${cli.url}/_sandbox/api/health`)
+    expect(await again.json()).toMatchObject({ status: 'ok', templates: 3 })
+  })
+})
+
 describe('serve compiles its templates once its port is open', () => {
   it('has read none of them, nor made an Intl object, by its ready line; the first read waits for them', async () => {
     const probe = fileURLToPath(new URL('./ready-probe.mjs', import.meta.url))

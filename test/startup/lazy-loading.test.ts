@@ -165,9 +165,10 @@ it('a server is ready before the text converter and the full address parser load
     const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
     const atReady = converter() || loaded('html-to-text') || loaded('email-addresses')
     // The server loads the converter in a timer of 0 ms set once its app and templates are
-    // loaded (an answer means they are): one timer turn (and the loading's I/O turn) after that
-    // is what "right after" means; nothing announces it.
-    await fetch(sandbox.url + '/_sandbox/api/health')
+    // loaded (an answer of the whole app means they are; health answers before, from an app of
+    // its own): one timer turn (and the loading's I/O turn) after that is what "right after"
+    // means; nothing announces it.
+    await fetch(sandbox.url + '/_sandbox/api/messages')
     await new Promise((resolve) => setTimeout(resolve, 0))
     await new Promise((resolve) => setImmediate(resolve))
     console.log(JSON.stringify({ atReady, after: converter(), published: loaded('html-to-text') }))
