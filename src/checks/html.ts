@@ -1,6 +1,6 @@
 import { DomHandler, Parser } from 'htmlparser2'
 import type { Document, Element } from 'domhandler'
-import { type ParsedCss, parseCss } from './css.js'
+import { countRules, MAX_RULES, type ParsedCss, parseCss } from './css.js'
 
 /** The parsed HTML plus a way to turn a character offset into a 1-based line (and column). */
 export interface ParsedHtml {
@@ -15,7 +15,22 @@ export interface ParsedHtml {
    * rule (a sheet of 50,000 rules, 2 s each).
    */
   css(text: string): ParsedCss
+  /** Its `<style>` elements, in order. */
+  styles: Element[]
+  /** How many rules its `<style>` blocks hold in all (`countRules`), a text repeated counted once. */
+  styleRules: number
+  /** Whether the checks read its `<style>` blocks: when they hold `MAX_RULES` rules or fewer. */
+  stylesRead: boolean
 }
+
+/**
+ * A `<style>` element's text.
+ *
+ * @example
+ * styleText(parseHtml('<style>p { color: red }</style>').styles[0]) // 'p { color: red }'
+ */
+export const styleText = (style: Element): string =>
+  style.children.map((child) => ('data' in child ? child.data : '')).join('')
 
 /**
  * htmlparser2's stack of open tags, innermost first, in time linear in the document. Its own is
@@ -130,5 +145,9 @@ export function parseHtml(html: string): ParsedHtml {
     if (!sheet) sheets.set(text, (sheet = parseCss(text)))
     return sheet
   }
-  return { document, elements, lineOf, placeOf, css }
+  const styles = elements.filter((el) => el.type === 'style')
+  let styleRules = 0
+  for (const text of new Set(styles.map(styleText))) styleRules += countRules(text)
+  const stylesRead = styleRules <= MAX_RULES
+  return { document, elements, lineOf, placeOf, css, styles, styleRules, stylesRead }
 }

@@ -6,7 +6,7 @@ import { parse as parseSelector } from 'css-what'
 import type { AnyNode, Document, Element } from 'domhandler'
 import { DomUtils } from 'htmlparser2'
 import type { ParsedCss } from './css.js'
-import type { ParsedHtml } from './html.js'
+import { type ParsedHtml, styleText } from './html.js'
 import { keep } from './memo.js'
 import { candidates, indexRules, type RuleIndex, subjectKey } from './rule-index.js'
 
@@ -443,13 +443,14 @@ interface RankedRule {
 /**
  * The `<style>` rules (outside at-rules, and with `phone` those of phone-width `@media` blocks
  * after them), filed by their subject (`indexRules`); each sheet's meter set anew. Null for an
- * email without rules. Throws `TooCostly` for a sheet too long to read.
+ * email without rules. Throws `TooCostly` for a sheet too long to read, and for an email whose
+ * sheets hold too many rules to read (`ParsedHtml.stylesRead`).
  */
 function stylesheetRules(
-  styles: Element[],
+  { styles, stylesRead, css }: ParsedHtml,
   phone: boolean,
-  css: (text: string) => ParsedCss,
 ): RuleIndex<RankedRule> | null {
+  if (!stylesRead) throw new TooCostly()
   const ranked: RankedRule[] = []
   let offset = 0
   for (const style of styles) {
@@ -464,17 +465,15 @@ function stylesheetRules(
   return ranked.length ? indexRules(ranked, ({ rule }) => rule.key) : null
 }
 
-const styleText = (style: Element) =>
-  style.children.map((child) => ('data' in child ? child.data : '')).join('')
-
 /**
  * The first phone-width `@media` block of an email's `<style>`s (`@media (max-width: 600px)`),
- * or null when it has none: then its phone view is its base view.
+ * or null when it has none, or its `<style>`s are not read: then its phone view is its base view.
  *
  * @example
- * phoneMediaOf(parsed.elements.filter((el) => el.type === 'style'), parsed.css) // '@media only screen and (max-width: 600px)'
+ * phoneMediaOf(parseHtml(html)) // '@media only screen and (max-width: 600px)'
  */
-export function phoneMediaOf(styles: Element[], css: (text: string) => ParsedCss): string | null {
+export function phoneMediaOf({ styles, stylesRead, css }: ParsedHtml): string | null {
+  if (!stylesRead) return null
   for (const style of styles) {
     const { phoneMedia, phoneRules } = sheetOf(styleText(style), css)
     if (phoneMedia && phoneRules.length) return phoneMedia
@@ -742,13 +741,10 @@ function boxOf(element: Element, declared: Read, parent: Box): Box {
  * const boxes = computeBoxes(parseHtml(html))
  * boxes.get(paragraph)?.color // { r: 31, g: 41, b: 51, a: 1 }
  */
-export function computeBoxes(
-  { document, elements, css }: ParsedHtml,
-  { phone = false } = {},
-): Map<Element, Box> {
+export function computeBoxes(parsed: ParsedHtml, { phone = false } = {}): Map<Element, Box> {
+  const { document } = parsed
   try {
-    const styles = elements.filter((el) => el.type === 'style')
-    return boxesOf(document, stylesheetRules(styles, phone, css))
+    return boxesOf(document, stylesheetRules(parsed, phone))
   } catch (error) {
     if (!(error instanceof TooCostly)) throw error
     // The sheet could not be applied in its budget: what it sets (colours, sizes) is unknown,
