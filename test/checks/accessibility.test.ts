@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { MAX_RULES } from '../../src/checks/css.js'
 import { checkEmail } from '../../src/checks/index.js'
-import { contrast } from '../../src/checks/styles.js'
+import { parseHtml } from '../../src/checks/html.js'
+import { computeBoxes, contrast } from '../../src/checks/styles.js'
 import { CORPUS, corpusHtml } from './a11y-corpus.js'
 
 const TEXT = 'Order 1042 left our warehouse today and should reach you by Friday.'
@@ -157,6 +158,22 @@ describe('contrast', () => {
     const [finding] = await a11y(page('<p style="color:rgba(0,0,0,0.3)">Faint</p>'))
     expect(finding?.code).toBe('low_contrast')
     expect(finding?.message).toContain('#b3b3b3 on #ffffff')
+  })
+})
+
+describe('boxes', () => {
+  it("are shared down the tree where an element looks as its parent, a new one where it doesn't", () => {
+    const parsed = parseHtml(
+      '<p><b>Bold <b>still <i>and <b>again <b style="color:#777">grey</b></b></i></b></b></p>',
+    )
+    const boxes = computeBoxes(parsed)
+    const [p, b1, b2, i, b3, grey] = parsed.elements.map((el) => boxes.get(el)!)
+    expect(b1!.bold).toBe(true)
+    expect(b1).not.toBe(p)
+    // 350,000 nested <b>s (1 MiB) made as many boxes: one now.
+    expect([b2, i, b3].every((box) => box === b1)).toBe(true)
+    expect(grey).not.toBe(b1)
+    expect(grey!.color).toEqual({ r: 0x77, g: 0x77, b: 0x77, a: 1 })
   })
 })
 
