@@ -674,12 +674,15 @@ function isHidden(element: Element, declared: Read): boolean {
   return clipped && (zero(get('height')) || zero(get('max-height')))
 }
 
-/** Whether an element with no declarations looks exactly as its parent: its tag and attributes change nothing of `Box`. */
-function inheritsAll(element: Element): boolean {
+/**
+ * Whether an element with no declarations looks exactly as its parent: its tag and attributes
+ * change nothing of `Box` (a `<b>` in bold text changes nothing either).
+ */
+function inheritsAll(element: Element, parent: Box): boolean {
   const { name, attribs } = element
   return !(
     NEVER_SHOWN.has(name) ||
-    BOLD_TAGS.has(name) ||
+    (BOLD_TAGS.has(name) && !parent.bold) ||
     TAG_EM.has(name) ||
     attribs.hidden !== undefined ||
     attribs['aria-hidden'] === 'true' ||
@@ -763,8 +766,15 @@ export function computeBoxes(parsed: ParsedHtml, { phone = false } = {}): Map<El
  * (1 MiB) made as many boxes, 28 MB for the garbage collector to trace.
  */
 function sameOr(parent: Box, box: Box): Box {
-  for (const key in box) if (box[key as keyof Box] !== parent[key as keyof Box]) return box
-  return parent
+  return box.hidden === parent.hidden &&
+    box.ariaHidden === parent.ariaHidden &&
+    box.color === parent.color &&
+    box.background === parent.background &&
+    box.fontPx === parent.fontPx &&
+    box.fontSetBy === parent.fontSetBy &&
+    box.bold === parent.bold
+    ? parent
+    : box
 }
 
 /** The boxes with these rules applied, in one walk of the tree. */
@@ -782,7 +792,7 @@ function boxesOf(document: Document, rules: RuleIndex<RankedRule> | null): Map<E
     // An element that declares nothing and whose tag changes nothing has its parent's box, as
     // `boxOf` would work it out (most cells and rows of a layout table): not worked out again.
     const box =
-      declared === NOTHING && inheritsAll(element)
+      declared === NOTHING && inheritsAll(element, parent)
         ? parent
         : sameOr(parent, boxOf(element, declared, parent))
     boxes.set(element, box)
