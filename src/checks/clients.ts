@@ -1,6 +1,6 @@
 import { DoIUseEmail } from '@jsx-email/doiuse-email'
 import type { Element } from 'domhandler'
-import type { ParsedHtml } from './html.js'
+import { type ParsedHtml, styleText } from './html.js'
 import { andList, clientList, clientName } from './client-names.js'
 import { keep } from './memo.js'
 import type { ClientScore, Finding } from './types.js'
@@ -67,9 +67,9 @@ export class CachingDoIUseEmail extends DoIUseEmail {
     this.warnings = []
     this.notes = []
     this.#replayed = new Set()
-    for (const style of parsed.elements) {
-      if (style.type !== 'style') continue
-      const text = style.children.map((child) => ('data' in child ? child.data : '')).join('')
+    // An email's `<style>`s past the rules the checks read are not looked up either.
+    for (const style of parsed.stylesRead ? parsed.styles : []) {
+      const text = styleText(style)
       this.#replay(this.#stylesheets, text, () => this.checkStylesheet(parsed.css(text).sheet))
     }
     this.checkHtml(parsed.document)

@@ -10,6 +10,16 @@ import css, { type CssStylesheetAST } from '@adobe/css-tools'
  */
 const MAX_BLOCK = 16 * 1024
 
+/**
+ * How many rules (`{…}` blocks, an at-rule's own and those inside it) an email's `<style>`
+ * blocks may hold in all for the checks to read them. @adobe/css-tools takes about 40 µs a rule
+ * (a 1 MiB email of 22,780 rules, 1.4 s of CPU to parse, 2.3 s to check); the real emails of
+ * the corpus hold 264 at most (sendwithus' "meow" design), 34 at the median. Past it, no rule of
+ * the email is read (`ParsedHtml.stylesRead`): applying only the first ones would guess at a
+ * cascade that later rules change.
+ */
+export const MAX_RULES = 2000
+
 /** The parsed sheet, and whether a block was too long to read. */
 export interface ParsedCss {
   sheet: CssStylesheetAST
@@ -23,7 +33,7 @@ export interface ParsedCss {
 export function parseCss(text: string): ParsedCss {
   const rules: CssStylesheetAST['stylesheet']['rules'] = []
   let skipped = false
-  for (const block of topLevelBlocks(text)) {
+  for (const block of topLevelBlocks(text).blocks) {
     if (block.length > MAX_BLOCK) {
       skipped = true
       continue
@@ -36,9 +46,21 @@ export function parseCss(text: string): ParsedCss {
   }
 }
 
-/** The text cut after each `}` that closes a top-level block, and each top-level `;`. */
-function topLevelBlocks(text: string): string[] {
+/**
+ * How many rules a stylesheet holds: its `{…}` blocks at any depth, outside comments and strings.
+ *
+ * @example
+ * countRules('a { color: red } @media (max-width: 600px) { p { color: blue } }') // 3
+ */
+export const countRules = (text: string): number => topLevelBlocks(text).rules
+
+/**
+ * The text cut after each `}` that closes a top-level block, and each top-level `;`; and how
+ * many `{` open a block in it.
+ */
+function topLevelBlocks(text: string): { blocks: string[]; rules: number } {
   const blocks: string[] = []
+  let rules = 0
   let depth = 0
   let start = 0
   for (let i = 0; i < text.length; i++) {
@@ -48,8 +70,10 @@ function topLevelBlocks(text: string): string[] {
       i = end < 0 ? text.length : end + 1
     } else if (c === '"' || c === "'") {
       i = stringEnd(text, i)
-    } else if (c === '{') depth++
-    else if (c === '}' || (c === ';' && depth === 0)) {
+    } else if (c === '{') {
+      depth++
+      rules++
+    } else if (c === '}' || (c === ';' && depth === 0)) {
       if (c === '}') depth = Math.max(0, depth - 1)
       if (depth === 0) {
         blocks.push(text.slice(start, i + 1))
@@ -58,7 +82,7 @@ function topLevelBlocks(text: string): string[] {
     }
   }
   if (text.slice(start).trim()) blocks.push(text.slice(start))
-  return blocks
+  return { blocks, rules }
 }
 
 /** Where a quoted string that starts at `i` ends (its closing quote, or the line's end). */

@@ -25,6 +25,21 @@ describe('contrast findings', () => {
       /^Text \("Sent to ada@example\.com, because you signed up at [\w.]+(?: \w+)*…"\)/,
     )
   })
+
+  it('quote with spaces and line breaks squashed, cut at a word past 60 characters', async () => {
+    const quoted = async (text: string) =>
+      (await a11y(page(`<p style="color:#aaaaaa">${text}</p>`)))
+        .find((f) => f.code === 'low_contrast')
+        ?.message.match(/^Text \((".*?")\)/)?.[1]
+    expect(await quoted('\n  Your   parcel\n\n\t is on  its way ')).toBe(
+      '"Your parcel is on its way"',
+    )
+    const sixty = `${'word '.repeat(11)}words`
+    expect(sixty).toHaveLength(60)
+    expect(await quoted(`  ${sixty.replaceAll(' ', '\n    ')}  `)).toBe(`"${sixty}"`)
+    expect(await quoted(`${sixty}, and more`)).toBe(`"${'word '.repeat(11).trim()}…"`)
+    expect(await quoted(`${'x'.repeat(70)} y`)).toBe(`"${'x'.repeat(60)}…"`)
+  })
 })
 
 describe('tables', () => {
