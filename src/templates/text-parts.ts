@@ -8,9 +8,9 @@ import type { TextAnswer, TextJob } from './text-worker.js'
  * text is about a third of a send's CPU (html-to-text and its parser, `npm run bench`'s table):
  * under load (sends under way together, or begun in the same turn of the event loop) the main
  * thread hands it to one worker thread and goes on with the next request, and a send is still
- * stored, whole, before its answer. A send alone converts its HTML here, as
- * before: no thread to wake for it, no worker started until sends overlap. The worker runs the
- * same converter (text-worker.ts): the text is the same bytes either way (test/golden).
+ * stored, whole, before its answer. A send alone converts its HTML here, as before: no thread
+ * to wake for it, no worker started until sends overlap. The worker runs the same converter
+ * (text-worker.ts): the text is the same bytes either way (test/golden).
  */
 export interface TextParts {
   /** Marks a send under way until the function it returns is called. */
