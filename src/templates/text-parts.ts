@@ -6,16 +6,16 @@ import type { TextAnswer, TextJob } from './text-worker.js'
 /**
  * The text parts of sends, on a second core when sends overlap. Turning a message's HTML into
  * text is about a third of a send's CPU (html-to-text and its parser, `npm run bench`'s table):
- * under load (sends under way together, or begun in the same turn of the event loop) the main
- * thread hands it to one worker thread and goes on with the next request, and a send is still
- * stored, whole, before its answer. A send alone converts its HTML here, as before: no thread
- * to wake for it, no worker started until sends overlap. The worker runs the same converter
- * (text-worker.ts): the text is the same bytes either way (test/golden).
+ * under load (sends under way together) the main thread hands it to one worker thread and goes
+ * on with the next request, and a send is still stored, whole, before its answer. A send alone
+ * converts its HTML here, as before: no thread to wake for it, no worker started until sends
+ * overlap. The worker runs the same converter (text-worker.ts): the text is the same bytes
+ * either way (test/golden).
  */
 export interface TextParts {
   /** Marks a send under way until the function it returns is called. */
   begin(): () => void
-  /** The text part of `html`: here, or on the worker while other sends are under way or began in the same turn. */
+  /** The text part of `html`: here, or on the worker while other sends are under way. */
   of(html: string): string | Promise<string>
   /** Whether a worker is up and taking text parts now (a test waits on it, after `of` started one). */
   ready(): Promise<boolean>
@@ -54,8 +54,6 @@ interface WorkerState {
   worker: Worker | undefined
   ready: boolean
   underWay: number
-  /** Sends begun in this turn of the event loop (`countTurn`). */
-  begunThisTurn: number
   /** Also what the idle check compares between two looks: no job handed over in between. */
   nextId: number
   failures: number
@@ -131,19 +129,6 @@ function handOver(state: WorkerState, job: TextJob): void {
   })
 }
 
-/**
- * Counts a send begun in this turn of the event loop. Sends also overlap when they arrive
- * together but each ends in the turn it began: on the in-memory store a send is stored
- * synchronously, so under 32 connections one was never under way beside another and every
- * text part was converted on the main thread, the second core idle.
- */
-function countTurn(state: WorkerState): void {
-  if (state.begunThisTurn++ > 0) return
-  setImmediate(() => {
-    state.begunThisTurn = 0
-  })
-}
-
 /** After the worker is gone: what it held is converted here (a send never waits on a worker that is gone). */
 function forget(state: WorkerState, pending: Map<number, Pending>, idle: boolean): void {
   state.worker = undefined
@@ -173,7 +158,6 @@ export function createTextParts(workerFile: string): TextParts {
     worker: undefined,
     ready: false,
     underWay: 0,
-    begunThisTurn: 0,
     nextId: 0,
     failures: 0,
     closed: false,
@@ -193,7 +177,6 @@ export function createTextParts(workerFile: string): TextParts {
   return {
     begin() {
       state.underWay++
-      countTurn(state)
       let ended = false
       return () => {
         if (!ended) state.underWay--
@@ -201,7 +184,7 @@ export function createTextParts(workerFile: string): TextParts {
       }
     },
     of(html) {
-      if ((state.underWay < 2 && state.begunThisTurn < 2) || state.closed) return toPlainText(html)
+      if (state.underWay < 2 || state.closed) return toPlainText(html)
       if (!state.worker) {
         if (usable()) startWorker(workerFile, state, pending, { ready, lost })
         return toPlainText(html)

@@ -44,30 +44,6 @@ describe('text parts', () => {
     for (const end of ends) end()
   })
 
-  it('hands sends begun in one turn to the worker, though each ends before the next begins', async () => {
-    // The in-memory store: a send is stored in the turn it began, so none is under way beside another.
-    texts = createTextParts(WORKER)
-    const ends = [texts.begin(), texts.begin()]
-    expect(typeof texts.of(samples[0]!)).toBe('string')
-    expect(await texts.ready()).toBe(true)
-    for (const end of ends) end()
-    await new Promise((turnEnded) => setImmediate(turnEnded))
-    const first = texts.begin()
-    // The turn's first send is alone so far: here.
-    expect(texts.of(samples[0]!)).toBe(toPlainText(samples[0]!))
-    first()
-    const second = texts.begin()
-    const answer = texts.of(samples[1]!)
-    second()
-    expect(answer).toBeInstanceOf(Promise)
-    expect(await answer).toBe(toPlainText(samples[1]!))
-    await new Promise((turnEnded) => setImmediate(turnEnded))
-    // A send in a turn of its own, with none under way: here again.
-    const alone = texts.begin()
-    expect(typeof texts.of(samples[2]!)).toBe('string')
-    alone()
-  })
-
   it('posts the jobs of one turn to the worker as one message, answered as one', async () => {
     const dir = await tempDir()
     // A worker that answers each job with the size of the message it came in.
