@@ -1,6 +1,7 @@
 /**
  * The worker thread of `createTextParts` (text-parts.ts): turns HTML into a message's text part
- * with the same converter as the main thread (plain-text.ts), the jobs of a turn in one message. Bundled as
+ * with the same converter as the main thread (plain-text.ts): the jobs of a turn in one message,
+ * each answered as soon as it is converted. Bundled as
  * dist/sendbox-text-worker.js (scripts/bundle.js).
  */
 import { parentPort } from 'node:worker_threads'
@@ -24,8 +25,8 @@ function answerOf({ id, html }: TextJob): TextAnswer {
 }
 
 /**
- * Answers each message of jobs on `port` (the jobs of one turn of the main thread's event loop)
- * with one message of their answers; says `ready` once the converter is loaded, so the main
+ * Answers each job of a message on `port` (the jobs of one turn of the main thread's event loop)
+ * as soon as it is converted, so a send waits for its own text, not a batch's; says `ready` once the converter is loaded, so the main
  * thread sends nothing to a worker that would keep it waiting for html-to-text to load.
  *
  * @example
@@ -33,7 +34,7 @@ function answerOf({ id, html }: TextJob): TextAnswer {
  */
 export function serveTextJobs(port: NonNullable<typeof parentPort>): void {
   port.on('message', (jobs: TextJob[]) => {
-    port.postMessage(jobs.map(answerOf))
+    for (const job of jobs) port.postMessage([answerOf(job)])
   })
   warmPlainText()
   port.postMessage('ready')

@@ -44,7 +44,7 @@ describe('text parts', () => {
     for (const end of ends) end()
   })
 
-  it('posts the jobs of one turn to the worker as one message, answered as one', async () => {
+  it('posts the jobs of one turn to the worker as one message', async () => {
     const dir = await tempDir()
     // A worker that answers each job with the size of the message it came in.
     const file = join(dir, 'counts.mjs')
