@@ -27,7 +27,16 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '../test/helpers/free-port.js'
-import { cpuOf, median, ROOT, receiptSend, rssOf, startChild, stop } from './common.js'
+import {
+  cpuOf,
+  mainThreadCpuOf,
+  median,
+  ROOT,
+  receiptSend,
+  rssOf,
+  startChild,
+  stop,
+} from './common.js'
 
 const MAILDEV_VERSION = '3.0.0'
 const PEER_DIR = join(ROOT, '.bench', 'maildev')
@@ -158,10 +167,14 @@ async function readBack(server, to) {
   return server.kind === 'maildev' ? json : json.messages
 }
 
-/** Sends/s from SENDERS loops for DURATION s, and the server's CPU ms per send meanwhile. */
+/**
+ * Sends/s from SENDERS loops for DURATION s, and the server's CPU ms per send meanwhile: all its
+ * threads, and its main thread's share (sendbox hands text parts to a worker thread under load).
+ */
 async function throughput(server, receipt, seconds = DURATION) {
   const send = sendOf(server, receipt)
   const cpu0 = await cpuOf(server.child.pid)
+  const main0 = await mainThreadCpuOf(server.child.pid)
   const t0 = performance.now()
   const end = t0 + seconds * 1000
   let sent = 0
@@ -174,7 +187,8 @@ async function throughput(server, receipt, seconds = DURATION) {
   await Promise.all(Array.from({ length: SENDERS }, loop))
   const elapsed = (performance.now() - t0) / 1000
   const cpu = (await cpuOf(server.child.pid)) - cpu0
-  return { rps: sent / elapsed, cpuPerSend: cpu / sent }
+  const main = (await mainThreadCpuOf(server.child.pid)) - main0
+  return { rps: sent / elapsed, cpuPerSend: cpu / sent, mainPerSend: main / sent }
 }
 
 /** Sends until the server holds STORED messages (32 at a time; both drop the oldest past it). */
@@ -308,6 +322,7 @@ async function memory(bins, dir, receipt) {
 const COLUMNS = [
   ['sends/s', 'rps', 0],
   ['CPU/send', 'cpuPerSend', 2],
+  ['main CPU', 'mainPerSend', 2],
   ['send→read', 'trip', 2],
   ['its CPU', 'tripCpu', 2],
   ['read', 'read', 2],
@@ -330,7 +345,7 @@ function report(runs, rss) {
     )
   }
   console.log(
-    "(ms; send→read and read: p50 of the client's wall clock; CPU: the server's, per one)\n",
+    "(ms; send→read and read: p50 of the client's wall clock; CPU: the server's, per one; main CPU: its main thread's share)\n",
   )
   for (const name of Object.keys(runs).filter((n) => n !== 'maildev')) {
     console.log(`${name} ÷ MailDev, median (range by round):`)

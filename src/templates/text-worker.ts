@@ -1,6 +1,7 @@
 /**
  * The worker thread of `createTextParts` (text-parts.ts): turns HTML into a message's text part
- * with the same converter as the main thread (plain-text.ts), one job per message. Bundled as
+ * with the same converter as the main thread (plain-text.ts): the jobs of a turn in one message,
+ * each answered as soon as it is converted. Bundled as
  * dist/sendbox-text-worker.js (scripts/bundle.js).
  */
 import { parentPort } from 'node:worker_threads'
@@ -14,22 +15,26 @@ export interface TextJob {
 
 export type TextAnswer = { id: number; text: string } | { id: number; error: string }
 
+/** One job's answer: its text, or why the converter threw. */
+function answerOf({ id, html }: TextJob): TextAnswer {
+  try {
+    return { id, text: toPlainText(html) }
+  } catch (error) {
+    return { id, error: String(error) }
+  }
+}
+
 /**
- * Answers each job on `port`; says `ready` once the converter is loaded, so the main thread
- * sends nothing to a worker that would keep it waiting for html-to-text to load.
+ * Answers each job of a message on `port` (the jobs of one turn of the main thread's event loop)
+ * as soon as it is converted, so a send waits for its own text, not a batch's; says `ready` once the converter is loaded, so the main
+ * thread sends nothing to a worker that would keep it waiting for html-to-text to load.
  *
  * @example
  * serveTextJobs(parentPort)
  */
 export function serveTextJobs(port: NonNullable<typeof parentPort>): void {
-  port.on('message', ({ id, html }: TextJob) => {
-    let answer: TextAnswer
-    try {
-      answer = { id, text: toPlainText(html) }
-    } catch (error) {
-      answer = { id, error: String(error) }
-    }
-    port.postMessage(answer)
+  port.on('message', (jobs: TextJob[]) => {
+    for (const job of jobs) port.postMessage([answerOf(job)])
   })
   warmPlainText()
   port.postMessage('ready')

@@ -44,6 +44,25 @@ describe('text parts', () => {
     for (const end of ends) end()
   })
 
+  it('posts the jobs of one turn to the worker as one message', async () => {
+    const dir = await tempDir()
+    // A worker that answers each job with the size of the message it came in.
+    const file = join(dir, 'counts.mjs')
+    await writeFile(
+      file,
+      "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (jobs) => parentPort.postMessage(jobs.map(({ id }) => ({ id, text: 'one of ' + jobs.length }))))\nparentPort.postMessage('ready')\n",
+    )
+    texts = createTextParts(file)
+    texts.begin()
+    texts.begin()
+    expect(texts.of('<p>start</p>')).toBe('start')
+    expect(await texts.ready()).toBe(true)
+    const jobs = [texts.of('<p>a</p>'), texts.of('<p>b</p>'), texts.of('<p>c</p>')]
+    expect(await Promise.all(jobs)).toEqual(['one of 3', 'one of 3', 'one of 3'])
+    expect(await texts.of('<p>next turn</p>')).toBe('one of 1')
+    await rm(dir, { recursive: true, force: true })
+  })
+
   it('converts here what a worker that died held, and gives up on workers after three', async () => {
     const dir = await tempDir()
     // A worker that says it is ready, then exits at its first job.
