@@ -46,8 +46,8 @@ const firstAttempt = (row: StoredWebhook): WorkItem => ({
 type Attempt = (delivery: WebhookDelivery, manual: boolean) => Promise<unknown>
 
 /**
- * A claimed attempt: posts the delivery, writes the outcome, and finishes the row of work or
- * puts it back for the retry's time.
+ * A claimed attempt: posts the delivery, then writes the outcome and finishes the row of work or
+ * puts it back for the retry's time, both in one write (`settle`).
  *
  * @example
  * await attemptClaimed(parts, attempt, item, () => false)
@@ -64,9 +64,7 @@ async function attemptClaimed(
   await attempt(delivery, false)
   if (isClosed()) return
   const next = afterAutomaticAttempt(delivery, parts.policy)
-  await parts.table.save(stored(delivery))
-  if (next === 'settled') await parts.work.done(item)
-  else await parts.work.later(item, Date.now() + next, {})
+  await parts.table.settle(stored(delivery), item, next === 'settled' ? null : Date.now() + next)
   parts.publish(delivery)
 }
 

@@ -363,6 +363,16 @@ export interface WebhookTable {
   ): Promise<StoredWebhook[]>
   /** Writes a delivery's new state (its attempts, status). */
   save(delivery: StoredWebhook): Promise<void>
+  /**
+   * After an automatic attempt: writes the delivery's new state and, at once, finishes its
+   * claimed row of work (`retryAt` null: it goes, and its lane moves on) or puts it back due at
+   * `retryAt`, with its attempts counted.
+   */
+  settle(
+    delivery: StoredWebhook,
+    item: Pick<ClaimedWork, 'kind' | 'key' | 'lane'>,
+    retryAt: number | null,
+  ): Promise<void>
   get(id: string): Promise<StoredWebhook | undefined>
   /** Newest first; `total` counts the matches before `limit`. */
   list(filter?: WebhookTableFilter): Promise<{ deliveries: StoredWebhook[]; total: number }>

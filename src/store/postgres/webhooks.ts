@@ -1,7 +1,14 @@
 import { asJson } from './text.js'
 import { createBatcher } from '../../lib/batch.js'
-import { bulk, type Db, type Pool, raw, rows, sql, valuesOf } from './client.js'
-import type { StoredWebhook, WebhookTable, WebhookTableFilter, WorkItem } from '../types.js'
+import { bulk, type Db, type Pool, prepared, raw, rows, sql, valuesOf } from './client.js'
+import type {
+  ClaimedWork,
+  StoredWebhook,
+  WebhookTable,
+  WebhookTableFilter,
+  WorkItem,
+} from '../types.js'
+import { textArray } from './filter.js'
 import { workRows } from './work.js'
 import { isRefused } from './guard.js'
 
@@ -112,6 +119,78 @@ async function insertDeliveries(db: Db, batch: readonly NewDeliveries[]): Promis
   return new Set(added.map((row) => row.id))
 }
 
+/** An attempt's outcome: the delivery's new state, and its row of work finished or due again. */
+type Settled = {
+  delivery: StoredWebhook
+  item: Pick<ClaimedWork, 'kind' | 'key'>
+  retryAt: number | null
+}
+
+/**
+ * Writes attempts' outcomes in one statement: each delivery's new state, and its row of work
+ * (still `me`'s) deleted, or put back due at `retryAt` with its attempts counted. An attempt
+ * wrote them in two statements, two commits (UPDATE of the delivery, then the work's DELETE or
+ * UPDATE); each commit waits on the disk with fsync on (bench:team:cost). Arrays, not a VALUES
+ * list, so the text is the same for any batch (`prepared`).
+ *
+ * @example
+ * await settleAttempts(pool, me, [{ delivery, item: { kind: 'webhook', key: delivery.id }, retryAt: null }])
+ */
+async function settleAttempts(db: Db, me: string, batch: readonly Settled[]): Promise<void> {
+  const done = batch.filter((s) => s.retryAt === null)
+  const later = batch.filter((s) => s.retryAt !== null)
+  await db.query(
+    prepared(sql`
+    WITH saved AS (
+      UPDATE sendbox_webhooks w SET status = v.status, delivery = v.delivery::json
+      FROM unnest(${textArray(batch.map((s) => s.delivery.id))}::text[],
+        ${textArray(batch.map((s) => s.delivery.status))}::text[],
+        ${textArray(batch.map((s) => asJson(s.delivery)))}::text[]) AS v (id, status, delivery)
+      WHERE w.id = v.id),
+    finished AS (
+      DELETE FROM sendbox_work WHERE owner = ${me} AND (kind, key) IN (SELECT * FROM unnest(
+        ${textArray(done.map((s) => s.item.kind))}::text[],
+        ${textArray(done.map((s) => s.item.key))}::text[]))),
+    again AS (
+      UPDATE sendbox_work w SET due_at = v.due_at, attempts = attempts + 1, owner = NULL,
+        lease_until = NULL, payload = '{}'
+      FROM unnest(${textArray(later.map((s) => s.item.kind))}::text[],
+        ${textArray(later.map((s) => s.item.key))}::text[],
+        ${textArray(later.map((s) => new Date(s.retryAt!).toISOString()))}::timestamptz[])
+        AS v (kind, key, due_at)
+      WHERE w.kind = v.kind AND w.key = v.key AND w.owner = ${me})
+    SELECT 1`),
+  )
+}
+
+/**
+ * Reads deliveries by id in one statement: the attempts that start together (a claim hands out
+ * several) share it (createBatcher).
+ *
+ * @example
+ * const [row] = await readDeliveries(pool, ['whd_1'])
+ */
+async function readDeliveries(
+  db: Db,
+  ids: readonly string[],
+): Promise<(StoredWebhook | undefined)[]> {
+  const found = await rows<{ delivery: StoredWebhook }>(
+    db,
+    prepared(sql`
+    SELECT delivery FROM sendbox_webhooks WHERE id = ANY(${textArray(ids)}::text[])`),
+  )
+  const byId = new Map(found.map((row) => [row.delivery.id, row.delivery]))
+  return ids.map((id) => byId.get(id))
+}
+
+/** What the table needs of the work queue: this process's id in it, and its wake-up. */
+export interface WebhookWork {
+  /** This process as the owner of the rows it claimed. */
+  me: string
+  /** Tells this process and the others that rows may be claimable (a lane moved on). */
+  wake(): void
+}
+
 /**
  * Webhook deliveries in `sendbox_webhooks`, one per event (`webhook_id`) and URL: an event two
  * processes both hand in for one URL is added once, so it is posted once. The adds made while
@@ -123,8 +202,16 @@ async function insertDeliveries(db: Db, batch: readonly NewDeliveries[]): Promis
  * const table = createWebhookTable(pool)
  * const added = await table.add([delivery], (d) => ({ kind: 'webhook', key: d.id, dueAt: Date.now(), payload: {} }))
  */
-export function createWebhookTable(pool: Pool): WebhookTable {
+export function createWebhookTable(pool: Pool, work: WebhookWork): WebhookTable {
   let untrimmed = 0
+  const reads = createBatcher((ids: readonly string[]) => readDeliveries(pool, ids))
+  const settles = createBatcher(
+    async (batch: readonly Settled[]) => {
+      await settleAttempts(pool, work.me, batch)
+      return batch.map(() => undefined)
+    },
+    { eachAlone: isRefused },
+  )
   const adds = createBatcher(
     async (batch: readonly NewDeliveries[]) => {
       const added = await insertDeliveries(pool, batch)
@@ -150,13 +237,12 @@ export function createWebhookTable(pool: Pool): WebhookTable {
           delivery = ${asJson(delivery)}
         WHERE id = ${delivery.id}`)
     },
-    async get(id) {
-      const [row] = await rows<{ delivery: StoredWebhook }>(
-        pool,
-        sql`SELECT delivery FROM sendbox_webhooks WHERE id = ${id}`,
-      )
-      return row?.delivery
+    async settle(delivery, item, retryAt) {
+      await settles.call({ delivery, item, retryAt })
+      // The row gone may have held up its lane: the next of the lane is claimable now.
+      if (retryAt === null && item.lane !== undefined) work.wake()
     },
+    get: (id) => reads.call(id),
     async list(filter = {}) {
       const where = condition(filter)
       const [listed, counted] = await Promise.all([
