@@ -102,8 +102,33 @@ async function startPair(cluster, build, db, webhook) {
   return { pair, pool, db }
 }
 
+/**
+ * Samples what PostgreSQL's busy backends of `db` are doing, every 20 ms until `stop` resolves:
+ * each wait event's share of the samples of a backend in a statement ('CPU' when it waits on
+ * nothing).
+ */
+async function sampleWaits(admin, db, stop) {
+  const counts = new Map()
+  let total = 0
+  let done = false
+  stop.then(() => {
+    done = true
+  })
+  while (!done) {
+    const { rows } = await admin.query(
+      `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS what FROM pg_stat_activity
+       WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`,
+      [db],
+    )
+    for (const { what } of rows) counts.set(what, (counts.get(what) ?? 0) + 1)
+    total += rows.length
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([what, n]) => ({ what, share: n / total }))
+}
+
 /** One round of one pair: the load, the drain, the figures per send. */
-async function round(admin, postmaster, { pair, pool, db }) {
+async function round(admin, waiter, postmaster, { pair, pool, db }) {
   await drained(pool)
   // Backends report their counters within a second of going idle (PostgreSQL 15).
   await new Promise((r) => setTimeout(r, 1500))
@@ -111,9 +136,10 @@ async function round(admin, postmaster, { pair, pool, db }) {
   await admin.query('SELECT pg_stat_statements_reset()')
   const sent0 = await storedIn(pool)
   const before = await snapshot(admin, db, postmaster, pids)
-  const rates = await Promise.all(
+  const loaded = Promise.all(
     pair.map((p) => sendsPerSecond(p.url, { headers, body }, 16, DURATION)),
   )
+  const [rates, waits] = await Promise.all([loaded, sampleWaits(waiter, db, loaded)])
   const reads = await drained(pool)
   await new Promise((r) => setTimeout(r, 1500))
   const after = await snapshot(admin, db, postmaster, pids)
@@ -134,6 +160,7 @@ async function round(admin, postmaster, { pair, pool, db }) {
     pg: per('pg'),
     statements: statements.reduce((n, s) => n + s.calls, 0) / sends,
     top: statements.slice(0, 8).map((s) => ({ calls: s.calls / sends, query: s.query })),
+    waits: waits.slice(0, 6),
   }
 }
 
@@ -160,6 +187,8 @@ function report(results) {
       console.log(`  ${build.name}, statements per send (last round):`)
       for (const s of last.top)
         console.log(`    ${f(s.calls).padStart(5)}  ${s.query.slice(0, 110)}`)
+      const waits = last.waits.map((w) => `${w.what} ${f(w.share * 100, 0)}%`)
+      console.log(`  ${build.name}, busy backends' waits during the load: ${waits.join(', ')}`)
     }
   }
 }
@@ -170,6 +199,8 @@ const cluster = await startCluster({
   settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
 })
 const admin = new pg.Pool({ connectionString: cluster.url, max: 1 })
+// The wait sampler's own connection: it queries while the round's other reads run.
+const waiter = new pg.Pool({ connectionString: cluster.url, max: 1 })
 const receiver = await startChild(['bench/receiver.js'], /receiver ready (\d+)/)
 try {
   await admin.query('CREATE EXTENSION pg_stat_statements')
@@ -191,7 +222,7 @@ try {
   try {
     for (let r = 0; r < ROUNDS; r++)
       for (const pair of pairs) {
-        const result = await round(admin, postmaster, pair)
+        const result = await round(admin, waiter, postmaster, pair)
         results.push({ ...result, mode: pair.mode, build: pair.build })
         console.log(
           `round ${r + 1}, ${pair.build}, ${pair.mode}: ${f(result.rate, 0)} sends/s, ${f(result.commits)} commits, ${f(result.app)} + ${f(result.pg)} CPU ms per send`,
@@ -207,5 +238,6 @@ try {
 } finally {
   await stop(receiver.child)
   await admin.end()
+  await waiter.end()
   await cluster.destroy()
 }

@@ -355,12 +355,14 @@ export interface WebhookTableFilter {
 export interface WebhookTable {
   /**
    * Adds deliveries unless one of the same event (`webhookId`) to the same URL is there already,
-   * with their first attempts as work due now, in one transaction; returns those it added.
+   * with their first attempts as work due now, in one transaction; returns those it added, and
+   * of them those whose first attempt is this process's already (asked with `leaseMs`, and
+   * nothing before it in its lane): to run at once, without a claim.
    */
   add(
     deliveries: readonly StoredWebhook[],
     work: (delivery: StoredWebhook) => WorkItem,
-  ): Promise<StoredWebhook[]>
+  ): Promise<{ added: StoredWebhook[]; leased: StoredWebhook[] }>
   /** Writes a delivery's new state (its attempts, status). */
   save(delivery: StoredWebhook): Promise<void>
   /**

@@ -85,4 +85,24 @@ describePg('settling webhook attempts on PostgreSQL', () => {
     expect(again).toMatchObject({ owner: null, attempts: 1 })
     expect(Math.abs(Number(again!.due) - retryAt)).toBeLessThan(1)
   })
+
+  it('leases a first attempt to the process that adds it only when nothing comes before it in its lane', async () => {
+    const leased = (d: StoredWebhook) => ({ ...firstAttempt(d), leaseMs: 60_000 })
+    const a = { ...delivery(10), messageId: 'msg_lane_a' }
+    const a2 = { ...delivery(11), messageId: 'msg_lane_a' }
+    const b = { ...delivery(12), messageId: 'msg_lane_b' }
+    // Two of one lane in one statement: the first is this process's, the second waits its turn.
+    const first = await store.webhooks!.add([a, a2], leased)
+    expect(first.added.map((d) => d.id)).toEqual([a.id, a2.id])
+    expect(first.leased.map((d) => d.id)).toEqual([a.id])
+    expect((await workOf(a2.id))?.owner).toBeNull()
+    // A later one of a lane that has a row already is left to a claim; one of a lane of its own is leased.
+    const a3 = { ...delivery(13), messageId: 'msg_lane_a' }
+    const later = await store.webhooks!.add([a3, b], leased)
+    expect(later.leased.map((d) => d.id)).toEqual([b.id])
+    expect((await workOf(a3.id))?.owner).toBeNull()
+    expect((await workOf(b.id))?.owner).not.toBeNull()
+    // Added again (the same event for the same URL): nothing added, nothing leased.
+    expect(await store.webhooks!.add([b], leased)).toEqual({ added: [], leased: [] })
+  })
 })
