@@ -34,39 +34,46 @@ export interface SharedWebhookParts {
 const stored = (delivery: WebhookDelivery) => delivery as unknown as StoredWebhook
 const deliveryOf = (row: StoredWebhook) => row as unknown as WebhookDelivery
 
-/** The first attempt of a delivery: due now, in its message's lane for its URL. */
-const firstAttempt = (row: StoredWebhook): WorkItem => ({
-  kind: WEBHOOK_WORK,
-  key: row.id,
-  lane: `${row.messageId} ${row.url}`,
-  dueAt: Date.now(),
-  payload: {},
-})
+/**
+ * The first attempt of a delivery: due now, in its message's lane for its URL, asked leased to
+ * this process for `leaseMs` (the table grants it when nothing comes before it in its lane, and
+ * this process runs it at once; a claim takes it otherwise, or once the lease ran out).
+ */
+const firstAttempt =
+  (leaseMs: number) =>
+  (row: StoredWebhook): WorkItem => ({
+    kind: WEBHOOK_WORK,
+    key: row.id,
+    lane: `${row.messageId} ${row.url}`,
+    dueAt: Date.now(),
+    payload: {},
+    leaseMs,
+  })
 
 type Attempt = (delivery: WebhookDelivery, manual: boolean) => Promise<unknown>
 
 /**
- * A claimed attempt: posts the delivery, writes the outcome, and finishes the row of work or
- * puts it back for the retry's time.
+ * A claimed attempt: posts the delivery, then writes the outcome and finishes the row of work or
+ * puts it back for the retry's time, both in one write (`settle`).
  *
  * @example
- * await attemptClaimed(parts, attempt, item, () => false)
+ * await attemptClaimed(parts, attempt, item, () => false, undefined)
  */
 async function attemptClaimed(
   parts: SharedWebhookParts,
   attempt: Attempt,
   item: ClaimedWork,
   isClosed: () => boolean,
+  /** The delivery as this process just added it, when the attempt was leased to it then. */
+  held?: StoredWebhook,
 ): Promise<void> {
-  const row = await parts.table.get(item.key)
+  const row = held ?? (await parts.table.get(item.key))
   if (row?.status !== 'pending') return void (await parts.work.done(item))
   const delivery = deliveryOf(row)
   await attempt(delivery, false)
   if (isClosed()) return
   const next = afterAutomaticAttempt(delivery, parts.policy)
-  await parts.table.save(stored(delivery))
-  if (next === 'settled') await parts.work.done(item)
-  else await parts.work.later(item, Date.now() + next, {})
+  await parts.table.settle(stored(delivery), item, next === 'settled' ? null : Date.now() + next)
   parts.publish(delivery)
 }
 
@@ -97,6 +104,31 @@ async function retryNow(
 }
 
 /**
+ * Handles the claimed attempts of this process, and answers how to run at once those leased to
+ * it as it added them, from the deliveries in hand (no read of them).
+ *
+ * @example
+ * const runLeased = handleAttempts(parts, attempt, () => false)
+ * runLeased(leased)
+ */
+function handleAttempts(parts: SharedWebhookParts, attempt: Attempt, isClosed: () => boolean) {
+  const fresh = new Map<string, StoredWebhook>()
+  const firstOf = firstAttempt(parts.runner.leaseMs)
+  parts.runner.handle(WEBHOOK_WORK, (item) => {
+    const held = fresh.get(item.key)
+    fresh.delete(item.key)
+    return attemptClaimed(parts, attempt, item, isClosed, held)
+  })
+  return (leased: readonly StoredWebhook[]) => {
+    for (const row of leased) {
+      // A copy: the attempt changes the delivery it is given, and `row` was just published.
+      fresh.set(row.id, structuredClone(row))
+      parts.runner.run({ ...firstOf(row), attempts: 0 })
+    }
+  }
+}
+
+/**
  * Webhooks on a store several processes share (docs/team.md): every delivery is a row of
  * `WebhookTable`, one per event and URL (an event queued twice for a URL is kept once), and each
  * attempt a row of work in its message's lane for that URL, claimed by whichever process is
@@ -120,7 +152,8 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
       inFlight,
     })
 
-  parts.runner.handle(WEBHOOK_WORK, (item) => attemptClaimed(parts, attempt, item, () => closed))
+  const firstOf = firstAttempt(parts.runner.leaseMs)
+  const runLeased = handleAttempts(parts, attempt, () => closed)
 
   return {
     endpoints: parts.urls,
@@ -132,9 +165,11 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
         .map((e) => stored(newDelivery(event, { messageId, webhookId, url: e.url, createdAt })))
       if (closed || deliveries.length === 0) return
       // A failure (the store away) is the caller's: a delivery step left to its lease is redone.
-      const added = await parts.table.add(deliveries, firstAttempt)
-      parts.runner.wake()
+      const { added, leased } = await parts.table.add(deliveries, firstOf)
+      // Those leased here run now; a claim takes the others (behind an earlier one of their lane).
+      if (leased.length < added.length) parts.runner.wake()
       for (const row of added) parts.publish(deliveryOf(row))
+      runLeased(leased)
     },
     list: async (filter) => {
       const { deliveries, total } = await parts.table.list(filter)

@@ -355,14 +355,26 @@ export interface WebhookTableFilter {
 export interface WebhookTable {
   /**
    * Adds deliveries unless one of the same event (`webhookId`) to the same URL is there already,
-   * with their first attempts as work due now, in one transaction; returns those it added.
+   * with their first attempts as work due now, in one transaction; returns those it added, and
+   * of them those whose first attempt is this process's already (asked with `leaseMs`, and
+   * nothing before it in its lane): to run at once, without a claim.
    */
   add(
     deliveries: readonly StoredWebhook[],
     work: (delivery: StoredWebhook) => WorkItem,
-  ): Promise<StoredWebhook[]>
+  ): Promise<{ added: StoredWebhook[]; leased: StoredWebhook[] }>
   /** Writes a delivery's new state (its attempts, status). */
   save(delivery: StoredWebhook): Promise<void>
+  /**
+   * After an automatic attempt: writes the delivery's new state and, at once, finishes its
+   * claimed row of work (`retryAt` null: it goes, and its lane moves on) or puts it back due at
+   * `retryAt`, with its attempts counted.
+   */
+  settle(
+    delivery: StoredWebhook,
+    item: Pick<ClaimedWork, 'kind' | 'key' | 'lane'>,
+    retryAt: number | null,
+  ): Promise<void>
   get(id: string): Promise<StoredWebhook | undefined>
   /** Newest first; `total` counts the matches before `limit`. */
   list(filter?: WebhookTableFilter): Promise<{ deliveries: StoredWebhook[]; total: number }>

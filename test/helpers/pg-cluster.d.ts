@@ -11,6 +11,17 @@ export interface Cluster {
   destroy(): Promise<void>
 }
 export function findPgBin(): string | null
-/** `durable`: PostgreSQL's own settings (fsync on), where the tests turn durability off. */
-export function startCluster(options?: { bin?: string; durable?: boolean }): Promise<Cluster>
-export function planCluster(options?: { bin?: string | null; durable?: boolean }): Promise<Cluster>
+/**
+ * `durable`: PostgreSQL's own settings (fsync on), where the tests turn durability off;
+ * `settings`: more `name=value` settings, each passed as `-c`.
+ */
+export function startCluster(options?: {
+  bin?: string
+  durable?: boolean
+  settings?: string[]
+}): Promise<Cluster>
+export function planCluster(options?: {
+  bin?: string | null
+  durable?: boolean
+  settings?: string[]
+}): Promise<Cluster>

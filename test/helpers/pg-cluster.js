@@ -66,7 +66,11 @@ export async function startCluster(options = {}) {
  * const pg = await planCluster()
  * await pg.ready
  */
-export async function planCluster({ bin = findPgBin(), durable = false } = {}) {
+export async function planCluster({
+  bin = findPgBin(),
+  durable = false,
+  settings: extra = [],
+} = {}) {
   if (!bin) throw new Error('PostgreSQL not found: install Debian’s postgresql (initdb, pg_ctl).')
   const user = runAs()
   const dir = mkdtempSync(join(tmpdir(), 'sendbox-pg-'))
@@ -97,6 +101,8 @@ export async function planCluster({ bin = findPgBin(), durable = false } = {}) {
     `-c unix_socket_directories=${dir}`,
     ...(durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     '-c max_connections=300',
+    // More `-c name=value` of the caller's (bench/team-cost.js loads pg_stat_statements).
+    ...extra.map((setting) => `-c ${setting}`),
   ].join(' ')
   const start = () =>
     run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', '-s', 'start'])

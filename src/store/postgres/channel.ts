@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { createBatcher } from '../../lib/batch.js'
-import { type Db, sql } from './client.js'
+import { type Db, prepared, sql } from './client.js'
 import { textArray } from './filter.js'
 import { isRefused } from './guard.js'
 import type { Notice, StoreChannel } from '../types.js'
@@ -44,10 +44,12 @@ export async function openChannel(
   // alone.
   const notify = createBatcher(
     async (payloads: readonly string[]) => {
-      await db.query(sql`
+      await db.query(
+        prepared(sql`
         SELECT count(pg_notify(${CHANNEL}, payload)) AS n FROM (
           SELECT payload FROM unnest(${textArray(payloads)}::text[]) WITH ORDINALITY AS n(payload, i)
-          ORDER BY i) AS ordered`)
+          ORDER BY i) AS ordered`),
+      )
       return payloads.map(() => undefined)
     },
     { eachAlone: isRefused },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import sql, { bulk, join, raw, type Sql } from 'sql-template-tag'
 
@@ -44,12 +45,29 @@ export function openPool(url: string): Pool {
 }
 
 /**
+ * A statement PostgreSQL keeps prepared on each connection, named after its text: parsed and
+ * planned at its first run there, then only bound and executed (pg sends Parse once per
+ * connection and name). For the few statements every send or webhook attempt runs, whose text
+ * does not change with their values (arrays via `unnest`, not a VALUES list per batch size).
+ *
+ * @example
+ * await rows(pool, prepared(sql`SELECT delivery FROM sendbox_webhooks WHERE id = ANY(${ids}::text[])`))
+ */
+export function prepared(query: Sql): pg.QueryConfig {
+  const name = `sendbox_${createHash('sha1').update(query.text).digest('base64url')}`
+  return { name, text: query.text, values: query.values }
+}
+
+/**
  * A statement's rows.
  *
  * @example
  * const [row] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM sendbox_work`)
  */
-export async function rows<R extends pg.QueryResultRow>(db: Db, query: Sql): Promise<R[]> {
+export async function rows<R extends pg.QueryResultRow>(
+  db: Db,
+  query: pg.QueryConfig,
+): Promise<R[]> {
   return (await db.query<R>(query)).rows
 }
 
@@ -59,7 +77,7 @@ export async function rows<R extends pg.QueryResultRow>(db: Db, query: Sql): Pro
  * @example
  * await changed(db, sql`DELETE FROM sendbox_faults`) // 2
  */
-export async function changed(db: Db, query: Sql): Promise<number> {
+export async function changed(db: Db, query: pg.QueryConfig): Promise<number> {
   return (await db.query(query)).rowCount ?? 0
 }
 

@@ -1,6 +1,6 @@
 import { createBatcher } from '../../lib/batch.js'
 import { asJson } from './text.js'
-import { changed, type Db, rows, sql } from './client.js'
+import { changed, type Db, prepared, rows, sql } from './client.js'
 import type { FaultTable, StoredFault } from '../types.js'
 
 type Row = { id: string; remaining: number; fault: Omit<StoredFault, 'id' | 'remaining'> }
@@ -21,7 +21,9 @@ export function createFaultTable(db: Db): FaultTable {
   const lists = createBatcher(async (calls: readonly null[]) => {
     const armed = await rows<Row>(
       db,
-      sql`SELECT id, remaining, fault FROM sendbox_faults WHERE remaining > 0 ORDER BY seq`,
+      prepared(
+        sql`SELECT id, remaining, fault FROM sendbox_faults WHERE remaining > 0 ORDER BY seq`,
+      ),
     )
     const faults = armed.map(faultOf)
     return calls.map(() => [...faults])

@@ -430,18 +430,13 @@ export function createPostgresStore(pool: Pool, options: PostgresStoreOptions): 
   const me = randomUUID()
   let closed = false
   const { idle, ...changes } = createMessageChanges(pool, trimmer, seqs, me)
+  const { wake, ...work } = createWorkQueue(pool, options.channel, me)
   const store: MessageStore = {
     ...(options.channel ? { channel: options.channel } : {}),
     faults: guarded(createFaultTable(pool), options.name, [], ['list'], reach.observe),
-    work: guarded(
-      createWorkQueue(pool, options.channel, me),
-      options.name,
-      ['onAdded'],
-      ['size'],
-      reach.observe,
-    ),
+    work: guarded(work, options.name, ['onAdded'], ['size'], reach.observe),
     webhooks: guarded(
-      createWebhookTable(pool),
+      createWebhookTable(pool, { me, wake }),
       options.name,
       [],
       ['get', 'list', 'pending'],

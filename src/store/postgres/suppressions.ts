@@ -1,7 +1,7 @@
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
 import { asJson, pgText } from './text.js'
-import { type Db, rows, sql, valuesOf } from './client.js'
+import { type Db, prepared, rows, sql, valuesOf } from './client.js'
 import type { MessageStore, Suppression, SuppressionFilter } from '../types.js'
 
 type SuppressionMethods = Pick<
@@ -22,11 +22,11 @@ export function createSuppressionRows(db: Db): SuppressionMethods {
   const lookups = createBatcher(async (keys: readonly { project: string; address: string }[]) => {
     const found = await rows<{ project: string; address: string; entry: Suppression }>(
       db,
-      sql`
+      prepared(sql`
       SELECT project, address, entry FROM sendbox_suppressions
       WHERE (project, address) IN (SELECT * FROM unnest(
         ${textArray(keys.map((k) => k.project))}::text[],
-        ${textArray(keys.map((k) => pgText(k.address)))}::text[]))`,
+        ${textArray(keys.map((k) => pgText(k.address)))}::text[]))`),
     )
     const entries = new Map(found.map((row) => [`${row.project}\n${row.address}`, row.entry]))
     return keys.map((key) => entries.get(`${key.project}\n${key.address}`))

@@ -1,6 +1,6 @@
 import { createBatcher } from '../../lib/batch.js'
 import { textArray } from './filter.js'
-import { type Db, rows, type Sql, sql } from './client.js'
+import { type Db, prepared, rows, type Sql, sql } from './client.js'
 import { DROPPED_PREFIX } from './project-counts.js'
 
 /**
@@ -19,7 +19,7 @@ import { DROPPED_PREFIX } from './project-counts.js'
  */
 export function createTrimmer(db: Db, max: number) {
   const trims = createBatcher(async (ids: readonly string[]) => {
-    const kept = await rows<{ id: string }>(db, trimStatement(max, ids))
+    const kept = await rows<{ id: string }>(db, prepared(trimStatement(max, ids)))
     const stored = new Set(kept.map((row) => row.id))
     return ids.map((id) => stored.has(id))
   })
