@@ -10,7 +10,7 @@
 //      every process, at 5,000 messages stored, and the two PostgreSQL processes again at
 //      BENCH_WEBHOOK_LARGE (100,000; 0 skips it) stored;
 //   2. a send through one process to a wait on the other: p50 and p99;
-//   3. a database of 5,000 then 200,000 messages (seeded in SQL: one INSERT … SELECT over
+//   3. a database of 5,000 then BENCH_LARGE (200,000; 0 skips this part) messages (seeded in SQL: one INSERT … SELECT over
 //      generate_series copying a real send's row, a few seconds for 200,000): a page, a `to=`
 //      filter, a wait, `offset=50000`, the health check and the `--max-messages` trim, p50 over
 //      alternating rounds; the RSS of a fresh process after those requests at each size.
@@ -329,6 +329,7 @@ function report({ rounds, webhook, latency, sizes }) {
   console.log(
     `send through one process → wait on the other (${LATENCY_SENDS} sends): p50 ${ms(quantile(latency.total, 0.5))}, p99 ${ms(quantile(latency.total, 0.99))}; after the 201: p50 ${ms(quantile(latency.after201, 0.5))}, p99 ${ms(quantile(latency.after201, 0.99))}`,
   )
+  if (!sizes) return
   for (const [n, size] of [
     [SMALL, sizes.small],
     [LARGE, sizes.big],
@@ -371,7 +372,7 @@ try {
   const latency = await crossLatency(pair[0], pair[1])
   for (const p of pair) await stop(p.child)
   const webhook = await withWebhook(cluster, dir, `${receiver.url}/hooks`)
-  const sizes = await large(cluster, admin)
+  const sizes = LARGE > 0 ? await large(cluster, admin) : undefined
   report({ rounds, webhook, latency, sizes })
 } finally {
   for (const p of running) await stop(p.child)
