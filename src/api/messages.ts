@@ -90,6 +90,7 @@ export const sendOperation = defineOperation({
     [422, 'render_failed'],
     [507, 'log_write_failed'],
     [503, 'store_unavailable'],
+    [503, 'shutting_down'],
   ],
   examples: {
     welcome: {

@@ -1,5 +1,5 @@
 import { HTTPError } from 'h3'
-import { isLogWriteError, isStoreUnavailable } from '../store/index.js'
+import { isLogClosed, isLogWriteError, isStoreUnavailable } from '../store/index.js'
 import type { ErrorCode } from './error-catalog.js'
 
 import { errorBody, JSON_CONTENT_TYPE } from './error-body.js'
@@ -52,6 +52,12 @@ export function asLogWriteFailure(error: unknown): unknown {
   if (isStoreUnavailable(error))
     return apiError(503, 'store_unavailable', error.message, {
       details: [{ store: error.store, reason: error.reason }],
+      headers: { 'retry-after': '1' },
+      cause: error,
+    })
+  // The sandbox stopping under a request still writing: 503, as a wait the stop ends.
+  if (isLogClosed(error))
+    return apiError(503, 'shutting_down', error.message, {
       headers: { 'retry-after': '1' },
       cause: error,
     })

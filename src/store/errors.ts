@@ -82,6 +82,29 @@ export function isLogWriteError(error: unknown): error is LogWriteError {
 }
 
 /**
+ * The log was closed (the sandbox is stopping) while a request still wanted it: nothing of that
+ * request was stored. The HTTP layer answers it `503 shutting_down`, as a wait the stop ends,
+ * where a plain Error made a bare 500 and an "Unexpected error" in the console.
+ */
+export class LogClosedError extends Error {
+  override readonly name = 'LogClosedError'
+  constructor(readonly file: string) {
+    super(
+      `The sandbox is stopping: the message log ${file} is closed, and nothing of this request was stored. Send it again once sendbox is back.`,
+    )
+  }
+}
+
+/**
+ * Whether `error` is a use of the log after it closed.
+ *
+ * @example if (isLogClosed(error)) throw apiError(503, 'shutting_down', error.message)
+ */
+export function isLogClosed(error: unknown): error is LogClosedError {
+  return error instanceof LogClosedError
+}
+
+/**
  * A shared store (PostgreSQL) could not be reached: nothing was stored or read. The HTTP layer
  * answers it `503 store_unavailable` with Retry-After; the next request tries again, so the
  * sandbox works again without a restart once the database is back. `store` is

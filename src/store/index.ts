@@ -13,6 +13,8 @@ export {
   type RecordPredicate,
 } from './filter.js'
 export {
+  LogClosedError,
+  isLogClosed,
   LogOpenError,
   isLogOpenError,
   LogWriteError,

@@ -1,4 +1,5 @@
 import type { Adapter } from 'lowdb'
+import { LogClosedError } from './errors.js'
 import { createLogFile } from './log-file.js'
 import { createLogRecovery, type LiveSource } from './log-recovery.js'
 import { type LogFs, nodeFs } from './log-fs.js'
@@ -141,7 +142,7 @@ export function createJsonlAdapter(file: string, options: JsonlAdapterOptions): 
   })
 
   function assertOpen(): void {
-    if (closed) throw new Error(`The message log ${file} is closed.`)
+    if (closed) throw new LogClosedError(file)
   }
 
   async function read(): Promise<LogData> {

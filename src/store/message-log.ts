@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { Low } from 'lowdb'
-import { LogOpenError, unreadable } from './errors.js'
+import { LogClosedError, LogOpenError, unreadable } from './errors.js'
 import { createJsonlAdapter, type JsonlAdapter, type LogData } from './jsonl-adapter.js'
 import { acquireLock, type LogLock } from './lock.js'
 import { nodeFs } from './log-fs.js'
@@ -135,8 +135,7 @@ function createLog(
   let closing: Promise<void> | null = null
 
   function assertOpen(): void {
-    if (closing !== null)
-      throw new Error(`The message log ${adapter?.file ?? '(memory)'} is closed.`)
+    if (closing !== null) throw new LogClosedError(adapter?.file ?? '(memory)')
   }
 
   /** Compaction, serialised by the adapter behind whatever is already queued. */
