@@ -6,7 +6,8 @@
 // requests run here.
 //
 //   1. sends/s: two processes on PostgreSQL (16 connections each) ÷ one on the JSON log (32),
-//      rounds alternating between the two, medians; then the same with one `--webhook` URL on
+//      rounds alternating between the two, medians, beside a control: two processes on the JSON
+//      log (a file each, 16 connections each) ÷ the one, what two processes reach here at all; then the same with one `--webhook` URL on
 //      every process, at 5,000 messages stored, and the two PostgreSQL processes again at
 //      BENCH_WEBHOOK_LARGE (100,000; 0 skips it) stored;
 //   2. a send through one process to a wait on the other: p50 and p99;
@@ -88,18 +89,33 @@ function connect(url) {
 const load = (url, connections, duration = DURATION) =>
   sendsPerSecond(url, { headers, body }, connections, duration)
 
-/** Sends/s: the two PostgreSQL processes together ÷ the log's one, per round. */
-async function throughput(json, pair) {
+/**
+ * Sends/s: the two PostgreSQL processes together ÷ the log's one, per round; and the control, two
+ * processes on the log (a file each, nothing shared) ÷ the log's one: what two processes reach on
+ * this machine whatever their store, since both, their worker threads, the database and the load
+ * share its cores.
+ */
+async function throughput(json, pair, logPair) {
   await load(json.url, 32, 2)
-  await Promise.all(pair.map((p) => load(p.url, 16, 2)))
+  for (const two of [pair, logPair]) await Promise.all(two.map((p) => load(p.url, 16, 2)))
   const rounds = []
+  const loadPair = async (two) => {
+    const both = await Promise.all(two.map((p) => load(p.url, 16)))
+    return both[0] + both[1]
+  }
   for (let round = 0; round < ROUNDS; round++) {
     const log = await load(json.url, 32)
-    const both = await Promise.all(pair.map((p) => load(p.url, 16)))
-    rounds.push({ log, pg: both[0] + both[1] })
+    const pg = await loadPair(pair)
+    rounds.push({ log, pg, logs: await loadPair(logPair) })
   }
   return rounds
 }
+
+/** Two processes on the JSON log, a file each in `dir` named after `name`, with `webhook` if given. */
+const servePairOfLogs = async (dir, name, webhook) => [
+  await serve({ db: join(dir, `${name}-a.jsonl`), webhook }),
+  await serve({ db: join(dir, `${name}-b.jsonl`), webhook }),
+]
 
 /**
  * Sends/s with one `--webhook` URL on every process: the log's one process and two on PostgreSQL,
@@ -108,11 +124,12 @@ async function throughput(json, pair) {
  */
 async function withWebhook(cluster, dir, webhook) {
   const log = await serve({ db: join(dir, 'webhook.jsonl'), webhook })
+  const logPair = await servePairOfLogs(dir, 'webhook', webhook)
   const store = cluster.urlOf('shared')
   let pair = [await serve({ store, webhook }), await serve({ store, webhook })]
   try {
-    const rounds = await throughput(log, pair)
-    await stop(log.child)
+    const rounds = await throughput(log, pair, logPair)
+    for (const p of [log, ...logPair]) await stop(p.child)
     if (!WEBHOOK_LARGE) return { rounds }
     for (const p of pair) await stop(p.child)
     await seedTo(store, WEBHOOK_LARGE)
@@ -128,7 +145,7 @@ async function withWebhook(cluster, dir, webhook) {
     }
     return { rounds, large }
   } finally {
-    for (const p of [log, ...pair]) await stop(p.child)
+    for (const p of [log, ...logPair, ...pair]) await stop(p.child)
   }
 }
 
@@ -311,6 +328,10 @@ function reportRounds(title, rounds) {
   console.log(
     `  ratio ${median(ratios).toFixed(2)}   (target >= 0.6; per round ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
   )
+  const control = rounds.map((r) => r.logs / r.log)
+  console.log(
+    `  control: 2 processes on the JSON log, a file each, ${median(rounds.map((r) => r.logs)).toFixed(0)}: ratio ${median(control).toFixed(2)} (per round ${control.map((x) => x.toFixed(2)).join(' ')}), the most two processes reach here whatever their store`,
+  )
 }
 
 function report({ rounds, webhook, latency, sizes }) {
@@ -363,12 +384,14 @@ try {
   running.push(receiver)
   const log = await serve({ db: join(dir, 'load.jsonl') })
   running.push(log)
+  const logPair = await servePairOfLogs(dir, 'load')
+  running.push(...logPair)
   const pair = [await serve({ store: cluster.urlOf('shared') })]
   running.push(pair[0])
   pair.push(await serve({ store: cluster.urlOf('shared') }))
   running.push(pair[1])
-  const rounds = await throughput(log, pair)
-  await stop(log.child)
+  const rounds = await throughput(log, pair, logPair)
+  for (const p of [log, ...logPair]) await stop(p.child)
   const latency = await crossLatency(pair[0], pair[1])
   for (const p of pair) await stop(p.child)
   const webhook = await withWebhook(cluster, dir, `${receiver.url}/hooks`)
