@@ -85,16 +85,14 @@ function startWorker(
     seen = state.nextId
   }, IDLE_MS).unref()
   worker.once('exit', () => clearInterval(idle))
-  worker.on('message', (answers: TextAnswer[] | 'ready') => {
-    if (answers === 'ready') return on.ready(worker)
-    for (const answer of answers) {
-      const job = pending.get(answer.id)
-      if (!job) continue
-      pending.delete(answer.id)
-      // The converter threw there: here it throws the same way, through the send's own errors.
-      if ('error' in answer) settleHere(job)
-      else job.resolve(answer.text)
-    }
+  worker.on('message', (answer: TextAnswer | 'ready') => {
+    if (answer === 'ready') return on.ready(worker)
+    const job = pending.get(answer.id)
+    if (!job) return
+    pending.delete(answer.id)
+    // The converter threw there: here it throws the same way, through the send's own errors.
+    if ('error' in answer) settleHere(job)
+    else job.resolve(answer.text)
   })
   worker.on('error', () => on.lost(worker, false))
   // An idle stop is no failure; any other end is.

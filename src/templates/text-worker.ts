@@ -26,15 +26,16 @@ function answerOf({ id, html }: TextJob): TextAnswer {
 
 /**
  * Answers each job of a message on `port` (the jobs of one turn of the main thread's event loop)
- * as soon as it is converted, so a send waits for its own text, not a batch's; says `ready` once the converter is loaded, so the main
- * thread sends nothing to a worker that would keep it waiting for html-to-text to load.
+ * in a message of its own, as soon as it is converted, so a send waits for its own text, not a
+ * batch's. Says `ready` once the converter is loaded, so the main thread sends nothing to a
+ * worker that would keep it waiting for html-to-text to load.
  *
  * @example
  * serveTextJobs(parentPort)
  */
 export function serveTextJobs(port: NonNullable<typeof parentPort>): void {
   port.on('message', (jobs: TextJob[]) => {
-    for (const job of jobs) port.postMessage([answerOf(job)])
+    for (const job of jobs) port.postMessage(answerOf(job))
   })
   warmPlainText()
   port.postMessage('ready')

@@ -50,7 +50,7 @@ describe('text parts', () => {
     const file = join(dir, 'counts.mjs')
     await writeFile(
       file,
-      "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (jobs) => parentPort.postMessage(jobs.map(({ id }) => ({ id, text: 'one of ' + jobs.length }))))\nparentPort.postMessage('ready')\n",
+      "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (jobs) => { for (const { id } of jobs) parentPort.postMessage({ id, text: 'one of ' + jobs.length }) })\nparentPort.postMessage('ready')\n",
     )
     texts = createTextParts(file)
     texts.begin()
