@@ -1,6 +1,6 @@
 import type { Element } from 'domhandler'
 import { checkAccessibility } from './accessibility.js'
-import { type ParsedHtml, parseHtml } from './html.js'
+import { MAX_NODES, type ParsedHtml, parseHtml } from './html.js'
 import type { CheckInput, CheckName, CheckReport, ClientScore, Finding } from './types.js'
 
 export type * from './types.js'
@@ -53,6 +53,7 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
     if (!parsed) throw unparsed
     return rule(parsed)
   }
+  await run('size', withHtml(unreadHtml))
   await run('images', withHtml(checkImages))
   await run(
     'links',
@@ -159,6 +160,26 @@ function checkSize(htmlBytes: number): Finding[] {
       },
     ]
   return []
+}
+
+/**
+ * An email past the nodes the checks read (`MAX_NODES`): said once, where the first node left
+ * out starts, since no check says anything of what follows it.
+ */
+function unreadHtml(parsed: ParsedHtml): Finding[] {
+  if (parsed.unreadFrom === null) return []
+  const place = parsed.placeOf(parsed.unreadFrom)
+  return [
+    {
+      check: 'size',
+      code: 'html_not_read',
+      severity: 'warning',
+      line: place?.line ?? null,
+      column: place?.column ?? null,
+      message: `The HTML holds more than the ${MAX_NODES.toString().replace(/\B(?=(\d{3})+$)/g, ',')} nodes (elements, runs of text, comments) sendbox checks: the checks read it as far as here, and say nothing of the rest.`,
+      fix: 'Check the rest in a shorter email: real emails hold a few thousand nodes at most, and Gmail clips them past 102 KB.',
+    },
+  ]
 }
 
 /** Images: their size attributes, and where they load from. */
