@@ -189,7 +189,7 @@ function unreadHtml({ unread, placeOf }: ParsedHtml): Finding[] {
   ]
 }
 
-/** `50,000`: without `toLocaleString`, whose first call loads the locale data (90 ms). */
+/** `40,000`: without `toLocaleString`, whose first call loads the locale data (90 ms). */
 const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',')
 
 /** Images: their size attributes, and where they load from. */

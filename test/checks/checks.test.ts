@@ -37,7 +37,7 @@ describe('an email past the nodes the checks read', () => {
     expect(findings.map((f) => f.code)).not.toContain('img_missing_alt')
     const unread = findings.filter((f) => f.code === 'html_not_read')
     expect(unread).toMatchObject([{ check: 'size', severity: 'warning', line: 2, column: 1 }])
-    expect(unread[0]!.message).toContain('more than the 50,000 nodes')
+    expect(unread[0]!.message).toContain('more than the 40,000 nodes')
   })
 })
 
