@@ -90,6 +90,8 @@ class CappedHandler extends DomHandler {
     if (past) {
       this.unread = { from: this.#parser!.startIndex, past }
       this.#parser!.pause()
+      // As domhandler's own does: no text after this joins a text node of the tree.
+      this.lastNode = null
       return
     }
     super.addNode(node)
