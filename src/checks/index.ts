@@ -53,7 +53,8 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
     if (!parsed) throw unparsed
     return rule(parsed)
   }
-  await run('size', withHtml(unreadHtml))
+  // Not a check of its own that could fail: HTML that could not be parsed was not cut.
+  await run('size', () => (parsed ? unreadHtml(parsed) : []))
   await run('images', withHtml(checkImages))
   await run(
     'links',
