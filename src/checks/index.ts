@@ -1,6 +1,6 @@
 import type { Element } from 'domhandler'
 import { checkAccessibility } from './accessibility.js'
-import { type ParsedHtml, parseHtml } from './html.js'
+import { MAX_DEPTH, MAX_NODES, type ParsedHtml, parseHtml } from './html.js'
 import type { CheckInput, CheckName, CheckReport, ClientScore, Finding } from './types.js'
 
 export type * from './types.js'
@@ -53,6 +53,8 @@ export async function checkEmail(input: CheckInput): Promise<CheckReport> {
     if (!parsed) throw unparsed
     return rule(parsed)
   }
+  // Not a check of its own that could fail: HTML that could not be parsed was not cut.
+  await run('size', () => (parsed ? unreadHtml(parsed) : []))
   await run('images', withHtml(checkImages))
   await run(
     'links',
@@ -161,6 +163,36 @@ function checkSize(htmlBytes: number): Finding[] {
   return []
 }
 
+/**
+ * An email past the nodes the checks read (`MAX_NODES`), or nested deeper (`MAX_DEPTH`): said
+ * once, where the first node left out starts, since no check says anything of what follows it.
+ */
+function unreadHtml({ unread, placeOf }: ParsedHtml): Finding[] {
+  if (unread === null) return []
+  const place = placeOf(unread.from)
+  const why =
+    unread.past === 'nodes'
+      ? `holds more than the ${thousands(MAX_NODES)} nodes (elements, runs of text, comments) sendbox checks`
+      : `nests elements more than ${MAX_DEPTH} deep, deeper than browsers build (Chromium puts what is deeper beside, not inside)`
+  return [
+    {
+      check: 'size',
+      code: 'html_not_read',
+      severity: 'warning',
+      line: place?.line ?? null,
+      column: place?.column ?? null,
+      message: `The HTML ${why}: the checks read it as far as here, and say nothing of the rest.`,
+      fix:
+        unread.past === 'nodes'
+          ? 'Check the rest in a shorter email: real emails hold a few thousand nodes at most, and Gmail clips them past 102 KB.'
+          : 'Close the elements you open (an unclosed <div>, <table> or <font> nests all that follows inside it): real emails nest a few dozen deep.',
+    },
+  ]
+}
+
+/** `40,000`: without `toLocaleString`, whose first call loads the locale data (90 ms). */
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',')
+
 /** Images: their size attributes, and where they load from. */
 function checkImages(parsed: ParsedHtml): Finding[] {
   const findings: Finding[] = []
@@ -203,13 +235,14 @@ function checkImages(parsed: ParsedHtml): Finding[] {
 function checkLinks(parsed: ParsedHtml, text: string, marketing: boolean | undefined): Finding[] {
   const links = parsed.elements.filter((el) => el.name === 'a')
   const findings = links.flatMap((a) => linkFindings(parsed, a))
-  const hasUnsubscribe =
+  // Looked for in marketing mail only: a string a link, 24,000 links in 1 MiB.
+  const hasUnsubscribe = () =>
     links.some((a) =>
       /unsubscribe|opt[-\s]?out|preferences/i.test(
         `${attr(a, 'href') ?? ''} ${a.children.map((c) => ('data' in c ? c.data : '')).join(' ')}`,
       ),
     ) || /unsubscribe/i.test(text)
-  if ((marketing ?? MARKETING_WORDS.test(text)) && !hasUnsubscribe)
+  if ((marketing ?? MARKETING_WORDS.test(text)) && !hasUnsubscribe())
     findings.push({
       check: 'links',
       code: 'missing_unsubscribe',
@@ -300,9 +333,12 @@ function checkText(parsed: ParsedHtml, text: string): Finding[] {
       fix: 'Make sure the message reads on its own without images.',
     })
   const body = parsed.elements.find((el) => el.name === 'body')
-  const firstBlocks = parsed.elements
-    .filter((el) => !body || (el.startIndex ?? 0) > (body.startIndex ?? 0))
-    .slice(0, 8)
+  // The first 8 after <body>, not every element of the email filtered first.
+  const firstBlocks: Element[] = []
+  for (const el of parsed.elements) {
+    if (firstBlocks.length === 8) break
+    if (!body || (el.startIndex ?? 0) > (body.startIndex ?? 0)) firstBlocks.push(el)
+  }
   if (!firstBlocks.some(isHidden))
     findings.push({
       check: 'text',

@@ -511,20 +511,19 @@ function declaredFor(element: Element, rules: RuleIndex<RankedRule> | null): Rea
   )
   // Most elements of an email declare nothing the check reads (no attribute, or a style of
   // paddings and fonts): no map for them, so that their box is their parent's (`computeBoxes`).
-  const inline = attribs.style ? readInline(attribs.style) : []
-  if (
-    inline.length === 0 &&
-    bgcolor === undefined &&
-    attribs.background === undefined &&
-    color === undefined
-  )
-    return fromSheets ?? NOTHING
+  const inline = attribs.style ? readInline(attribs.style) : NO_STYLE
+  const attributes =
+    bgcolor !== undefined || attribs.background !== undefined || color !== undefined
+  if (!attributes) {
+    if (!fromSheets) return inline.alone
+    if (inline.declarations.length === 0) return fromSheets
+  }
   const declared: Declared = new Map(fromSheets)
   if (bgcolor !== undefined) declare(declared, 'background-color', bgcolor, 0)
   if (attribs.background !== undefined)
     declare(declared, 'background-image', `url(${attribs.background})`, 0)
   if (color !== undefined) declare(declared, 'color', color, 0)
-  for (const d of inline) declareRead(declared, d, INLINE)
+  for (const d of inline.declarations) declareRead(declared, d, INLINE)
   return declared
 }
 
@@ -544,19 +543,34 @@ function legacyColour(value: string | undefined): string | undefined {
   return trimmed && trimmed.toLowerCase() !== 'transparent' ? trimmed : undefined
 }
 
+/** A `style` attribute as the check reads it. */
+interface InlineStyle {
+  declarations: readonly Declaration[]
+  /**
+   * What an element declares when its style is all it declares (no `<style>` rule matches it, no
+   * colour attribute): shared by every such element, where each made a map of its own (25,000
+   * nested paragraphs of one style, 1 MiB, as many maps for the garbage collector).
+   */
+  alone: Read
+}
+const NO_STYLE: InlineStyle = { declarations: [], alone: NOTHING }
+
 /**
  * The declarations of a `style` attribute that the check reads. By their text, bounded like
  * `sheets`: an email's rows and cells repeat a few styles, and a project's emails the same few.
  */
-function readInline(style: string): readonly Declaration[] {
+function readInline(style: string): InlineStyle {
   let read = inlineStyles.get(style)
   if (read) return read
-  read = inlineDeclarations(style)
+  const declarations = inlineDeclarations(style)
     .map((d) => cssDeclaration(d.property, d.value))
     .filter((d): d is Declaration => d !== null)
+  const alone: Declared = new Map()
+  for (const d of declarations) declareRead(alone, d, INLINE)
+  read = { declarations, alone: declarations.length ? alone : NOTHING }
   return keep(inlineStyles, style, read, INLINE_STYLES)
 }
-const inlineStyles = new Map<string, readonly Declaration[]>()
+const inlineStyles = new Map<string, InlineStyle>()
 const INLINE_STYLES = { entries: 5000, keyChars: 2048 }
 
 /**

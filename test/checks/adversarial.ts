@@ -18,6 +18,8 @@ export const ADVERSARIAL: Record<string, (n: number) => string> = {
   'nested links': (n) => `${'<a href="https://a.test">'.repeat(n / 2)}More${'</a>'.repeat(n / 2)}`,
   'text at every level': (n) =>
     `${'<div style="color:#999">Grey '.repeat(n / 4)}${'</div>'.repeat(n / 4)}`,
+  // Text at every level, flat: a low_contrast finding each, as deep as no cap cuts.
+  'grey paragraphs': (n) => '<p style="color:#999">Grey</p>'.repeat(n / 3),
   'nested tables': (n) =>
     `${'<table><tr><td>'.repeat(n / 4)}$1.00${'</td></tr></table>'.repeat(n / 4)}`,
   'thousands of tables': (n) =>

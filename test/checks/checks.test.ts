@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MAX_DEPTH, MAX_NODES } from '../../src/checks/html.js'
 import { checkEmail, GMAIL_CLIP_BYTES, SIZE_WARN_BYTES } from '../../src/checks/index.js'
 
 const PRE = '<div style="display:none;max-height:0;overflow:hidden">Your order shipped</div>'
@@ -19,6 +20,44 @@ describe('size', async () => {
     expect((await find(pad(SIZE_WARN_BYTES), 'size_near_clipping'))?.severity).toBe('warning')
     expect(await codes(pad(10_000))).not.toEqual(expect.arrayContaining(['gmail_clipping']))
     expect(await codes(pad(10_000))).not.toContain('size_near_clipping')
+  })
+})
+
+describe('an email past the nodes the checks read', () => {
+  // <html>, <head>, <title>, its text, <body>, the <i>s, a line break's text, then the <img>.
+  const email = (is: number) =>
+    `<html lang="en"><head><title>Big</title></head><body>${'<i></i>'.repeat(is)}\n<img src="https://cdn.test/a.png" width="1" height="1"></body></html>`
+  it('reads every node up to the cap: the last, an image without alt, is found', async () => {
+    const found = await codes(email(MAX_NODES - 7))
+    expect(found).toContain('img_missing_alt')
+    expect(found).not.toContain('html_not_read')
+  })
+  it('past it, stops where the first node left out starts, and says so once', async () => {
+    const { findings } = await checkEmail({ html: email(MAX_NODES - 6), text: TEXT })
+    expect(findings.map((f) => f.code)).not.toContain('img_missing_alt')
+    const unread = findings.filter((f) => f.code === 'html_not_read')
+    expect(unread).toMatchObject([{ check: 'size', severity: 'warning', line: 2, column: 1 }])
+    expect(unread[0]!.message).toContain('more than the 40,000 nodes')
+  })
+})
+
+describe('an email nested deeper than the checks read', () => {
+  // <html>, <body>, the <div>s, then the <img>: its depth is the <div>s and 3.
+  const email = (divs: number) =>
+    `<html lang="en"><head><title>Deep</title></head><body>${'<div>'.repeat(divs)}<img src="https://cdn.test/a.png" width="1" height="1"></body></html>`
+  it('reads every node up to the cap: the deepest, an image without alt, is found', async () => {
+    const found = await codes(email(MAX_DEPTH - 3))
+    expect(found).toContain('img_missing_alt')
+    expect(found).not.toContain('html_not_read')
+  })
+  it('past it, stops at the first node deeper, and says so once', async () => {
+    const html = email(MAX_DEPTH - 2)
+    const { findings } = await checkEmail({ html, text: TEXT })
+    expect(findings.map((f) => f.code)).not.toContain('img_missing_alt')
+    const unread = findings.filter((f) => f.code === 'html_not_read')
+    const column = html.indexOf('<img') + 1
+    expect(unread).toMatchObject([{ check: 'size', severity: 'warning', line: 1, column }])
+    expect(unread[0]!.message).toContain('nests elements more than 512 deep')
   })
 })
 
