@@ -117,8 +117,10 @@ describe.skipIf(process.env.SENDBOX_SKIP_PACK === '1')(
       // 1.04 MB with the ES modules alone, +41.6 KB for the accessibility checks (css-select,
       // colord), and the CommonJS build of the library adds 0.5 MB. 1.52 MB, then 1.59 MB with
       // PostgreSQL's client bundled (its write guard, scripts/bundle.js: +30 KB for both builds),
-      // the start-up's lazily loaded chunks and the inbox's stylesheet as formatted CSS.
-      expect(size).toBeLessThan(1.75 * 1024 * 1024)
+      // the start-up's lazily loaded chunks and the inbox's stylesheet as formatted CSS; 1.75 MB
+      // with the checks' caps on nodes and depth and the docs grown with them. The biggest part is
+      // the email clients' support data, once in each build (950 KB unpacked, twice).
+      expect(size).toBeLessThan(1.8 * 1024 * 1024)
     })
 
     it('builds nothing when packed after a build, and the packed package.json has no build to run on install', async () => {
