@@ -17,6 +17,20 @@ const samples = Object.values(
   JSON.parse(readFileSync(join(import.meta.dirname, '../golden/html-samples.json'), 'utf8')),
 ) as string[]
 
+/**
+ * A worker script in a folder of its own that says it is ready, as text-worker.ts does, and
+ * handles each message with `onMessage` (JavaScript source of a function).
+ */
+async function fakeWorker(onMessage: string) {
+  const dir = await tempDir()
+  const file = join(dir, 'worker.mjs')
+  await writeFile(
+    file,
+    `import { parentPort } from 'node:worker_threads'\nparentPort.on('message', ${onMessage})\nparentPort.postMessage('ready')\n`,
+  )
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) }
+}
+
 let texts: TextParts | undefined
 afterEach(async () => {
   await texts?.close()
@@ -45,14 +59,11 @@ describe('text parts', () => {
   })
 
   it('posts the jobs of one turn to the worker as one message', async () => {
-    const dir = await tempDir()
     // A worker that answers each job with the size of the message it came in.
-    const file = join(dir, 'counts.mjs')
-    await writeFile(
-      file,
-      "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (jobs) => { for (const { id } of jobs) parentPort.postMessage({ id, text: 'one of ' + jobs.length }) })\nparentPort.postMessage('ready')\n",
+    const worker = await fakeWorker(
+      "(jobs) => { for (const { id } of jobs) parentPort.postMessage({ id, text: 'one of ' + jobs.length }) }",
     )
-    texts = createTextParts(file)
+    texts = createTextParts(worker.file)
     texts.begin()
     texts.begin()
     expect(texts.of('<p>start</p>')).toBe('start')
@@ -60,18 +71,13 @@ describe('text parts', () => {
     const jobs = [texts.of('<p>a</p>'), texts.of('<p>b</p>'), texts.of('<p>c</p>')]
     expect(await Promise.all(jobs)).toEqual(['one of 3', 'one of 3', 'one of 3'])
     expect(await texts.of('<p>next turn</p>')).toBe('one of 1')
-    await rm(dir, { recursive: true, force: true })
+    await worker.remove()
   })
 
   it('converts here what a worker that died held, and gives up on workers after three', async () => {
-    const dir = await tempDir()
     // A worker that says it is ready, then exits at its first job.
-    const file = join(dir, 'dies.mjs')
-    await writeFile(
-      file,
-      "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', () => process.exit(3))\nparentPort.postMessage('ready')\n",
-    )
-    texts = createTextParts(file)
+    const worker = await fakeWorker('() => process.exit(3)')
+    texts = createTextParts(worker.file)
     texts.begin()
     texts.begin()
     for (let failure = 0; failure < 3; failure++) {
@@ -84,7 +90,7 @@ describe('text parts', () => {
     // Three workers died: no fourth is started.
     expect(texts.of('<p>here</p>')).toBe('here')
     expect(await texts.ready()).toBe(false)
-    await rm(dir, { recursive: true, force: true })
+    await worker.remove()
   })
 })
 
