@@ -105,15 +105,20 @@ async function retryNow(
 
 /**
  * Handles the claimed attempts of this process, and answers how to run at once those leased to
- * it as it added them, from the deliveries in hand (no read of them).
+ * it as it added them (`firstOf`, the row each was added with), from the deliveries in hand (no
+ * read of them).
  *
  * @example
- * const runLeased = handleAttempts(parts, attempt, () => false)
+ * const runLeased = handleAttempts(parts, attempt, () => false, firstAttempt(10_000))
  * runLeased(leased)
  */
-function handleAttempts(parts: SharedWebhookParts, attempt: Attempt, isClosed: () => boolean) {
+function handleAttempts(
+  parts: SharedWebhookParts,
+  attempt: Attempt,
+  isClosed: () => boolean,
+  firstOf: (row: StoredWebhook) => WorkItem,
+) {
   const fresh = new Map<string, StoredWebhook>()
-  const firstOf = firstAttempt(parts.runner.leaseMs)
   parts.runner.handle(WEBHOOK_WORK, (item) => {
     const held = fresh.get(item.key)
     fresh.delete(item.key)
@@ -153,7 +158,7 @@ export function createSharedWebhookDispatcher(parts: SharedWebhookParts): Webhoo
     })
 
   const firstOf = firstAttempt(parts.runner.leaseMs)
-  const runLeased = handleAttempts(parts, attempt, () => closed)
+  const runLeased = handleAttempts(parts, attempt, () => closed, firstOf)
 
   return {
     endpoints: parts.urls,
