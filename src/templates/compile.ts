@@ -45,7 +45,12 @@ export interface Entry {
   summary: TemplateSummary
 }
 
-/** Read a template file. Null when it is gone (a delete raced the scan). */
+/**
+ * Read a template file. Null when it is gone (a delete raced the scan) or is no file. Read
+ * synchronously, as the folder is listed and the fixtures read: each call through the thread
+ * pool cost ~60 µs of CPU, six a template, and with 300 templates a start answered its first
+ * health in 342 ms against 488, its first send in 973 against 1,221 (7 alternating rounds).
+ */
 export async function compileFile(
   engine: Engine,
   slug: string,
@@ -54,8 +59,10 @@ export async function compileFile(
   let source: string
   let mtimeMs: number
   try {
-    const real = await fs.promises.realpath(file)
-    const stat = await fs.promises.stat(real)
+    const real = fs.realpathSync(file)
+    const stat = fs.statSync(real)
+    // A named pipe would hold the read until something wrote to it: only a file is a template.
+    if (!stat.isFile()) return null
     mtimeMs = stat.mtimeMs
     if (!isInside(await realRoot(engine.root), real)) {
       return failed(
@@ -66,7 +73,7 @@ export async function compileFile(
         'The file is a link to a file outside the templates folder.',
       )
     }
-    source = await fs.promises.readFile(real, 'utf8')
+    source = fs.readFileSync(real, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return null
@@ -267,7 +274,7 @@ function failed(
 
 async function realRoot(root: string): Promise<string> {
   try {
-    return await fs.promises.realpath(root)
+    return fs.realpathSync(root)
   } catch {
     return path.resolve(root)
   }

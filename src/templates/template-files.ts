@@ -6,6 +6,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { extensionRank, slugOfFileName, textSlugOfFileName } from './slug.js'
 
+/** Whether `file` is a file, or a link to one (false when it cannot be stat'ed). */
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
 /**
  * Templates directly in the folder, by slug (`.liquid` before `.html`), and their hand-written
  * text versions (`<slug>.txt.liquid`). A missing folder has none.
@@ -18,7 +27,7 @@ export async function listTemplateFiles(
 ): Promise<{ files: Map<string, string>; texts: Map<string, string> }> {
   let dirents: fs.Dirent[]
   try {
-    dirents = await fs.promises.readdir(dir, { withFileTypes: true })
+    dirents = fs.readdirSync(dir, { withFileTypes: true })
   } catch {
     return { files: new Map(), texts: new Map() }
   }
@@ -44,13 +53,7 @@ export async function listTemplateFiles(
     const out = new Map<string, string>()
     for (const [slug, name] of names) {
       const file = path.join(dir, name)
-      if (
-        await fs.promises.stat(file).then(
-          (s) => s.isFile(),
-          () => false,
-        )
-      )
-        out.set(slug, file)
+      if (isFile(file)) out.set(slug, file)
     }
     return out
   }
