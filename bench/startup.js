@@ -12,8 +12,10 @@
 // answer) with the modules loaded by then, `serve` on a 5000-message log until it answers (with
 // its RSS then), and `serve --https` (#25): a first start in a fresh folder (the CA and the
 // server certificate are made) and a later one (they are reused), no target. Targets:
-// --version <= 120 ms, 5000-message log <= 450 ms and RSS <= 180 MB. `--first-only`: the first
-// answers alone.
+// --version <= 120 ms, 5000-message log <= 450 ms and RSS <= 180 MB. And the first answers of
+// `serve --memory` on 300 generated templates and fixtures (bench/generate-templates.js; this
+// checkout and `--against`'s, alternating), no target: a start reads and compiles them all.
+// `--first-only`: the first answers alone.
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -22,12 +24,19 @@ import { parseArgs } from 'node:util'
 import { median, ROOT as root, receiptSend, stop } from './common.js'
 import { freePort } from '../test/helpers/free-port.js'
 import { ask, pollUntil200, probed, spawnProbed } from './first-answer.js'
+import { generateTemplates } from './generate-templates.js'
 
 const BIN = join(root, 'bin/sendbox.js')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const env = { ...process.env, CI: 'true' }
 const PROBE = join(root, 'bench/startup-probe.mjs')
 const BARE = join(root, 'bench/bare-server.js')
+/** The example templates and fixtures, and the send of the receipt. */
+const EXAMPLES = {
+  templates: join(root, 'templates'),
+  fixtures: join(root, 'fixtures'),
+  send: receiptSend('sandbox_bench'),
+}
 const { values: flags } = parseArgs({
   options: { against: { type: 'string' }, 'first-only': { type: 'boolean' } },
 })
@@ -155,6 +164,7 @@ try {
   )
   console.log(`  serve --https, first (new CA), ready line: ${ms(httpsFirst)}`)
   console.log(`  serve --https, later (reused), ready line: ${ms(httpsLater)}`)
+  await manyTemplates(dir, flags.against ? resolve(flags.against) : null)
 } finally {
   await rm(dir, { recursive: true, force: true })
 }
@@ -170,16 +180,16 @@ async function firstAnswer(bin, args) {
   return { ms: answered - run.t0, child: run.child }
 }
 
-/** `serve`'s arguments on `port`, with the example templates. */
-function serveArgs(port) {
+/** `serve`'s arguments on `port`, with the example templates (or `folders`). */
+function serveArgs(port, folders = EXAMPLES) {
   return [
     '--port',
     String(port),
     '--no-open',
     '--templates',
-    join(root, 'templates'),
+    folders.templates,
     '--fixtures',
-    join(root, 'fixtures'),
+    folders.fixtures,
   ]
 }
 
@@ -188,13 +198,13 @@ function serveArgs(port) {
  * once the receipt's send, its answer; the ready line; the CPU time at the ready line and at each
  * answer. The bare server answers the same requests.
  */
-async function startOnce(side) {
+async function startOnce(side, folders = EXAMPLES) {
   const port = await freePort()
-  const args = side.bin ? [side.bin, ...serveArgs(port), '--memory'] : [BARE, String(port)]
+  const args = side.bin ? [side.bin, ...serveArgs(port, folders), '--memory'] : [BARE, String(port)]
   const run = spawnProbed(args, { probe: PROBE, env })
   try {
     const answered = await pollUntil200(port, '/_sandbox/api/health', run.child)
-    const { body, headers } = receiptSend('sandbox_bench')
+    const { body, headers } = folders.send
     const sent = await ask(port, { method: 'POST', path: '/messages', headers, body })
     const sentAt = performance.now()
     if (side.bin && sent?.status !== 201)
@@ -237,6 +247,48 @@ async function firstAnswers(other) {
     })
   }
   printFirstAnswers(sides, figures)
+}
+
+/**
+ * The first health and first send of `serve --memory` on 300 generated templates and fixtures,
+ * this checkout and `other` in alternating rounds: a start lists, reads and compiles them all.
+ */
+async function manyTemplates(dir, other) {
+  const { templates, fixtures } = await generateTemplates(join(dir, 'many'), 300)
+  const template = 'message-000'
+  const variables = JSON.parse(await readFile(join(fixtures, `${template}.json`), 'utf8'))
+  const body = JSON.stringify({
+    template,
+    from: 'Acme <hello@acme.test>',
+    to: 'ada@example.com',
+    subject: 'Hello',
+    templateVariables: variables,
+  })
+  const headers = { 'content-type': 'application/json', authorization: 'token sandbox_bench' }
+  const folders = { templates, fixtures, send: { body, headers } }
+  const sides = [
+    { name: 'this', bin: BIN },
+    ...(other ? [{ name: other, bin: join(other, 'bin/sendbox.js') }] : []),
+  ]
+  const figures = sides.map(() => [])
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    const order = round % 2 ? [...sides.keys()].reverse() : [...sides.keys()]
+    for (const i of order) {
+      const result = await startOnce(sides[i], folders)
+      if (round > 0) figures[i].push(result) // round 0 warms the file cache
+    }
+  }
+  console.log(
+    `\nserve --memory on 300 templates and fixtures, ${ROUNDS} alternating rounds; medians`,
+  )
+  sides.forEach((side, i) => {
+    const of = (key) => figures[i].map((f) => f[key])
+    const ms = (key) =>
+      `${median(of(key)).toFixed(0)} ms (${of(key)
+        .map((x) => x.toFixed(0))
+        .join(' ')})`
+    console.log(`  ${side.name}: first health ${ms('health')}; first send ${ms('send')}`)
+  })
 }
 
 function printFirstAnswers(sides, figures) {
