@@ -5,8 +5,9 @@ import { type Stats, statSync } from 'node:fs'
 /**
  * The file-system calls the log makes, in one place, so a test can make them fail as a full disk,
  * lost permissions or a dying drive do (ENOSPC, EACCES, EIO) without root or a tiny filesystem,
- * and then heal. Production uses `nodeFs`, node:fs/promises itself (but `stat`, see below). Every byte the log writes to
- * an open file goes through `write`; files written whole (the lock, .gitignore) through `writeFile`.
+ * and then heal. Production uses `nodeFs`, node:fs/promises itself (but `stat`, see below).
+ * Every byte the log writes to an open file goes through `write`; files written whole (the lock,
+ * .gitignore) through `writeFile`.
  */
 export interface LogFs {
   open(file: string, flags: string, mode?: number): Promise<FileHandle>
