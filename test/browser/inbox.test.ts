@@ -668,7 +668,8 @@ describe.skipIf(!hasChromium)('the inbox page', { timeout: 60_000 }, () => {
     expect(await luminance(dark)).toBeLessThan(0.2)
     await waitForCount(dark, 3)
     await item(dark, 'Your receipt').click()
-    await dark.locator('#message-panel iframe').waitFor()
+    // The preview's own heading: a screenshot taken at the frame alone showed it blank.
+    await dark.frameLocator('#message-panel iframe').locator('h1').waitFor()
     await screenshot(dark, 'inbox-dark')
   })
 
