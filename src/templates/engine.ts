@@ -13,7 +13,7 @@ import path from 'node:path'
 import { Liquid, type FS, type Template as LiquidTemplate } from 'liquidjs'
 import { type ClockHolder, LOCALE_SET_BY_THE_DATE_FILTERS, useRenderClock } from './clock.js'
 import { TEMPLATE_EXTENSIONS, hasTemplateExtension } from './slug.js'
-import { isInside } from './template-files.js'
+import { isFile, isInside } from './template-files.js'
 
 /**
  * The bounds on every parse and render. The parse limit is per file (liquidjs counts per
@@ -109,14 +109,6 @@ export function createEngine(templatesDir: string, options: { escape?: boolean }
   const clock: ClockHolder = { clock: undefined }
   useRenderClock(liquid, clock)
   return { root, liquid, fs: sandboxFs, cache, clock }
-}
-
-function isFile(file: string): boolean {
-  try {
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
 }
 
 export function createSandboxFs(root: string): SandboxFs {

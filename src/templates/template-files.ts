@@ -6,8 +6,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { extensionRank, slugOfFileName, textSlugOfFileName } from './slug.js'
 
-/** Whether `file` is a file, or a link to one (false when it cannot be stat'ed). */
-function isFile(file: string): boolean {
+/**
+ * Whether `file` is a file, or a link to one (false when it cannot be stat'ed): what the catalog
+ * lists as a template and the engine finds as a partial or layout.
+ *
+ * @example
+ * isFile('/app/templates/welcome.liquid') // true
+ */
+export function isFile(file: string): boolean {
   try {
     return fs.statSync(file).isFile()
   } catch {
