@@ -64,7 +64,7 @@ export async function compileFile(
     // A named pipe would hold the read until something wrote to it: only a file is a template.
     if (!stat.isFile()) return null
     mtimeMs = stat.mtimeMs
-    if (!isInside(await realRoot(engine.root), real)) {
+    if (!isInside(realRoot(engine.root), real)) {
       return failed(
         engine,
         slug,
@@ -272,7 +272,7 @@ function failed(
   }
 }
 
-async function realRoot(root: string): Promise<string> {
+function realRoot(root: string): string {
   try {
     return fs.realpathSync(root)
   } catch {

@@ -18,7 +18,7 @@ export async function loadAllFixtures(
   warn: Warn,
 ): Promise<Map<string, FixtureCase[]>> {
   const slugs = new Set<string>()
-  for (const entry of await readDir(dir)) {
+  for (const entry of readDir(dir)) {
     if (entry.name.startsWith('.')) continue
     if (entry.isFile() && entry.name.endsWith('.json'))
       slugs.add(entry.name.slice(0, -'.json'.length))
@@ -42,7 +42,7 @@ export async function loadFixtureCases(
 ): Promise<FixtureCase[]> {
   const cases = new Map<string, FixtureCase>()
   const nested = path.join(dir, slug)
-  for (const entry of await readDir(nested)) {
+  for (const entry of readDir(nested)) {
     if (!entry.isFile() || !entry.name.endsWith('.json') || entry.name.startsWith('.')) continue
     const name = entry.name.slice(0, -'.json'.length)
     if (!isValidSlug(name)) continue
@@ -117,7 +117,7 @@ async function readFixture(name: string, file: string, warn: Warn): Promise<Fixt
   return { name, file, variables: value as Record<string, unknown> }
 }
 
-async function readDir(dir: string): Promise<fs.Dirent[]> {
+function readDir(dir: string): fs.Dirent[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true })
   } catch {
