@@ -231,27 +231,40 @@ async function startOnce(side, folders = EXAMPLES) {
  * medians (and ranges) of the per-round ratios to the bare server's first answer.
  */
 async function firstAnswers(other) {
-  const sides = [
-    { name: 'bare node:http' },
+  const sides = [{ name: 'bare node:http' }, ...checkouts(other)]
+  printFirstAnswers(sides, await startsInRounds(sides, EXAMPLES))
+}
+
+/** This checkout, and `other` when given, as sides of the rounds. */
+function checkouts(other) {
+  return [
     { name: 'this', bin: BIN },
     ...(other ? [{ name: other, bin: join(other, 'bin/sendbox.js') }] : []),
   ]
+}
+
+/**
+ * `startOnce` of each side on `folders`, in ROUNDS rounds whose order turns, after one round of
+ * warm-up (the file cache): each side's results, by round.
+ */
+async function startsInRounds(sides, folders) {
   const figures = sides.map(() => [])
   for (let round = 0; round < ROUNDS + 1; round++) {
     const order = sides.map((_, i) => (i + round) % sides.length)
     const results = []
-    for (const i of round % 2 ? order.reverse() : order) results[i] = await startOnce(sides[i])
-    if (round === 0) continue // warm-up: file cache
+    for (const i of round % 2 ? order.reverse() : order)
+      results[i] = await startOnce(sides[i], folders)
+    if (round === 0) continue
     results.forEach((result, i) => {
       figures[i].push(result)
     })
   }
-  printFirstAnswers(sides, figures)
+  return figures
 }
 
 /**
  * The first health and first send of `serve --memory` on 300 generated templates and fixtures,
- * this checkout and `other` in alternating rounds: a start lists, reads and compiles them all.
+ * this checkout and `other` in rounds of turning order: a start lists, reads and compiles them all.
  */
 async function manyTemplates(dir, other) {
   const { templates, fixtures } = await generateTemplates(join(dir, 'many'), 300)
@@ -265,21 +278,10 @@ async function manyTemplates(dir, other) {
     templateVariables: variables,
   })
   const headers = { 'content-type': 'application/json', authorization: 'token sandbox_bench' }
-  const folders = { templates, fixtures, send: { body, headers } }
-  const sides = [
-    { name: 'this', bin: BIN },
-    ...(other ? [{ name: other, bin: join(other, 'bin/sendbox.js') }] : []),
-  ]
-  const figures = sides.map(() => [])
-  for (let round = 0; round < ROUNDS + 1; round++) {
-    const order = round % 2 ? [...sides.keys()].reverse() : [...sides.keys()]
-    for (const i of order) {
-      const result = await startOnce(sides[i], folders)
-      if (round > 0) figures[i].push(result) // round 0 warms the file cache
-    }
-  }
+  const sides = checkouts(other)
+  const figures = await startsInRounds(sides, { templates, fixtures, send: { body, headers } })
   console.log(
-    `\nserve --memory on 300 templates and fixtures, ${ROUNDS} alternating rounds; medians`,
+    `\nserve --memory on 300 templates and fixtures, ${ROUNDS} rounds in turning order; medians`,
   )
   sides.forEach((side, i) => {
     const of = (key) => figures[i].map((f) => f[key])
