@@ -2,7 +2,7 @@
 // partial and a loop, with its default fixture) and the median of a run's rounds.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -66,6 +66,25 @@ export const stop = (child) =>
 export async function cpuOf(pid) {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * CPU ms of a throwaway PostgreSQL cluster (test/helpers/pg-cluster.js): its postmaster and the
+ * postmaster's children (backends, writers, the WAL writer).
+ */
+export async function postgresCpu(cluster) {
+  const postmaster = Number(
+    (await readFile(join(cluster.dir, 'data/postmaster.pid'), 'utf8')).split('\n')[0],
+  )
+  let total = await cpuOf(postmaster)
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null)
+    const fields = stat?.split(') ')[1]?.split(' ')
+    if (fields && Number(fields[1]) === postmaster)
+      total += (Number(fields[11]) + Number(fields[12])) * 10
+  }
+  return total
 }
 
 /** The same for a process's main thread alone (its worker threads left out), in ms. */

@@ -10,11 +10,19 @@
 //   - CPU time of the two sendbox processes and of PostgreSQL's processes (/proc/PID/stat).
 // With `--against DIR` (another build, e.g. /work/before), the two builds alternate by round,
 // each on a database of its own, and the table shows both side by side.
-import { readFile, readdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
 import { findPgBin, startCluster } from '../test/helpers/pg-cluster.js'
-import { cpuOf, median, ROOT, receiptSend, sendsPerSecond, startChild, stop } from './common.js'
+import {
+  cpuOf,
+  median,
+  postgresCpu,
+  ROOT,
+  receiptSend,
+  sendsPerSecond,
+  startChild,
+  stop,
+} from './common.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -43,21 +51,8 @@ const serve = (build, url, webhook) =>
     /sendbox ready (\S+)/,
   )
 
-/** CPU ms of PostgreSQL: the postmaster and its children (backends, writers, the WAL writer). */
-async function postgresCpu(postmaster) {
-  let total = await cpuOf(postmaster)
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null)
-    const fields = stat?.split(') ')[1]?.split(' ')
-    if (fields && Number(fields[1]) === postmaster)
-      total += (Number(fields[11]) + Number(fields[12])) * 10
-  }
-  return total
-}
-
 /** The figures that grow with the work done, read at one moment. */
-async function snapshot(admin, db, postmaster, pids) {
+async function snapshot(admin, db, cluster, pids) {
   const [{ commits, sends }] = (
     await admin.query(
       `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::float8 AS commits,
@@ -68,7 +63,7 @@ async function snapshot(admin, db, postmaster, pids) {
   const [{ syncs }] = (await admin.query('SELECT wal_sync::float8 AS syncs FROM pg_stat_wal')).rows
   let app = 0
   for (const pid of pids) app += await cpuOf(pid)
-  return { commits, sends, syncs, app, pg: await postgresCpu(postmaster) }
+  return { commits, sends, syncs, app, pg: await postgresCpu(cluster) }
 }
 
 /** Sends stored so far in `url`'s database (kept and dropped by --max-messages). */
@@ -128,21 +123,21 @@ async function sampleWaits(admin, db, stop) {
 }
 
 /** One round of one pair: the load, the drain, the figures per send. */
-async function round(admin, waiter, postmaster, { pair, pool, db }) {
+async function round(admin, waiter, cluster, { pair, pool, db }) {
   await drained(pool)
   // Backends report their counters within a second of going idle (PostgreSQL 15).
   await new Promise((r) => setTimeout(r, 1500))
   const pids = pair.map((p) => p.child.pid)
   await admin.query('SELECT pg_stat_statements_reset()')
   const sent0 = await storedIn(pool)
-  const before = await snapshot(admin, db, postmaster, pids)
+  const before = await snapshot(admin, db, cluster, pids)
   const loaded = Promise.all(
     pair.map((p) => sendsPerSecond(p.url, { headers, body }, 16, DURATION)),
   )
   const [rates, waits] = await Promise.all([loaded, sampleWaits(waiter, db, loaded)])
   const reads = await drained(pool)
   await new Promise((r) => setTimeout(r, 1500))
-  const after = await snapshot(admin, db, postmaster, pids)
+  const after = await snapshot(admin, db, cluster, pids)
   const sends = (await storedIn(pool)) - sent0
   const { rows: statements } = await admin.query(
     `SELECT calls::float8 AS calls, regexp_replace(query, '\\s+', ' ', 'g') AS query
@@ -204,9 +199,6 @@ const waiter = new pg.Pool({ connectionString: cluster.url, max: 1 })
 const receiver = await startChild(['bench/receiver.js'], /receiver ready (\d+)/)
 try {
   await admin.query('CREATE EXTENSION pg_stat_statements')
-  const postmaster = Number(
-    (await readFile(join(cluster.dir, 'data/postmaster.pid'), 'utf8')).split('\n')[0],
-  )
   const results = []
   const modes = [
     ['no webhook', undefined],
@@ -222,7 +214,7 @@ try {
   try {
     for (let r = 0; r < ROUNDS; r++)
       for (const pair of pairs) {
-        const result = await round(admin, waiter, postmaster, pair)
+        const result = await round(admin, waiter, cluster, pair)
         results.push({ ...result, mode: pair.mode, build: pair.build })
         console.log(
           `round ${r + 1}, ${pair.build}, ${pair.mode}: ${f(result.rate, 0)} sends/s, ${f(result.commits)} commits, ${f(result.app)} + ${f(result.pg)} CPU ms per send`,

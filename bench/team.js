@@ -9,20 +9,24 @@
 //      rounds alternating between the two, medians, beside a control: two processes on the JSON
 //      log (a file each, 16 connections each) ÷ the one, what two processes reach here at all; then the same with one `--webhook` URL on
 //      every process, at 5,000 messages stored, and the two PostgreSQL processes again at
-//      BENCH_WEBHOOK_LARGE (100,000; 0 skips it) stored;
+//      BENCH_WEBHOOK_LARGE (100,000; 0 skips it) stored; with each, the CPU a send took of each
+//      side (sendbox, PostgreSQL, the load, the receiver), and the most two processes on
+//      PostgreSQL could make on these cores if a send cost them what it costs the log's process;
 //   2. a send through one process to a wait on the other: p50 and p99;
 //   3. a database of 5,000 then BENCH_LARGE (200,000; 0 skips this part) messages (seeded in SQL: one INSERT … SELECT over
 //      generate_series copying a real send's row, a few seconds for 200,000): a page, a `to=`
 //      filter, a wait, `offset=50000`, the health check and the `--max-messages` trim, p50 over
 //      alternating rounds; the RSS of a fresh process after those requests at each size.
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import sqlTag from 'sql-template-tag'
 import { findPgBin, startCluster } from '../test/helpers/pg-cluster.js'
 import {
+  cpuOf,
   median,
+  postgresCpu,
   quantile,
   ROOT,
   receiptSend,
@@ -90,23 +94,49 @@ const load = (url, connections, duration = DURATION) =>
   sendsPerSecond(url, { headers, body }, connections, duration)
 
 /**
+ * CPU ms used so far by what a load keeps busy: the sendbox processes it loads, PostgreSQL, this
+ * process (autocannon: the load itself) and the webhook receiver, if any.
+ */
+async function cpuNow(procs, { cluster, receiver }) {
+  let sendbox = 0
+  for (const p of procs) sendbox += await cpuOf(p.child.pid)
+  const { user, system } = process.cpuUsage()
+  return {
+    sendbox,
+    postgres: await postgresCpu(cluster),
+    load: (user + system) / 1000,
+    receiver: receiver ? await cpuOf(receiver.child.pid) : 0,
+  }
+}
+
+/** Sends/s of `procs` loaded together, `connections` each, and the CPU ms each side spent per send. */
+async function loadCosted(procs, connections, cost) {
+  const before = await cpuNow(procs, cost)
+  const rates = await Promise.all(procs.map((p) => load(p.url, connections)))
+  const after = await cpuNow(procs, cost)
+  const rate = rates.reduce((a, b) => a + b, 0)
+  const sends = rate * DURATION
+  const cpu = Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / sends]))
+  return { rate, cpu }
+}
+
+/**
  * Sends/s: the two PostgreSQL processes together ÷ the log's one, per round; and the control, two
  * processes on the log (a file each, nothing shared) ÷ the log's one: what two processes reach on
  * this machine whatever their store, since both, their worker threads, the database and the load
- * share its cores.
+ * share its cores. With each, the CPU a send took of each side (`cost`: the cluster, the
+ * receiver), from which reportRounds works out the most two processes on PostgreSQL could make
+ * on these cores.
  */
-async function throughput(json, pair, logPair) {
+async function throughput(json, pair, logPair, cost) {
   await load(json.url, 32, 2)
   for (const two of [pair, logPair]) await Promise.all(two.map((p) => load(p.url, 16, 2)))
   const rounds = []
-  const loadPair = async (two) => {
-    const both = await Promise.all(two.map((p) => load(p.url, 16)))
-    return both[0] + both[1]
-  }
   for (let round = 0; round < ROUNDS; round++) {
-    const log = await load(json.url, 32)
-    const pg = await loadPair(pair)
-    rounds.push({ log, pg, logs: await loadPair(logPair) })
+    const log = await loadCosted([json], 32, cost)
+    const pg = await loadCosted(pair, 16, cost)
+    const logs = await loadCosted(logPair, 16, cost)
+    rounds.push({ log: log.rate, pg: pg.rate, logs: logs.rate, cpu: { log: log.cpu, pg: pg.cpu } })
   }
   return rounds
 }
@@ -122,13 +152,14 @@ const servePairOfLogs = async (dir, name, webhook) => [
  * at 5,000 stored (the --max-messages they run with, reached by the rounds before), then the two
  * on PostgreSQL with WEBHOOK_LARGE stored (seeded, --max-messages raised to match).
  */
-async function withWebhook(cluster, dir, webhook) {
+async function withWebhook(cluster, dir, receiver) {
+  const webhook = `${receiver.url}/hooks`
   const log = await serve({ db: join(dir, 'webhook.jsonl'), webhook })
   const logPair = await servePairOfLogs(dir, 'webhook', webhook)
   const store = cluster.urlOf('shared')
   let pair = [await serve({ store, webhook }), await serve({ store, webhook })]
   try {
-    const rounds = await throughput(log, pair, logPair)
+    const rounds = await throughput(log, pair, logPair, { cluster, receiver })
     for (const p of [log, ...logPair]) await stop(p.child)
     if (!WEBHOOK_LARGE) return { rounds }
     for (const p of pair) await stop(p.child)
@@ -332,6 +363,31 @@ function reportRounds(title, rounds) {
   console.log(
     `  control: 2 processes on the JSON log, a file each, ${median(rounds.map((r) => r.logs)).toFixed(0)}: ratio ${median(control).toFixed(2)} (per round ${control.map((x) => x.toFixed(2)).join(' ')}), the most two processes reach here whatever their store`,
   )
+  reportBudget(rounds)
+}
+
+/**
+ * Where the CPU of a send went on each side, and the most two processes on PostgreSQL could make
+ * on this machine's cores if a send cost them no more CPU than it costs the log's process: the
+ * cores' time ÷ (sendbox's CPU per send on the log + PostgreSQL's + the load's + the receiver's,
+ * each as measured beside the PostgreSQL processes). Under the log's sends/s × 0.6, the target is
+ * out of these cores' reach whatever sendbox does.
+ */
+function reportBudget(rounds) {
+  const of = (side, key) => median(rounds.map((r) => r.cpu[side][key]))
+  const ms = (x) => x.toFixed(2)
+  const receiver = of('pg', 'receiver') > 0 ? `, receiver ${ms(of('pg', 'receiver'))}` : ''
+  console.log(
+    `  CPU per send, ms: 1 on the log: sendbox ${ms(of('log', 'sendbox'))}, load ${ms(of('log', 'load'))}; 2 on PostgreSQL: sendbox ${ms(of('pg', 'sendbox'))}, PostgreSQL ${ms(of('pg', 'postgres'))}, load ${ms(of('pg', 'load'))}${receiver}`,
+  )
+  const cores = availableParallelism()
+  const perSend =
+    of('log', 'sendbox') + of('pg', 'postgres') + of('pg', 'load') + of('pg', 'receiver')
+  const ceiling = (cores * 1000) / perSend
+  const log = median(rounds.map((r) => r.log))
+  console.log(
+    `  at ${cores} cores, 2 on PostgreSQL could make at most ${ceiling.toFixed(0)} sends/s (${(ceiling / log).toFixed(2)} of the log's) if a send cost them the CPU it costs the log's process`,
+  )
 }
 
 function report({ rounds, webhook, latency, sizes }) {
@@ -390,11 +446,11 @@ try {
   running.push(pair[0])
   pair.push(await serve({ store: cluster.urlOf('shared') }))
   running.push(pair[1])
-  const rounds = await throughput(log, pair, logPair)
+  const rounds = await throughput(log, pair, logPair, { cluster })
   for (const p of [log, ...logPair]) await stop(p.child)
   const latency = await crossLatency(pair[0], pair[1])
   for (const p of pair) await stop(p.child)
-  const webhook = await withWebhook(cluster, dir, `${receiver.url}/hooks`)
+  const webhook = await withWebhook(cluster, dir, receiver)
   const sizes = LARGE > 0 ? await large(cluster, admin) : undefined
   report({ rounds, webhook, latency, sizes })
 } finally {
