@@ -1,6 +1,6 @@
 import * as fsp from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
-import { type Stats, statSync } from 'node:fs'
+import { type Stats, statSync, writeSync } from 'node:fs'
 
 /**
  * The file-system calls the log makes, in one place, so a test can make them fail as a full disk,
@@ -11,12 +11,16 @@ import { type Stats, statSync } from 'node:fs'
  */
 export interface LogFs {
   open(file: string, flags: string, mode?: number): Promise<FileHandle>
-  /** One write(2) at the end of an append-mode (or new) file. */
+  /**
+   * One write(2) at the end of an append-mode (or new) file: on the thread pool, or with `now`
+   * on this thread (a few lines while the log is idle: log-file.ts).
+   */
   write(
     handle: FileHandle,
     buffer: Buffer,
     offset: number,
     length: number,
+    now?: boolean,
   ): Promise<{ bytesWritten: number }>
   stat(file: string): Promise<Stats>
   rename(from: string, to: string): Promise<void>
@@ -36,7 +40,10 @@ export interface LogFs {
  */
 export const nodeFs: LogFs = {
   open: (file, flags, mode) => fsp.open(file, flags, mode),
-  write: (handle, buffer, offset, length) => handle.write(buffer, offset, length, null),
+  write: async (handle, buffer, offset, length, now) =>
+    now
+      ? { bytesWritten: writeSync(handle.fd, buffer, offset, length, null) }
+      : handle.write(buffer, offset, length, null),
   // Synchronous: a stat of the log's own path answers from the inode cache in microseconds, where
   // the thread pool's round trip cost ~60 µs of CPU (file-identity.ts, once per batch of lines).
   stat: async (file) => statSync(file),

@@ -60,3 +60,43 @@ export function faultyFs(base: LogFs = nodeFs) {
     },
   }
 }
+
+/**
+ * The log's file system with torn writes: after `tear(bytes)`, the next write(2) lands `bytes`
+ * of its bytes (half of them when not said) and then fails as a full disk does (ENOSPC), as a
+ * disk filling mid-line does; `truncate` on its handles fails while `state.truncateFails` is set.
+ * Every write goes through it, on the thread pool or on the log's thread alike.
+ */
+export function tornFs(base: LogFs = nodeFs) {
+  const state: { tear: { bytes?: number } | null; truncateFails: boolean } = {
+    tear: null,
+    truncateFails: false,
+  }
+  const fs: LogFs = {
+    ...base,
+    async open(file, flags, mode) {
+      const handle = await base.open(file, flags, mode)
+      const truncate = handle.truncate.bind(handle)
+      handle.truncate = async (length?: number) => {
+        if (state.truncateFails) throw errnoError('EIO', 'ftruncate')
+        return truncate(length)
+      }
+      return handle
+    },
+    async write(handle: FileHandle, buffer, offset, length, now) {
+      const tear = state.tear
+      if (!tear) return base.write(handle, buffer, offset, length, now)
+      state.tear = null
+      await base.write(handle, buffer, offset, tear.bytes ?? Math.floor(length / 2), now)
+      throw errnoError('ENOSPC', 'write')
+    },
+  }
+  return {
+    fs,
+    state,
+    /** Tears the next write: `bytes` of it land (half when not said), then it fails. */
+    tear(bytes?: number) {
+      state.tear = { bytes }
+    },
+  }
+}

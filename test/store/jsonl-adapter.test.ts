@@ -1,16 +1,11 @@
-import { open, readFile, type FileHandle } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createJsonlAdapter } from '../../src/store/jsonl-adapter.js'
 import { openMessageLog } from '../../src/store/index.js'
+import { type LogFs, nodeFs } from '../../src/store/log-fs.js'
+import { tornFs } from './faulty-fs.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
-
-/** FileHandle's prototype, to watch every write(2) the store makes. */
-async function fileHandlePrototype(dir: string): Promise<FileHandle> {
-  const handle = await open(path.join(dir, 'probe'), 'w')
-  await handle.close()
-  return Object.getPrototypeOf(handle) as FileHandle
-}
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -19,22 +14,28 @@ afterEach(() => {
 describe('appending', () => {
   it('batches appends that arrive while a write is in flight into one write', async () => {
     const dir = await tempDir()
-    const proto = await fileHandlePrototype(dir)
-    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
-    const original = proto.write
     // A slow disk: the first write is held until the next appends have piled up behind it.
     let inFlight!: () => void
     const started = new Promise<void>((resolve) => (inFlight = resolve))
     let release!: () => void
     const disk = new Promise<void>((resolve) => (release = resolve))
-    const write = vi.spyOn(proto, 'write').mockImplementation(async function (
-      this: FileHandle,
-      ...args: unknown[]
-    ) {
-      inFlight()
-      await disk
-      return (original as (...a: unknown[]) => Promise<never>).apply(this, args)
-    })
+    const writes: number[] = []
+    let watching = false
+    const fs: LogFs = {
+      ...nodeFs,
+      async write(handle, buffer, offset, length, now) {
+        if (watching) {
+          writes.push(length)
+          if (writes.length === 1) {
+            inFlight()
+            await disk
+          }
+        }
+        return nodeFs.write(handle, buffer, offset, length, now)
+      },
+    }
+    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs })
+    watching = true
     const settled: string[] = []
     const first = log.append(makeRecord({ id: 'first' })).then(() => settled.push('first'))
     await started // the first write is now in flight
@@ -45,8 +46,7 @@ describe('appending', () => {
     await first
     expect(settled).toEqual(['first']) // the batch behind it is not acknowledged yet
     await Promise.all(rest)
-    expect(write).toHaveBeenCalledTimes(2)
-    write.mockRestore()
+    expect(writes).toHaveLength(2)
     const lines = (await readFile(log.file!, 'utf8')).trimEnd().split('\n')
     expect(lines.map((l) => (JSON.parse(l) as { id?: string }).id)).toEqual([
       undefined,
@@ -58,33 +58,31 @@ describe('appending', () => {
 
   it('writes only the new line, however large the log is', async () => {
     const dir = await tempDir()
-    const proto = await fileHandlePrototype(dir)
-    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
+    const writes: number[] = []
+    const fs: LogFs = {
+      ...nodeFs,
+      write(handle, buffer, offset, length, now) {
+        writes.push(length)
+        return nodeFs.write(handle, buffer, offset, length, now)
+      },
+    }
+    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs })
     await Promise.all(
       Array.from({ length: 2000 }, () => log.append(makeRecord({ html: 'x'.repeat(500) }))),
     )
-    const write = vi.spyOn(proto, 'write')
+    writes.length = 0
     const record = makeRecord()
     await log.append(record)
-    expect(write).toHaveBeenCalledTimes(1)
-    expect(write.mock.calls[0]![2]).toBe(Buffer.byteLength(`${JSON.stringify(record)}\n`))
+    expect(writes).toEqual([Buffer.byteLength(`${JSON.stringify(record)}\n`)])
     await log.close()
   })
 
   it('cuts off a failed partial write and forgets the unacknowledged record', async () => {
     const dir = await tempDir()
-    const proto = await fileHandlePrototype(dir)
-    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl') })
+    const torn = tornFs()
+    const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs: torn.fs })
     await log.append(makeRecord({ id: 'a' }))
-    const original = proto.write as (...a: unknown[]) => Promise<{ bytesWritten: number }>
-    vi.spyOn(proto, 'write').mockImplementationOnce(async function (
-      this: FileHandle,
-      ...args: unknown[]
-    ) {
-      const [buffer, offset, length] = args as [Buffer, number, number]
-      await original.call(this, buffer, offset, Math.floor(length / 2), null) // half a line lands…
-      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }) // …then the disk is full
-    })
+    torn.tear() // half a line lands, then the disk is full
     await expect(log.append(makeRecord({ id: 'b' }))).rejects.toThrow(/ENOSPC/)
     expect(log.get('b')).toBeUndefined()
     await log.append(makeRecord({ id: 'c' }))

@@ -1,12 +1,11 @@
-import type { FileHandle } from 'node:fs/promises'
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { LogWriteError } from '../../src/store/errors.js'
 import { createLineSpans } from '../../src/store/line-spans.js'
 import { createLogFile } from '../../src/store/log-file.js'
 import { type LogFs, nodeFs } from '../../src/store/log-fs.js'
-import { errnoError } from './faulty-fs.js'
+import { tornFs } from './faulty-fs.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 
 async function logAt(fs: LogFs = nodeFs) {
@@ -20,33 +19,9 @@ async function logAt(fs: LogFs = nodeFs) {
 const lines = (...entries: object[]) =>
   Buffer.from(entries.map((e) => `${JSON.stringify(e)}\n`).join(''))
 
-/**
- * A file system whose write(2) writes `partial` bytes and then fails (a disk filling mid-line);
- * `truncate` on its handles fails while `truncateFails` is set.
- */
-function tornFs() {
-  const state = { partial: -1, truncateFails: false }
-  const fs: LogFs = {
-    ...nodeFs,
-    async open(file, flags, mode) {
-      const handle = await nodeFs.open(file, flags, mode)
-      const truncate = handle.truncate.bind(handle)
-      handle.truncate = async (length?: number) => {
-        if (state.truncateFails) throw errnoError('EIO', 'ftruncate')
-        return truncate(length)
-      }
-      return handle
-    },
-    async write(handle: FileHandle, buffer, offset, length) {
-      if (state.partial < 0) return nodeFs.write(handle, buffer, offset, length)
-      const partial = state.partial
-      state.partial = -1
-      await nodeFs.write(handle, buffer, offset, partial)
-      throw errnoError('ENOSPC', 'write')
-    },
-  }
-  return { fs, state }
-}
+afterEach(() => {
+  vi.restoreAllMocks()
+})
 
 describe('log-file', () => {
   it('appends lines at the end and notes where each record landed', async () => {
@@ -67,7 +42,7 @@ describe('log-file', () => {
     const torn = tornFs()
     const { file, log } = await logAt(torn.fs)
     const before = await readFile(file, 'utf8')
-    torn.state.partial = 7
+    torn.tear(7)
     const error = await log.append(lines(makeRecord()), [null]).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(LogWriteError)
     expect(await readFile(file, 'utf8')).toBe(before)
@@ -79,13 +54,37 @@ describe('log-file', () => {
     const torn = tornFs()
     const { file, log } = await logAt(torn.fs)
     const before = await readFile(file, 'utf8')
-    torn.state.partial = 7
+    torn.tear(7)
     torn.state.truncateFails = true
     await expect(log.append(lines({ op: 'clear' }), [null])).rejects.toBeInstanceOf(LogWriteError)
     expect((await readFile(file, 'utf8')).length).toBe(before.length + 7)
     torn.state.truncateFails = false
     await log.append(lines({ op: 'clear' }), [null])
     expect(await readFile(file, 'utf8')).toBe(`${before}{"op":"clear"}\n`)
+    await log.close()
+  })
+
+  it('writes a few lines on its own thread when idle, and on the thread pool right after a write or when many', async () => {
+    // The clock the log reads to tell idle from busy, moved by hand.
+    let clock = 1000
+    vi.spyOn(performance, 'now').mockImplementation(() => clock)
+    const here: (boolean | undefined)[] = []
+    const { file, log } = await logAt({
+      ...nodeFs,
+      write(handle, buffer, offset, length, now) {
+        here.push(now)
+        return nodeFs.write(handle, buffer, offset, length, now)
+      },
+    })
+    await log.append(lines({ op: 'clear' }), [null]) // the first: idle
+    clock += 0.5
+    await log.append(lines({ op: 'clear' }), [null]) // half a millisecond after the last
+    clock += 5
+    await log.append(lines({ op: 'clear' }), [null]) // idle again
+    clock += 5
+    await log.append(lines(makeRecord({ html: 'x'.repeat(40_000) })), [null]) // idle, but 40 KB
+    expect(here).toEqual([true, false, true, false])
+    expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(6) // header, 4 lines, ''
     await log.close()
   })
 

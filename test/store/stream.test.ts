@@ -3,6 +3,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openMessageLog, type MessageRecord } from '../../src/store/index.js'
 import { READ_CHUNK } from '../../src/store/lines.js'
+import { tornFs } from './faulty-fs.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 
 /**
@@ -197,9 +198,9 @@ describe('compaction', () => {
   it('at run time: each version of a record is serialised once, across compactions, a failed append and a reopen', async () => {
     const dir = await tempDir()
     const file = path.join(dir, 'messages.jsonl')
-    const proto = await fileHandlePrototype(dir)
+    const torn = tornFs()
     // maxMessages 4: every append past it drops the oldest, dead lines that trigger compaction.
-    const log = await openMessageLog({ file, maxMessages: 4, warn: () => {} })
+    const log = await openMessageLog({ file, maxMessages: 4, warn: () => {}, fs: torn.fs })
     const inode = (await stat(file)).ino
     // Held open, the first file's inode cannot be given to a later compaction's file (Linux
     // reuses freed inode numbers at once: a CI run saw the third file get the first's number).
@@ -208,19 +209,11 @@ describe('compaction', () => {
     const lineOf = JSON.stringify.bind(JSON) as (record: MessageRecord) => string
     const stringify = vi.spyOn(JSON, 'stringify')
     const expected = new Map<string, string>()
-    const original = proto.write as (...a: unknown[]) => Promise<{ bytesWritten: number }>
     for (let i = 0; i < 400; i++) {
       const record = makeRecord({ id: `m${i}`, subject: `€${i}` })
       if (i % 97 === 50) {
         // Half a line lands, then the disk is full: cut off again, and the record forgotten.
-        vi.spyOn(proto, 'write').mockImplementationOnce(async function (
-          this: FileHandle,
-          ...args: unknown[]
-        ) {
-          const [buffer, offset, length] = args as [Buffer, number, number]
-          await original.call(this, buffer, offset, Math.floor(length / 2), null)
-          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-        })
+        torn.tear()
         await expect(log.append(record)).rejects.toThrow(/ENOSPC/)
         continue
       }
