@@ -7,18 +7,6 @@ import type { LogFs } from './log-fs.js'
 import type { MessageRecord, Suppression } from './types.js'
 
 /**
- * The log file the adapter appends to: its handle, its length, and its two writes, lines at the
- * end (cut back off if they fail) and a compacted file swapped in. Where each record's line
- * lands goes to `spans`, for the next compaction to copy.
- *
- * Long because it is one object: the handle, the length and the damage flag, shared by its five
- * operations, each under thirty lines.
- *
- * @example
- * const log = createLogFile(file, nodeFs, createLineSpans())
- * await log.append(Buffer.from(`${JSON.stringify(record)}\n`), [record])
- */
-/**
  * An append of at most this many bytes, this long after the last write ended, is written on this
  * thread: the log is idle (a send alone, one at a time), and write(2) to the page cache takes tens
  * of microseconds where the thread pool's round trip woke a thread and then the event loop, two
@@ -30,6 +18,19 @@ import type { MessageRecord, Suppression } from './types.js'
  */
 const WRITE_HERE = { bytes: 32 * 1024, idleMs: 1 }
 
+/**
+ * The log file the adapter appends to: its handle, its length, and its two writes, lines at the
+ * end (cut back off if they fail) and a compacted file swapped in. Where each record's line
+ * lands goes to `spans`, for the next compaction to copy.
+ *
+ * Long because it is one object: the handle, the length, the damage flag and the time of the last
+ * write, shared by its five
+ * operations, each under thirty lines.
+ *
+ * @example
+ * const log = createLogFile(file, nodeFs, createLineSpans())
+ * await log.append(Buffer.from(`${JSON.stringify(record)}\n`), [record])
+ */
 export function createLogFile(
   file: string,
   fs: LogFs,
