@@ -24,8 +24,7 @@ const WRITE_HERE = { bytes: 32 * 1024, idleMs: 1 }
  * lands goes to `spans`, for the next compaction to copy.
  *
  * Long because it is one object: the handle, the length, the damage flag and the time of the last
- * write, shared by its five
- * operations, each under thirty lines.
+ * write, shared by its five operations, each under thirty lines.
  *
  * @example
  * const log = createLogFile(file, nodeFs, createLineSpans())
