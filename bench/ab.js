@@ -6,7 +6,8 @@
 //
 //   - sends/s under 32 connections (autocannon), without and with one `--webhook` URL (a receiver
 //     in a process of its own, bench/receiver.js), and their ratio per checkout;
-//   - sequential p50 (one send at a time) on an empty log;
+//   - sequential p50 (one send at a time), in memory (`--memory`) and on a log file, each on a
+//     fresh process after 100 sends of warm-up;
 //   - start-up: `--version`, and `serve --memory` until it answers.
 //
 // Every server is the checkout's own `bin/sendbox.js`, on this checkout's templates and fixtures.
@@ -84,10 +85,25 @@ async function sequentialP50(url, n = 300) {
   return median(times)
 }
 
+/** The sequential p50 of a fresh server, after 100 sends of warm-up and a clear. */
+async function warmSequentialP50(url) {
+  await sequentialP50(url, 100)
+  await fetch(`${url}/_sandbox/api/messages`, { method: 'DELETE' })
+  return sequentialP50(url)
+}
+
 const dir = await mkdtemp(join(tmpdir(), 'sendbox-bench-ab-'))
 const figures = {}
 for (const name of Object.keys(checkouts))
-  figures[name] = { plain: [], webhook: [], ratio: [], p50: [], version: [], ready: [] }
+  figures[name] = {
+    plain: [],
+    webhook: [],
+    ratio: [],
+    p50: [],
+    logP50: [],
+    version: [],
+    ready: [],
+  }
 try {
   const receiver = await start(['bench/receiver.js'], /receiver ready (\d+)/)
   const servers = {}
@@ -129,14 +145,21 @@ try {
       })
       const version = performance.now() - t0
       const fresh = await serve(checkout, dir, '--memory')
-      await sequentialP50(fresh.url, 100) // warm-up
-      await fetch(`${fresh.url}/_sandbox/api/messages`, { method: 'DELETE' })
-      const p50 = await sequentialP50(fresh.url)
+      const p50 = await warmSequentialP50(fresh.url)
       await stop(fresh.child)
+      const onLog = await serve(
+        checkout,
+        dir,
+        '--db',
+        join(dir, `${name}-sequential-${round}.jsonl`),
+      )
+      const logP50 = await warmSequentialP50(onLog.url)
+      await stop(onLog.child)
       if (round === 0) continue // warm-up: file cache, compile cache
       figures[name].version.push(version)
       figures[name].ready.push(fresh.ms)
       figures[name].p50.push(p50)
+      figures[name].logP50.push(logP50)
     }
   }
 
@@ -150,6 +173,7 @@ try {
     console.log(`  sends/s, one webhook URL:  ${show(f.webhook)}`)
     console.log(`  webhook / none:            ${show(f.ratio, 2)}   target >= 0.85`)
     console.log(`  sequential p50, ms:        ${show(f.p50, 2)}`)
+    console.log(`  the same on a log, ms:     ${show(f.logP50, 2)}`)
     console.log(`  --version, ms:             ${show(f.version)}   target <= 120`)
     console.log(`  serve --memory ready, ms:  ${show(f.ready)}   target <= 250`)
   }
@@ -158,7 +182,7 @@ try {
   console.log('\nafter / before, per round then the median:')
   console.log(`  sends/s ${ratio('plain')}, with a webhook ${ratio('webhook')}`)
   console.log(
-    `  sequential p50 ${ratio('p50')}, --version ${ratio('version')}, ready ${ratio('ready')}`,
+    `  sequential p50 ${ratio('p50')}, on a log ${ratio('logP50')}, --version ${ratio('version')}, ready ${ratio('ready')}`,
   )
 } finally {
   for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
