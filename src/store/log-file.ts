@@ -14,7 +14,9 @@ import type { MessageRecord, Suppression } from './types.js'
  * 20 alternating batches of 100). Under load, writes follow one another with lines waiting: on
  * the thread pool, the lines that come during one write join the next (group commit), which a
  * write here would end (every batch ≤ 32 KB written here: 0.62 of the sends/s under 32
- * connections).
+ * connections). The price: a write(2) that blocks (a hung network file system; a local disk
+ * takes it into the page cache) holds this thread for its duration, as the log's synchronous
+ * stat (file-identity.ts) already could; a full disk fails at once (ENOSPC), as before.
  */
 const WRITE_HERE = { bytes: 32 * 1024, idleMs: 1 }
 
