@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts', 'test/email-corpus/setup.ts'],
+    globalSetup: ['test/temp-setup.ts', 'test/global-setup.ts', 'test/email-corpus/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 1,

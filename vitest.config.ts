@@ -9,9 +9,11 @@ export default defineConfig({
     // is installed: here it ran a second time, under the load of the other files, where its
     // timing-bound steps (a two-second "Copied") were flaky.
     exclude: ['node_modules/**', 'test/browser/**'],
-    // pg-setup first: it starts the PostgreSQL tests' cluster without waiting, so initdb runs
-    // while global-setup builds; spamd-setup likewise (spamd loads its rules meanwhile).
+    // temp-setup first: the run's one temporary folder, which everything after it uses. Then
+    // pg-setup: it starts the PostgreSQL tests' cluster without waiting, so initdb runs while
+    // global-setup builds; spamd-setup likewise (spamd loads its rules meanwhile).
     globalSetup: [
+      'test/temp-setup.ts',
       'test/pg-setup.ts',
       'test/spamd-setup.ts',
       'test/global-setup.ts',
