@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -11,6 +11,9 @@ import { join } from 'node:path'
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'sendbox-tests-'))
+  // As /tmp is (sticky, anyone may make a folder there): under root, PostgreSQL runs as the
+  // `postgres` user (test/helpers/pg-cluster.js), which mkdtemp's 0700 kept out of its cluster.
+  chmodSync(dir, 0o1777)
   process.env.TMPDIR = dir
   return () => rmSync(dir, { recursive: true, force: true })
 }
