@@ -12,7 +12,7 @@ import { type Stats, statSync, writeSync } from 'node:fs'
 export interface LogFs {
   open(file: string, flags: string, mode?: number): Promise<FileHandle>
   /**
-   * One write(2) at the end of an append-mode (or new) file: on the thread pool, or with `now`
+   * One write(2) at the end of an append-mode (or new) file: on the thread pool, or with `here`
    * on this thread (a few lines while the log is idle: log-file.ts).
    */
   write(
@@ -20,7 +20,7 @@ export interface LogFs {
     buffer: Buffer,
     offset: number,
     length: number,
-    now?: boolean,
+    here?: boolean,
   ): Promise<{ bytesWritten: number }>
   stat(file: string): Promise<Stats>
   rename(from: string, to: string): Promise<void>
@@ -40,8 +40,8 @@ export interface LogFs {
  */
 export const nodeFs: LogFs = {
   open: (file, flags, mode) => fsp.open(file, flags, mode),
-  write: async (handle, buffer, offset, length, now) =>
-    now
+  write: async (handle, buffer, offset, length, here) =>
+    here
       ? { bytesWritten: writeSync(handle.fd, buffer, offset, length, null) }
       : handle.write(buffer, offset, length, null),
   // Synchronous: a stat of the log's own path answers from the inode cache in microseconds, where

@@ -83,11 +83,11 @@ export function tornFs(base: LogFs = nodeFs) {
       }
       return handle
     },
-    async write(handle: FileHandle, buffer, offset, length, now) {
+    async write(handle: FileHandle, buffer, offset, length, here) {
       const tear = state.tear
-      if (!tear) return base.write(handle, buffer, offset, length, now)
+      if (!tear) return base.write(handle, buffer, offset, length, here)
       state.tear = null
-      await base.write(handle, buffer, offset, tear.bytes ?? Math.floor(length / 2), now)
+      await base.write(handle, buffer, offset, tear.bytes ?? Math.floor(length / 2), here)
       throw errnoError('ENOSPC', 'write')
     },
   }

@@ -23,7 +23,7 @@ describe('appending', () => {
     let watching = false
     const fs: LogFs = {
       ...nodeFs,
-      async write(handle, buffer, offset, length, now) {
+      async write(handle, buffer, offset, length, here) {
         if (watching) {
           writes.push(length)
           if (writes.length === 1) {
@@ -31,7 +31,7 @@ describe('appending', () => {
             await disk
           }
         }
-        return nodeFs.write(handle, buffer, offset, length, now)
+        return nodeFs.write(handle, buffer, offset, length, here)
       },
     }
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs })
@@ -61,9 +61,9 @@ describe('appending', () => {
     const writes: number[] = []
     const fs: LogFs = {
       ...nodeFs,
-      write(handle, buffer, offset, length, now) {
+      write(handle, buffer, offset, length, here) {
         writes.push(length)
-        return nodeFs.write(handle, buffer, offset, length, now)
+        return nodeFs.write(handle, buffer, offset, length, here)
       },
     }
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs })

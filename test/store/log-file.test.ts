@@ -68,12 +68,12 @@ describe('log-file', () => {
     // The clock the log reads to tell idle from busy, moved by hand.
     let clock = 1000
     vi.spyOn(performance, 'now').mockImplementation(() => clock)
-    const here: (boolean | undefined)[] = []
+    const wroteHere: (boolean | undefined)[] = []
     const { file, log } = await logAt({
       ...nodeFs,
-      write(handle, buffer, offset, length, now) {
-        here.push(now)
-        return nodeFs.write(handle, buffer, offset, length, now)
+      write(handle, buffer, offset, length, here) {
+        wroteHere.push(here)
+        return nodeFs.write(handle, buffer, offset, length, here)
       },
     })
     await log.append(lines({ op: 'clear' }), [null]) // the first: idle
@@ -83,7 +83,7 @@ describe('log-file', () => {
     await log.append(lines({ op: 'clear' }), [null]) // idle again
     clock += 5
     await log.append(lines(makeRecord({ html: 'x'.repeat(40_000) })), [null]) // idle, but 40 KB
-    expect(here).toEqual([true, false, true, false])
+    expect(wroteHere).toEqual([true, false, true, false])
     expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(6) // header, 4 lines, ''
     await log.close()
   })
