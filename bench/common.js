@@ -62,10 +62,22 @@ export const stop = (child) =>
     child.kill('SIGTERM')
   })
 
+/** The fields of a /proc stat file after the process's name: its parent at 1, its CPU at 11 and 12. */
+async function statFields(file) {
+  return (await readFile(file, 'utf8')).split(') ')[1].split(' ')
+}
+
+/** User + system CPU, in ms, of a stat file's fields (statFields). */
+const cpuMsOf = (fields) => (Number(fields[11]) + Number(fields[12])) * 10
+
 /** CPU time (user + system) a process has used, in ms: per send, it is steadier than sends/s on a busy machine. */
 export async function cpuOf(pid) {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  return cpuMsOf(await statFields(`/proc/${pid}/stat`))
+}
+
+/** The same for a process's main thread alone (its worker threads left out), in ms. */
+export async function mainThreadCpuOf(pid) {
+  return cpuMsOf(await statFields(`/proc/${pid}/task/${pid}/stat`))
 }
 
 /**
@@ -79,18 +91,11 @@ export async function postgresCpu(cluster) {
   let total = await cpuOf(postmaster)
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null)
-    const fields = stat?.split(') ')[1]?.split(' ')
-    if (fields && Number(fields[1]) === postmaster)
-      total += (Number(fields[11]) + Number(fields[12])) * 10
+    // A process that ended meanwhile, or any stat not shaped like a process's, counts for none.
+    const fields = await statFields(`/proc/${entry}/stat`).catch(() => null)
+    if (fields && Number(fields[1]) === postmaster) total += cpuMsOf(fields)
   }
   return total
-}
-
-/** The same for a process's main thread alone (its worker threads left out), in ms. */
-export async function mainThreadCpuOf(pid) {
-  const fields = (await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** A process's resident set size, in bytes. */
