@@ -1,6 +1,13 @@
 import type { Address, MessageFilter, MessageRecord } from './types.js'
 
-export type RecordPredicate = (record: MessageRecord) => boolean
+/**
+ * Whether a record passes a filter. `position` is where the caller keeps the record (the message
+ * log's index in its array), handed on to its `textOf`; a caller that keeps no texts leaves it out.
+ */
+export type RecordPredicate = (record: MessageRecord, position?: number) => boolean
+
+/** A record's `SearchText`, by the record or by where its keeper holds it (see `compileFilter`). */
+export type TextOf = (record: MessageRecord, position: number) => SearchText
 
 /** `Name <address>`, or the bare address when there is no name: the form `to`/`from` filters search. */
 export function formatAddress({ name, address }: Address): string {
@@ -44,11 +51,16 @@ export function searchTextOf(record: MessageRecord): SearchText {
  * Turns a filter into a predicate. Compiling once per query means a scan over thousands of
  * records lower-cases and parses the filter once, not once per record. `limit`/`offset` are
  * paging, not matching, and are ignored here. `textOf` gives a record's lower-cased texts: a
- * store that keeps them passes its own (see `searchTextOf`); only a filter on text asks.
+ * store that keeps them passes its own (see `searchTextOf`), which gets the `position` the
+ * predicate was given; only a filter on text asks.
+ *
+ * @example
+ * const match = compileFilter({ to: 'ADA@' })
+ * match(record) // true when a recipient's `Name <address>` contains `ada@`
  */
 export function compileFilter(
   filter: MessageFilter = {},
-  textOf: (record: MessageRecord) => SearchText = searchTextOf,
+  textOf: TextOf = searchTextOf,
 ): RecordPredicate {
   const to = needle(filter.to)
   const recipient = filter.recipient ? bareAddress(filter.recipient) : undefined
@@ -70,10 +82,10 @@ export function compileFilter(
     (to === undefined || text.to.some((a) => a.includes(to))) &&
     (recipient === undefined || text.recipients.includes(recipient))
 
-  return (record) =>
+  return (record, position = -1) =>
     (project === undefined || record.project === project) &&
     (status === undefined || record.status === status) &&
-    (!byText || matchesText(textOf(record), record)) &&
+    (!byText || matchesText(textOf(record, position), record)) &&
     (!hasSince || Date.parse(record.createdAt) >= since)
 }
 
