@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BIN, childEnv } from './helpers/cli.js'
+import { BIN, ROOT, childEnv } from './helpers/cli.js'
+import { freePort } from './helpers/free-port.js'
 import { tempDir, writeFiles } from './helpers/sandbox.js'
 
 /**
@@ -59,4 +62,93 @@ describe('output through a pipe', () => {
     // Warnings only: the check passes.
     expect(code).toBe(0)
   })
+})
+
+/** A send of the example `welcome` template: what makes `serve` write a line of its log. */
+const welcome = (url: string) =>
+  fetch(`${url}/messages`, {
+    method: 'POST',
+    headers: { authorization: 'token sandbox_pipe', 'content-type': 'application/json' },
+    body: JSON.stringify({
+      template: 'welcome',
+      from: 'a@acme.test',
+      to: 'ada@example.com',
+      subject: 'Hi',
+      templateVariables: { name: 'Ada', dashboardUrl: 'https://acme.test' },
+    }),
+  })
+
+describe('serve, its output read by a process that goes away', { timeout: 30_000 }, () => {
+  // `sendbox | head -1`, or a CI step that stops reading: the next line written (a send's log
+  // line) met a closed pipe (EPIPE), an unhandled 'error' event, and the server died.
+  for (const closed of [['stdout'], ['stdout', 'stderr']] as const)
+    it(`goes on serving once its ${closed.join(' and ')} reader has gone`, async () => {
+      const child = spawn(
+        process.execPath,
+        [BIN, '--port', '0', '--memory', '--templates', join(ROOT, 'templates')],
+        // Not as npm's child (which `npm test` makes it): that one stops with its parent, and
+        // took a reader gone for its parent gone, the only case that did not crash.
+        {
+          env: childEnv({ npm_lifecycle_event: '', npm_command: '' }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+      let out = ''
+      let err = ''
+      child.stderr.on('data', (d) => (err += d))
+      for await (const chunk of child.stdout) {
+        out += chunk
+        if (/^sendbox ready \S+$/m.test(out)) break
+      }
+      const url = /^sendbox ready (\S+)$/m.exec(out)![1]!
+      // The reader's end of each pipe closes: sendbox's next write there fails with EPIPE.
+      for (const stream of closed) child[stream].destroy()
+      for (let i = 0; i < 3; i++) expect((await welcome(url)).status).toBe(201)
+      expect((await fetch(`${url}/_sandbox/api/health`)).status).toBe(200)
+      expect(child.exitCode).toBeNull()
+      child.kill('SIGTERM')
+      const [code] = await once(child, 'exit')
+      expect(code).toBe(0)
+      expect(err).not.toMatch(/EPIPE|Unhandled/)
+    })
+})
+
+describe('serve, its output on a full disk', { timeout: 30_000 }, () => {
+  // /dev/full: every write fails with ENOSPC, as `sendbox > serve.log` does once the disk is full.
+  it.runIf(process.platform === 'linux')(
+    'serves, and says once on stderr that its lines are dropped',
+    async () => {
+      const full = await open('/dev/full', 'w')
+      const port = await freePort()
+      const child = spawn(
+        process.execPath,
+        [BIN, '--port', String(port), '--memory', '--templates', join(ROOT, 'templates')],
+        { env: childEnv(), stdio: ['ignore', full.fd, 'pipe'] },
+      )
+      await full.close()
+      let err = ''
+      child.stderr!.on('data', (d) => (err += d))
+      const url = `http://127.0.0.1:${port}`
+      await expect
+        .poll(
+          () =>
+            fetch(`${url}/_sandbox/api/health`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          {
+            timeout: 15_000,
+            interval: 50,
+          },
+        )
+        .toBe(200)
+      for (let i = 0; i < 2; i++) expect((await welcome(url)).status).toBe(201)
+      child.kill('SIGTERM')
+      const [code] = await once(child, 'exit')
+      expect(code).toBe(0)
+      expect(
+        err.match(/cannot write to standard output \(ENOSPC\); its lines are dropped\./g),
+      ).toHaveLength(1)
+    },
+  )
 })

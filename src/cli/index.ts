@@ -127,6 +127,8 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { options, positionals, exitWithParent } = serveOptionsFrom(argv, env)
   if (positionals.length)
     throw new ConfigError(positionals[0]!, 'unexpected argument; see sendbox --help.')
+  // Before anything is written: a reader gone must not end the server at its first line.
+  writeWithoutReaders()
   // Listen for the signals before anything starts, so one that comes early is not fatal.
   const stopped = stopSignal(env, exitWithParent)
   // Loaded here, not at the top: --version, --help, check and render never load the server.
@@ -147,6 +149,31 @@ async function serve(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return 0
 }
 
+/**
+ * What `serve` writes (its banner, a line per request) is for whoever reads its output, and a
+ * write there that fails must not end the server. With the reader gone (`sendbox | head -1`, a
+ * CI step that stopped reading, a parent that died) a write fails with EPIPE, an 'error' event
+ * that nothing handled: the server died at its next log line, its sends in flight with it. Now
+ * such lines are dropped and sendbox goes on. Any other failure (a full disk under `> file`) is
+ * said once on the other stream, if it can take it.
+ */
+function writeWithoutReaders(): void {
+  const streams = [
+    { stream: process.stdout, name: 'standard output', other: process.stderr },
+    { stream: process.stderr, name: 'standard error', other: process.stdout },
+  ]
+  for (const { stream, name, other } of streams) {
+    let said = false
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (said || error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return
+      said = true
+      other.write(
+        `sendbox: cannot write to ${name} (${error.code ?? error.message}); its lines are dropped.\n`,
+      )
+    })
+  }
+}
+
 /** Resolves when `serve` is to stop: SIGINT, SIGTERM, or (when asked, or under npm) no parent. */
 function stopSignal(env: NodeJS.ProcessEnv, exitWithParent: boolean | undefined): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -154,13 +181,6 @@ function stopSignal(env: NodeJS.ProcessEnv, exitWithParent: boolean | undefined)
     process.on('SIGTERM', () => resolve())
     // Outlive no parent: asked for, or under npm, whose `sh -c` dies on SIGTERM without passing it on.
     if (exitWithParent === true || (exitWithParent === undefined && startedByNpm(env))) {
-      // With the parent gone, so is the reader of our output: a write must not crash the stop
-      // (the log still has to be flushed).
-      for (const stream of [process.stdout, process.stderr]) {
-        stream.on('error', (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EPIPE') throw error
-        })
-      }
       watchParent(
         (reason) => {
           process.stderr.write(`sendbox: stopping, ${reason}.\n`)
