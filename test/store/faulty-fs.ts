@@ -31,10 +31,10 @@ export function faultyFs(base: LogFs = nodeFs) {
   }
   const fs: LogFs = {
     ...base,
-    async write(handle: FileHandle, buffer, offset, length) {
+    async write(handle: FileHandle, buffer, offset, length, here) {
       check('write')
       state.writes++
-      return base.write(handle, buffer, offset, length)
+      return base.write(handle, buffer, offset, length, here)
     },
     async open(file, flags, mode) {
       if (flags !== 'r') check('open')
