@@ -100,3 +100,24 @@ export function tornFs(base: LogFs = nodeFs) {
     },
   }
 }
+
+/**
+ * The log's file system with every write(2) shown to `watch` first (its length, and whether the
+ * log asked for it on its own thread), which may hold it back by returning a promise.
+ *
+ * @example
+ * const lengths: number[] = []
+ * const fs = watchedFs(({ length }) => void lengths.push(length))
+ */
+export function watchedFs(
+  watch: (write: { length: number; here: boolean | undefined }) => void | Promise<void>,
+  base: LogFs = nodeFs,
+): LogFs {
+  return {
+    ...base,
+    async write(handle, buffer, offset, length, here) {
+      await watch({ length, here })
+      return base.write(handle, buffer, offset, length, here)
+    },
+  }
+}

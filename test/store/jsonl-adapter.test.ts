@@ -3,8 +3,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createJsonlAdapter } from '../../src/store/jsonl-adapter.js'
 import { openMessageLog } from '../../src/store/index.js'
-import { type LogFs, nodeFs } from '../../src/store/log-fs.js'
-import { tornFs } from './faulty-fs.js'
+import { tornFs, watchedFs } from './faulty-fs.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 
 afterEach(() => {
@@ -21,19 +20,14 @@ describe('appending', () => {
     const disk = new Promise<void>((resolve) => (release = resolve))
     const writes: number[] = []
     let watching = false
-    const fs: LogFs = {
-      ...nodeFs,
-      async write(handle, buffer, offset, length, here) {
-        if (watching) {
-          writes.push(length)
-          if (writes.length === 1) {
-            inFlight()
-            await disk
-          }
-        }
-        return nodeFs.write(handle, buffer, offset, length, here)
-      },
-    }
+    const fs = watchedFs(async ({ length }) => {
+      if (!watching) return
+      writes.push(length)
+      if (writes.length === 1) {
+        inFlight()
+        await disk
+      }
+    })
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs })
     watching = true
     const settled: string[] = []
@@ -59,13 +53,7 @@ describe('appending', () => {
   it('writes only the new line, however large the log is', async () => {
     const dir = await tempDir()
     const writes: number[] = []
-    const fs: LogFs = {
-      ...nodeFs,
-      write(handle, buffer, offset, length, here) {
-        writes.push(length)
-        return nodeFs.write(handle, buffer, offset, length, here)
-      },
-    }
+    const fs = watchedFs(({ length }) => void writes.push(length))
     const log = await openMessageLog({ file: path.join(dir, 'messages.jsonl'), fs })
     await Promise.all(
       Array.from({ length: 2000 }, () => log.append(makeRecord({ html: 'x'.repeat(500) }))),

@@ -5,7 +5,7 @@ import { LogWriteError } from '../../src/store/errors.js'
 import { createLineSpans } from '../../src/store/line-spans.js'
 import { createLogFile } from '../../src/store/log-file.js'
 import { type LogFs, nodeFs } from '../../src/store/log-fs.js'
-import { tornFs } from './faulty-fs.js'
+import { tornFs, watchedFs } from './faulty-fs.js'
 import { HEADER, makeRecord, tempDir } from './helpers.js'
 
 async function logAt(fs: LogFs = nodeFs) {
@@ -69,13 +69,7 @@ describe('log-file', () => {
     let clock = 1000
     vi.spyOn(performance, 'now').mockImplementation(() => clock)
     const wroteHere: (boolean | undefined)[] = []
-    const { file, log } = await logAt({
-      ...nodeFs,
-      write(handle, buffer, offset, length, here) {
-        wroteHere.push(here)
-        return nodeFs.write(handle, buffer, offset, length, here)
-      },
-    })
+    const { file, log } = await logAt(watchedFs(({ here }) => void wroteHere.push(here)))
     await log.append(lines({ op: 'clear' }), [null]) // the first: idle
     clock += 0.5
     await log.append(lines({ op: 'clear' }), [null]) // half a millisecond after the last
