@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BIN, ROOT, childEnv } from './helpers/cli.js'
+import { BIN, ROOT, childEnv, startCli } from './helpers/cli.js'
 import { freePort } from './helpers/free-port.js'
 import { tempDir, writeFiles } from './helpers/sandbox.js'
 
@@ -83,31 +83,18 @@ describe('serve, its output read by a process that goes away', { timeout: 30_000
   // line) met a closed pipe (EPIPE), an unhandled 'error' event, and the server died.
   for (const closed of [['stdout'], ['stdout', 'stderr']] as const)
     it(`goes on serving once its ${closed.join(' and ')} reader has gone`, async () => {
-      const child = spawn(
-        process.execPath,
-        [BIN, '--port', '0', '--memory', '--templates', join(ROOT, 'templates')],
-        // Not as npm's child (which `npm test` makes it): that one stops with its parent, and
-        // took a reader gone for its parent gone, the only case that did not crash.
-        {
-          env: childEnv({ npm_lifecycle_event: '', npm_command: '' }),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      )
-      let out = ''
-      let err = ''
-      child.stderr.on('data', (d) => (err += d))
-      for await (const chunk of child.stdout) {
-        out += chunk
-        if (/^sendbox ready \S+$/m.test(out)) break
-      }
-      const url = /^sendbox ready (\S+)$/m.exec(out)![1]!
+      // Not as npm's child (which `npm test` makes it): that one stops with its parent, and
+      // took a reader gone for its parent gone, the only case that did not crash.
+      const cli = await startCli(['--port', '0', '--memory', '--templates', 'templates'], {
+        env: { npm_lifecycle_event: '', npm_command: '' },
+      })
+      const { child, url } = cli
       // The reader's end of each pipe closes: sendbox's next write there fails with EPIPE.
-      for (const stream of closed) child[stream].destroy()
+      for (const stream of closed) child[stream]!.destroy()
       for (let i = 0; i < 3; i++) expect((await welcome(url)).status).toBe(201)
       expect((await fetch(`${url}/_sandbox/api/health`)).status).toBe(200)
       expect(child.exitCode).toBeNull()
-      child.kill('SIGTERM')
-      const [code] = await once(child, 'exit')
+      const { code, stderr: err } = await cli.stop()
       expect(code).toBe(0)
       expect(err).not.toMatch(/EPIPE|Unhandled/)
     })
