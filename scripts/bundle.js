@@ -18,7 +18,15 @@
 // Playwright Test loads its specs there with `require`. The CLI is ESM only (bin/ imports it).
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
-import { existsSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
@@ -108,23 +116,31 @@ const lazySegmenter = {
  * first answer and before its first send's text part: as published that is ~40 CommonJS files
  * (htmlparser2, domutils, entities, selderee, parseley, …), each resolved, read, wrapped and
  * compiled by Node's loader, 54-79 ms of CPU on a loaded 2-core machine; one file of the same
- * code, 25-34 ms. So it is bundled alone, as CommonJS, into dist/sendbox-html-to-text.cjs, and
- * the text converter's `require('html-to-text')` is pointed at that file in the bundles (the
- * modules tsc wrote, which the tests import, keep the package's). Only applied where the call is
- * found as it was written; otherwise the module is left as it is, with a warning.
+ * code, 25-34 ms. So it is bundled alone, as CommonJS, into dist/sendbox-html-to-text.cjs, which
+ * the text converter (src/templates/plain-text.ts) loads when it finds it beside itself, with the
+ * code cache scripts/code-cache.js keeps beside it; the modules tsc wrote, which the tests import,
+ * load the package as published.
  */
 const TEXT_CONVERTER = 'sendbox-html-to-text.cjs'
-const oneFileTextConverter = {
-  name: 'one-file-text-converter',
-  transform(code, id) {
-    if (!/[\\/]templates[\\/]plain-text\.js$/.test(id)) return null
-    const call = "require('html-to-text')"
-    if (!code.includes(call)) {
-      this.warn(`${call} not found in the text converter; it loads the package as published`)
-      return null
-    }
-    return { code: code.replace(call, `require('./${TEXT_CONVERTER}')`), map: null }
-  },
+
+/**
+ * Keeps dist/sendbox-html-to-text.cjs's V8 code cache beside it (src/lib/code-cache.ts), made
+ * after one conversion of an email (scripts/text-converter-sample.html) with the server's options,
+ * so it holds the functions a first send runs too. From the modules tsc wrote (a dist/ without
+ * them, as some tests build, keeps no cache).
+ * @param {string} dir
+ */
+async function keepTextConverterCache(dir) {
+  const lib = join(dir, 'lib/code-cache.js')
+  const text = join(dir, 'templates/plain-text.js')
+  if (!existsSync(lib) || !existsSync(text)) return
+  const { requireWithCodeCache, writeCodeCache } = await import(pathToFileURL(lib).href)
+  const { PLAIN_TEXT_OPTIONS } = await import(pathToFileURL(text).href)
+  const file = join(dir, TEXT_CONVERTER)
+  const { exports, script } = requireWithCodeCache(file)
+  const sample = readFileSync(new URL('text-converter-sample.html', import.meta.url), 'utf8')
+  exports.compile(PLAIN_TEXT_OPTIONS)(sample)
+  writeCodeCache(file, script)
 }
 
 /**
@@ -189,6 +205,7 @@ export async function bundle(dist) {
     // Chunks from an earlier build that this one did not write again.
     for (const name of readdirSync(dir))
       if (/^sendbox(-.*)?\.c?js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
+    await keepTextConverterCache(dir)
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
@@ -221,8 +238,8 @@ function options(dir, staging, input, format) {
     },
     plugins:
       format === 'cjs'
-        ? [caniemailAsJson, lazySegmenter, oneFileTextConverter, importMetaInCommonJs]
-        : [caniemailAsJson, lazySegmenter, oneFileTextConverter],
+        ? [caniemailAsJson, lazySegmenter, importMetaInCommonJs]
+        : [caniemailAsJson, lazySegmenter],
     output: {
       dir: staging,
       format,

@@ -2,8 +2,11 @@
  * The text part of an HTML message (html-to-text), apart from the renderer: a server warms it
  * once it is ready without loading the renderer (and Liquid with it) before then.
  */
+import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import type { DomNode, FormatCallback, HtmlToTextOptions } from 'html-to-text'
+import { requireWithCodeCache } from '../lib/code-cache.js'
 
 const cellsOf = (row: DomNode) =>
   row.children.filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th'))
@@ -54,7 +57,7 @@ const emailTable: FormatCallback = (elem, walk, builder, formatOptions) => {
  * tables as aligned rows; nothing a reader of the HTML does not see either (a hidden preheader,
  * `display:none`, `hidden`, Outlook's `mso-hide:all`).
  */
-const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
+export const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
   wordwrap: 78,
   formatters: { emailTable },
   selectors: [
@@ -79,15 +82,25 @@ const require = createRequire(import.meta.url)
 let converter: ((html: string) => string) | undefined
 
 /**
+ * The file the build makes of html-to-text beside the bundles (scripts/bundle.js), loaded with
+ * the code cache the build keeps beside it (../lib/code-cache.ts); the modules tsc wrote, which
+ * the tests import, have no such file beside them and load the package as published.
+ */
+const TEXT_CONVERTER_FILE = fileURLToPath(new URL('./sendbox-html-to-text.cjs', import.meta.url))
+
+function loadHtmlToText(): typeof import('html-to-text') {
+  if (!existsSync(TEXT_CONVERTER_FILE)) return require('html-to-text')
+  return requireWithCodeCache(TEXT_CONVERTER_FILE).exports as typeof import('html-to-text')
+}
+
+/**
  * The text part of an HTML message, with one converter compiled on first use.
  *
  * @example
  * toPlainText('<p>Hello <a href="https://acme.test">Ada</a></p>') // 'Hello Ada [https://acme.test]'
  */
 export function toPlainText(html: string): string {
-  converter ??= (require('html-to-text') as typeof import('html-to-text')).compile(
-    PLAIN_TEXT_OPTIONS,
-  )
+  converter ??= loadHtmlToText().compile(PLAIN_TEXT_OPTIONS)
   return converter(html)
 }
 

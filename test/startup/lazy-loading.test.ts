@@ -156,12 +156,18 @@ describe('nodemailer loads only for a release', () => {
 it('a server is ready before the text converter and the full address parser load; the converter loads right after, from one file', async () => {
   // In a child process, so what is loaded is the server's doing alone.
   const script = `
-    import { createRequire } from 'node:module'
-    import { startSendbox } from 'sendbox'
+    import fs from 'node:fs'
+    import { createRequire, syncBuiltinESMExports } from 'node:module'
     const files = () => Object.keys(createRequire(import.meta.url).cache)
     const loaded = (name) => files().some((file) => file.includes('/node_modules/' + name + '/'))
-    // html-to-text and its ~40 CommonJS files, bundled into one (scripts/bundle.js).
-    const converter = () => files().some((file) => file.endsWith('/dist/sendbox-html-to-text.cjs'))
+    // html-to-text and its ~40 CommonJS files, bundled into one (scripts/bundle.js) that is read
+    // and run with its code cache (src/lib/code-cache.ts), not required: its read is the sign.
+    const read = []
+    const readFileSync = fs.readFileSync
+    fs.readFileSync = (file, ...rest) => (read.push(String(file)), readFileSync(file, ...rest))
+    syncBuiltinESMExports()
+    const { startSendbox } = await import('sendbox')
+    const converter = () => read.some((file) => file.endsWith('/dist/sendbox-html-to-text.cjs'))
     const sandbox = await startSendbox({ port: 0, memory: true, templates: ${JSON.stringify(join(ROOT, 'templates'))} })
     const atReady = converter() || loaded('html-to-text') || loaded('email-addresses')
     // The server loads the converter in a timer of 0 ms set once its app and templates are
