@@ -9,8 +9,8 @@
 // runs only with STARTUP_PROBE_MODULES=1, in runs that are not timed.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { readFileSync, writeSync } from 'node:fs'
-import { register } from 'node:module'
-import { fileURLToPath } from 'node:url'
+import { createRequire, register } from 'node:module'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { MessageChannel } from 'node:worker_threads'
 
 const loaded = []
@@ -45,7 +45,11 @@ let seen = false
 process.stdout.write = (chunk, ...rest) => {
   if (!seen && String(chunk).includes('sendbox ready')) {
     seen = true
-    const modules = loaded.length ? modulesIn(loaded) : null
+    // With what require.cache holds then: `serve` loads its CommonJS bundles itself (src/lib/code-cache.ts).
+    const required = Object.keys(createRequire(import.meta.url).cache).map(
+      (f) => pathToFileURL(f).href,
+    )
+    const modules = loaded.length ? modulesIn([...new Set([...loaded, ...required])]) : null
     writeSync(2, `startup-probe ${JSON.stringify({ cpuMs: cpuMs(), modules })}\n`)
   }
   return write(chunk, ...rest)

@@ -1,6 +1,6 @@
 // Bundles what `tsc` wrote into dist/ into a few files: dist/sendbox.js (the library, what
-// `import 'sendbox'` loads) and dist/sendbox-cli.js (what bin/sendbox.js runs), with shared and
-// lazily loaded parts in dist/sendbox-*.js chunks.
+// `import 'sendbox'` loads) and dist/sendbox-cli.cjs (what bin/sendbox.js runs), with shared and
+// lazily loaded parts in dist/sendbox-*.js and *.cjs chunks.
 //
 // Why: Node's ESM loader pays per file (resolve, stat, read, CJS lexing), and the server's graph
 // is ~300 files, yaml alone 46. One file halves the server's import time (≈190 → ≈75 ms), most
@@ -15,7 +15,9 @@
 // The library's entries are bundled a second time as CommonJS (dist/sendbox.cjs,
 // dist/sendbox-vitest.cjs, dist/sendbox-playwright.cjs and their sendbox-*.cjs chunks), for
 // package.json's `require` conditions: a project made by `npm init -y` is CommonJS, and
-// Playwright Test loads its specs there with `require`. The CLI is ESM only (bin/ imports it).
+// Playwright Test loads its specs there with `require`. The CLI is in that build too: bin/
+// runs it from there, each file with the V8 code cache kept beside it (`keepCodeCaches`, below;
+// V8 takes a code cache for a script it compiles, never for an ES module, in Node 20).
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
 import {
@@ -28,7 +30,8 @@ import {
   rmSync,
 } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { build } from 'rolldown'
 
@@ -148,13 +151,49 @@ async function keepTextConverterCache(dir) {
  * unused exports dropped, 221 KB where its CommonJS files make 418 KB.
  */
 function textConverterOptions(dir, staging) {
+  return aloneOptions(dir, staging, TEXT_CONVERTER, 'html-to-text')
+}
+
+/** One file of CommonJS, `name`, built from `input` and what it imports (Node's modules aside). */
+function aloneOptions(dir, staging, name, input) {
   return {
-    input: { [TEXT_CONVERTER.replace(/\.cjs$/, '')]: 'html-to-text' },
+    input: { [name.replace(/\.cjs$/, '')]: input },
     cwd: dir,
     platform: 'node',
     external: (id) => id.startsWith('node:'),
     logLevel: 'warn',
     output: { dir: staging, format: 'cjs', entryFileNames: '[name].cjs' },
+  }
+}
+
+/**
+ * The loader bin/sendbox.js runs the CLI with (src/lib/code-cache.ts), alone in its file: in the
+ * bundles' shared code, Node's `require` would load that code once more beside the loader's copy.
+ */
+const CODE_CACHE_LOADER = 'sendbox-code-cache.cjs'
+
+/**
+ * Keeps the V8 code cache of each CommonJS bundle `serve` loads beside it: a run of the CLI
+ * through the loader (scripts/code-cache-run.js: a start, a health answer, a send and a read of
+ * each example template), then each file's cache written. A run that fails costs the caches,
+ * not the build: `serve` then compiles its files as before.
+ * @param {string} dir
+ */
+function keepCodeCaches(dir) {
+  if (!existsSync(join(dir, CODE_CACHE_LOADER)) || !existsSync(join(dir, 'sendbox-cli.cjs'))) return
+  try {
+    execFileSync(
+      process.execPath,
+      [fileURLToPath(new URL('code-cache-run.js', import.meta.url)), dir],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 60_000,
+      },
+    )
+  } catch (error) {
+    console.warn(
+      `The code caches were not kept (serve compiles its files): ${error.stderr ?? error}`,
+    )
   }
 }
 
@@ -188,8 +227,13 @@ export async function bundle(dist) {
         'esm',
       ),
     )
-    await build(options(dir, staging, library, 'cjs'))
+    // The CLI too: `serve` runs it, with the code caches kept beside the files (below).
+    const cli = { 'sendbox-cli': join(dir, 'cli/index.js') }
+    await build(options(dir, staging, { ...library, ...cli }, 'cjs'))
     await build(textConverterOptions(dir, staging))
+    // (A dist/ without it, as some tests build, has no loader: bin/sendbox.js needs the real one.)
+    const loader = join(dir, 'lib/code-cache.js')
+    if (existsSync(loader)) await build(aloneOptions(dir, staging, CODE_CACHE_LOADER, loader))
     const written = readdirSync(staging)
     const entries = new Set(
       Object.keys({ ...library, 'sendbox-cli': '', ...worker }).flatMap((name) => [
@@ -203,9 +247,16 @@ export async function bundle(dist) {
     ])
       renameSync(join(staging, name), join(dir, name))
     // Chunks from an earlier build that this one did not write again.
-    for (const name of readdirSync(dir))
-      if (/^sendbox(-.*)?\.c?js$/.test(name) && !written.includes(name)) rmSync(join(dir, name))
+    // And code caches of them, or made by another V8 (src/lib/code-cache.ts).
+    for (const name of readdirSync(dir)) {
+      const cache = /^(.+?\.c?js)\.(?:(.+)\.)?v8cache$/.exec(name)
+      const stale = cache
+        ? cache[2] !== process.versions.v8 || !written.includes(cache[1])
+        : /^sendbox(-.*)?\.c?js$/.test(name) && !written.includes(name)
+      if (stale) rmSync(join(dir, name))
+    }
     await keepTextConverterCache(dir)
+    keepCodeCaches(dir)
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
@@ -238,7 +289,7 @@ function options(dir, staging, input, format) {
     },
     plugins:
       format === 'cjs'
-        ? [caniemailAsJson, lazySegmenter, importMetaInCommonJs]
+        ? [caniemailAsJson, lazySegmenter, importMetaInCommonJs, importThroughRequire]
         : [caniemailAsJson, lazySegmenter],
     output: {
       dir: staging,
@@ -253,9 +304,13 @@ function options(dir, staging, input, format) {
             ? `sendbox-postgres-client.${ext}`
             : `sendbox-[name].${ext}`,
       // Each CommonJS file knows its own URL, for the `import.meta.url`s rewritten below.
+      // And its `import()`s of packages go through one function (`importThroughRequire`, below).
       ...(format === 'cjs' && {
-        intro:
+        intro: [
           "const __sendbox_import_meta_url = require('node:url').pathToFileURL(__filename).href;",
+          'const __sendbox_import = require.sendboxImport ?? ((specifier) => import(specifier));',
+          'const __sendbox_later = require.sendboxLater ?? ((load) => Promise.resolve().then(load));',
+        ].join('\n'),
       }),
     },
   }
@@ -274,6 +329,31 @@ const importMetaInCommonJs = {
       code: code
         .replaceAll('import.meta.url', '__sendbox_import_meta_url')
         .replaceAll('import.meta.env', 'undefined'),
+      map: null,
+    }
+  },
+}
+
+/**
+ * `serve` runs the CommonJS bundles with V8's code cache (src/lib/code-cache.ts), as scripts of
+ * `node:vm`, where V8 runs an `import()` only with a flag, or an experimental option that warns on
+ * the console. So their `import("package")`s (rolldown writes a package's dynamic import so)
+ * call `__sendbox_import`, which the intro defines: the loader's `require.sendboxImport` there,
+ * Node's own `import()` when Node's `require` loaded the file (a CommonJS project's `require('sendbox')`).
+ * And their `import()`s of each other, which rolldown writes as a `require` in a promise, run a
+ * turn of the event loop later under the loader (`require.sendboxLater`): a `require` runs at once
+ * where an ES module's `import()` reads its file first, and a start's loads one after another
+ * (the app, the templates, the watcher) kept its first health request unanswered until all were in.
+ */
+const importThroughRequire = {
+  name: 'import-through-require',
+  renderChunk(code) {
+    const own = 'Promise.resolve().then(() => require("./sendbox-'
+    if (!code.includes('import("') && !code.includes(own)) return null
+    return {
+      code: code
+        .replace(/\bimport\("/g, '__sendbox_import("')
+        .replaceAll(own, '__sendbox_later(() => require("./sendbox-'),
       map: null,
     }
   },

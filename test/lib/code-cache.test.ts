@@ -1,11 +1,17 @@
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { codeCacheFile, requireWithCodeCache, writeCodeCache } from '../../src/lib/code-cache.js'
+import {
+  codeCacheFile,
+  createCodeCacheLoader,
+  requireWithCodeCache,
+  writeCodeCache,
+} from '../../src/lib/code-cache.js'
 import { PLAIN_TEXT_OPTIONS } from '../../src/templates/plain-text.js'
 import { tempDir } from '../helpers/sandbox.js'
 
@@ -74,12 +80,77 @@ describe('requireWithCodeCache', () => {
 
   it('runs the file when V8 refuses a cache that is whole (made by another V8)', () => {
     const cache = cacheFor(version('aaa'))
-    const data = cache.subarray(32)
+    const data = cache.subarray(20)
     // V8's own header says another version made it; the digest is redone to match.
     data.fill(0, 0, 8)
-    const digest = createHash('sha256').update(version('aaa')).update(data).digest()
+    const digest = createHash('sha1').update(version('aaa')).update(data).digest()
     const loaded = requireWithCodeCache(fileOf(version('aaa'), Buffer.concat([digest, data])))
     expect(loaded).toMatchObject({ exports: { answer: 'aaa' }, cacheTaken: false })
+  })
+})
+
+describe('createCodeCacheLoader', () => {
+  let dir: string
+  beforeEach(async () => {
+    dir = await tempDir('sendbox-code-cache-tree-')
+  })
+  afterEach(() => rm(dir, { recursive: true, force: true }))
+
+  /** Three bundles as rolldown writes them: an entry, a chunk both use, one that requires the entry back. */
+  function bundles(folder: string): string {
+    mkdirSync(folder, { recursive: true })
+    const files: Record<string, string> = {
+      'sendbox-entry.cjs': `const shared = require("./sendbox-shared.cjs")\nconst back = require("./sendbox-back.cjs")\nexports.shared = shared\nexports.back = back\nexports.path = require("node:path").sep\nexports.later = (load) => require.sendboxLater(load)\nexports.load = (specifier) => require.sendboxImport(specifier)\n`,
+      'sendbox-shared.cjs': `exports.count = (globalThis.sharedRuns = (globalThis.sharedRuns ?? 0) + 1)\n`,
+      'sendbox-back.cjs': `const entry = require("./sendbox-entry.cjs")\nexports.sawEntryShared = "shared" in entry\nexports.shared = require("./sendbox-shared.cjs")\n`,
+    }
+    for (const [name, source] of Object.entries(files)) writeFileSync(join(folder, name), source)
+    return join(folder, 'sendbox-entry.cjs')
+  }
+
+  it("loads an entry and the bundles it requires, each once, and is Node's own copy of each", () => {
+    const entry = bundles(join(dir, 'a'))
+    const exports = createCodeCacheLoader().require(entry) as Record<string, any>
+    expect(exports.shared).toBe(exports.back.shared)
+    expect(exports.path).toBe('/')
+    // Required back while the entry ran: what it had so far, as Node's require gives.
+    expect(exports.back.sawEntryShared).toBe(false)
+    expect(createRequire(import.meta.url)(entry)).toBe(exports)
+    expect(createRequire(import.meta.url)(join(dir, 'a', 'sendbox-shared.cjs'))).toBe(
+      exports.shared,
+    )
+  })
+
+  it('takes the caches it wrote, for every file', () => {
+    const first = createCodeCacheLoader()
+    first.require(bundles(join(dir, 'a')))
+    expect(first.loaded().map((l) => l.cacheTaken)).toEqual([false, false, false])
+    first.writeCaches()
+    // The same files and caches under another folder: new names, which V8 has not compiled here.
+    const again = join(dir, 'b')
+    bundles(again)
+    for (const name of ['sendbox-entry.cjs', 'sendbox-shared.cjs', 'sendbox-back.cjs'])
+      copyFileSync(codeCacheFile(join(dir, 'a', name)), codeCacheFile(join(again, name)))
+    const second = createCodeCacheLoader()
+    second.require(join(again, 'sendbox-entry.cjs'))
+    expect(second.loaded()).toEqual([
+      { file: join(again, 'sendbox-entry.cjs'), cacheTaken: true },
+      { file: join(again, 'sendbox-shared.cjs'), cacheTaken: true },
+      { file: join(again, 'sendbox-back.cjs'), cacheTaken: true },
+    ])
+  })
+
+  it("runs a bundle's later load a turn of the event loop later, after what was queued first", async () => {
+    const exports = createCodeCacheLoader().require(bundles(join(dir, 'a'))) as Record<string, any>
+    const order: string[] = []
+    setImmediate(() => order.push('queued first'))
+    await exports.later(() => order.push('load'))
+    expect(order).toEqual(['queued first', 'load'])
+  })
+
+  it("imports a package for a bundle (V8 runs no import() of a vm script's own)", async () => {
+    const exports = createCodeCacheLoader().require(bundles(join(dir, 'a'))) as Record<string, any>
+    expect((await exports.load('node:path')).sep).toBe('/')
   })
 })
 
@@ -100,5 +171,21 @@ describe('the built text converter (test/global-setup.ts builds it)', () => {
     ).compile(PLAIN_TEXT_OPTIONS)
     expect(bundled(sample)).toBe(published(sample))
     expect(bundled(sample)).toContain('Thanks, Ada!')
+  })
+})
+
+describe('the built CLI (test/global-setup.ts builds it)', () => {
+  it('loads with the caches the build kept, every file of what --version loads', () => {
+    // In a process of its own: V8 would answer a second load in this one from what it compiled.
+    const script = `
+      const { createCodeCacheLoader } = require(${JSON.stringify(fileURLToPath(new URL('../../dist/sendbox-code-cache.cjs', import.meta.url)))})
+      const loader = createCodeCacheLoader()
+      loader.require(${JSON.stringify(fileURLToPath(new URL('../../dist/sendbox-cli.cjs', import.meta.url)))})
+      console.log(JSON.stringify(loader.loaded()))`
+    const loaded = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }),
+    ) as Array<{ file: string; cacheTaken: boolean }>
+    expect(loaded.length).toBeGreaterThan(1)
+    expect(loaded.filter((l) => !l.cacheTaken)).toEqual([])
   })
 })

@@ -11,7 +11,7 @@ const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url))
 
 /**
  * The modules a CLI run loaded: the files Node loaded, and the modules each of sendbox's bundles
- * (dist/sendbox*.js) was built from, which the bundler marks with a `// <path>` line.
+ * (dist/sendbox*.js and *.cjs, which the CLI runs) was built from, which the bundler marks with a `// <path>` line.
  */
 async function modulesLoadedBy(args: string[], { serve = false } = {}): Promise<string[]> {
   const log = join(await tempDir(), 'modules.txt')
@@ -21,7 +21,7 @@ async function modulesLoadedBy(args: string[], { serve = false } = {}): Promise<
   expect(result.code, result.stderr).toBeLessThanOrEqual(1)
   const files = (await readFile(log, 'utf8')).split('\n')
   const bundled = files
-    .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
+    .filter((url) => /\/dist\/sendbox[^/]*\.c?js$/.test(url))
     .flatMap((url) => modulesInBundle(fileURLToPath(url)))
   expect(bundled.length, 'the bundles name the modules they hold').toBeGreaterThan(0)
   return [...files, ...bundled]
@@ -117,7 +117,7 @@ async function modulesServeLoaded(args: string[]): Promise<string[]> {
   return [
     ...files,
     ...files
-      .filter((url) => /\/dist\/sendbox[^/]*\.js$/.test(url))
+      .filter((url) => /\/dist\/sendbox[^/]*\.c?js$/.test(url))
       .flatMap((url) => modulesInBundle(fileURLToPath(url))),
   ]
 }

@@ -1,6 +1,7 @@
 // Preloaded with --import: records every module URL the process loads, and on exit writes the
 // list to the file named by SENDBOX_MODULE_LOG. Lets a test say what a command never loads.
-import { register } from 'node:module'
+import { createRequire, register } from 'node:module'
+import { pathToFileURL } from 'node:url'
 import { MessageChannel } from 'node:worker_threads'
 import { writeFileSync } from 'node:fs'
 
@@ -13,4 +14,12 @@ register('./module-hook.mjs', {
   data: { port: port2 },
   transferList: [port2],
 })
-process.on('exit', () => writeFileSync(process.env.SENDBOX_MODULE_LOG, loaded.join('\n')))
+// And what `require.cache` holds then: `serve` loads the CommonJS bundles itself (src/lib/code-cache.ts), which puts them there.
+const required = () =>
+  Object.keys(createRequire(import.meta.url).cache).map((file) => pathToFileURL(file).href)
+process.on('exit', () =>
+  writeFileSync(
+    process.env.SENDBOX_MODULE_LOG,
+    [...new Set([...loaded, ...required()])].join('\n'),
+  ),
+)
