@@ -15,9 +15,10 @@
 // The library's entries are bundled a second time as CommonJS (dist/sendbox.cjs,
 // dist/sendbox-vitest.cjs, dist/sendbox-playwright.cjs and their sendbox-*.cjs chunks), for
 // package.json's `require` conditions: a project made by `npm init -y` is CommonJS, and
-// Playwright Test loads its specs there with `require`. The CLI is in that build too: bin/
-// runs it from there, each file with the V8 code cache kept beside it (`keepCodeCaches`, below;
-// V8 takes a code cache for a script it compiles, never for an ES module, in Node 20).
+// Playwright Test loads its specs there with `require`. The CLI is in both builds: bin/ runs
+// the CommonJS one, each file with the V8 code cache kept beside it (`keepCodeCaches`, below;
+// V8 takes a code cache for a script it compiles, never for an ES module, in Node 20), and the
+// ES modules where there is no cache this V8 takes.
 //
 // Usage: node scripts/bundle.js [dist folder, default dist]
 import {
@@ -121,7 +122,7 @@ const lazySegmenter = {
  * compiled by Node's loader, 54-79 ms of CPU on a loaded 2-core machine; one file of the same
  * code, 25-34 ms. So it is bundled alone, as CommonJS, into dist/sendbox-html-to-text.cjs, which
  * the text converter (src/templates/plain-text.ts) loads when it finds it beside itself, with the
- * code cache scripts/code-cache.js keeps beside it; the modules tsc wrote, which the tests import,
+ * code cache `keepTextConverterCache` keeps beside it; the modules tsc wrote, which the tests import,
  * load the package as published.
  */
 const TEXT_CONVERTER = 'sendbox-html-to-text.cjs'
@@ -140,10 +141,10 @@ async function keepTextConverterCache(dir) {
   const { requireWithCodeCache, writeCodeCache } = await import(pathToFileURL(lib).href)
   const { PLAIN_TEXT_OPTIONS } = await import(pathToFileURL(text).href)
   const file = join(dir, TEXT_CONVERTER)
-  const { exports, script } = requireWithCodeCache(file)
+  const ran = requireWithCodeCache(file)
   const sample = readFileSync(new URL('text-converter-sample.html', import.meta.url), 'utf8')
-  exports.compile(PLAIN_TEXT_OPTIONS)(sample)
-  writeCodeCache(file, script)
+  ran.exports.compile(PLAIN_TEXT_OPTIONS)(sample)
+  writeCodeCache(file, ran)
 }
 
 /**
@@ -173,26 +174,29 @@ function aloneOptions(dir, staging, name, input) {
 const CODE_CACHE_LOADER = 'sendbox-code-cache.cjs'
 
 /**
- * Keeps the V8 code cache of each CommonJS bundle `serve` loads beside it: a run of the CLI
- * through the loader (scripts/code-cache-run.js: a start, a health answer, a send and a read of
- * each example template), then each file's cache written. A run that fails costs the caches,
- * not the build: `serve` then compiles its files as before.
+ * Keeps the V8 code cache of each CommonJS bundle the CLI loads beside it: a run of the CLI
+ * through the loader (scripts/code-cache-run.js: `serve`, its health, a send and a read of each
+ * example template), then each file's cache written. The caches of an earlier build go first, so
+ * a run that fails (it warns) leaves none to read: it costs the caches, never the build. The run
+ * has none of the builder's SENDBOX_* variables (a --webhook of theirs would be posted to).
  * @param {string} dir
  */
 function keepCodeCaches(dir) {
   if (!existsSync(join(dir, CODE_CACHE_LOADER)) || !existsSync(join(dir, 'sendbox-cli.cjs'))) return
+  for (const name of readdirSync(dir))
+    if (name.endsWith('.v8cache') && !name.startsWith(TEXT_CONVERTER)) rmSync(join(dir, name))
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SENDBOX_')),
+  )
   try {
     execFileSync(
       process.execPath,
       [fileURLToPath(new URL('code-cache-run.js', import.meta.url)), dir],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        timeout: 60_000,
-      },
+      { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000, killSignal: 'SIGKILL' },
     )
   } catch (error) {
     console.warn(
-      `The code caches were not kept (serve compiles its files): ${error.stderr ?? error}`,
+      `The code caches were not kept (the CLI compiles its files): ${error.stderr ?? error}`,
     )
   }
 }
@@ -227,7 +231,8 @@ export async function bundle(dist) {
         'esm',
       ),
     )
-    // The CLI too: `serve` runs it, with the code caches kept beside the files (below).
+    // The CLI too: bin/sendbox.js runs it from here, with the code caches kept beside the files
+    // (below), when there are caches this V8 takes (else from its ES modules).
     const cli = { 'sendbox-cli': join(dir, 'cli/index.js') }
     await build(options(dir, staging, { ...library, ...cli }, 'cjs'))
     await build(textConverterOptions(dir, staging))
@@ -247,15 +252,17 @@ export async function bundle(dist) {
     ])
       renameSync(join(staging, name), join(dir, name))
     // Chunks from an earlier build that this one did not write again.
-    // And code caches of them, or made by another V8 (src/lib/code-cache.ts).
+    // And code caches of them (src/lib/code-cache.ts), or half written.
     for (const name of readdirSync(dir)) {
-      const cache = /^(.+?\.c?js)\.(?:(.+)\.)?v8cache$/.exec(name)
+      const cache = /^(.+?\.c?js)\..*v8cache(\.\d+\.partial)?$/.exec(name)
       const stale = cache
-        ? cache[2] !== process.versions.v8 || !written.includes(cache[1])
+        ? !written.includes(cache[1]) || cache[2] !== undefined
         : /^sendbox(-.*)?\.c?js$/.test(name) && !written.includes(name)
       if (stale) rmSync(join(dir, name))
     }
-    await keepTextConverterCache(dir)
+    await keepTextConverterCache(dir).catch((error) =>
+      console.warn(`The text converter's code cache was not kept: ${error}`),
+    )
     keepCodeCaches(dir)
   } finally {
     rmSync(staging, { recursive: true, force: true })
@@ -303,6 +310,9 @@ function options(dir, staging, input, format) {
           : chunk.moduleIds.some((id) => /\/node_modules\/pg(?:-[a-z]+)?\//.test(id))
             ? `sendbox-postgres-client.${ext}`
             : `sendbox-[name].${ext}`,
+      // Strict, as the ES modules it is built from are (rolldown adds "use strict" to CommonJS
+      // only when its input says so, and tsc's ES modules do not): the CLI runs from these.
+      ...(format === 'cjs' && { strict: true }),
       // Each CommonJS file knows its own URL, for the `import.meta.url`s rewritten below.
       // And its `import()`s of packages go through one function (`importThroughRequire`, below).
       ...(format === 'cjs' && {
@@ -348,12 +358,13 @@ const importMetaInCommonJs = {
 const importThroughRequire = {
   name: 'import-through-require',
   renderChunk(code) {
-    const own = 'Promise.resolve().then(() => require("./sendbox-'
+    const own = 'Promise.resolve().then(() => require("./sendbox'
     if (!code.includes('import("') && !code.includes(own)) return null
     return {
       code: code
-        .replace(/\bimport\("/g, '__sendbox_import("')
-        .replaceAll(own, '__sendbox_later(() => require("./sendbox-'),
+        // Not a method named import (`this.import(…)`), nor part of a longer name.
+        .replace(/(?<![.\w$])import\("/g, '__sendbox_import("')
+        .replaceAll(own, '__sendbox_later(() => require("./sendbox'),
       map: null,
     }
   },

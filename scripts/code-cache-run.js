@@ -82,7 +82,8 @@ for (const { template, variables } of examples()) {
     throw new Error(`The send of ${template} was answered ${sent.status}: ${await sent.text()}`)
   await (await fetch(`${base}/_sandbox/api/messages?to=${encodeURIComponent(to)}`)).text()
 }
-process.kill(process.pid, 'SIGTERM')
+// What the signal does (Windows has no signal to send oneself: there it would end the process).
+process.emit('SIGTERM', 'SIGTERM')
 await serving
 loader.writeCaches()
 process.exit(0)

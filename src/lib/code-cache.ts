@@ -1,17 +1,20 @@
 /**
- * A CommonJS file loaded with V8's code cache of it: what the build keeps beside a file that a
- * first send loads (dist/sendbox-html-to-text.cjs, scripts/bundle.js). V8 then skips
- * compiling what the cache holds, the functions a conversion ran included: the converter loaded,
- * compiled and ran its first conversion in 17 ms where it took 26 (the first send of
- * `serve --memory`, 9 alternating starts). Node 22 has `module.enableCompileCache()` for this;
- * Node 20, which sendbox supports, has only `vm.Script`'s `cachedData`.
+ * CommonJS files run with V8's code cache of each, kept beside it by the build: the CLI's
+ * bundles (bin/sendbox.js runs them through `createCodeCacheLoader`) and the text converter
+ * (dist/sendbox-html-to-text.cjs, which every text part's first use loads). V8 then skips
+ * compiling what a cache holds, the functions the build's run of `serve` ran included
+ * (scripts/code-cache-run.js): the first send of `serve --memory` answered 2.21x a bare
+ * `node:http` server's first answer where it took 2.69x (docs/performance.md). Node 22 has
+ * `module.enableCompileCache()`; Node 20, which sendbox supports, only `vm.Script`'s `cachedData`,
+ * for a script, never for an ES module.
  *
- * A cache that this V8 does not take (another Node version, other flags) is ignored by V8, and
- * the file compiles as it would without one. But V8 knows a file only by its length, and checks
- * no checksum of the data (a cache with its header intact and the rest garbled crashed Node
- * 20.20 with a segmentation fault): so the cache starts with a digest of the file it was made
- * from followed by the data, and a cache that does not match it is never handed to V8. The cache
- * can make a load faster, never wrong.
+ * V8 refuses a cache made by another V8 version or under other V8 flags (`--max-old-space-size`,
+ * `--expose-gc`, …): a cache is named for both (`v8Stamp`), so such a process neither reads nor
+ * hashes one, and compiles the files itself. V8 knows a file by its length only, and checks no
+ * checksum of the data (a cache with its header intact and the rest garbled crashed Node 20.20
+ * with a segmentation fault): so a cache starts with a digest of the file it was made from and
+ * of the data, and one that does not match is never handed to V8. A cache can make a load
+ * faster, never wrong.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
@@ -19,23 +22,38 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
 
-/** A loaded file: its exports, the script (whose cache the build writes) and whether V8 took the cache. */
+/** A file run: its exports, the script and the bytes it was compiled from (what the build's cache is made of), whether V8 took the cache. */
 export interface CachedModule {
   exports: unknown
   script: vm.Script
+  bytes: Buffer
   cacheTaken: boolean
 }
 
 /**
- * Where a file's code cache is kept: beside it, named for the V8 that made it, so another Node
- * neither reads nor hashes a cache its V8 would refuse (1.6 MB for the CLI's files).
+ * What V8 compares a cache with, besides the file: its version and the hash of its flags, the
+ * 5th-8th and 13th-16th bytes of the header of any cache it makes (here of an empty script, 0.04
+ * ms once the first `vm.Script` was made). Should V8 lay its header out otherwise, this is still
+ * one stamp per V8 and flags, only a finer one.
  *
  * @example
- * codeCacheFile('/app/dist/sendbox-html-to-text.cjs')
- * // '/app/dist/sendbox-html-to-text.cjs.11.3.244.8-node.33.v8cache' on Node 20.20
+ * v8Stamp() // '0bc2e40053214650'
  */
-export function codeCacheFile(file: string): string {
-  return `${file}.${process.versions.v8}.v8cache`
+export function v8Stamp(): string {
+  const header = new vm.Script('').createCachedData()
+  return Buffer.concat([header.subarray(4, 8), header.subarray(12, 16)]).toString('hex')
+}
+
+/**
+ * Where a file's code cache is kept: beside it, named for the V8 and the flags of the process
+ * that made it.
+ *
+ * @example
+ * codeCacheFile('/app/dist/sendbox-cli.cjs', v8Stamp())
+ * // '/app/dist/sendbox-cli.cjs.0bc2e40053214650.v8cache'
+ */
+export function codeCacheFile(file: string, stamp: string): string {
+  return `${file}.${stamp}.v8cache`
 }
 
 const HASH_BYTES = 20
@@ -48,13 +66,13 @@ const HASH_BYTES = 20
 const digestOf = (bytes: Buffer, data: Buffer) =>
   createHash('sha1').update(bytes).update(data).digest()
 
-/** The V8 data of `file`'s cache when it was made from `source`, whole; none when there is no such cache. */
-function cacheOf(file: string, bytes: Buffer): Buffer | undefined {
+/** The V8 data of `file`'s cache when it was made from `bytes`, whole; none when there is no such cache. */
+function cacheOf(file: string, bytes: Buffer, stamp: string): Buffer | undefined {
   let kept: Buffer
   try {
-    kept = readFileSync(codeCacheFile(file))
+    kept = readFileSync(codeCacheFile(file, stamp))
   } catch {
-    // No cache: the file compiles as `require` would compile it.
+    // No cache for this V8 and its flags: the file compiles as `require` would compile it.
     return undefined
   }
   const data = kept.subarray(HASH_BYTES)
@@ -73,7 +91,7 @@ const wrap = (source: string) =>
  * const { exports } = requireWithCodeCache('/app/dist/sendbox-html-to-text.cjs')
  */
 export function requireWithCodeCache(file: string): CachedModule {
-  return runWithCodeCache(file, { exports: {} }, createRequire(file))
+  return runWithCodeCache(file, { exports: {} }, createRequire(file), v8Stamp())
 }
 
 /** Compiles `file` with its cache and runs it into `module`, its `require` calls going to `require`. */
@@ -81,9 +99,10 @@ function runWithCodeCache(
   file: string,
   module: { exports: unknown },
   require: (id: string) => unknown,
+  stamp: string,
 ): CachedModule {
   const bytes = readFileSync(file)
-  const cachedData = cacheOf(file, bytes)
+  const cachedData = cacheOf(file, bytes, stamp)
   const script = new vm.Script(wrap(bytes.toString('utf8')), {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
@@ -91,81 +110,99 @@ function runWithCodeCache(
   const run = script.runInThisContext() as (...args: unknown[]) => void
   run.call(module.exports, module.exports, require, module, file, dirname(file))
   const cacheTaken = cachedData !== undefined && script.cachedDataRejected !== true
-  return { exports: module.exports, script, cacheTaken }
+  return { exports: module.exports, script, bytes, cacheTaken }
 }
 
 /** The bundles' own files, as they require each other (`require("./sendbox-lib.cjs")`). */
 const OWN_FILE = /^\.\/sendbox[^/\\]*\.cjs$/
 
-/** A set of files loaded together with their code caches: `serve` and what it loads. */
+/** A set of files loaded together with their code caches: the CLI and what it loads. */
 export interface CodeCacheLoader {
   /** `require` of `file` (absolute), and of the bundles it requires, each with its cache, each once. */
   require(file: string): unknown
-  /** Each file loaded so far, and whether V8 took its cache. */
+  /** Each file this loader ran, and whether V8 took its cache. */
   loaded(): Array<{ file: string; cacheTaken: boolean }>
-  /** Keeps the cache of each file loaded so far beside it (after the code worth caching ran). */
+  /** Keeps the cache of each file this loader ran beside it (after the code worth caching ran). */
   writeCaches(): void
+}
+
+interface Loading {
+  module: { exports: unknown; loaded: boolean }
+  run?: CachedModule
 }
 
 /**
  * A loader of the CommonJS bundles (dist/sendbox-*.cjs) with their code caches: each of them
  * that one requires is loaded by this loader too, once; anything else (Node's modules, packages)
- * by Node's own `require`. Their `import()`s of packages (`nodemailer`, `open`, …) go through
- * `require.sendboxImport`, which scripts/bundle.js has them call: V8 runs a `vm.Script`'s own
- * `import()` only with a flag or an experimental option that warns on the console.
+ * by Node's own `require`. Each is in Node's `require.cache` (where adding a module is
+ * documented): a `require` of it by Node gets the same copy, as does a second loader. Two
+ * things scripts/bundle.js has the bundles call, on the `require` given to them:
+ * - `require.sendboxImport` for their `import()`s of packages (`nodemailer`, `open`, …): V8 runs
+ *   a `vm.Script`'s own `import()` only with a flag, or an experimental option that warns;
+ * - `require.sendboxLater` for their loads of each other, a turn of the event loop later: a
+ *   `require` runs at once where an ES module's `import()` reads its file first, and the start's
+ *   loads one after another (the app, the templates, the watcher) held the first health answer.
  *
  * @example
  * const { main } = createCodeCacheLoader().require('/app/dist/sendbox-cli.cjs')
  */
 export function createCodeCacheLoader(): CodeCacheLoader {
-  const modules = new Map<string, { module: { exports: unknown }; run?: CachedModule }>()
+  const stamp = v8Stamp()
+  const ran = new Map<string, Loading>()
   const load = (file: string): unknown => {
-    const known = modules.get(file)
-    if (known) return known.module.exports
     const nodeRequire = createRequire(file)
-    // In the map before it runs: a file that requires it back meanwhile gets what it has so far.
-    // In Node's `require.cache` too, where adding a module is documented: a `require` of the file
-    // by Node gets this one, never a second copy, and what lists the modules loaded sees it.
+    const known = nodeRequire.cache[file]
+    if (known) return known.exports
+    // In the cache before it runs: a file that requires it back meanwhile gets what it has so far.
     const module = { id: file, filename: file, loaded: false, exports: {}, children: [], paths: [] }
-    const entry: { module: { exports: unknown }; run?: CachedModule } = { module }
-    modules.set(file, entry)
+    const loading: Loading = { module }
+    ran.set(file, loading)
     nodeRequire.cache[file] = module as unknown as NodeJS.Module
     const require = Object.assign(
       (id: string) => (OWN_FILE.test(id) ? load(join(dirname(file), id)) : nodeRequire(id)),
       {
         resolve: nodeRequire.resolve,
+        cache: nodeRequire.cache,
         sendboxImport: (specifier: string) => import(specifier),
         sendboxLater: <T>(load: () => T) =>
           new Promise<void>((resolve) => setImmediate(resolve)).then(load),
       },
     )
-    entry.run = runWithCodeCache(file, module, require)
+    try {
+      loading.run = runWithCodeCache(file, module, require, stamp)
+    } catch (error) {
+      // As Node does: a file that threw is no module, and the next require runs it again.
+      ran.delete(file)
+      delete nodeRequire.cache[file]
+      throw error
+    }
     module.loaded = true
     return module.exports
   }
   return {
     require: load,
     loaded: () =>
-      [...modules].map(([file, { run }]) => ({ file, cacheTaken: run?.cacheTaken ?? false })),
+      [...ran].map(([file, { run }]) => ({ file, cacheTaken: run?.cacheTaken ?? false })),
     writeCaches() {
-      for (const [file, { run }] of modules) if (run) writeCodeCache(file, run.script)
+      for (const [file, { run }] of ran) if (run) writeCodeCache(file, run)
     },
   }
 }
 
 /**
- * Keeps the code cache of `file` beside it, from `script` (what `requireWithCodeCache` returned,
- * after the code worth caching has run): written whole or not at all.
+ * Keeps the code cache of `file` beside it, from what `requireWithCodeCache` (or a loader) ran,
+ * after the code worth caching ran: named for this process's V8 and flags, its digest of the
+ * bytes the script was compiled from (the file may have changed since), written whole or not at all.
  *
  * @example
- * const { exports, script } = requireWithCodeCache(file)
- * exports.compile(options)('<p>Hello</p>')
- * writeCodeCache(file, script)
+ * const ran = requireWithCodeCache(file)
+ * ran.exports.compile(options)('<p>Hello</p>')
+ * writeCodeCache(file, ran)
  */
-export function writeCodeCache(file: string, script: vm.Script): void {
-  const data = script.createCachedData()
-  const kept = Buffer.concat([digestOf(readFileSync(file), data), data])
-  const partial = `${codeCacheFile(file)}.${process.pid}.partial`
-  writeFileSync(partial, kept)
-  renameSync(partial, codeCacheFile(file))
+export function writeCodeCache(file: string, ran: Pick<CachedModule, 'script' | 'bytes'>): void {
+  const data = ran.script.createCachedData()
+  const cache = codeCacheFile(file, v8Stamp())
+  const partial = `${cache}.${process.pid}.partial`
+  writeFileSync(partial, Buffer.concat([digestOf(ran.bytes, data), data]))
+  renameSync(partial, cache)
 }

@@ -43,17 +43,11 @@ export function deferredApp(ctx: AppContext, templates: () => Promise<void>): De
       health = createHealthHandler(ctx)
       return health
     }))
-  // What loads after it starts a turn of the event loop later, so a health request that came
-  // meanwhile is answered first: `serve` loads its CommonJS bundles (bin/sendbox.js), where an
-  // `import()` is a `require` run at once, and the whole app's ~60 ms of it ran before the
-  // answer (health 1.36x the build before's CPU until it, 7 rounds).
   const healthFirst = () =>
-    healthApp()
-      .then(
-        () => undefined,
-        () => undefined,
-      )
-      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    healthApp().then(
+      () => undefined,
+      () => undefined,
+    )
   const app = () =>
     (loading ??= healthFirst()
       .then(() => Promise.all([import('./app.js'), templates()]))

@@ -1,15 +1,16 @@
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   codeCacheFile,
   createCodeCacheLoader,
   requireWithCodeCache,
+  v8Stamp,
   writeCodeCache,
 } from '../../src/lib/code-cache.js'
 import { PLAIN_TEXT_OPTIONS } from '../../src/templates/plain-text.js'
@@ -34,21 +35,21 @@ describe('requireWithCodeCache', () => {
   function fileOf(source: string, cache?: Buffer): string {
     const file = join(dir, `module-${++loads}.cjs`)
     writeFileSync(file, source)
-    if (cache) writeFileSync(codeCacheFile(file), cache)
+    if (cache) writeFileSync(codeCacheFile(file, v8Stamp()), cache)
     return file
   }
 
   /** The cache `writeCodeCache` keeps for `source` (after it ran). */
   function cacheFor(source: string): Buffer {
     const file = fileOf(source)
-    writeCodeCache(file, requireWithCodeCache(file).script)
-    return readFileSync(codeCacheFile(file))
+    writeCodeCache(file, requireWithCodeCache(file))
+    return readFileSync(codeCacheFile(file, v8Stamp()))
   }
 
   it('runs a file without a cache as require does: its exports, __dirname and require', () => {
     const file = fileOf(version('aaa'))
     const loaded = requireWithCodeCache(file)
-    expect(loaded.exports).toEqual({ answer: 'aaa', dirname: dir, sum: 1225, path: '/' })
+    expect(loaded.exports).toEqual({ answer: 'aaa', dirname: dir, sum: 1225, path: sep })
     expect(loaded.exports).toEqual(createRequire(import.meta.url)(file))
     expect(loaded.cacheTaken).toBe(false)
   })
@@ -56,7 +57,7 @@ describe('requireWithCodeCache', () => {
   it('takes the cache kept beside the file, and the file means the same', () => {
     const loaded = requireWithCodeCache(fileOf(version('aaa'), cacheFor(version('aaa'))))
     expect(loaded.cacheTaken).toBe(true)
-    expect(loaded.exports).toEqual({ answer: 'aaa', dirname: dir, sum: 1225, path: '/' })
+    expect(loaded.exports).toEqual({ answer: 'aaa', dirname: dir, sum: 1225, path: sep })
   })
 
   it('never hands V8 the cache of another file of the same length: the file runs as it is now', () => {
@@ -71,11 +72,6 @@ describe('requireWithCodeCache', () => {
     const loaded = requireWithCodeCache(fileOf(version('aaa'), cache))
     expect(loaded.exports).toMatchObject({ answer: 'aaa' })
     expect(loaded.cacheTaken).toBe(false)
-  })
-
-  it('runs the file when the cache is shorter than its digest', () => {
-    const loaded = requireWithCodeCache(fileOf(version('aaa'), Buffer.from('short')))
-    expect(loaded).toMatchObject({ exports: { answer: 'aaa' }, cacheTaken: false })
   })
 
   it('runs the file when V8 refuses a cache that is whole (made by another V8)', () => {
@@ -112,13 +108,30 @@ describe('createCodeCacheLoader', () => {
     const entry = bundles(join(dir, 'a'))
     const exports = createCodeCacheLoader().require(entry) as Record<string, any>
     expect(exports.shared).toBe(exports.back.shared)
-    expect(exports.path).toBe('/')
+    expect(exports.path).toBe(sep)
     // Required back while the entry ran: what it had so far, as Node's require gives.
     expect(exports.back.sawEntryShared).toBe(false)
     expect(createRequire(import.meta.url)(entry)).toBe(exports)
     expect(createRequire(import.meta.url)(join(dir, 'a', 'sendbox-shared.cjs'))).toBe(
       exports.shared,
     )
+  })
+
+  it('forgets a file that threw as it ran, as Node does: the next require runs it again', () => {
+    const file = join(dir, 'sendbox-fails.cjs')
+    writeFileSync(
+      file,
+      'if (!globalThis.sendboxMayRun) throw new Error("not yet")\nexports.ran = true\n',
+    )
+    const loader = createCodeCacheLoader()
+    expect(() => loader.require(file)).toThrow('not yet')
+    expect(createRequire(import.meta.url).cache[file]).toBeUndefined()
+    ;(globalThis as { sendboxMayRun?: boolean }).sendboxMayRun = true
+    try {
+      expect(loader.require(file)).toEqual({ ran: true })
+    } finally {
+      delete (globalThis as { sendboxMayRun?: boolean }).sendboxMayRun
+    }
   })
 
   it('takes the caches it wrote, for every file', () => {
@@ -130,7 +143,10 @@ describe('createCodeCacheLoader', () => {
     const again = join(dir, 'b')
     bundles(again)
     for (const name of ['sendbox-entry.cjs', 'sendbox-shared.cjs', 'sendbox-back.cjs'])
-      copyFileSync(codeCacheFile(join(dir, 'a', name)), codeCacheFile(join(again, name)))
+      copyFileSync(
+        codeCacheFile(join(dir, 'a', name), v8Stamp()),
+        codeCacheFile(join(again, name), v8Stamp()),
+      )
     const second = createCodeCacheLoader()
     second.require(join(again, 'sendbox-entry.cjs'))
     expect(second.loaded()).toEqual([
@@ -150,7 +166,7 @@ describe('createCodeCacheLoader', () => {
 
   it("imports a package for a bundle (V8 runs no import() of a vm script's own)", async () => {
     const exports = createCodeCacheLoader().require(bundles(join(dir, 'a'))) as Record<string, any>
-    expect((await exports.load('node:path')).sep).toBe('/')
+    expect((await exports.load('node:path')).sep).toBe(sep)
   })
 })
 
@@ -175,17 +191,47 @@ describe('the built text converter (test/global-setup.ts builds it)', () => {
 })
 
 describe('the built CLI (test/global-setup.ts builds it)', () => {
-  it('loads with the caches the build kept, every file of what --version loads', () => {
-    // In a process of its own: V8 would answer a second load in this one from what it compiled.
+  const DIST = fileURLToPath(new URL('../../dist/', import.meta.url))
+  /**
+   * In a process of its own (V8 would answer a second load in this one from what it compiled),
+   * with `flags`: the CLI's entry and every bundle the build kept a cache of, through one loader.
+   */
+  function loadAll(flags: string[] = []): Array<{ file: string; cacheTaken: boolean }> {
     const script = `
-      const { createCodeCacheLoader } = require(${JSON.stringify(fileURLToPath(new URL('../../dist/sendbox-code-cache.cjs', import.meta.url)))})
+      const { readdirSync } = require('node:fs')
+      const { createCodeCacheLoader } = require(${JSON.stringify(join(DIST, 'sendbox-code-cache.cjs'))})
       const loader = createCodeCacheLoader()
-      loader.require(${JSON.stringify(fileURLToPath(new URL('../../dist/sendbox-cli.cjs', import.meta.url)))})
+      const dist = ${JSON.stringify(DIST)}
+      const cached = readdirSync(dist).filter((n) => /^sendbox.*\\.cjs\\..*\\.v8cache$/.test(n) && !n.startsWith('sendbox-html-to-text'))
+      for (const name of ['sendbox-cli.cjs', ...cached.map((n) => n.replace(/\\.cjs\\..*$/, '.cjs'))]) loader.require(dist + name)
       console.log(JSON.stringify(loader.loaded()))`
-    const loaded = JSON.parse(
-      execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }),
-    ) as Array<{ file: string; cacheTaken: boolean }>
-    expect(loaded.length).toBeGreaterThan(1)
+    return JSON.parse(
+      execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8' }),
+    )
+  }
+
+  it('loads with the caches the build kept: every file of the CLI it kept one of, serve’s too', () => {
+    const loaded = loadAll()
+    // The CLI, the library, the app, its health app, Liquid's and yaml's, the watcher, …
+    expect(loaded.length).toBeGreaterThan(10)
     expect(loaded.filter((l) => !l.cacheTaken)).toEqual([])
+  })
+
+  it('under other V8 flags, finds no cache to read (V8 would refuse them) and runs every file', () => {
+    const flags = ['--max-old-space-size=300']
+    const stamp = execFileSync(
+      process.execPath,
+      [
+        ...flags,
+        '-e',
+        `console.log(require(${JSON.stringify(join(DIST, 'sendbox-code-cache.cjs'))}).v8Stamp())`,
+      ],
+      { encoding: 'utf8' },
+    ).trim()
+    expect(stamp).not.toBe(v8Stamp())
+    expect(readdirSync(DIST).filter((name) => name.includes(stamp))).toEqual([])
+    const loaded = loadAll(flags)
+    expect(loaded.length).toBeGreaterThan(10)
+    expect(loaded.filter((l) => l.cacheTaken)).toEqual([])
   })
 })

@@ -17,14 +17,24 @@ import { tempDir } from '../helpers/sandbox.js'
 
 /** What scripts/bundle.js wrote (test/global-setup.ts runs it before the tests). */
 const bundles = readdirSync(join(ROOT, 'dist'))
-  .filter((name) => /^sendbox(-.*)?\.js$/.test(name))
+  .filter((name) => /^sendbox(-.*)?\.c?js$/.test(name))
   .map((name) => ({ name, code: readFileSync(join(ROOT, 'dist', name), 'utf8') }))
+
+/** The CommonJS bundles that rolldown's build of the library and the CLI wrote (the two built alone aside). */
+const commonJs = bundles.filter(
+  (b) =>
+    b.name.endsWith('.cjs') &&
+    !['sendbox-html-to-text.cjs', 'sendbox-code-cache.cjs'].includes(b.name),
+)
 
 it('ships the bin and the library as bundles, with packages loaded lazily left outside', () => {
   expect(bundles.map((b) => b.name)).toEqual(
-    expect.arrayContaining(['sendbox.js', 'sendbox-cli.js']),
+    expect.arrayContaining(['sendbox.js', 'sendbox.cjs', 'sendbox-cli.cjs', 'sendbox-cli.js']),
   )
-  const modules = bundles.flatMap((b) => modulesInBundle(join(ROOT, 'dist', b.name)))
+  // The text converter and the loader are built alone, of what they are (scripts/bundle.js).
+  const modules = [...bundles.filter((b) => b.name.endsWith('.js')), ...commonJs].flatMap((b) =>
+    modulesInBundle(join(ROOT, 'dist', b.name)),
+  )
   for (const lazy of [
     'html-to-text',
     'email-addresses',
@@ -44,7 +54,41 @@ it('carries the caniemail data as a JSON string, not an object literal V8 must c
       json: /= JSON\.parse\("\{\\"api_version\\"/.test(b.code),
       literal: /\bapi_version: "/.test(b.code),
     }))
-  expect(holders).toEqual([{ name: expect.any(String), json: true, literal: false }])
+  // Once in the ES modules, once in the CommonJS build.
+  expect(holders.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+    { name: 'sendbox-clients.cjs', json: true, literal: false },
+    { name: 'sendbox-clients.js', json: true, literal: false },
+  ])
+})
+
+it('the CommonJS bundles are strict, as the ES modules they are built from', () => {
+  expect(commonJs.length).toBeGreaterThan(10)
+  expect(commonJs.filter((b) => !b.code.startsWith('"use strict";'))).toEqual([])
+})
+
+it("the CommonJS bundles import packages and each other through the loader's require (src/lib/code-cache.ts)", () => {
+  // Their code, comments aside: an import() there would fail under the CLI's loader.
+  const code = (b: { code: string }) =>
+    b.code
+      .split('\n')
+      .filter((line) => !/^\s*(\/\/|\/?\*)/.test(line))
+      .join('\n')
+  const fallback = 'require.sendboxImport ?? ((specifier) => import(specifier))'
+  const imports = commonJs.flatMap((b) =>
+    [
+      ...code(b)
+        .replace(fallback, '')
+        // Not a method named import, called (`this.import(t)`) or defined (`import(t) {`).
+        .matchAll(/(?<![.\w$])import\((?!\w+\)\s*\{)/g),
+    ].map(() => b.name),
+  )
+  expect(imports).toEqual([])
+  const later = commonJs.filter((b) => b.code.includes('Promise.resolve().then(() => require('))
+  expect(later.map((b) => b.name)).toEqual([])
+  const rewritten = commonJs.filter((b) => /__sendbox_(import|later)\(/.test(b.code))
+  expect(rewritten.map((b) => b.name)).toContain('sendbox-cli.cjs')
+  for (const b of rewritten)
+    expect(b.code).toContain('const __sendbox_later = require.sendboxLater')
 })
 
 it('scripts/bundle.js runs as a script from a path with a space and a #', async () => {
@@ -62,7 +106,7 @@ it('scripts/bundle.js runs as a script from a path with a space and a #', async 
     readdirSync(join(dir, 'dist'))
       .filter((name) => name.startsWith('sendbox'))
       .sort(),
-  ).toEqual(expect.arrayContaining(['sendbox-cli.js', 'sendbox.js']))
+  ).toEqual(expect.arrayContaining(['sendbox-cli.cjs', 'sendbox-cli.js', 'sendbox.js']))
 })
 
 it('a rebuild replaces the bundles in place: a process starting meanwhile never finds one missing', async () => {
@@ -78,7 +122,7 @@ it('a rebuild replaces the bundles in place: a process starting meanwhile never 
   const look = setInterval(() => {
     looks++
     if (
-      !existsSync(join(dir, 'dist', 'sendbox-cli.js')) ||
+      !existsSync(join(dir, 'dist', 'sendbox-cli.cjs')) ||
       !existsSync(join(dir, 'dist', 'sendbox.js'))
     )
       missing++

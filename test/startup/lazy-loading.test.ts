@@ -13,9 +13,12 @@ const RECORDER = fileURLToPath(new URL('./record-modules.mjs', import.meta.url))
  * The modules a CLI run loaded: the files Node loaded, and the modules each of sendbox's bundles
  * (dist/sendbox*.js and *.cjs, which the CLI runs) was built from, which the bundler marks with a `// <path>` line.
  */
-async function modulesLoadedBy(args: string[], { serve = false } = {}): Promise<string[]> {
+async function modulesLoadedBy(
+  args: string[],
+  { serve = false, nodeOptions = '' } = {},
+): Promise<string[]> {
   const log = join(await tempDir(), 'modules.txt')
-  const env = { NODE_OPTIONS: `--import=${RECORDER}`, SENDBOX_MODULE_LOG: log }
+  const env = { NODE_OPTIONS: `--import=${RECORDER} ${nodeOptions}`, SENDBOX_MODULE_LOG: log }
   // A server runs until stopped: ready, then SIGTERM (it exits 0, and the recorder writes).
   const result = serve ? await (await startCli(args, { env })).stop() : await runCli(args, { env })
   expect(result.code, result.stderr).toBeLessThanOrEqual(1)
@@ -28,6 +31,28 @@ async function modulesLoadedBy(args: string[], { serve = false } = {}): Promise<
 }
 
 const SERVER_SIDE = ['/dist/server/', '/dist/inspector/', '/dist/api/', '/node_modules/h3/']
+
+describe('bin/sendbox.js runs the CLI from the build that compiles least (src/lib/code-cache.ts)', () => {
+  const cli = (loaded: string[]) =>
+    loaded
+      .filter((url) => /\/dist\/sendbox-cli\.c?js$/.test(url))
+      .map((url) => url.replace(/.*\//, ''))
+
+  it('its CommonJS bundles, with the code caches the build kept for this V8 and its flags', async () => {
+    expect(
+      cli(await modulesLoadedBy(['serve', '--port', '0', '--memory'], { serve: true })),
+    ).toEqual(['sendbox-cli.cjs'])
+  })
+
+  it('its ES modules under V8 flags the caches were not made with, and it serves', async () => {
+    const loaded = await modulesLoadedBy(['serve', '--port', '0', '--memory'], {
+      serve: true,
+      nodeOptions: '--max-old-space-size=300',
+    })
+    expect(cli(loaded)).toEqual(['sendbox-cli.js'])
+    expect(loaded.some((url) => url.includes('/dist/server/index.js'))).toBe(true)
+  })
+})
 
 describe('commands load only what they need', () => {
   for (const args of [
@@ -55,7 +80,7 @@ function staticClosure(file: string, seen = new Set<string>()): Set<string> {
   if (seen.has(file)) return seen
   seen.add(file)
   const source = readFileSync(file, 'utf8')
-  for (const [, path] of source.matchAll(/^import (?:.* from )?"(\.\/[^"]+)";$/gm))
+  for (const [, path] of source.matchAll(/^(?:import|export) (?:.* from )?"(\.\/[^"]+)";$/gm))
     staticClosure(join(dirname(file), path!), seen)
   return seen
 }
