@@ -132,7 +132,7 @@ export async function startServer(
     log,
     snapshots,
   })
-  const app = deferredApp(ctx, loaded)
+  const app = deferredApp(ctx, loaded, { turnAfterHealth: defaults?.templatesAfterReady === true })
   const { listener, tls } = await listenFor(ctx, app, stop)
   const port = listener.port
   const url = serverUrl(config.host, port, undefined, tls ? 'https' : 'http')
