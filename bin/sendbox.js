@@ -11,8 +11,9 @@ const cli = fileURLToPath(new URL('../dist/sendbox-cli.cjs', import.meta.url))
 const { codeCacheFile, createCodeCacheLoader, v8Stamp } = createRequire(import.meta.url)(
   '../dist/sendbox-code-cache.cjs',
 )
-const { exitWhenWritten, main } = existsSync(codeCacheFile(cli, v8Stamp()))
-  ? createCodeCacheLoader().require(cli)
+const stamp = v8Stamp()
+const { exitWhenWritten, main } = existsSync(codeCacheFile(cli, stamp))
+  ? createCodeCacheLoader(stamp).require(cli)
   : await import('../dist/sendbox-cli.js')
 
 main().then(

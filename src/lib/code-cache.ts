@@ -126,11 +126,6 @@ export interface CodeCacheLoader {
   writeCaches(): void
 }
 
-interface Loading {
-  module: { exports: unknown; loaded: boolean }
-  run?: CachedModule
-}
-
 /**
  * A loader of the CommonJS bundles (dist/sendbox-*.cjs) with their code caches: each of them
  * that one requires is loaded by this loader too, once; anything else (Node's modules, packages)
@@ -143,20 +138,21 @@ interface Loading {
  *   `require` runs at once where an ES module's `import()` reads its file first, and the start's
  *   loads one after another (the app, the templates, the watcher) held the first health answer.
  *
+ * `stamp`: this process's `v8Stamp()`, which a caller that looked for a cache already has.
+ *
  * @example
  * const { main } = createCodeCacheLoader().require('/app/dist/sendbox-cli.cjs')
  */
-export function createCodeCacheLoader(): CodeCacheLoader {
-  const stamp = v8Stamp()
-  const ran = new Map<string, Loading>()
+export function createCodeCacheLoader(stamp = v8Stamp()): CodeCacheLoader {
+  // Each file this loader runs, with what its run gave once it has run.
+  const ran = new Map<string, CachedModule | undefined>()
   const load = (file: string): unknown => {
     const nodeRequire = createRequire(file)
     const known = nodeRequire.cache[file]
     if (known) return known.exports
     // In the cache before it runs: a file that requires it back meanwhile gets what it has so far.
     const module = { id: file, filename: file, loaded: false, exports: {}, children: [], paths: [] }
-    const loading: Loading = { module }
-    ran.set(file, loading)
+    ran.set(file, undefined)
     nodeRequire.cache[file] = module as unknown as NodeJS.Module
     const require = Object.assign(
       (id: string) => (OWN_FILE.test(id) ? load(join(dirname(file), id)) : nodeRequire(id)),
@@ -169,7 +165,7 @@ export function createCodeCacheLoader(): CodeCacheLoader {
       },
     )
     try {
-      loading.run = runWithCodeCache(file, module, require, stamp)
+      ran.set(file, runWithCodeCache(file, module, require, stamp))
     } catch (error) {
       // As Node does: a file that threw is no module, and the next require runs it again.
       ran.delete(file)
@@ -181,10 +177,9 @@ export function createCodeCacheLoader(): CodeCacheLoader {
   }
   return {
     require: load,
-    loaded: () =>
-      [...ran].map(([file, { run }]) => ({ file, cacheTaken: run?.cacheTaken ?? false })),
+    loaded: () => [...ran].map(([file, run]) => ({ file, cacheTaken: run?.cacheTaken ?? false })),
     writeCaches() {
-      for (const [file, { run }] of ran) if (run) writeCodeCache(file, run)
+      for (const [file, run] of ran) if (run) writeCodeCache(file, run)
     },
   }
 }
