@@ -148,11 +148,13 @@ async function keepTextConverterCache(dir) {
 }
 
 /**
- * The build of html-to-text alone into one CommonJS file (above), from its ES modules and theirs:
- * unused exports dropped, 221 KB where its CommonJS files make 418 KB.
+ * The build of html-to-text alone into one CommonJS file (above), from its ES modules and theirs,
+ * with entities' decoders beside it (scripts/text-converter.js): unused exports dropped, 221 KB
+ * where its CommonJS files make 418 KB.
  */
 function textConverterOptions(dir, staging) {
-  return aloneOptions(dir, staging, TEXT_CONVERTER, 'html-to-text')
+  const input = fileURLToPath(new URL('text-converter.js', import.meta.url))
+  return aloneOptions(dir, staging, TEXT_CONVERTER, input)
 }
 
 /** One file of CommonJS, `name`, built from `input` and what it imports (Node's modules aside). */

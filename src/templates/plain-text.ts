@@ -7,6 +7,8 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { DomNode, FormatCallback, HtmlToTextOptions } from 'html-to-text'
 import { requireWithCodeCache } from '../lib/code-cache.js'
+import { type EntityDecoders, parseTextDom } from './text-dom.js'
+import { engineOf, type TextEngine, treeConverter } from './text-walk.js'
 
 const cellsOf = (row: DomNode) =>
   row.children.filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th'))
@@ -81,16 +83,53 @@ export const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
 const require = createRequire(import.meta.url)
 let converter: ((html: string) => string) | undefined
 
+/** What the converter loads: html-to-text's `compile`, and the entity decoders htmlparser2 uses. */
+type TextLibraries = Pick<typeof import('html-to-text'), 'compile'> & EntityDecoders
+
 /**
- * The file the build makes of html-to-text beside the bundles (scripts/bundle.js), loaded with
- * the code cache the build keeps beside it (../lib/code-cache.ts); the modules tsc wrote, which
- * the tests import, have no such file beside them and load the package as published.
+ * The file the build makes of html-to-text and entities' decoders beside the bundles
+ * (scripts/bundle.js), loaded with the code cache the build keeps beside it (../lib/code-cache.ts);
+ * the modules tsc wrote, which the tests import, have no such file beside them and load the
+ * packages as published.
  */
 const TEXT_CONVERTER_FILE = fileURLToPath(new URL('./sendbox-html-to-text.cjs', import.meta.url))
 
-function loadHtmlToText(): typeof import('html-to-text') {
-  if (!existsSync(TEXT_CONVERTER_FILE)) return require('html-to-text')
-  return requireWithCodeCache(TEXT_CONVERTER_FILE).exports as typeof import('html-to-text')
+function loadTextLibraries(): TextLibraries {
+  if (existsSync(TEXT_CONVERTER_FILE))
+    return requireWithCodeCache(TEXT_CONVERTER_FILE).exports as TextLibraries
+  const { decodeHTML, decodeHTMLAttribute } = require('entities') as EntityDecoders
+  return {
+    compile: (require('html-to-text') as TextLibraries).compile,
+    decodeHTML,
+    decodeHTMLAttribute,
+  }
+}
+
+/**
+ * The converter: html-to-text compiled with PLAIN_TEXT_OPTIONS, and before it the same
+ * conversion over the tree `parseTextDom` reads, with html-to-text's own builder and formatters
+ * (text-walk.ts), for every message that reader is sure of. A receipt's text part in a third of
+ * html-to-text's time; the same bytes (test/templates/text-walk.test.ts). The builder comes from
+ * the first table html-to-text formats: its class and options are what a formatter is handed.
+ */
+function compileConverter(): (html: string) => string {
+  const libraries = loadTextLibraries()
+  let engine: TextEngine | undefined
+  const emailTableFirst: FormatCallback = (elem, walk, builder, formatOptions) => {
+    engine ??= engineOf(builder)
+    emailTable(elem, walk, builder, formatOptions)
+  }
+  const slow = libraries.compile({
+    ...PLAIN_TEXT_OPTIONS,
+    formatters: { emailTable: emailTableFirst },
+  })
+  slow('<table></table>')
+  const fast = engine && treeConverter(engine)
+  if (!fast) return slow
+  return (html) => {
+    const dom = parseTextDom(html, libraries)
+    return dom ? fast(dom) : slow(html)
+  }
 }
 
 /**
@@ -100,8 +139,19 @@ function loadHtmlToText(): typeof import('html-to-text') {
  * toPlainText('<p>Hello <a href="https://acme.test">Ada</a></p>') // 'Hello Ada [https://acme.test]'
  */
 export function toPlainText(html: string): string {
-  converter ??= loadHtmlToText().compile(PLAIN_TEXT_OPTIONS)
+  converter ??= compileConverter()
   return converter(html)
+}
+
+/**
+ * html-to-text's own conversion alone, as compiled once: what the tests hold the converter against,
+ * and the work floor of `npm run bench` runs.
+ *
+ * @example
+ * htmlToTextAlone()('<p>Hello</p>') // 'Hello'
+ */
+export function htmlToTextAlone(): (html: string) => string {
+  return loadTextLibraries().compile(PLAIN_TEXT_OPTIONS)
 }
 
 /** Loads and compiles the converter now (a server calls it once it is ready, off the first send's path). */
