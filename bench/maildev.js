@@ -213,10 +213,27 @@ async function sendThenRead(server, receipt, tag) {
 }
 
 /**
+ * Resolves once the server is idle: under 2 ms of CPU in a 100 ms window (at most 10 s). The
+ * latency rounds follow the throughput rounds, and a server that took more sends there had more
+ * of their work (delivery steps, events) still to do when its first trips began: its trips were
+ * measured against its own backlog, not as a test's one send at a time meets them.
+ */
+async function settled(server) {
+  const end = performance.now() + 10_000
+  for (let before = await cpuOf(server.child.pid); performance.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 100))
+    const now = await cpuOf(server.child.pid)
+    if (now - before < 2) return
+    before = now
+  }
+}
+
+/**
  * p50 of the send → read round trip, then of READS reads of the last one's filtered list; and the
  * server's CPU ms for each (a loaded machine moves it less than the wall-clock p50).
  */
 async function latencies(server, receipt, round) {
+  await settled(server)
   const trips = []
   const cpu0 = await cpuOf(server.child.pid)
   for (let i = 0; i < ROUND_TRIPS; i++)
