@@ -10,13 +10,13 @@
  *
  * What it builds is checked against htmlparser2's own tree (test/templates/text-dom.test.ts: the
  * example templates, the corpus of real emails, and random documents): node for node, with the
- * same types, names, attributes, parents and text. What it gives up on (`null`): a CDATA section
- * or a declaration starting `<![`, SVG or MathML (where `/>` closes a tag), `</` not followed by
+ * same types, names, attributes, parents and text. What it gives up on (`null`): a CDATA section,
+ * SVG or MathML (where `/>` closes a tag), `</` not followed by
  * a letter or a closing tag with more than its name, a comment that ends where it starts
  * (`<!-->`), a tag, comment or raw-text element (`<script>`, `<style>`, `<title>`, `<textarea>`,
  * `<xmp>`) cut off by the end of the document, a raw-text element written `<style/>`, names with
  * characters other than letters, digits, `-`, `_`, `:` and `.` (and `@` in attribute names), an
- * unquoted value starting with `"'=<\`` or missing (`href=>`), and \x0f or \x1c in raw text.
+ * unquoted value starting with `"'=<\``, and \x0f or \x1c in raw text.
  */
 
 export interface TextDomText {
@@ -224,6 +224,9 @@ function readAttributes(
         if (close === -1) return -1
         value = html.slice(j + 1, close)
         i = close + 1
+      } else if (quote === 62 /* > */) {
+        // `style=>`: htmlparser2 reads an empty value and leaves the `>` to end the tag.
+        i = j
       } else {
         if (!startsUnquoted(quote)) return -1
         let k = j
@@ -313,7 +316,9 @@ function markup(html: string, at: number, tree: Tree): number {
     childrenOf(tree).push({ type: 'comment', data: html.slice(at + 4, end) })
     return end + 3
   }
-  if (html.startsWith('<![', at) || html.startsWith('<!-', at)) return -1
+  // `<![if !mso]>` and `<![endif]>` are declarations to htmlparser2, as `<!DOCTYPE html>` is; a
+  // CDATA section is a comment of its own kind.
+  if (html.startsWith('<![CDATA[', at) || html.startsWith('<!-', at)) return -1
   const end = html.indexOf('>', at + 2)
   if (end === -1) return -1
   childrenOf(tree).push({ type: 'directive', data: html.slice(at + 1, end) })

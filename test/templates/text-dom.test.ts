@@ -175,6 +175,11 @@ const piece = fc.oneof(
       '<a href=x/>',
       '<a b=c d>',
       '<a b=>',
+      '<tr style= >',
+      '<a b=',
+      '<![if !mso]>',
+      '<![CDA>',
+      '<a href=<x>',
       '<a@b>',
       '<p\tclass=x>',
       '<STYLE>a</style >',
@@ -210,8 +215,9 @@ describe('parseTextDom', () => {
         read++
         expect(plain(tree)).toEqual(htmlparser2Tree(html))
       }
-      // What it gives up on (CDATA, SVG, `<![endif]>` …) is the rare email, not the common one.
-      expect(read / emails.length).toBeGreaterThan(0.7)
+      // What it gives up on (CDATA, SVG, …) is the rare email: it reads all 89 of the npm corpus
+      // (E-Com Plus's `<tr style=>` and mailgen's `<![if !mso]>` among them).
+      expect(read / emails.length).toBeGreaterThan(0.9)
     },
   )
 
@@ -242,7 +248,7 @@ describe('parseTextDom', () => {
     ['a raw-text element cut off', '<style>p{}'],
     ['a raw-text element written `<style/>`', '<style/><p>a</p>'],
     ['a name with other characters', '<a@b>x</a@b>'],
-    ['`=` right before `>`', '<a href=>x</a>'],
+    ['an unquoted value starting with `<`', '<a href=<x>y</a>'],
     ['a control character where htmlparser2 reads it as `/`', '<style>a<\u000fstyle></style>'],
   ])('gives up on %s', (_, html) => {
     expect(parseTextDom(html, entities)).toBeNull()
