@@ -72,21 +72,10 @@ const OPEN_IMPLIES_CLOSE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
     tfoot: ['thead', 'tbody'],
   }).map(([name, closes]) => [name, new Set(closes)]),
 )
-const VOID: ReadonlySet<string> = new Set(
-  [
-    'area',
-    'base',
-    'basefont',
-    'br',
-    'col',
-    'command',
-    'embed',
-    'frame',
-    'hr',
-    'img',
-    'input',
-  ].concat(['isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']),
-)
+const VOID: ReadonlySet<string> = new Set([
+  ...['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img'],
+  ...['input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr'],
+])
 /** Whether `text` holds \x0f or \x1c, which htmlparser2's search for a raw-text element's end takes for `/` and `<` (its `c | 0x20`). */
 const unsure = (text: string) => text.includes('\x0f') || text.includes('\x1c')
 /** Elements whose content is text up to their closing tag; only `<title>`'s has entities decoded. */

@@ -4,7 +4,7 @@
  * the two steps around them done here. Each element's format is picked by a few property reads
  * where html-to-text asks a decision tree (selderee, a quarter of its time on the `order-receipt`
  * example), and the walk is html-to-text's `recursiveWalk` without limits. The pick agrees with
- * selderee's for every element of every test document (test/templates/text-walk.test.ts).
+ * selderee's for every element of every test document (test/templates/text-dom.test.ts).
  */
 import type { DomNode, FormatCallback, HtmlToTextOptions, SelectorDefinition } from 'html-to-text'
 import type { TextDomElement, TextDomNode } from './text-dom.js'
