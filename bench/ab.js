@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { median, ROOT as root, receiptSend, sendsPerSecond } from './common.js'
+import { median, ROOT as root, readyLine, receiptSend, sendsPerSecond } from './common.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -45,17 +45,11 @@ function start(args, ready, cwd = root) {
   const t0 = performance.now()
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] })
   started.push(child)
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = ready.exec(out)
-      if (!m) return
-      const url = m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}`
-      resolve({ child, url, ms: performance.now() - t0 })
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${out}`)))
-  })
+  return readyLine(child, ready, args.join(' ')).then(({ match: m }) => ({
+    child,
+    url: m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}`,
+    ms: performance.now() - t0,
+  }))
 }
 
 const stop = (child) =>

@@ -1,5 +1,6 @@
 // What the benches share: the send every load makes (the order-receipt example, a layout, a
 // partial and a loop, with its default fixture) and the median of a run's rounds.
+import { readyLine } from './ready-line.js'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
@@ -37,21 +38,18 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
  * @example
  * const { child, url } = await startChild(['bin/sendbox.js', '--port', '0'], /sendbox ready (\S+)/)
  */
+export { readyLine }
+
 export function startChild(args, readyPattern, env = {}) {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, CI: 'true', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = readyPattern.exec(out)
-      if (m) resolve({ child, url: m[1].startsWith('http') ? m[1] : `http://127.0.0.1:${m[1]}` })
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${out}`)))
-  })
+  return readyLine(child, readyPattern, args.join(' ')).then(({ match }) => ({
+    child,
+    url: match[1].startsWith('http') ? match[1] : `http://127.0.0.1:${match[1]}`,
+  }))
 }
 
 /** Stops a child with SIGTERM; resolves once it has exited. */

@@ -11,7 +11,16 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { cpuOf, mainThreadCpuOf, ROOT, receiptSend, SLUG, sendsPerSecond, stop } from './common.js'
+import {
+  cpuOf,
+  mainThreadCpuOf,
+  ROOT,
+  readyLine,
+  receiptSend,
+  SLUG,
+  sendsPerSecond,
+  stop,
+} from './common.js'
 
 const TOKEN = 'sandbox_bench_0123456789'
 
@@ -82,15 +91,10 @@ export function startProfiled(root, dir) {
     ],
     { cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
   )
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /sendbox ready (\S+)/.exec(out)
-      if (m) resolve({ child, url: m[1] })
-    })
-    child.on('exit', (code) => reject(new Error(`profiled serve exited ${code}\n${out}`)))
-  })
+  return readyLine(child, /sendbox ready (\S+)/, 'profiled serve').then(({ match }) => ({
+    child,
+    url: match[1],
+  }))
 }
 
 /**

@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ROOT as root, receiptSend, SLUG } from './common.js'
+import { ROOT as root, readyLine, receiptSend, SLUG } from './common.js'
 
 const { body, headers } = receiptSend('sandbox_bench_inbox_0123')
 
@@ -103,15 +103,10 @@ function serve(dir) {
     env: { ...process.env, CI: 'true' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /sendbox ready (\S+)/.exec(out)
-      if (m) resolve({ child, url: m[1] })
-    })
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-  })
+  return readyLine(child, /sendbox ready (\S+)/, 'serve').then(({ match }) => ({
+    child,
+    url: match[1],
+  }))
 }
 const stop = (child) =>
   new Promise((resolve) => {
