@@ -122,9 +122,9 @@ export class RecordIndex {
       this.texts.splice(0, this.head)
       this.columns?.to.shift(this.head)
       this.columns?.recipients.shift(this.head)
+      this.head = 0
       // What the columns hold of gone records is let go once it outweighs what is live.
       if (this.columns && this.columns.to.dead() > this.live()) this.columns = null
-      this.head = 0
     }
     return this.records
   }
@@ -257,7 +257,9 @@ export class RecordIndex {
     const recipient = filter.recipient ? bareAddress(filter.recipient) : undefined
     const to = filter.to ? filter.to.toLowerCase() : undefined
     if (recipient === undefined && to === undefined) return undefined
-    if (!this.columns)
+    // Made anew when missing, or when more records were dropped since its last line than it
+    // has lines: its next line would be a gone record's.
+    if (!this.columns || this.columns.to.next < this.head)
       this.columns = { to: new TextColumn(this.head), recipients: new TextColumn(this.head) }
     const { columns } = this
     for (let i = columns.to.next; i < this.records.length; i++) {
