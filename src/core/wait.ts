@@ -107,7 +107,10 @@ function endWaitOn(
 /**
  * What a wait counts: `filter`, from the moment `taken` says (a cursor now, or one on its way
  * from a database). What is heard before a cursor on its way has come is held, and judged once it
- * has: an older message's state changing meanwhile is not a new message.
+ * has: an older message's state changing meanwhile is not a new message. A message stored
+ * meanwhile is new whatever the cursor says: heard after the call, it was stored after it, and a
+ * database may answer the cursor after storing it (a send on another of its connections, under
+ * load: the cursor then counted the message as older, and the wait timed out).
  */
 function countingFrom(
   ctx: WaitContext,
@@ -116,8 +119,10 @@ function countingFrom(
   onMatch: (record: MessageRecord) => void,
 ) {
   let counted: MessageFilter = filter
-  // Records heard while the cursor is on its way; null once it has come.
-  let heard: MessageRecord[] | null = typeof taken === 'object' ? [] : null
+  // What was heard while the cursor is on its way (a new message or a change of state); null
+  // once it has come.
+  let heard: { record: MessageRecord; stored: boolean }[] | null =
+    typeof taken === 'object' ? [] : null
   const countFrom = (from: string | undefined) => {
     counted = from === undefined ? filter : { ...filter, after: from }
   }
@@ -127,13 +132,19 @@ function countingFrom(
   if (typeof taken !== 'object') countFrom(taken)
   return {
     filter: () => counted,
-    hear: (record: MessageRecord) => (heard ? heard.push(record) : consider(record)),
-    /** The cursor has come: what was heard meanwhile is judged by it. */
+    /** An event's record: `stored`, a message just stored; else a change of its state. */
+    hear(record: MessageRecord, stored: boolean) {
+      if (heard) heard.push({ record, stored })
+      else consider(record)
+    },
+    /** The cursor has come: a change heard meanwhile is judged by it; a message stored is new. */
     arrived(from: string) {
       countFrom(from)
       const early = heard ?? []
       heard = null
-      for (const record of early) consider(record)
+      for (const { record, stored } of early)
+        if (stored ? ctx.log.matches(record, filter) : ctx.log.matches(record, counted))
+          onMatch(record)
     },
   }
 }
@@ -172,7 +183,8 @@ export function waitForMessage(ctx: WaitContext, options: WaitOptions): Promise<
       ctx.events.subscribe((event) => {
         // A message matches when it arrives, or later when its status changes (?status=bounced);
         // with `after`, only one stored after the cursor: an older one's delivery settling is not it.
-        if (event.type === 'message' || event.type === 'status') counting.hear(event.record)
+        if (event.type === 'message' || event.type === 'status')
+          counting.hear(event.record, event.type === 'message')
       }),
     )
     // The timeout ends the wait only once the look-up below has answered: a match already

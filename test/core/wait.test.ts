@@ -67,4 +67,16 @@ describe("waitForMessage({ after: 'now' }) while the store's cursor is on its wa
     store.answer('1')
     expect((await waited).id).toBe('msg_newer')
   })
+
+  it('is answered by a message stored meanwhile even when the cursor, answered later, counts it', async () => {
+    // The database stored the send (on another of its connections) before it answered the
+    // cursor: the cursor is the message's own seq, and the message was still stored after the call.
+    const store = storeWithLateCursor()
+    const ctx = sandboxOn(store.log)
+    const stored = store.record('msg_stored', 2)
+    const waited = waitForMessage(ctx, { after: 'now', timeout: 5000 })
+    ctx.events.emit({ type: 'message', record: stored })
+    store.answer('2')
+    expect((await waited).id).toBe('msg_stored')
+  })
 })
