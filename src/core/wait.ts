@@ -107,10 +107,11 @@ function endWaitOn(
 /**
  * What a wait counts: `filter`, from the moment `taken` says (a cursor now, or one on its way
  * from a database). What is heard before a cursor on its way has come is held, and judged once it
- * has: an older message's state changing meanwhile is not a new message. A message stored
- * meanwhile is new whatever the cursor says: heard after the call, it was stored after it, and a
- * database may answer the cursor after storing it (a send on another of its connections, under
- * load: the cursor then counted the message as older, and the wait timed out).
+ * has: an older message's state changing meanwhile is not a new message. With a cursor on its
+ * way, a message heard stored is new whatever the cursor says, before it has come or after:
+ * heard after the call, it was stored after it (or announced after it, a send under way at the
+ * call), and a database may answer the cursor after storing it (a send on another of its
+ * connections, under load: the cursor then counted the message as older, and the wait timed out).
  */
 function countingFrom(
   ctx: WaitContext,
@@ -119,10 +120,9 @@ function countingFrom(
   onMatch: (record: MessageRecord) => void,
 ) {
   let counted: MessageFilter = filter
-  // What was heard while the cursor is on its way (a new message or a change of state); null
-  // once it has come.
-  let heard: { record: MessageRecord; stored: boolean }[] | null =
-    typeof taken === 'object' ? [] : null
+  const late = typeof taken === 'object'
+  // Changes of state heard while the cursor is on its way; null once it has come.
+  let heard: MessageRecord[] | null = late ? [] : null
   const countFrom = (from: string | undefined) => {
     counted = from === undefined ? filter : { ...filter, after: from }
   }
@@ -134,17 +134,17 @@ function countingFrom(
     filter: () => counted,
     /** An event's record: `stored`, a message just stored; else a change of its state. */
     hear(record: MessageRecord, stored: boolean) {
-      if (heard) heard.push({ record, stored })
+      if (stored && late) {
+        if (ctx.log.matches(record, filter)) onMatch(record)
+      } else if (heard) heard.push(record)
       else consider(record)
     },
-    /** The cursor has come: a change heard meanwhile is judged by it; a message stored is new. */
+    /** The cursor has come: the changes of state heard meanwhile are judged by it. */
     arrived(from: string) {
       countFrom(from)
       const early = heard ?? []
       heard = null
-      for (const { record, stored } of early)
-        if (stored ? ctx.log.matches(record, filter) : ctx.log.matches(record, counted))
-          onMatch(record)
+      for (const record of early) consider(record)
     },
   }
 }

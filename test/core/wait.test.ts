@@ -58,25 +58,24 @@ describe("waitForMessage({ after: 'now' }) while the store's cursor is on its wa
     expect(await waited).toBeInstanceOf(WaitTimeoutError)
   })
 
-  it('is answered by a message stored meanwhile, once the cursor says it is newer', async () => {
-    const store = storeWithLateCursor()
-    const ctx = sandboxOn(store.log)
-    const newer = store.record('msg_newer', 2)
-    const waited = waitForMessage(ctx, { after: 'now', timeout: 5000 })
-    ctx.events.emit({ type: 'message', record: newer })
-    store.answer('1')
-    expect((await waited).id).toBe('msg_newer')
-  })
-
-  it('is answered by a message stored meanwhile even when the cursor, answered later, counts it', async () => {
-    // The database stored the send (on another of its connections) before it answered the
-    // cursor: the cursor is the message's own seq, and the message was still stored after the call.
+  // The cursor after the message, or its own seq: the database stored the send (on another of
+  // its connections) before it answered the cursor, and the message was still stored after the
+  // call. The event heard before the cursor came, or after (it was announced late).
+  it.each([
+    ['once the cursor says it is newer', '1', 'before'],
+    ['even when the cursor, answered later, counts it', '2', 'before'],
+    ['even when its event comes after a cursor that counts it', '2', 'after'],
+  ])('is answered by a message stored meanwhile, %s', async (_, cursor, heard) => {
     const store = storeWithLateCursor()
     const ctx = sandboxOn(store.log)
     const stored = store.record('msg_stored', 2)
     const waited = waitForMessage(ctx, { after: 'now', timeout: 5000 })
-    ctx.events.emit({ type: 'message', record: stored })
-    store.answer('2')
+    const announce = () => ctx.events.emit({ type: 'message', record: stored })
+    if (heard === 'before') announce()
+    store.answer(cursor)
+    // The wait took the cursor first (it asked first): it has come by the time this goes on.
+    await store.log.cursor()
+    if (heard === 'after') announce()
     expect((await waited).id).toBe('msg_stored')
   })
 })
