@@ -1,11 +1,13 @@
 // What the benches share: the send every load makes (the order-receipt example, a layout, a
 // partial and a loop, with its default fixture) and the median of a run's rounds.
-import { readyLine } from './ready-line.js'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { readyLine } from './ready-line.js'
+
+export { readyLine }
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const SLUG = 'order-receipt'
@@ -38,8 +40,6 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
  * @example
  * const { child, url } = await startChild(['bin/sendbox.js', '--port', '0'], /sendbox ready (\S+)/)
  */
-export { readyLine }
-
 export function startChild(args, readyPattern, env = {}) {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -5,4 +5,4 @@ export function readyLine(
   child: ChildProcess,
   pattern: RegExp,
   name: string,
-): Promise<{ match: RegExpExecArray; out: string }>
+): Promise<{ match: RegExpExecArray }>

@@ -18,7 +18,7 @@ export function readyLine(child, pattern, name) {
       if (!match) return
       child.stdout.off('data', read)
       child.stdout.resume()
-      resolve({ match, out })
+      resolve({ match })
     }
     child.stdout.on('data', read)
     child.on('exit', (code) => reject(new Error(`${name} exited ${code}\n${out}`)))

@@ -336,13 +336,15 @@ export class RecordIndex {
     const match = compileFilter(filter, this.textOf)
     const first = this.firstAfter(filter.after)
     const candidates = this.candidates(filter)
-    for (let k = (candidates?.length ?? 0) - 1; k >= 0; k--) {
-      const i = candidates![k]!
-      const record = this.records[i]!
-      if (first > 0 && this.order.get(record)! < first) return undefined
-      if (match(record, i)) return record
+    if (candidates) {
+      for (let k = candidates.length - 1; k >= 0; k--) {
+        const i = candidates[k]!
+        const record = this.records[i]!
+        if (first > 0 && this.order.get(record)! < first) return undefined
+        if (match(record, i)) return record
+      }
+      return undefined
     }
-    if (candidates) return undefined
     const { records, head, order } = this
     for (let i = records.length - 1; i >= head; i--) {
       // Arrival order only with an `after` (see `list`): without one, every record is after it.
